@@ -1,0 +1,11 @@
+// The subcommands of the gpucost binary. Each Add*Command registers its flags on `app` and a
+// callback that stores the process exit code in `exit_code`.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace gpucost::cli {
+
+void AddVersionCommand(CLI::App& app, int& exit_code);
+
+}  // namespace gpucost::cli

@@ -1,0 +1,18 @@
+// gpucost: who requested what share of the GPUs, who used it, what it cost, what was wasted.
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"gpucost: exact GPU cost attribution for shared Kubernetes and Slurm clusters"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Show help for every subcommand");
+  int exit_code = 0;
+  gpucost::cli::AddVersionCommand(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  return exit_code;
+}

@@ -1,0 +1,27 @@
+#include "core/log.h"
+
+#include <atomic>
+#include <string>
+#include <unistd.h>
+
+namespace gpucost {
+namespace {
+std::atomic<LogLevel> g_level{LogLevel::kInfo};
+}
+
+void SetLogLevel(LogLevel level) { g_level = level; }
+LogLevel GetLogLevel() { return g_level; }
+
+void Log(LogLevel level, std::string_view message) {
+  if (level < g_level.load()) return;
+  static constexpr std::string_view kNames[] = {"debug", "info", "warn", "error"};
+  std::string line = "gpucost ";
+  line += kNames[static_cast<int>(level)];
+  line += ": ";
+  line += message;
+  line += '\n';
+  // One write() per line so concurrent messages do not interleave.
+  [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, line.data(), line.size());
+}
+
+}  // namespace gpucost

@@ -1,0 +1,48 @@
+// Small string helpers used across modules: concatenation, trimming, splitting, hashing and a
+// shortest-round-trip number format. Stateless and thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace gpucost {
+
+// Shortest text that reads back as the same double ("0.1", "1e+21", "NaN", "+Inf").
+std::string FormatDouble(double v);
+
+namespace strings_internal {
+inline void Append(std::string& out, std::string_view s) { out.append(s); }
+inline void Append(std::string& out, const char* s) { out.append(s); }
+inline void Append(std::string& out, const std::string& s) { out.append(s); }
+inline void Append(std::string& out, char c) { out.push_back(c); }
+template <typename T>
+  requires std::is_arithmetic_v<T>
+void Append(std::string& out, T v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    out += FormatDouble(static_cast<double>(v));
+  } else {
+    out += std::to_string(v);
+  }
+}
+}  // namespace strings_internal
+
+template <typename... Args>
+std::string StrCat(const Args&... args) {
+  std::string out;
+  (strings_internal::Append(out, args), ...);
+  return out;
+}
+
+std::string_view Trim(std::string_view s);
+std::vector<std::string_view> Split(std::string_view s, char sep);
+std::string Join(const std::vector<std::string>& parts, std::string_view sep);
+std::string ToLower(std::string_view s);
+
+// Fast 64-bit hash (XXH3) of a byte string.
+uint64_t Hash64(std::string_view bytes);
+uint64_t HashCombine(uint64_t seed, uint64_t value);
+
+}  // namespace gpucost

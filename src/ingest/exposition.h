@@ -1,0 +1,104 @@
+// Streaming parser for the Prometheus text exposition format 0.0.4 and OpenMetrics 1.0.
+// It reads a ByteSource in blocks and calls an ExpositionHandler for every sample, metadata line
+// and malformed line; memory is one read block plus the longest line, never the whole input.
+// Malformed lines are reported with their line number and skipped; every good line is kept
+// (ParseOptions::strict stops at the first error instead). Not thread-safe; one parse per call.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "core/result.h"
+
+namespace gpucost {
+
+enum class ExpositionFormat : uint8_t {
+  kAuto,         // accept both; timestamps < 1e11 are seconds, larger ones milliseconds
+  kText,         // Prometheus text 0.0.4: integer millisecond timestamps, no exemplars
+  kOpenMetrics,  // OpenMetrics 1.0: second timestamps, exemplars, "# EOF" required
+};
+
+enum class MetricType : uint8_t {
+  kUnknown, kCounter, kGauge, kHistogram, kGaugeHistogram, kSummary, kInfo, kStateSet, kUntyped
+};
+std::string_view MetricTypeName(MetricType t);
+
+struct LabelView {
+  std::string_view name;
+  std::string_view value;  // unescaped
+};
+
+// Views are valid only during the handler call.
+struct SampleView {
+  std::string_view name;              // as written, e.g. "http_requests_total"
+  std::span<const LabelView> labels;  // in input order
+  double value = 0;
+  bool has_timestamp = false;
+  int64_t timestamp_ms = 0;
+  uint64_t line = 0;                  // 1-based
+  // The OpenMetrics "<family>_created" sample of a counter, histogram or summary: a creation
+  // time, not a measurement.
+  bool is_created = false;
+};
+
+enum class MetadataKind : uint8_t { kHelp, kType, kUnit };
+
+struct MetadataView {
+  MetadataKind kind;
+  std::string_view family;
+  std::string_view text;  // HELP text (unescaped) or UNIT; for TYPE the type's name
+  MetricType type = MetricType::kUnknown;  // for TYPE
+  uint64_t line = 0;
+};
+
+struct ParseIssue {
+  uint64_t line = 0;
+  std::string message;
+};
+
+class ExpositionHandler {
+ public:
+  virtual ~ExpositionHandler() = default;
+  virtual void OnSample(const SampleView& sample) = 0;
+  virtual void OnMetadata(const MetadataView& /*metadata*/) {}
+  // Called for each malformed line (already skipped). Return false to stop parsing.
+  virtual bool OnError(const ParseIssue& /*issue*/) { return true; }
+};
+
+struct ParseOptions {
+  ExpositionFormat format = ExpositionFormat::kAuto;
+  bool strict = false;                  // fail with the first error instead of skipping the line
+  size_t max_line_bytes = 64u << 20;    // longer lines are reported and skipped without buffering
+  std::string source_name = "<input>";  // used in error messages: "<source_name>:<line>: ..."
+};
+
+struct ParseStats {
+  uint64_t bytes = 0;
+  uint64_t lines = 0;
+  uint64_t samples = 0;
+  uint64_t errors = 0;
+  bool saw_eof_marker = false;  // "# EOF"
+};
+
+// A stream of bytes: a file, stdin or a gzip file (detected by its magic bytes).
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  // Reads up to `n` bytes; 0 at end of input.
+  virtual Result<size_t> Read(char* buf, size_t n) = 0;
+  virtual const std::string& name() const = 0;
+};
+
+// "-" is stdin. Gzip input is decompressed transparently.
+Result<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path);
+std::unique_ptr<ByteSource> StringByteSource(std::string data, std::string name = "<string>");
+
+// Non-strict: returns stats (errors go to the handler). Strict: returns the first error as a
+// kParseError Status "<source>:<line>: <message>". I/O failures are always errors.
+Result<ParseStats> ParseExposition(ByteSource& in, const ParseOptions& options,
+                                   ExpositionHandler& handler);
+
+}  // namespace gpucost

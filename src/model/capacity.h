@@ -1,0 +1,74 @@
+// Capacity: nodes, the GPU units they offer, and how a unit is carved from a physical GPU.
+// A unit is (cluster, node, gpu_uuid, partition) with a GPU fraction f in GPU-equivalents
+// (DESIGN.md "Capacity units"). Plain value types.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/labels.h"
+#include "core/time.h"
+
+namespace gpucost {
+
+using NodeIndex = uint32_t;
+using UnitIndex = uint32_t;
+using HolderIndex = uint32_t;
+inline constexpr uint32_t kNoIndex = 0xffffffffu;
+
+// [start, end)
+struct Interval {
+  Instant start;
+  Instant end;
+  bool Contains(Instant t) const { return t >= start && t < end; }
+  friend bool operator==(const Interval&, const Interval&) = default;
+};
+
+enum class PartitionKind : uint8_t { kWhole, kMig, kReplica };
+
+struct Partition {
+  PartitionKind kind = PartitionKind::kWhole;
+  int index = 0;  // GPU instance id for kMig, replica number for kReplica
+  // "whole", "mig:3", "replica:2"
+  std::string ToString() const;
+  friend bool operator==(const Partition&, const Partition&) = default;
+};
+
+enum class SharingMode : uint8_t { kNone, kMig, kTimeSlicing, kMps, kHami };
+std::string_view SharingModeName(SharingMode m);
+
+enum class GpuVendor : uint8_t { kNvidia, kAmd };
+
+struct Node {
+  std::string cluster;
+  std::string name;
+  int physical_gpus = 0;      // never the replica-inflated count
+  std::string gpu_model;      // e.g. "NVIDIA A100-SXM4-40GB"
+  std::string instance_type;  // e.g. "p4d.24xlarge"
+  std::string capacity_type;  // "on_demand", "spot", "reserved" or "" when unknown
+  std::string region;
+  std::string zone;
+  SharingMode sharing = SharingMode::kNone;
+  int replicas = 1;           // per-GPU replica factor for time-slicing / MPS
+  bool mig_single = false;    // MIG single strategy: nvidia.com/gpu is a slice
+  LabelSet labels;            // node labels as in the Kubernetes API (dotted keys)
+  std::vector<Interval> present;  // when the node existed, sorted, disjoint
+};
+
+struct GpuUnit {
+  NodeIndex node = kNoIndex;
+  std::string gpu_uuid;
+  Partition partition;
+  double fraction = 1.0;    // f in GPU-equivalents
+  std::string gpu_model;
+  std::string mig_profile;  // "1g.5gb" for MIG units, "" otherwise
+  // The resource name a request must use to draw this unit from the node's pool:
+  // "nvidia.com/gpu", "nvidia.com/mig-1g.5gb", "nvidia.com/gpu.shared", "amd.com/gpu".
+  std::string resource;
+  bool holdable = true;     // false for unpartitioned MIG slices: capacity nobody can request
+  int gpu_instance_id = -1; // MIG GPU instance id, -1 otherwise
+  std::vector<Interval> present;  // empty means "whenever its node is present"
+};
+
+}  // namespace gpucost

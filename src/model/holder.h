@@ -1,0 +1,48 @@
+// Holders (containers and Slurm jobs) and holdings: which holder holds what capacity on which
+// node, and when (DESIGN.md "Holders" and "Share"). Plain value types.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/capacity.h"
+
+namespace gpucost {
+
+enum class HolderKind : uint8_t { kContainer, kSlurmJob };
+
+struct Holder {
+  HolderKind kind = HolderKind::kContainer;
+  std::string cluster;
+  std::string namespace_name;  // Slurm: account
+  std::string pod;             // Slurm: job id
+  std::string container;       // Slurm: ""
+  std::string pod_uid;
+  std::string workload;        // top controller name, or the pod name for a bare pod
+  std::string workload_kind;   // Deployment, StatefulSet, DaemonSet, Job, CronJob, Pod, SlurmJob
+  std::string team;
+  LabelSet labels;             // allow-listed pod labels (namespace labels fill gaps), dotted keys
+};
+
+// What a holding asks for when no device assignment is known.
+struct Request {
+  // Canonical (unsanitized) resource name: "nvidia.com/gpu", "nvidia.com/mig-1g.5gb",
+  // "nvidia.com/gpu.shared", "amd.com/gpu".
+  std::string resource;
+  double count = 0;  // devices requested
+  // HAMi: percent of one GPU's compute (nvidia.com/gpucores) and memory
+  // (nvidia.com/gpumem-percentage, or nvidia.com/gpumem in MiB); < 0 when not set.
+  double hami_cores_percent = -1;
+  double hami_mem_percent = -1;
+  double hami_mem_mib = -1;
+};
+
+struct Holding {
+  HolderIndex holder = kNoIndex;
+  NodeIndex node = kNoIndex;
+  Interval interval;
+  std::vector<UnitIndex> units;  // exact device assignment when known; else empty
+  Request request;               // used when `units` is empty
+};
+
+}  // namespace gpucost

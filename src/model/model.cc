@@ -1,0 +1,40 @@
+#include "core/strings.h"
+#include "model/capacity.h"
+#include "model/price.h"
+
+namespace gpucost {
+
+std::string Partition::ToString() const {
+  switch (kind) {
+    case PartitionKind::kWhole: return "whole";
+    case PartitionKind::kMig: return StrCat("mig:", index);
+    case PartitionKind::kReplica: return StrCat("replica:", index);
+  }
+  return "whole";
+}
+
+std::string_view SharingModeName(SharingMode m) {
+  switch (m) {
+    case SharingMode::kNone: return "none";
+    case SharingMode::kMig: return "mig";
+    case SharingMode::kTimeSlicing: return "time-slicing";
+    case SharingMode::kMps: return "mps";
+    case SharingMode::kHami: return "hami";
+  }
+  return "none";
+}
+
+std::string_view PriceSourceName(PriceSource s) {
+  switch (s) {
+    case PriceSource::kUnknown: return "unknown";
+    case PriceSource::kDefault: return "default";
+    case PriceSource::kCatalog: return "catalog";
+    case PriceSource::kRateCard: return "rate_card";
+    case PriceSource::kOverride: return "override";
+    case PriceSource::kSpot: return "spot";
+    case PriceSource::kBill: return "bill";
+  }
+  return "unknown";
+}
+
+}  // namespace gpucost
