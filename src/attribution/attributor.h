@@ -23,8 +23,6 @@ struct AttributionOptions {
   Duration staleness = std::chrono::minutes(5);
   // HAMi fractions: share of compute (nvidia.com/gpucores) or of memory.
   enum class HamiShare : uint8_t { kCores, kMemory } hami_share = HamiShare::kCores;
-  // MIG fractions: compute slices (default) or memory slices of the profile.
-  enum class MigWeight : uint8_t { kCompute, kMemory } mig_weight = MigWeight::kCompute;
 };
 
 // Receives records in batches; no order is guaranteed between batches.
