@@ -7,5 +7,8 @@
 namespace gpucost::cli {
 
 void AddVersionCommand(CLI::App& app, int& exit_code);
+void AddParseCommand(CLI::App& app, int& exit_code);
+void AddReportCommand(CLI::App& app, int& exit_code);
+void AddDemoCommand(CLI::App& app, int& exit_code);
 
 }  // namespace gpucost::cli

@@ -9,6 +9,9 @@ int main(int argc, char** argv) {
   app.set_help_all_flag("--help-all", "Show help for every subcommand");
   int exit_code = 0;
   gpucost::cli::AddVersionCommand(app, exit_code);
+  gpucost::cli::AddDemoCommand(app, exit_code);
+  gpucost::cli::AddReportCommand(app, exit_code);
+  gpucost::cli::AddParseCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

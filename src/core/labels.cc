@@ -21,12 +21,13 @@ Result<LabelSet> LabelSet::Make(std::vector<Label> labels) {
 }
 
 LabelSet::LabelSet(std::initializer_list<std::pair<std::string_view, std::string_view>> labels) {
-  for (const auto& [n, v] : labels) {
-    auto it = std::find_if(labels_.begin(), labels_.end(), [&](const Label& l) { return l.name == n; });
+  for (const auto& nv : labels) {
+    const std::string_view n = nv.first;
+    auto it = std::find_if(labels_.begin(), labels_.end(), [n](const Label& l) { return l.name == n; });
     if (it != labels_.end()) {
-      it->value = std::string(v);
+      it->value = std::string(nv.second);
     } else {
-      labels_.push_back(Label{std::string(n), std::string(v)});
+      labels_.push_back(Label{std::string(n), std::string(nv.second)});
     }
   }
   std::sort(labels_.begin(), labels_.end(),

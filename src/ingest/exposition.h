@@ -95,6 +95,9 @@ class ByteSource {
 // "-" is stdin. Gzip input is decompressed transparently.
 Result<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path);
 std::unique_ptr<ByteSource> StringByteSource(std::string data, std::string name = "<string>");
+// Wraps `raw` in a gzip decoder when its first bytes are the gzip magic 1f 8b (several gzip
+// members one after another are read as one stream); otherwise returns it unchanged.
+Result<std::unique_ptr<ByteSource>> MaybeGunzip(std::unique_ptr<ByteSource> raw);
 
 // Non-strict: returns stats (errors go to the handler). Strict: returns the first error as a
 // kParseError Status "<source>:<line>: <message>". I/O failures are always errors.

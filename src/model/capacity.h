@@ -45,6 +45,7 @@ struct Node {
   std::string name;
   int physical_gpus = 0;      // never the replica-inflated count
   std::string gpu_model;      // e.g. "NVIDIA A100-SXM4-40GB"
+  int64_t gpu_memory_mib = 0; // memory of one physical GPU; 0 when unknown (HAMi gpumem shares)
   std::string instance_type;  // e.g. "p4d.24xlarge"
   std::string capacity_type;  // "on_demand", "spot", "reserved" or "" when unknown
   std::string region;

@@ -1,0 +1,82 @@
+// Feeds arbitrary bytes to the exposition parser in every format, strict and lenient, and again
+// through a source that returns a few bytes per read, checking that both agree.
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "ingest/exposition.h"
+
+namespace {
+
+class Tally final : public gpucost::ExpositionHandler {
+ public:
+  void OnSample(const gpucost::SampleView& s) override {
+    ++samples;
+    for (const gpucost::LabelView& l : s.labels) bytes += l.name.size() + l.value.size();
+    bytes += s.name.size();
+  }
+  void OnMetadata(const gpucost::MetadataView& m) override { bytes += m.family.size() + m.text.size(); }
+  bool OnError(const gpucost::ParseIssue& issue) override {
+    if (issue.line == 0 || issue.message.empty()) std::abort();
+    ++errors;
+    return true;
+  }
+  uint64_t samples = 0;
+  uint64_t errors = 0;
+  uint64_t bytes = 0;
+};
+
+class Chunked final : public gpucost::ByteSource {
+ public:
+  Chunked(const uint8_t* data, size_t size) : data_(data), size_(size) {}
+  gpucost::Result<size_t> Read(char* buf, size_t n) override {
+    const size_t k = std::min({n, size_ - pos_, size_t{1} + (calls_++ % 5)});
+    std::memcpy(buf, data_ + pos_, k);
+    pos_ += k;
+    return k;
+  }
+  const std::string& name() const override { return name_; }
+
+ private:
+  const uint8_t* data_;
+  size_t size_;
+  size_t pos_ = 0;
+  size_t calls_ = 0;
+  std::string name_ = "<fuzz>";
+};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  for (auto format : {gpucost::ExpositionFormat::kAuto, gpucost::ExpositionFormat::kText,
+                      gpucost::ExpositionFormat::kOpenMetrics}) {
+    for (bool strict : {false, true}) {
+      gpucost::ParseOptions options;
+      options.format = format;
+      options.strict = strict;
+      options.max_line_bytes = 4096;
+      Tally whole;
+      auto src = gpucost::StringByteSource(text);
+      auto stats = gpucost::ParseExposition(*src, options, whole);
+      if (strict || format != gpucost::ExpositionFormat::kAuto) continue;
+      if (!stats.ok() || stats->samples != whole.samples || stats->bytes != size) std::abort();
+      Tally pieces;
+      Chunked chunked(data, size);
+      auto stats2 = gpucost::ParseExposition(chunked, options, pieces);
+      if (!stats2.ok() || pieces.samples != whole.samples || pieces.errors != whole.errors ||
+          pieces.bytes != whole.bytes) {
+        std::abort();
+      }
+    }
+  }
+  // Gzip detection on the raw bytes (often not gzip, sometimes a corrupt stream): must not crash.
+  auto gz = gpucost::MaybeGunzip(gpucost::StringByteSource(text));
+  if (gz.ok()) {
+    Tally t;
+    (void)gpucost::ParseExposition(**gz, {}, t);
+  }
+  return 0;
+}

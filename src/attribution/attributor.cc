@@ -1,0 +1,130 @@
+#include "attribution/attributor.h"
+
+#include <cmath>
+
+#include "attribution/placement.h"
+#include "attribution/price_spans.h"
+#include "attribution/step_walker.h"
+#include "attribution/timeline.h"
+#include "attribution/usage_index.h"
+#include "core/strings.h"
+
+namespace gpucost {
+namespace {
+
+using attribution::Span;
+
+Status ValidateOptions(const AttributionOptions& options) {
+  if (options.step.count() <= 0) {
+    return Status::InvalidArgument(
+        StrCat("attribution step must be positive, got ", FormatDuration(options.step)));
+  }
+  if (options.window.empty()) {
+    return Status::InvalidArgument(StrCat("attribution window is empty: [",
+                                          FormatRfc3339(options.window.start), ", ",
+                                          FormatRfc3339(options.window.end), ")"));
+  }
+  if (options.staleness.count() < 0) {
+    return Status::InvalidArgument(
+        StrCat("usage staleness must not be negative, got ", options.staleness.count(), "ms"));
+  }
+  return Status::Ok();
+}
+
+Status ValidateUnits(const Inventory& inv) {
+  for (size_t u = 0; u < inv.units.size(); ++u) {
+    const GpuUnit& unit = inv.units[u];
+    if (unit.node >= inv.nodes.size()) {
+      return Status::InvalidArgument(StrCat("unit ", u, " (", unit.gpu_uuid, "): node index ",
+                                            unit.node, " out of range (", inv.nodes.size(),
+                                            " nodes)"));
+    }
+    if (!std::isfinite(unit.fraction) || unit.fraction <= 0) {
+      return Status::InvalidArgument(StrCat(
+          "unit ", u, " (", unit.gpu_uuid, " ", unit.partition.ToString(), " on node ",
+          inv.nodes[unit.node].name, "): GPU fraction must be positive, got ", unit.fraction));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<AttributionSummary> Attribute(const Inventory& inventory, const Usage& usage,
+                                     const PriceFn& price, const AttributionOptions& options,
+                                     CostSink& sink) {
+  GPUCOST_RETURN_IF_ERROR(ValidateOptions(options));
+  GPUCOST_RETURN_IF_ERROR(ValidateUnits(inventory));
+  if (!price && !inventory.units.empty()) {
+    return Status::InvalidArgument("attribution needs a price function");
+  }
+  const Span window = attribution::ToSpan(options.window.start, options.window.end);
+  const int64_t step_ms = options.step.count();
+  attribution::Warnings warnings;
+
+  // Prices: one call per node that has units, for the whole window.
+  std::vector<std::vector<attribution::PriceSpan>> prices(inventory.nodes.size());
+  std::vector<bool> has_units(inventory.nodes.size(), false);
+  for (const GpuUnit& unit : inventory.units) has_units[unit.node] = true;
+  for (NodeIndex n = 0; n < inventory.nodes.size(); ++n) {
+    if (!has_units[n]) continue;
+    GPUCOST_ASSIGN_OR_RETURN(
+        prices[n], attribution::BuildPriceSpans(inventory.nodes[n], window,
+                                                price(inventory.nodes[n], options.window)));
+  }
+
+  GPUCOST_ASSIGN_OR_RETURN(attribution::UsageIndex usage_index,
+                           attribution::UsageIndex::Build(usage));
+
+  std::vector<std::vector<Span>> presence(inventory.units.size());
+  for (UnitIndex u = 0; u < inventory.units.size(); ++u) {
+    presence[u] = attribution::UnitPresence(inventory, u, window);
+  }
+  GPUCOST_ASSIGN_OR_RETURN(
+      std::vector<attribution::ClaimSpan> claims,
+      attribution::PlaceHoldings(inventory, options, window, presence, warnings));
+  attribution::UnitTimelines timelines =
+      attribution::BuildTimelines(inventory, std::move(claims), presence, warnings);
+
+  // Per-holder series apply to whole-GPU and replica units (HAMi and time-slicing fractions).
+  for (UnitIndex u = 0; u < inventory.units.size(); ++u) {
+    const GpuUnit& unit = inventory.units[u];
+    if (unit.partition.kind == PartitionKind::kMig || usage.holders.empty()) continue;
+    const attribution::UnitTimeline& t = timelines.units[u];
+    for (uint32_t s = t.first_slot; s < t.first_slot + t.n_slots; ++s) {
+      timelines.slots[s].holder_series =
+          usage_index.FindHolder(timelines.slots[s].holder, unit.node, unit.gpu_uuid);
+    }
+  }
+
+  attribution::StepWalker walker(timelines, usage, window, step_ms, options.staleness.count(),
+                                 sink);
+  for (UnitIndex u = 0; u < inventory.units.size(); ++u) {
+    const GpuUnit& unit = inventory.units[u];
+    attribution::UnitWork work;
+    work.unit = u;
+    work.fraction = unit.fraction;
+    work.mig = unit.partition.kind == PartitionKind::kMig;
+    const int gi =
+        work.mig ? (unit.gpu_instance_id >= 0 ? unit.gpu_instance_id : unit.partition.index) : -1;
+    const int32_t d = usage_index.FindDevice(unit.node, unit.gpu_uuid, gi);
+    work.device = d >= 0 ? &usage.devices[static_cast<size_t>(d)].samples : nullptr;
+    work.prices = prices[unit.node];
+    walker.Walk(work);
+  }
+  walker.Flush();
+
+  const attribution::Totals& totals = walker.totals();
+  AttributionSummary summary;
+  summary.steps = StepCount(options.window, options.step);
+  summary.records = totals.records;
+  summary.node_cost_usd = totals.node_cost_usd.value();
+  summary.allocated_usd = totals.allocated_usd.value();
+  summary.idle_usd = totals.idle_usd.value();
+  summary.unpriced_gpu_hours = totals.unpriced_gpu_hours.value();
+  summary.oversubscribed_unit_steps = totals.oversubscribed_unit_steps;
+  summary.warnings = warnings.Take();
+  return summary;
+}
+
+}  // namespace gpucost

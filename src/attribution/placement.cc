@@ -1,0 +1,280 @@
+#include "attribution/placement.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "core/strings.h"
+
+namespace gpucost::attribution {
+namespace {
+
+Span Clip(Span s, Span window) {
+  return {std::max(s.start, window.start), std::min(s.end, window.end)};
+}
+
+// Sorts, clips to the window and merges touching spans.
+std::vector<Span> Normalise(const std::vector<Interval>& intervals, Span window) {
+  std::vector<Span> out;
+  out.reserve(intervals.size());
+  for (const Interval& i : intervals) {
+    Span s = Clip(ToSpan(i.start, i.end), window);
+    if (!s.empty()) out.push_back(s);
+  }
+  std::sort(out.begin(), out.end(), [](Span a, Span b) { return a.start < b.start; });
+  std::vector<Span> merged;
+  for (Span s : out) {
+    if (!merged.empty() && s.start <= merged.back().end) {
+      merged.back().end = std::max(merged.back().end, s.end);
+    } else {
+      merged.push_back(s);
+    }
+  }
+  return merged;
+}
+
+bool PresentAt(const std::vector<Span>& presence, int64_t t) {
+  auto it = std::upper_bound(presence.begin(), presence.end(), t,
+                             [](int64_t v, Span s) { return v < s.start; });
+  return it != presence.begin() && t < std::prev(it)->end;
+}
+
+// Physical memory of one GPU of the node in MiB; 0 when unknown. The GFD label is per MIG
+// device under the single strategy, so it is only trusted on non-MIG nodes.
+double GpuMemoryMib(const Node& node) {
+  if (node.gpu_memory_mib > 0) return static_cast<double>(node.gpu_memory_mib);
+  if (node.mig_single || node.sharing == SharingMode::kMig) return 0;
+  std::string_view label = node.labels.Get("nvidia.com/gpu.memory");
+  int64_t mib = 0;
+  auto [ptr, ec] = std::from_chars(label.data(), label.data() + label.size(), mib);
+  if (ec != std::errc() || ptr != label.data() + label.size() || mib <= 0) return 0;
+  return static_cast<double>(mib);
+}
+
+double ClampFraction(double f) { return std::clamp(f, 0.0, 1.0); }
+
+std::string RequestText(const Request& r) {
+  std::string text = StrCat(r.resource.empty() ? "nvidia.com/gpu" : r.resource, " x", r.count);
+  if (r.hami_cores_percent >= 0) text += StrCat(" gpucores=", r.hami_cores_percent);
+  if (r.hami_mem_percent >= 0) text += StrCat(" gpumem-percentage=", r.hami_mem_percent);
+  if (r.hami_mem_mib >= 0) text += StrCat(" gpumem=", r.hami_mem_mib);
+  return text;
+}
+
+struct ActiveLoad {
+  int64_t end;
+  double share;
+};
+
+// Draws pool requests of one node, in order of start time (ties by holding index), so that a
+// holding sees exactly the holdings that started before it: the load of a unit at the holding's
+// start is then the highest load the unit will carry from already-placed holdings.
+void DrawFromPool(const Inventory& inv, const AttributionOptions& options, NodeIndex n,
+                  const std::vector<UnitIndex>& node_units,
+                  std::vector<std::pair<Span, uint32_t>>& requests,
+                  const std::vector<std::vector<Span>>& presence, Warnings& warnings,
+                  std::vector<ClaimSpan>& claims) {
+  std::sort(requests.begin(), requests.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.first.start, a.second) < std::tie(b.first.start, b.second);
+  });
+  std::map<std::string, std::vector<UnitIndex>, std::less<>> by_resource;
+  for (UnitIndex u : node_units) {
+    if (inv.units[u].holdable) by_resource[inv.units[u].resource].push_back(u);
+  }
+  std::map<UnitIndex, std::vector<ActiveLoad>> loads;
+  // Exact device assignments are known for their whole span: a pool draw avoids a unit that is
+  // pinned to someone at any time the new holding runs, not only at its start.
+  std::map<UnitIndex, std::vector<std::pair<Span, double>>> pinned;
+  for (const ClaimSpan& c : claims) {
+    if (inv.units[c.unit].node == n) pinned[c.unit].push_back({c.span, c.share});
+  }
+  const Node& node = inv.nodes[n];
+  struct Candidate {
+    bool absent;
+    double load;
+    UnitIndex unit;
+  };
+  std::vector<Candidate> candidates;
+  for (const auto& [span, hi] : requests) {
+    const Holding& holding = inv.holdings[hi];
+    const Request& req = holding.request;
+    const std::string who = HolderName(inv, holding.holder);
+    const bool hami = IsHamiRequest(req);
+    const std::string resource =
+        req.resource.empty() && hami ? std::string("nvidia.com/gpu") : req.resource;
+    auto it = by_resource.find(resource);
+    if (it == by_resource.end()) {
+      warnings.Add(StrCat("node ", node.name, ": request ", RequestText(req), " by ", who,
+                          ": no such unit"));
+      continue;
+    }
+    size_t want = 0;
+    if (hami && req.count <= 0) {
+      want = 1;  // HAMi pods may leave nvidia.com/gpu implicit: one GPU
+    } else if (req.count <= 0 || !std::isfinite(req.count)) {
+      warnings.Add(StrCat("node ", node.name, ": request ", RequestText(req), " by ", who,
+                          ": count is not positive, nothing held"));
+      continue;
+    } else {
+      want = static_cast<size_t>(std::ceil(req.count - 1e-9));
+    }
+    const std::vector<UnitIndex>& matching = it->second;
+    if (want > matching.size()) {
+      warnings.Add(StrCat("node ", node.name, ": request ", RequestText(req), " by ", who,
+                          ": only ", matching.size(), " matching units, holding those"));
+      want = matching.size();
+    }
+    candidates.clear();
+    for (UnitIndex u : matching) {
+      std::vector<ActiveLoad>& l = loads[u];
+      std::erase_if(l, [&](const ActiveLoad& a) { return a.end <= span.start; });
+      double load = 0;
+      for (const ActiveLoad& a : l) load += a.share;
+      if (auto p = pinned.find(u); p != pinned.end()) {
+        for (const auto& [pin_span, share] : p->second) {
+          if (pin_span.start < span.end && span.start < pin_span.end) load += share;
+        }
+      }
+      candidates.push_back({!PresentAt(presence[u], span.start), load, u});
+    }
+    std::partial_sort(candidates.begin(), candidates.begin() + static_cast<ptrdiff_t>(want),
+                      candidates.end(), [](const Candidate& a, const Candidate& b) {
+                        return std::tie(a.absent, a.load, a.unit) <
+                               std::tie(b.absent, b.load, b.unit);
+                      });
+    const double fraction = hami ? HamiFraction(req, node, options.hami_share, who, warnings) : 1.0;
+    for (size_t i = 0; i < want; ++i) {
+      const UnitIndex u = candidates[i].unit;
+      const double share = inv.units[u].fraction * fraction;
+      claims.push_back({u, holding.holder, span, share});
+      loads[u].push_back({span.end, share});
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Span> UnitPresence(const Inventory& inventory, UnitIndex u, Span window) {
+  const GpuUnit& unit = inventory.units[u];
+  if (!unit.present.empty()) return Normalise(unit.present, window);
+  const Node& node = inventory.nodes[unit.node];
+  if (!node.present.empty()) return Normalise(node.present, window);
+  return {window};
+}
+
+std::string HolderName(const Inventory& inventory, HolderIndex h) {
+  const Holder& holder = inventory.holders[h];
+  if (holder.kind == HolderKind::kSlurmJob) return StrCat("slurm job ", holder.pod);
+  return StrCat(holder.namespace_name, "/", holder.pod, "/", holder.container);
+}
+
+bool IsHamiRequest(const Request& r) {
+  return r.hami_cores_percent >= 0 || r.hami_mem_percent >= 0 || r.hami_mem_mib >= 0;
+}
+
+double HamiFraction(const Request& r, const Node& node, AttributionOptions::HamiShare mode,
+                    const std::string& who, Warnings& warnings) {
+  // HAMi reads 0 (or absent) gpucores as "no compute limit", so only positive values count.
+  const double cores = r.hami_cores_percent > 0 ? r.hami_cores_percent / 100.0 : -1;
+  double memory = -1;
+  bool memory_unknown = false;
+  if (r.hami_mem_percent > 0) {
+    memory = r.hami_mem_percent / 100.0;
+  } else if (r.hami_mem_mib > 0) {
+    const double gpu_mib = GpuMemoryMib(node);
+    if (gpu_mib > 0) {
+      memory = r.hami_mem_mib / gpu_mib;
+    } else {
+      memory_unknown = true;
+    }
+  }
+  const bool want_memory = mode == AttributionOptions::HamiShare::kMemory;
+  if (want_memory && memory > 0) return ClampFraction(memory);
+  if (!want_memory && cores > 0) return ClampFraction(cores);
+  if (memory_unknown) {
+    warnings.Add(StrCat(
+        "node ", node.name, ": HAMi request of ", who, " gives gpumem=", r.hami_mem_mib,
+        " MiB but the GPU memory is unknown; using ", cores > 0 ? "gpucores" : "the whole GPU"));
+  }
+  if (cores > 0) return ClampFraction(cores);
+  if (memory > 0) return ClampFraction(memory);
+  return 1.0;
+}
+
+Result<std::vector<ClaimSpan>> PlaceHoldings(const Inventory& inv,
+                                             const AttributionOptions& options, Span window,
+                                             const std::vector<std::vector<Span>>& presence,
+                                             Warnings& warnings) {
+  std::vector<ClaimSpan> claims;
+  std::vector<std::vector<std::pair<Span, uint32_t>>> pool(inv.nodes.size());
+  for (uint32_t i = 0; i < inv.holdings.size(); ++i) {
+    const Holding& h = inv.holdings[i];
+    if (h.holder >= inv.holders.size()) {
+      return Status::InvalidArgument(StrCat("holding ", i, ": holder index ", h.holder,
+                                            " out of range (", inv.holders.size(), " holders)"));
+    }
+    if (h.node != kNoIndex && h.node >= inv.nodes.size()) {
+      return Status::InvalidArgument(StrCat("holding ", i, ": node index ", h.node,
+                                            " out of range (", inv.nodes.size(), " nodes)"));
+    }
+    if (h.interval.end < h.interval.start) {
+      return Status::InvalidArgument(StrCat("holding ", i, " (", HolderName(inv, h.holder),
+                                            "): interval ends before it starts"));
+    }
+    for (UnitIndex u : h.units) {
+      if (u >= inv.units.size()) {
+        return Status::InvalidArgument(StrCat("holding ", i, ": unit index ", u, " out of range (",
+                                              inv.units.size(), " units)"));
+      }
+    }
+    if (h.units.empty() && h.node == kNoIndex) {
+      return Status::InvalidArgument(
+          StrCat("holding ", i, " (", HolderName(inv, h.holder), "): neither node nor units"));
+    }
+    const Span span = Clip(ToSpan(h.interval.start, h.interval.end), window);
+    if (span.empty()) continue;
+    if (h.units.empty()) {
+      pool[h.node].push_back({span, i});
+      continue;
+    }
+    const std::string who = HolderName(inv, h.holder);
+    double fraction = 1.0;
+    if (IsHamiRequest(h.request)) {
+      const NodeIndex n = h.node != kNoIndex ? h.node : inv.units[h.units.front()].node;
+      fraction = HamiFraction(h.request, inv.nodes[n], options.hami_share, who, warnings);
+    }
+    for (size_t k = 0; k < h.units.size(); ++k) {
+      const UnitIndex u = h.units[k];
+      if (std::find(h.units.begin(), h.units.begin() + static_cast<ptrdiff_t>(k), u) !=
+          h.units.begin() + static_cast<ptrdiff_t>(k)) {
+        continue;  // the same device listed twice is held once
+      }
+      const GpuUnit& unit = inv.units[u];
+      if (h.node != kNoIndex && unit.node != h.node) {
+        warnings.Add(StrCat("holding ", i, " (", who, ") on node ", inv.nodes[h.node].name,
+                            " names unit ", unit.gpu_uuid, " ", unit.partition.ToString(),
+                            " of node ", inv.nodes[unit.node].name, "; ignored"));
+        continue;
+      }
+      if (!unit.holdable) {
+        warnings.Add(StrCat("holding ", i, " (", who, ") names unit ", unit.gpu_uuid, " ",
+                            unit.partition.ToString(), ", which cannot be held; ignored"));
+        continue;
+      }
+      claims.push_back({u, h.holder, span, unit.fraction * fraction});
+    }
+  }
+  std::vector<std::vector<UnitIndex>> units_by_node(inv.nodes.size());
+  for (UnitIndex u = 0; u < inv.units.size(); ++u) units_by_node[inv.units[u].node].push_back(u);
+  for (NodeIndex n = 0; n < pool.size(); ++n) {
+    if (!pool[n].empty()) {
+      DrawFromPool(inv, options, n, units_by_node[n], pool[n], presence, warnings, claims);
+    }
+  }
+  return claims;
+}
+
+}  // namespace gpucost::attribution

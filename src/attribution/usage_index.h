@@ -1,0 +1,69 @@
+// Usage lookup and integration: finds the series of a device (whole GPU or MIG instance) or of a
+// holder on a GPU, and integrates a series over a span with a forward-only cursor. A sample holds
+// from its timestamp until the next sample, for at most the staleness limit. Thread-compatible.
+#pragma once
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "attribution/engine_common.h"
+#include "core/result.h"
+#include "model/usage.h"
+
+namespace gpucost::attribution {
+
+// Integrates one series. Calls must come with non-decreasing span starts (the step loop walks
+// time forward), which keeps the cost per call proportional to the samples it touches.
+class SeriesCursor {
+ public:
+  SeriesCursor() = default;
+  explicit SeriesCursor(const std::vector<UsageSample>* samples)
+      : s_(samples ? samples->data() : nullptr), n_(samples ? samples->size() : 0) {}
+
+  bool valid() const { return n_ > 0; }
+
+  // Adds to `covered_ms` the part of [a, b) some fresh sample covers, and to `integral` the
+  // value (clamped to 0..1) times that time. NaN samples cover nothing.
+  void Integrate(int64_t a, int64_t b, int64_t staleness_ms, int64_t& covered_ms,
+                 double& integral) {
+    while (i_ + 1 < n_ && UnixMs(s_[i_ + 1].t) <= a) ++i_;
+    for (size_t j = i_; j < n_; ++j) {
+      const int64_t t0 = UnixMs(s_[j].t);
+      if (t0 >= b) break;
+      int64_t t1 = t0 + staleness_ms;
+      if (j + 1 < n_) t1 = std::min(t1, UnixMs(s_[j + 1].t));
+      const int64_t lo = std::max(t0, a);
+      const int64_t hi = std::min(t1, b);
+      const double v = s_[j].value;
+      if (hi > lo && v == v) {
+        covered_ms += hi - lo;
+        integral += std::clamp(v, 0.0, 1.0) * static_cast<double>(hi - lo);
+      }
+    }
+  }
+
+ private:
+  const UsageSample* s_ = nullptr;
+  size_t n_ = 0;
+  size_t i_ = 0;
+};
+
+class UsageIndex {
+ public:
+  // Checks that every series is sorted with unique timestamps (InvalidArgument naming it).
+  static Result<UsageIndex> Build(const Usage& usage);
+
+  // Index into usage.devices, or -1. A series with no node matches any node.
+  int32_t FindDevice(NodeIndex node, std::string_view gpu_uuid, int gpu_instance_id) const;
+  // Index into usage.holders of the holder's whole-GPU series on that GPU, or -1.
+  int32_t FindHolder(HolderIndex holder, NodeIndex node, std::string_view gpu_uuid) const;
+
+ private:
+  std::unordered_map<std::string, int32_t> devices_;
+  std::unordered_map<std::string, int32_t> holders_;
+};
+
+}  // namespace gpucost::attribution

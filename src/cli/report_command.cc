@@ -1,0 +1,138 @@
+// `gpucost report`: attributes timestamped kube-state-metrics and dcgm-exporter series (files,
+// folders, gzip) over a window and prints who held, used and wasted what.
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/report_pipeline.h"
+#include "core/log.h"
+#include "core/strings.h"
+#include "inventory/timeline_loader.h"
+#include "pricing/price_fn.h"
+#include "report/render.h"
+
+namespace gpucost::cli {
+namespace {
+
+struct ReportFlags {
+  std::vector<std::string> inputs;
+  std::string window;
+  std::string step = "60s";
+  std::string by = "namespace";
+  bool accumulate = false;
+  std::string idle = "separate";
+  std::string idle_scope = "cluster";
+  std::optional<double> price_per_gpu_hour;
+  std::string prices;
+  std::string format = "table";
+  std::string cluster = "default";
+  std::string team_labels = "pod:team,namespace:team";
+  std::string staleness = "5m";
+  int max_warnings = 20;
+};
+
+void PrintWarnings(const LoadedTimeline& timeline, const AttributionSummary& summary, int max) {
+  int printed = 0;
+  size_t total = timeline.warnings.size() + summary.warnings.size();
+  for (const InputWarning& w : timeline.warnings) {
+    if (printed++ < max) LogWarn(w.ToString());
+  }
+  for (const std::string& w : summary.warnings) {
+    if (printed++ < max) LogWarn(w);
+  }
+  if (total > static_cast<size_t>(max)) {
+    LogWarn(StrCat(total - static_cast<size_t>(max), " more warnings (raise --max-warnings)"));
+  }
+}
+
+Status Run(const ReportFlags& flags) {
+  TimelineOptions topts;
+  topts.cluster = flags.cluster;
+  topts.team_labels.clear();
+  for (std::string_view t : Split(flags.team_labels, ',')) {
+    if (!Trim(t).empty()) topts.team_labels.emplace_back(Trim(t));
+  }
+  GPUCOST_ASSIGN_OR_RETURN(Duration staleness, ParseDuration(flags.staleness));
+  topts.staleness = staleness;
+  if (!flags.window.empty()) {
+    GPUCOST_ASSIGN_OR_RETURN(Window w, ParseWindow(flags.window));
+    topts.window = w;
+  }
+  ReportSettings settings;
+  GPUCOST_ASSIGN_OR_RETURN(settings.step, ParseDuration(flags.step));
+  if (settings.step.count() <= 0) return Status::InvalidArgument("--step must be positive");
+  settings.staleness = staleness;
+  settings.accumulate = flags.accumulate;
+  GPUCOST_ASSIGN_OR_RETURN(settings.by, ParseDimensions(flags.by));
+  GPUCOST_ASSIGN_OR_RETURN(settings.idle.policy, ParseIdlePolicy(flags.idle));
+  GPUCOST_ASSIGN_OR_RETURN(settings.idle.scope, ParseIdleScope(flags.idle_scope));
+  GPUCOST_ASSIGN_OR_RETURN(OutputFormat format, ParseOutputFormat(flags.format));
+  PriceOptions popts;
+  popts.usd_per_gpu_hour = flags.price_per_gpu_hour;
+  popts.prices_file = flags.prices;
+  GPUCOST_ASSIGN_OR_RETURN(PriceFn price, MakePriceFn(popts));
+
+  GPUCOST_ASSIGN_OR_RETURN(LoadedTimeline timeline, LoadTimelineFromFiles(flags.inputs, topts));
+  if (timeline.samples == 0) {
+    return Status::InvalidArgument("the input holds no timestamped samples");
+  }
+  settings.window = timeline.window;
+  GPUCOST_ASSIGN_OR_RETURN(ReportRun run, RunReport(timeline, price, settings));
+  PrintWarnings(timeline, run.summary, flags.max_warnings);
+  Render(run.report, format, std::cout);
+  return Status::Ok();
+}
+
+}  // namespace
+
+void AddReportCommand(CLI::App& app, int& exit_code) {
+  auto f = std::make_shared<ReportFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "report",
+      "Attribute GPU cost from timestamped kube-state-metrics and dcgm-exporter series "
+      "(Prometheus text with ms timestamps or OpenMetrics), per any dimensions");
+  cmd->add_option("--input", f->inputs, "Files or folders (*.prom, *.txt, *.om, .gz; - is stdin)")
+      ->required();
+  cmd->add_option("--window", f->window,
+                  "START,END as RFC 3339 or unix seconds (default: the input's span)");
+  cmd->add_option("--step", f->step, "Attribution step, e.g. 60s, 5m")->capture_default_str();
+  cmd->add_option("--by", f->by,
+                  "Dimensions: cluster, node, namespace, team, workload, workload_kind, pod, "
+                  "container, gpu_model, mig_profile, capacity_type, label:KEY")
+      ->capture_default_str();
+  cmd->add_flag("--accumulate", f->accumulate, "One row per group for the whole window");
+  cmd->add_option("--idle", f->idle, "Idle capacity: separate | proportional | even")
+      ->capture_default_str();
+  cmd->add_option("--idle-scope", f->idle_scope, "Share idle within: node | cluster")
+      ->capture_default_str();
+  cmd->add_option("--price-per-gpu-hour", f->price_per_gpu_hour,
+                  "Flat $/GPU-hour (with --prices: the price for nodes no rule matches)");
+  cmd->add_option("--prices", f->prices, "YAML rate card mapping node selectors to $/GPU-hour");
+  cmd->add_option("--format", f->format, "table | csv | json")->capture_default_str();
+  cmd->add_option("--cluster", f->cluster, "Cluster name for series without a cluster label")
+      ->capture_default_str();
+  cmd->add_option("--team-labels", f->team_labels,
+                  "Team label chain, first match wins, then the namespace name")
+      ->capture_default_str();
+  cmd->add_option("--staleness", f->staleness,
+                  "Longest a sample stands for its series (usage and presence)")
+      ->capture_default_str();
+  cmd->add_option("--max-warnings", f->max_warnings, "Warnings printed to stderr")
+      ->capture_default_str();
+  cmd->footer(
+      "Without a price (--price-per-gpu-hour or --prices), money is reported as unknown (null), "
+      "never as zero. Exit status: 0 on success, 2 on bad flags or input.");
+  cmd->callback([f, &exit_code] {
+    const Status s = Run(*f);
+    if (!s.ok()) {
+      LogError(s.ToString());
+      exit_code = 2;
+    } else {
+      exit_code = 0;
+    }
+  });
+}
+
+}  // namespace gpucost::cli

@@ -1,0 +1,60 @@
+// LineParser: parses one exposition line (sample, metadata, comment or "# EOF") and calls the
+// handler for samples and metadata. It remembers each family's TYPE so it can mark OpenMetrics
+// "_created" samples. Views it hands out point into the line or into a scratch buffer and die
+// with the next call. Internal to the ingest module; not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "ingest/exposition.h"
+
+namespace gpucost::exposition_internal {
+
+enum class LineResult : uint8_t { kOk, kError, kEof };
+
+class LineParser {
+ public:
+  LineParser(ExpositionFormat format, ExpositionHandler& handler);
+
+  // `line` excludes its line break (and a CR before it). On kError, error() says what was wrong.
+  LineResult Parse(std::string_view line, uint64_t line_no);
+  const std::string& error() const { return error_; }
+  uint64_t samples() const { return samples_; }
+
+ private:
+  LineResult ParseSample(const char* p, const char* end);
+  LineResult ParseComment(const char* p, const char* end);
+  LineResult ParseExemplar(const char* p, const char* end);
+  // `p` points at '{'. On success `p` is just past '}'. A quoted name not followed by '=' is
+  // the metric name (Prometheus 3 form) and goes to *metric_name when that is non-null.
+  bool ParseLabels(const char*& p, const char* end, std::vector<LabelView>& out,
+                   std::string_view* metric_name);
+  // `p` points at the opening quote; on success `p` is just past the closing one.
+  bool ParseQuoted(const char*& p, const char* end, std::string_view& out);
+  bool ParseMetadataName(const char*& p, const char* end, std::string_view& out);
+  bool CheckDuplicateLabels(const std::vector<LabelView>& labels);
+  bool IsCreatedSample(std::string_view name);
+  LineResult Fail(std::string message);
+
+  ExpositionFormat format_;
+  ExpositionHandler& handler_;
+  uint64_t line_no_ = 0;
+  uint64_t samples_ = 0;
+  std::string_view line_;
+  std::vector<LabelView> labels_;
+  std::vector<LabelView> exemplar_labels_;
+  // Unescaped strings of the current line. Reserved to the line's length before the first
+  // append, so views into it stay valid for the whole line.
+  std::string scratch_;
+  bool scratch_ready_ = false;
+  std::unordered_map<std::string, MetricType> types_;
+  std::string key_;
+  std::string help_;  // unescaped HELP text
+  std::string error_;
+};
+
+}  // namespace gpucost::exposition_internal

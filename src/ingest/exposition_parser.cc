@@ -1,0 +1,172 @@
+// ParseExposition: splits a ByteSource into lines with memchr over one block at a time and hands
+// each line to LineParser. A line that straddles two reads is moved to the front of the buffer,
+// so the buffer holds at most one block plus the longest line; a line over max_line_bytes is
+// reported and skipped without being buffered.
+#include <cstring>
+#include <memory>
+
+#include "core/strings.h"
+#include "ingest/exposition.h"
+#include "ingest/exposition_line.h"
+
+namespace gpucost {
+
+std::string_view MetricTypeName(MetricType t) {
+  switch (t) {
+    case MetricType::kUnknown: return "unknown";
+    case MetricType::kCounter: return "counter";
+    case MetricType::kGauge: return "gauge";
+    case MetricType::kHistogram: return "histogram";
+    case MetricType::kGaugeHistogram: return "gaugehistogram";
+    case MetricType::kSummary: return "summary";
+    case MetricType::kInfo: return "info";
+    case MetricType::kStateSet: return "stateset";
+    case MetricType::kUntyped: return "untyped";
+  }
+  return "unknown";
+}
+
+namespace {
+
+constexpr size_t kBlockBytes = 1 << 20;
+
+class Driver {
+ public:
+  Driver(ByteSource& in, const ParseOptions& options, ExpositionHandler& handler)
+      : in_(in), options_(options), handler_(handler), lines_(options.format, handler) {}
+
+  Result<ParseStats> Run();
+
+ private:
+  // Reports a malformed line. Returns an error in strict mode; sets stop_ when the handler
+  // asks to stop.
+  Status Issue(uint64_t line, std::string message);
+  Status Line(const char* begin, const char* end);
+  Status Grow(size_t needed);
+
+  ByteSource& in_;
+  const ParseOptions& options_;
+  ExpositionHandler& handler_;
+  exposition_internal::LineParser lines_;
+  ParseStats stats_;
+  bool stop_ = false;
+  bool after_eof_ = false;
+  std::unique_ptr<char[]> buf_;
+  size_t cap_ = 0;
+};
+
+Status Driver::Issue(uint64_t line, std::string message) {
+  ++stats_.errors;
+  if (options_.strict) return Status::ParseError(StrCat(options_.source_name, ":", line, ": ", message));
+  if (!handler_.OnError(ParseIssue{line, std::move(message)})) stop_ = true;
+  return Status::Ok();
+}
+
+Status Driver::Line(const char* begin, const char* end) {
+  const uint64_t line_no = ++stats_.lines;
+  if (end > begin && end[-1] == '\r') --end;
+  const auto len = static_cast<size_t>(end - begin);
+  if (after_eof_) {
+    if (len == 0) return Status::Ok();
+    stop_ = true;
+    return Issue(line_no, "unexpected content after \"# EOF\" (it must be the last line)");
+  }
+  if (len > options_.max_line_bytes) {
+    return Issue(line_no, StrCat("line is ", len, " bytes, longer than the limit of ",
+                                 options_.max_line_bytes, " bytes; skipped"));
+  }
+  switch (lines_.Parse(std::string_view(begin, len), line_no)) {
+    case exposition_internal::LineResult::kOk:
+      return Status::Ok();
+    case exposition_internal::LineResult::kEof:
+      after_eof_ = true;
+      stats_.saw_eof_marker = true;
+      return Status::Ok();
+    case exposition_internal::LineResult::kError:
+      return Issue(line_no, lines_.error());
+  }
+  return Status::Ok();
+}
+
+Status Driver::Grow(size_t needed) {
+  if (needed <= cap_) return Status::Ok();
+  auto bigger = std::make_unique_for_overwrite<char[]>(needed);
+  if (cap_ > 0) std::memcpy(bigger.get(), buf_.get(), cap_);
+  buf_ = std::move(bigger);
+  cap_ = needed;
+  return Status::Ok();
+}
+
+Result<ParseStats> Driver::Run() {
+  GPUCOST_RETURN_IF_ERROR(Grow(kBlockBytes));
+  size_t begin = 0;    // start of the current (incomplete) line
+  size_t scanned = 0;  // bytes before this hold no unprocessed '\n'
+  size_t end = 0;      // bytes read into buf_
+  bool skipping = false;  // inside an over-long line, dropping bytes until its '\n'
+  bool input_done = false;
+  while (!stop_) {
+    char* buf = buf_.get();
+    while (!stop_) {
+      const auto* nl = static_cast<const char*>(std::memchr(buf + scanned, '\n', end - scanned));
+      if (nl == nullptr) {
+        scanned = end;
+        break;
+      }
+      const auto next = static_cast<size_t>(nl - buf) + 1;
+      if (skipping) {
+        skipping = false;
+      } else {
+        GPUCOST_RETURN_IF_ERROR(Line(buf + begin, nl));
+      }
+      begin = scanned = next;
+    }
+    if (stop_) break;
+    if (skipping) {
+      begin = scanned = end = 0;
+    } else if (end - begin > options_.max_line_bytes + 1) {  // + 1: a CR before the '\n'
+      if (after_eof_) {
+        stop_ = true;
+        GPUCOST_RETURN_IF_ERROR(Issue(++stats_.lines, "unexpected content after \"# EOF\" (it must be the last line)"));
+        break;
+      }
+      GPUCOST_RETURN_IF_ERROR(Issue(++stats_.lines,
+                                    StrCat("line is longer than the limit of ", options_.max_line_bytes,
+                                           " bytes; skipped")));
+      skipping = true;
+      begin = scanned = end = 0;
+      if (stop_) break;
+    }
+    if (input_done) break;
+    if (begin > 0) {
+      std::memmove(buf, buf + begin, end - begin);
+      end -= begin;
+      scanned -= begin;
+      begin = 0;
+    }
+    if (cap_ - end < kBlockBytes / 2) GPUCOST_RETURN_IF_ERROR(Grow(end + kBlockBytes));
+    GPUCOST_ASSIGN_OR_RETURN(const size_t got, in_.Read(buf_.get() + end, cap_ - end));
+    if (got == 0) {
+      input_done = true;
+    } else {
+      end += got;
+      stats_.bytes += got;
+    }
+  }
+  if (!stop_ && !skipping && begin < end) GPUCOST_RETURN_IF_ERROR(Line(buf_.get() + begin, buf_.get() + end));
+  if (!stop_ && options_.format == ExpositionFormat::kOpenMetrics && !stats_.saw_eof_marker) {
+    GPUCOST_RETURN_IF_ERROR(Issue(stats_.lines == 0 ? 1 : stats_.lines,
+                                  "OpenMetrics input must end with \"# EOF\""));
+  }
+  stats_.samples = lines_.samples();
+  return stats_;
+}
+
+}  // namespace
+
+Result<ParseStats> ParseExposition(ByteSource& in, const ParseOptions& options,
+                                   ExpositionHandler& handler) {
+  Driver driver(in, options, handler);
+  return driver.Run();
+}
+
+}  // namespace gpucost

@@ -1,0 +1,78 @@
+// Internal to the inventory module: the steps InventoryBuilder::Build runs, in order, over the
+// collected kube-state-metrics and dcgm-exporter data. Each step reads what earlier steps put
+// into the shared Assembly and adds its part. Not thread-safe.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "inventory/dcgm_reader.h"
+#include "inventory/diagnostics.h"
+#include "inventory/inventory_builder.h"
+#include "inventory/ksm_reader.h"
+#include "inventory/resource_names.h"
+#include "inventory/series_timeline.h"
+#include "model/inventory.h"
+#include "model/usage.h"
+
+namespace gpucost {
+
+using NodeKey = std::pair<std::string, std::string>;  // (cluster, node)
+
+// One container's GPU request over time.
+struct ContainerRequest {
+  std::string container;
+  Request request;
+  std::vector<Interval> intervals;  // when the request series is present (and > 0)
+};
+
+// A pod's scheduling, as the holding step needs it.
+struct PodTimeline {
+  std::string node;
+  std::vector<Interval> active;  // scheduled and not terminated
+  std::vector<ContainerRequest> requests;
+  bool uses_hami = false;
+  bool uses_shared = false;  // requests nvidia.com/gpu.shared
+};
+
+struct Assembly {
+  const TimelineOptions& options;
+  PresenceOptions presence;
+  Window window;
+  KsmData& ksm;
+  DcgmData& dcgm;
+  Diagnostics& diag;
+
+  Inventory inventory;
+  Usage usage;
+  std::map<PodKey, PodTimeline> pods;
+  std::map<NodeKey, NodeIndex> node_index;
+  std::map<NodeKey, NodeKey> host_to_node;  // dcgm (cluster, host) -> node
+  std::map<std::tuple<NodeIndex, std::string, int>, UnitIndex> unit_by_device;  // gi -1: whole
+  // (cluster, namespace, pod, container) -> holders (one per pod uid).
+  std::map<std::tuple<std::string, std::string, std::string, std::string>,
+           std::vector<HolderIndex>> holders_by_container;
+  std::vector<std::string> holder_uids;  // per holder, for matching dcgm pod_uid
+  std::vector<std::vector<Interval>> holder_active;  // per holder: its pod's active intervals
+};
+
+// Pod phases, nodes and container GPU requests (holding_assembly.cc).
+void BuildPodTimelines(Assembly& a);
+// Nodes, their presence, sharing mode, physical GPUs and units (node_assembly.cc).
+void BuildNodesAndUnits(Assembly& a);
+// Holders with workload identity, and holdings from requests or dcgm pins (holding_assembly.cc).
+void BuildHoldersAndHoldings(Assembly& a);
+// Device and per-holder activity series (usage_assembly.cc).
+void BuildUsage(Assembly& a);
+
+// Whether dcgm pod labels from `direct` pod/namespace labels are to be trusted.
+inline bool TrustPodLabels(const Assembly& a, bool from_direct) {
+  return !(from_direct && a.options.dcgm_pod_labels == DcgmPodLabels::kAuto &&
+           a.dcgm.saw_exported_labels);
+}
+
+}  // namespace gpucost

@@ -1,0 +1,185 @@
+#include "inventory/dcgm_reader.h"
+
+#include <charconv>
+#include <cmath>
+
+#include "core/strings.h"
+#include "inventory/sample_labels.h"
+
+namespace gpucost {
+namespace {
+
+constexpr double kInt64BlankFloor = 9.2233720368547e18;  // 0x7ffffffffffffff0, rounded down
+constexpr double kFp64Blank = 140737488355328.0;            // DCGM_FP64_BLANK (2^47)
+
+struct MetricInfo {
+  UsageMetric metric;
+  ValueUnit default_unit;
+};
+
+bool UsageMetricOf(std::string_view name, MetricInfo& out) {
+  if (name == "DCGM_FI_PROF_GR_ENGINE_ACTIVE" || name == "DCGM_FI_PROF_GR_ENGINE_UTIL_RATIO") {
+    out = {UsageMetric::kGrEngine, ValueUnit::kRatio};
+    return true;
+  }
+  if (name == "DCGM_FI_DEV_GPU_UTIL") {
+    out = {UsageMetric::kGpuUtil, ValueUnit::kPercent};
+    return true;
+  }
+  if (name == "DCGM_FI_DEV_GPU_UTIL_RATIO") {
+    // Renamed in 4.9 with a unit change; the exact rendering was not confirmed, so the HELP text
+    // or the values decide.
+    out = {UsageMetric::kGpuUtil, ValueUnit::kUnknown};
+    return true;
+  }
+  return false;
+}
+
+// The unit a HELP text states, if it states one. "0-100" and "%" mean percent; "ratio", "0-1",
+// "0.0-1.0" and "0..1" mean a ratio. Percent markers are tested first ("0-100" contains "0-1").
+ValueUnit UnitFromHelp(std::string_view help) {
+  const std::string h = ToLower(help);
+  if (h.find('%') != std::string::npos || h.find("percent") != std::string::npos ||
+      h.find("0-100") != std::string::npos || h.find("0..100") != std::string::npos) {
+    return ValueUnit::kPercent;
+  }
+  if (h.find("ratio") != std::string::npos || h.find("0-1") != std::string::npos ||
+      h.find("0.0-1.0") != std::string::npos || h.find("0..1") != std::string::npos) {
+    return ValueUnit::kRatio;
+  }
+  return ValueUnit::kUnknown;
+}
+
+std::string HostOf(const SampleView& s) {
+  for (std::string_view key : {"Hostname", "hostname", "node", "kubernetes_node", "nodename"}) {
+    const std::string_view v = LabelValue(s, key);
+    if (!v.empty()) return std::string(v);
+  }
+  std::string_view instance = LabelValue(s, "instance");
+  // "10.0.0.7:9400" -> "10.0.0.7"; bracketed IPv6 keeps its brackets.
+  if (const size_t colon = instance.rfind(':');
+      colon != std::string_view::npos && instance.find(']') == std::string_view::npos) {
+    instance = instance.substr(0, colon);
+  }
+  return std::string(instance);
+}
+
+bool LooksLikeExporterPod(const PodRef& p) {
+  return p.container == "exporter" || p.container == "dcgm-exporter" ||
+         p.container == "nvidia-dcgm-exporter" || p.pod.starts_with("dcgm-exporter") ||
+         p.pod.starts_with("nvidia-dcgm-exporter");
+}
+
+}  // namespace
+
+bool IsDcgmBlank(double v) {
+  return !std::isfinite(v) || v >= kInt64BlankFloor || v >= kFp64Blank;
+}
+
+void DcgmReader::OnMetadata(const MetadataView& m) {
+  if (m.kind == MetadataKind::kHelp) {
+    units_[std::string(m.family)] = UnitFromHelp(m.text);
+  } else if (m.kind == MetadataKind::kUnit) {
+    const std::string u = ToLower(m.text);
+    if (u == "ratio") units_[std::string(m.family)] = ValueUnit::kRatio;
+    if (u == "percent") units_[std::string(m.family)] = ValueUnit::kPercent;
+  }
+}
+
+bool DcgmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& source,
+                          Diagnostics& diag) {
+  if (!s.name.starts_with("DCGM_")) return false;
+  std::string uuid = LabelString(s, "UUID");
+  if (uuid.empty()) uuid = LabelString(s, "uuid");
+  if (uuid.empty()) return true;  // NVSwitch, CPU and link entities: not GPUs
+  DeviceKey dev;
+  const std::string_view cluster = LabelValue(s, "cluster");
+  dev.cluster = cluster.empty() ? default_cluster_ : std::string(cluster);
+  dev.host = HostOf(s);
+  dev.uuid = std::move(uuid);
+  if (dev.host.empty()) {
+    diag.Warn("dcgm-no-host", source, s.line,
+              StrCat("dcgm series of ", dev.uuid, " has no Hostname/hostname/instance label; its "
+                     "GPU is placed on a node named after the UUID"));
+    dev.host = dev.uuid;
+  }
+  const std::string_view gi_text = LabelValue(s, "GPU_I_ID");
+  if (!gi_text.empty()) {
+    int gi = -1;
+    auto [p, ec] = std::from_chars(gi_text.data(), gi_text.data() + gi_text.size(), gi);
+    if (ec == std::errc() && p == gi_text.data() + gi_text.size() && gi >= 0) {
+      dev.gpu_instance_id = gi;
+    }
+  }
+  DcgmDevice& device = data_.devices[dev];
+  device.seen.Add(t_ms, 1);
+  if (const std::string_view g = LabelValue(s, "gpu"); !g.empty() && device.gpu_index < 0) {
+    int idx = -1;
+    if (std::from_chars(g.data(), g.data() + g.size(), idx).ec == std::errc()) {
+      device.gpu_index = idx;
+    }
+  }
+  if (device.model.empty()) device.model = LabelString(s, "modelName");
+  if (const std::string_view prof = LabelValue(s, "GPU_I_PROFILE");
+      device.profile.empty() && !prof.empty() && prof != "<<<NULL>>>") {
+    device.profile = std::string(prof);
+  }
+
+  // Pod labels: exported_* after Prometheus relabelling, else the exporter's own spellings.
+  PodRef exported{LabelString(s, "exported_namespace"), LabelString(s, "exported_pod"),
+                  LabelString(s, "exported_container"), LabelString(s, "exported_pod_uid")};
+  PodRef direct{LabelString(s, "namespace"), LabelString(s, "pod"), LabelString(s, "container"),
+                LabelString(s, "pod_uid")};
+  if (direct.pod.empty()) {
+    direct = PodRef{LabelString(s, "pod_namespace"), LabelString(s, "pod_name"),
+                    LabelString(s, "container_name"), direct.pod_uid};
+  }
+  if (exported.pod_uid.empty() && !exported.pod.empty()) exported.pod_uid = direct.pod_uid;
+  if (!exported.pod.empty()) data_.saw_exported_labels = true;
+  PodRef pod;
+  bool from_direct = false;
+  switch (mode_) {
+    case DcgmPodLabels::kAuto:
+      if (!exported.pod.empty()) {
+        pod = exported;
+      } else if (!direct.pod.empty() && !LooksLikeExporterPod(direct)) {
+        pod = direct;
+        from_direct = true;
+      }
+      break;
+    case DcgmPodLabels::kDirect: pod = direct; from_direct = true; break;
+    case DcgmPodLabels::kExported: pod = exported; break;
+  }
+  if (pod.pod.empty()) pod = PodRef{};
+  const std::string vgpu = pod.empty() ? std::string() : LabelString(s, "vgpu");
+  if (!pod.empty()) {
+    data_.pod_labels[DcgmPodLabelKey{dev, pod, !vgpu.empty(), from_direct}].Add(t_ms, 1);
+  }
+
+  MetricInfo info{};
+  if (!UsageMetricOf(s.name, info)) return true;
+  // GPU_UTIL is not supported on MIG instances and reads 0 there (dcgm-exporter #216).
+  if (info.metric == UsageMetric::kGpuUtil && dev.gpu_instance_id >= 0) return true;
+  // A blank is "no data" at this instant, not a zero: it is kept as NaN so that it also ends
+  // the previous sample's validity (the engine counts NaN samples as unmeasured time).
+  const double value = IsDcgmBlank(s.value) ? std::nan("") : s.value;
+  DcgmUsageSeries& series =
+      data_.usage[DcgmUsageKey{std::move(dev), info.metric, pod, vgpu, from_direct}];
+  if (series.first_line == 0) {
+    series.source = source;
+    series.first_line = s.line;
+    auto it = units_.find(s.name);
+    series.unit = (it != units_.end() && it->second != ValueUnit::kUnknown) ? it->second
+                                                                            : info.default_unit;
+  }
+  series.points.Add(t_ms, value);
+  return true;
+}
+
+void DcgmReader::Finish() {
+  for (auto& [k, d] : data_.devices) d.seen.Finish();
+  for (auto& [k, u] : data_.usage) u.points.Finish();
+  for (auto& [k, p] : data_.pod_labels) p.Finish();
+}
+
+}  // namespace gpucost

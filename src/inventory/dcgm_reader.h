@@ -1,0 +1,105 @@
+// Collects dcgm-exporter series: which GPUs and MIG instances exist on which host, their
+// activity (GR_ENGINE_ACTIVE ratio preferred, GPU_UTIL as fallback, under both the ≤4.8 and the
+// ≥4.9 names), and which pods the exporter labelled them with. Handles the label spellings of
+// every exporter version (UUID/uuid, Hostname/hostname, pod/pod_name, exported_pod), reads units
+// from # HELP / # UNIT, and drops DCGM blank sentinels. Not thread-safe.
+#pragma once
+
+#include <compare>
+#include <map>
+#include <string>
+
+#include "ingest/exposition.h"
+#include "inventory/diagnostics.h"
+#include "inventory/series_timeline.h"
+
+namespace gpucost {
+
+struct DeviceKey {
+  std::string cluster;
+  std::string host;
+  std::string uuid;
+  int gpu_instance_id = -1;
+  auto operator<=>(const DeviceKey&) const = default;
+};
+
+struct PodRef {
+  std::string namespace_name;
+  std::string pod;
+  std::string container;
+  std::string pod_uid;
+  bool empty() const { return pod.empty(); }
+  auto operator<=>(const PodRef&) const = default;
+};
+
+enum class UsageMetric : uint8_t { kGrEngine, kGpuUtil };
+enum class ValueUnit : uint8_t { kRatio, kPercent, kUnknown };  // kUnknown: decide from values
+
+struct DcgmDevice {
+  int gpu_index = -1;
+  std::string model;
+  std::string profile;  // GPU_I_PROFILE as written
+  PointSeries seen;
+};
+
+struct DcgmUsageKey {
+  DeviceKey device;
+  UsageMetric metric = UsageMetric::kGrEngine;
+  PodRef pod;
+  std::string vgpu;
+  bool pod_from_direct_labels = false;  // pod/namespace, not exported_* (may be the exporter's)
+  auto operator<=>(const DcgmUsageKey&) const = default;
+};
+
+struct DcgmUsageSeries {
+  ValueUnit unit = ValueUnit::kUnknown;
+  PointSeries points;  // raw values, sentinels removed
+  std::string source;
+  uint64_t first_line = 0;
+};
+
+// Whose label the exporter put on a device, over time (any DCGM metric).
+struct DcgmPodLabelKey {
+  DeviceKey device;
+  PodRef pod;
+  bool vgpu = false;
+  bool pod_from_direct_labels = false;
+  auto operator<=>(const DcgmPodLabelKey&) const = default;
+};
+
+enum class DcgmPodLabels : uint8_t {
+  kAuto,      // exported_* when present; plain pod/namespace are then the exporter's own
+  kDirect,    // only pod/namespace/container (or the -o pod_name/... spelling)
+  kExported,  // only exported_pod/exported_namespace/exported_container
+};
+
+struct DcgmData {
+  std::map<DeviceKey, DcgmDevice> devices;
+  std::map<DcgmUsageKey, DcgmUsageSeries> usage;
+  std::map<DcgmPodLabelKey, PointSeries> pod_labels;
+  bool saw_exported_labels = false;
+};
+
+// True for DCGM's "no data" values: the int64 blanks (>= 0x7ffffffffffffff0), the FP64 blank
+// (140737488355328.0 and above), NaN and infinities.
+bool IsDcgmBlank(double v);
+
+class DcgmReader {
+ public:
+  DcgmReader(std::string default_cluster, DcgmPodLabels mode)
+      : default_cluster_(std::move(default_cluster)), mode_(mode) {}
+  // A new input: metadata seen so far no longer applies.
+  void BeginSource() { units_.clear(); }
+  void OnMetadata(const MetadataView& m);
+  bool OnSample(const SampleView& s, int64_t t_ms, const std::string& source, Diagnostics& diag);
+  void Finish();
+  DcgmData& data() { return data_; }
+
+ private:
+  std::string default_cluster_;
+  DcgmPodLabels mode_;
+  std::map<std::string, ValueUnit, std::less<>> units_;  // family -> unit read from HELP/UNIT
+  DcgmData data_;
+};
+
+}  // namespace gpucost

@@ -1,0 +1,294 @@
+// Pods -> holders and holdings: phases and scheduling give when a pod holds GPUs; container
+// requests (or, when dcgm-exporter pins a device to the pod exclusively, the device itself) give
+// what it holds.
+#include <algorithm>
+#include <cmath>
+
+#include "core/strings.h"
+#include "inventory/assembly.h"
+#include "inventory/workload_identity.h"
+
+namespace gpucost {
+namespace {
+
+bool Positive(double v) { return v > 0.5; }
+
+std::string PodName(const PodKey& k) { return StrCat(k.namespace_name, "/", k.pod); }
+
+// Requests first; limits only for a (container, resource) with no request series.
+std::vector<ContainerRequest> ContainerRequests(const PodKey& key, const KsmPod& pod,
+                                                Assembly& a, bool& hami, bool& shared) {
+  std::map<std::string, std::map<std::string, const PointSeries*>> chosen;  // container->res
+  for (const auto& [rk, series] : pod.resources) {
+    auto& slot = chosen[rk.container][rk.resource];
+    if (!rk.from_limits || slot == nullptr) slot = &series;
+  }
+  std::vector<ContainerRequest> out;
+  for (const auto& [container, resources] : chosen) {
+    Request hami_parts;
+    for (const auto& [res, series] : resources) {
+      const ResourceName rn = CanonicalResourceName(res);
+      const double v = series->last_value();
+      if (rn.kind == ResourceKind::kHamiCores) hami_parts.hami_cores_percent = v;
+      if (rn.kind == ResourceKind::kHamiMem) hami_parts.hami_mem_mib = v;
+      if (rn.kind == ResourceKind::kHamiMemPercentage) hami_parts.hami_mem_percent = v;
+    }
+    const bool has_hami = hami_parts.hami_cores_percent >= 0 || hami_parts.hami_mem_mib >= 0 ||
+                          hami_parts.hami_mem_percent >= 0;
+    hami = hami || has_hami;
+    bool hami_attached = false;
+    for (const auto& [res, series] : resources) {
+      const ResourceName rn = CanonicalResourceName(res);
+      if (!rn.IsDevice()) continue;
+      ContainerRequest cr;
+      cr.container = container;
+      cr.request.resource = rn.canonical;
+      // The latest positive count: extended resources cannot be resized in place.
+      for (const Point& p : series->points()) {
+        if (p.v > 0) cr.request.count = p.v;
+      }
+      cr.intervals = PresentIntervals(series->points(), a.presence,
+                                      [](double v) { return v > 0; });
+      if (cr.request.count <= 0 || cr.intervals.empty()) continue;
+      if (rn.kind == ResourceKind::kNvidiaGpuShared) shared = true;
+      if (has_hami && rn.kind == ResourceKind::kNvidiaGpu) {
+        cr.request.hami_cores_percent = hami_parts.hami_cores_percent;
+        cr.request.hami_mem_mib = hami_parts.hami_mem_mib;
+        cr.request.hami_mem_percent = hami_parts.hami_mem_percent;
+        hami_attached = true;
+      }
+      out.push_back(std::move(cr));
+    }
+    if (has_hami && !hami_attached) {
+      a.diag.Warn(StrCat("hami-no-gpu:", PodName(key), "/", container), "", 0,
+                  StrCat("pod ", PodName(key), " container ", container,
+                         " asks for HAMi GPU fractions without nvidia.com/gpu; ignored"));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void BuildPodTimelines(Assembly& a) {
+  for (const auto& [key, pod] : a.ksm.pods) {
+    if (pod.resources.empty()) continue;  // holds no GPU
+    PodTimeline pt;
+    pt.requests = ContainerRequests(key, pod, a, pt.uses_hami, pt.uses_shared);
+    if (pt.requests.empty()) continue;
+    std::vector<Interval> scheduled;
+    int64_t node_last = INT64_MIN;
+    for (const auto& [node, series] : pod.info_by_node) {
+      if (node.empty()) continue;
+      scheduled = UnionIntervals(scheduled, PresentIntervals(series.points(), a.presence, Positive));
+      if (series.last_t() > node_last) {
+        node_last = series.last_t();
+        pt.node = node;
+      }
+    }
+    if (pt.node.empty()) pt.node = pod.request_node;
+    if (pt.node.empty()) {
+      a.diag.Warn(StrCat("pod-no-node:", PodName(key)), "", 0,
+                  StrCat("pod ", PodName(key), " requests GPUs but was never scheduled to a node"));
+      continue;
+    }
+    std::vector<Interval> requested;
+    for (const ContainerRequest& cr : pt.requests) requested = UnionIntervals(requested, cr.intervals);
+    if (pod.info_by_node.empty()) scheduled = requested;  // node known from the request series
+    if (pod.phases.empty()) {
+      a.diag.Warn("pod-no-phase", "", 0,
+                  StrCat("no kube_pod_status_phase for pod ", PodName(key),
+                         " (and maybe others): it is taken to hold its GPUs while scheduled"));
+      pt.active = scheduled;
+    } else {
+      std::vector<Interval> running, pending;
+      if (auto it = pod.phases.find("Running"); it != pod.phases.end()) {
+        running = PresentIntervals(it->second.points(), a.presence, Positive);
+      }
+      if (auto it = pod.phases.find("Pending"); it != pod.phases.end()) {
+        pending = PresentIntervals(it->second.points(), a.presence, Positive);
+      }
+      pt.active = UnionIntervals(running, IntersectIntervals(pending, scheduled));
+    }
+    pt.active = ClipIntervals(pt.active, a.window);
+    a.pods.emplace(key, std::move(pt));
+  }
+}
+
+namespace {
+
+std::map<std::string, std::string> Allowed(const std::map<std::string, std::string>& labels,
+                                           const std::vector<std::string>& allow) {
+  if (allow.empty()) return labels;
+  std::map<std::string, std::string> out;
+  for (const std::string& k : allow) {
+    auto it = labels.find(KsmLabelKey(k));
+    if (it != labels.end()) out.insert(*it);
+  }
+  return out;
+}
+
+LabelSet HolderLabels(const std::map<std::string, std::string>& pod_labels,
+                      const std::map<std::string, std::string>& ns_labels, const Assembly& a,
+                      const LabelKeyRestorer& restorer) {
+  std::vector<Label> labels;
+  std::map<std::string, std::string> merged = Allowed(ns_labels, a.options.label_allowlist);
+  for (const auto& [k, v] : Allowed(pod_labels, a.options.label_allowlist)) merged[k] = v;
+  std::set<std::string> names;
+  for (const auto& [k, v] : merged) {
+    std::string name = restorer.Restore(k);
+    if (names.insert(name).second) labels.push_back(Label{std::move(name), v});
+  }
+  auto made = LabelSet::Make(std::move(labels));
+  return made.ok() ? std::move(made).value() : LabelSet();
+}
+
+HolderIndex AddHolder(Assembly& a, Holder h, const std::string& uid,
+                      const std::vector<Interval>& active) {
+  const HolderIndex idx = static_cast<HolderIndex>(a.inventory.holders.size());
+  a.holders_by_container[{h.cluster, h.namespace_name, h.pod, h.container}].push_back(idx);
+  a.inventory.holders.push_back(std::move(h));
+  a.holder_uids.push_back(uid);
+  a.holder_active.push_back(active);
+  return idx;
+}
+
+struct Pin {
+  UnitIndex unit;
+  std::vector<Interval> when;
+};
+
+}  // namespace
+
+void BuildHoldersAndHoldings(Assembly& a) {
+  std::vector<TeamSource> chain;
+  for (const std::string& t : a.options.team_labels) {
+    TeamSource s;
+    if (ParseTeamSource(t, s)) chain.push_back(std::move(s));
+    else a.diag.Warn(StrCat("bad team source \"", t, "\" (want pod:<key> or namespace:<key>)"));
+  }
+  const LabelKeyRestorer restorer(a.options.known_label_keys);
+  static const std::map<std::string, std::string> kNoLabels;
+  auto ns_labels_of = [&](const std::string& cluster, const std::string& ns)
+      -> const std::map<std::string, std::string>& {
+    auto it = a.ksm.namespace_labels.find({cluster, ns});
+    return it == a.ksm.namespace_labels.end() ? kNoLabels : it->second;
+  };
+
+  // Exclusive device pins from dcgm pod labels: MIG instances, or whole GPUs on unshared nodes.
+  // (cluster, namespace, pod, container) -> pins.
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, std::vector<Pin>> pins;
+  for (const auto& [key, series] : a.dcgm.pod_labels) {
+    if (key.vgpu || !TrustPodLabels(a, key.pod_from_direct_labels)) continue;
+    auto host = a.host_to_node.find({key.device.cluster, key.device.host});
+    if (host == a.host_to_node.end()) continue;
+    const NodeIndex n = a.node_index.at(host->second);
+    if (key.device.gpu_instance_id < 0 && a.inventory.nodes[n].sharing != SharingMode::kNone) {
+      continue;  // one arbitrary pod of a shared GPU: not an assignment
+    }
+    auto unit = a.unit_by_device.find({n, key.device.uuid, key.device.gpu_instance_id});
+    if (unit == a.unit_by_device.end()) continue;
+    pins[{key.device.cluster, key.pod.namespace_name, key.pod.pod, key.pod.container}].push_back(
+        Pin{unit->second, PresentIntervals(series.points(), a.presence)});
+  }
+
+  for (const auto& [key, pt] : a.pods) {
+    auto node_it = a.node_index.find({key.cluster, pt.node});
+    if (node_it == a.node_index.end()) continue;
+    const KsmPod& kpod = a.ksm.pods.at(key);
+    const ClusterNamespace cns{key.cluster, key.namespace_name};
+    OwnerTables tables;
+    if (auto it = a.ksm.replicaset_owners.find(cns); it != a.ksm.replicaset_owners.end()) {
+      tables.replicaset_owners = &it->second;
+    }
+    if (auto it = a.ksm.job_owners.find(cns); it != a.ksm.job_owners.end()) {
+      tables.job_owners = &it->second;
+    }
+    const WorkloadIdentity wi =
+        ResolveWorkload(key.pod, kpod.owners, tables, a.options.infer_deployment_from_replicaset);
+    const auto& ns_labels = ns_labels_of(key.cluster, key.namespace_name);
+    std::map<std::string, HolderIndex> by_container;
+    for (const ContainerRequest& cr : pt.requests) {
+      auto [hit, fresh] = by_container.try_emplace(cr.container, kNoIndex);
+      if (fresh) {
+        Holder h;
+        h.cluster = key.cluster;
+        h.namespace_name = key.namespace_name;
+        h.pod = key.pod;
+        h.container = cr.container;
+        h.pod_uid = key.uid;
+        h.workload = wi.workload;
+        h.workload_kind = wi.kind;
+        h.team = ResolveTeam(chain, kpod.labels, ns_labels, key.namespace_name);
+        h.labels = HolderLabels(kpod.labels, ns_labels, a, restorer);
+        hit->second = AddHolder(a, std::move(h), key.uid, pt.active);
+      }
+      const std::vector<Interval> when = IntersectIntervals(pt.active, cr.intervals);
+      const auto pin_it = pins.find({key.cluster, key.namespace_name, key.pod, cr.container});
+      for (const Interval& iv : when) {
+        Holding holding;
+        holding.holder = hit->second;
+        holding.node = node_it->second;
+        holding.interval = iv;
+        holding.request = cr.request;
+        if (pin_it != pins.end()) {
+          std::vector<UnitIndex> units;
+          for (const Pin& p : pin_it->second) {
+            const GpuUnit& u = a.inventory.units[p.unit];
+            if (u.node != holding.node || u.resource != cr.request.resource) continue;
+            if (!IntersectIntervals(p.when, {iv}).empty()) units.push_back(p.unit);
+          }
+          std::sort(units.begin(), units.end());
+          units.erase(std::unique(units.begin(), units.end()), units.end());
+          if (static_cast<double>(units.size()) == cr.request.count) {
+            holding.units = std::move(units);
+          } else if (!units.empty()) {
+            a.diag.Warn(StrCat("pin-count:", PodName(key), "/", cr.container), "", 0,
+                        StrCat("pod ", PodName(key), " container ", cr.container, " requests ",
+                               cr.request.count, " ", cr.request.resource, " but dcgm-exporter "
+                               "labels ", units.size(), " devices with it; using the request"));
+          }
+        }
+        a.inventory.holdings.push_back(std::move(holding));
+      }
+    }
+  }
+
+  // Pods that dcgm-exporter pins to devices but kube-state-metrics never showed.
+  std::set<std::tuple<std::string, std::string, std::string>> ksm_pods;
+  for (const auto& [key, pod] : a.ksm.pods) ksm_pods.insert({key.cluster, key.namespace_name, key.pod});
+  for (const auto& [pkey, plist] : pins) {
+    const auto& [cluster, ns, pod, container] = pkey;
+    if (ksm_pods.contains({cluster, ns, pod})) continue;
+    a.diag.Warn(StrCat("dcgm-only-pod:", ns, "/", pod), "", 0,
+                StrCat("pod ", ns, "/", pod, " is known only from dcgm-exporter labels; it holds "
+                       "the devices labelled with it, as a bare pod"));
+    Holder h;
+    h.cluster = cluster;
+    h.namespace_name = ns;
+    h.pod = pod;
+    h.container = container;
+    h.workload = pod;
+    h.workload_kind = "Pod";
+    h.team = ResolveTeam(chain, kNoLabels, ns_labels_of(cluster, ns), ns);
+    std::vector<Interval> active;
+    for (const Pin& p : plist) active = UnionIntervals(active, p.when);
+    active = ClipIntervals(active, a.window);
+    const HolderIndex hi = AddHolder(a, std::move(h), "", active);
+    for (const Pin& p : plist) {
+      const GpuUnit& u = a.inventory.units[p.unit];
+      for (const Interval& iv : ClipIntervals(p.when, a.window)) {
+        Holding holding;
+        holding.holder = hi;
+        holding.node = u.node;
+        holding.interval = iv;
+        holding.units = {p.unit};
+        holding.request.resource = u.resource;
+        holding.request.count = 1;
+        a.inventory.holdings.push_back(std::move(holding));
+      }
+    }
+  }
+}
+
+}  // namespace gpucost

@@ -1,0 +1,100 @@
+#include "inventory/inventory_builder.h"
+
+#include <algorithm>
+
+#include "core/strings.h"
+#include "inventory/assembly.h"
+
+namespace gpucost {
+
+InventoryBuilder::InventoryBuilder(TimelineOptions options)
+    : options_(std::move(options)),
+      ksm_(options_.cluster),
+      dcgm_(options_.cluster, options_.dcgm_pod_labels) {}
+
+InventoryBuilder::~InventoryBuilder() = default;
+
+void InventoryBuilder::BeginSource(std::string name) {
+  source_ = std::move(name);
+  dcgm_.BeginSource();
+}
+
+void InventoryBuilder::OnMetadata(const MetadataView& metadata) { dcgm_.OnMetadata(metadata); }
+
+bool InventoryBuilder::OnError(const ParseIssue& issue) {
+  ++errors_;
+  diag_.Warn(StrCat("parse:", source_, ":", issue.line), source_, issue.line, issue.message);
+  return true;
+}
+
+void InventoryBuilder::OnSample(const SampleView& sample) {
+  if (sample.is_created) return;
+  ++samples_;
+  int64_t t_ms = sample.timestamp_ms;
+  if (!sample.has_timestamp) {
+    if (!options_.untimestamped_at) {
+      diag_.Warn("no-timestamp", source_, sample.line,
+                 "sample without a timestamp skipped (give the scrape time to use such input)");
+      return;
+    }
+    t_ms = UnixMs(*options_.untimestamped_at);
+  }
+  const bool used = ksm_.OnSample(sample, t_ms, source_, diag_) ||
+                    dcgm_.OnSample(sample, t_ms, source_, diag_);
+  if (!used) return;
+  min_t_ms_ = std::min(min_t_ms_, t_ms);
+  max_t_ms_ = std::max(max_t_ms_, t_ms);
+}
+
+Result<LoadedTimeline> InventoryBuilder::Build() {
+  if (built_) return Status::FailedPrecondition("InventoryBuilder::Build called twice");
+  built_ = true;
+  ksm_.Finish();
+  dcgm_.Finish();
+  LoadedTimeline out;
+  out.samples = samples_;
+  out.parse_errors = errors_;
+  if (options_.staleness <= Duration(0) || options_.default_scrape_interval <= Duration(0)) {
+    return Status::InvalidArgument("staleness and default scrape interval must be positive");
+  }
+  const PresenceOptions presence{options_.default_scrape_interval, options_.staleness};
+  if (max_t_ms_ >= min_t_ms_) {
+    Instant end = InstantFromUnixMs(max_t_ms_ + 1);
+    auto extend = [&](const PointSeries& s) {
+      const auto iv = PresentIntervals(s.points(), presence);
+      if (!iv.empty()) end = std::max(end, iv.back().end);
+    };
+    for (const auto& [k, n] : ksm_.data().nodes) extend(n.seen);
+    for (const auto& [k, d] : dcgm_.data().devices) extend(d.seen);
+    for (const auto& [k, p] : ksm_.data().pods) {
+      for (const auto& [ph, s] : p.phases) extend(s);
+    }
+    out.span = Window{InstantFromUnixMs(min_t_ms_), end};
+  } else {
+    diag_.Warn("the input holds no kube-state-metrics or dcgm-exporter samples");
+  }
+  out.window = options_.window.value_or(out.span);
+
+  Assembly a{options_, presence, out.window, ksm_.data(), dcgm_.data(), diag_, {}, {}, {},
+             {}, {}, {}, {}, {}, {}};
+  BuildPodTimelines(a);
+  BuildNodesAndUnits(a);
+  BuildHoldersAndHoldings(a);
+  BuildUsage(a);
+
+  for (GpuUnit& u : a.inventory.units) {
+    if (u.present.empty()) continue;
+    u.present = ClipIntervals(u.present, out.window);
+    // Empty would read as "whenever the node is present"; a unit seen only outside the window
+    // is present for no time in it.
+    if (u.present.empty()) u.present.push_back(Interval{out.window.start, out.window.start});
+  }
+  std::erase_if(a.inventory.holdings,
+                [](const Holding& h) { return h.interval.end <= h.interval.start; });
+  out.inventory = std::move(a.inventory);
+  out.usage = std::move(a.usage);
+  out.warnings = diag_.warnings();
+  return out;
+}
+
+}  // namespace gpucost

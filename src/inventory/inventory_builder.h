@@ -1,0 +1,89 @@
+// InventoryBuilder: turns exposition samples from kube-state-metrics and dcgm-exporter into the
+// inventory timeline (nodes, GPU units, holders, holdings) and the usage timeline the attribution
+// engine consumes, with warnings for everything it had to skip or guess (docs/inputs.md). Feed it
+// as an ExpositionHandler (one BeginSource per input) or through AddText, then call Build once.
+// Not thread-safe.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "core/time.h"
+#include "ingest/exposition.h"
+#include "inventory/dcgm_reader.h"
+#include "inventory/diagnostics.h"
+#include "inventory/ksm_reader.h"
+#include "inventory/mig_profiles.h"
+#include "model/inventory.h"
+#include "model/usage.h"
+
+namespace gpucost {
+
+struct TimelineOptions {
+  std::string cluster = "default";      // when a series has no `cluster` label
+  std::optional<Window> window;         // default: the span of the input
+  Duration default_scrape_interval = std::chrono::seconds(30);  // for series with one sample
+  Duration staleness = std::chrono::minutes(5);  // longest a sample stands for its series
+  MigWeight mig_weight = MigWeight::kCompute;
+  // Team chain, first non-empty wins, then the namespace name. "pod:<key>" or "namespace:<key>".
+  std::vector<std::string> team_labels = {"pod:team", "namespace:team"};
+  // Pod and namespace labels copied to holders (original or KSM spelling); empty: all.
+  std::vector<std::string> label_allowlist;
+  // Original label keys to restore from KSM's sanitized spelling, besides the well-known ones.
+  std::vector<std::string> known_label_keys;
+  DcgmPodLabels dcgm_pod_labels = DcgmPodLabels::kAuto;
+  // Time given to samples written without a timestamp; unset: such samples are skipped.
+  std::optional<Instant> untimestamped_at;
+  // A ReplicaSet without kube_replicaset_owner whose name ends in a pod-template hash is taken
+  // as a Deployment's.
+  bool infer_deployment_from_replicaset = true;
+  // HAMi nodes without GFD gpu.count or dcgm data: physical GPUs = capacity / this.
+  int hami_device_split_count = 10;
+};
+
+struct LoadedTimeline {
+  Inventory inventory;
+  Usage usage;
+  Window span;    // first sample to last sample plus its series' scrape interval
+  Window window;  // what the timelines are clipped to
+  std::vector<InputWarning> warnings;
+  uint64_t samples = 0;       // samples read
+  uint64_t parse_errors = 0;  // malformed lines skipped
+};
+
+class InventoryBuilder final : public ExpositionHandler {
+ public:
+  explicit InventoryBuilder(TimelineOptions options = {});
+  ~InventoryBuilder() override;
+
+  // Names the input the following samples come from (for file:line in warnings) and forgets
+  // the previous input's # HELP units.
+  void BeginSource(std::string name);
+
+  void OnSample(const SampleView& sample) override;
+  void OnMetadata(const MetadataView& metadata) override;
+  bool OnError(const ParseIssue& issue) override;
+
+  // Parses exposition text (Prometheus text or OpenMetrics) held in memory.
+  Status AddText(std::string text, std::string source_name = "<string>");
+
+  // Builds the timelines. Call once; the builder is spent afterwards.
+  Result<LoadedTimeline> Build();
+
+ private:
+  TimelineOptions options_;
+  std::string source_;
+  Diagnostics diag_;
+  KsmReader ksm_;
+  DcgmReader dcgm_;
+  uint64_t samples_ = 0;
+  uint64_t errors_ = 0;
+  int64_t min_t_ms_ = INT64_MAX;
+  int64_t max_t_ms_ = INT64_MIN;
+  bool built_ = false;
+};
+
+}  // namespace gpucost

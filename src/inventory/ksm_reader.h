@@ -1,0 +1,77 @@
+// Collects the kube-state-metrics series the inventory needs (pods, their phases, nodes, owners,
+// labels, container GPU requests and node capacity) from a stream of samples, keyed by cluster.
+// What the series mean is decided later, by the inventory builder. Not thread-safe.
+#pragma once
+
+#include <compare>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ingest/exposition.h"
+#include "inventory/diagnostics.h"
+#include "inventory/series_timeline.h"
+#include "inventory/workload_identity.h"
+
+namespace gpucost {
+
+struct PodKey {
+  std::string cluster;
+  std::string namespace_name;
+  std::string pod;
+  std::string uid;  // "" from KSM versions without the uid label
+  auto operator<=>(const PodKey&) const = default;
+};
+
+struct ContainerResourceKey {
+  std::string container;
+  std::string resource;  // canonical name
+  bool from_limits = false;
+  auto operator<=>(const ContainerResourceKey&) const = default;
+};
+
+struct KsmPod {
+  std::map<std::string, PointSeries> phases;        // phase -> 0/1 series
+  std::map<std::string, PointSeries> info_by_node;  // kube_pod_info node label ("" unscheduled)
+  std::vector<OwnerRef> owners;
+  std::map<std::string, std::string> labels;       // KSM keys without "label_"
+  int64_t labels_t = INT64_MIN;
+  std::map<ContainerResourceKey, PointSeries> resources;
+  std::string request_node;                        // node label of the resource series
+};
+
+struct KsmNode {
+  PointSeries seen;  // every kube_node_* sample time
+  std::map<std::string, std::string> labels;  // KSM keys without "label_", latest series
+  int64_t labels_t = INT64_MIN;
+  std::map<std::string, double> capacity;     // canonical resource -> latest value
+  std::map<std::string, int64_t> capacity_t;
+};
+
+using ClusterNamespace = std::pair<std::string, std::string>;
+
+struct KsmData {
+  std::map<PodKey, KsmPod> pods;
+  std::map<std::pair<std::string, std::string>, KsmNode> nodes;  // (cluster, node)
+  std::map<ClusterNamespace, std::map<std::string, OwnerRef>> replicaset_owners;
+  std::map<ClusterNamespace, std::map<std::string, OwnerRef>> job_owners;
+  std::map<ClusterNamespace, std::map<std::string, std::string>> namespace_labels;
+};
+
+class KsmReader {
+ public:
+  explicit KsmReader(std::string default_cluster) : default_cluster_(std::move(default_cluster)) {}
+  // Returns false when the sample is not a series this reader consumes.
+  bool OnSample(const SampleView& s, int64_t t_ms, const std::string& source, Diagnostics& diag);
+  // Sorts every series. Call once, after the last sample.
+  void Finish();
+  KsmData& data() { return data_; }
+
+ private:
+  std::string Cluster(const SampleView& s) const;
+  KsmPod& Pod(const SampleView& s);
+  std::string default_cluster_;
+  KsmData data_;
+};
+
+}  // namespace gpucost

@@ -1,0 +1,392 @@
+// Nodes and their GPU units: presence from kube_node_* series (or dcgm data for nodes KSM does
+// not show), physical GPUs from dcgm UUIDs or GFD gpu.count (never the replica-inflated
+// capacity), the sharing mode, and one unit per whole GPU, MIG instance (plus the unpartitioned
+// rest) or time-slicing/MPS replica.
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "core/strings.h"
+#include "inventory/assembly.h"
+#include "inventory/mig_profiles.h"
+#include "inventory/workload_identity.h"
+
+namespace gpucost {
+namespace {
+
+struct DcgmGpu {
+  std::string uuid;
+  int index = -1;
+  std::string model;
+  std::map<int, const DcgmDevice*> instances;  // GPU instance id -> device
+};
+
+int IntLabel(const std::map<std::string, std::string>& labels, const std::string& key) {
+  auto it = labels.find(key);
+  if (it == labels.end()) return -1;
+  int v = -1;
+  const std::string& s = it->second;
+  if (std::from_chars(s.data(), s.data() + s.size(), v).ec != std::errc()) return -1;
+  return v;
+}
+
+std::string StrLabel(const std::map<std::string, std::string>& labels, const std::string& key) {
+  auto it = labels.find(key);
+  return it == labels.end() ? std::string() : it->second;
+}
+
+std::string CapacityType(const std::map<std::string, std::string>& l) {
+  const std::string karpenter = ToLower(StrLabel(l, "karpenter_sh_capacity_type"));
+  if (karpenter == "spot") return "spot";
+  if (karpenter == "on-demand") return "on_demand";
+  if (karpenter == "reserved") return "reserved";
+  const std::string eks = ToLower(StrLabel(l, "eks_amazonaws_com_capacity_type"));
+  if (eks == "spot") return "spot";
+  if (eks == "on_demand") return "on_demand";
+  if (StrLabel(l, "cloud_google_com_gke_spot") == "true" ||
+      StrLabel(l, "cloud_google_com_gke_preemptible") == "true") {
+    return "spot";
+  }
+  const std::string azure = ToLower(StrLabel(l, "kubernetes_azure_com_scalesetpriority"));
+  if (azure == "spot") return "spot";
+  if (azure == "regular") return "on_demand";
+  return "";
+}
+
+// "NVIDIA-H100-NVL-MIG-1g.12gb" -> profile "1g.12gb"; "A100-SXM4-40GB-MIG-1g.5gb-SHARED" too.
+std::string ProductMigProfile(std::string_view product) {
+  const size_t mig = product.find("-MIG-");
+  if (mig == std::string_view::npos) return "";
+  std::string_view p = product.substr(mig + 5);
+  if (p.ends_with("-SHARED")) p.remove_suffix(7);
+  return std::string(p);
+}
+
+std::string ProductModel(std::string_view product) {
+  if (const size_t mig = product.find("-MIG-"); mig != std::string_view::npos) {
+    product = product.substr(0, mig);
+  }
+  if (product.ends_with("-SHARED")) product.remove_suffix(7);
+  return std::string(product);
+}
+
+double Capacity(const KsmNode* n, const std::string& res) {
+  if (n == nullptr) return 0;
+  auto it = n->capacity.find(res);
+  return it == n->capacity.end() ? 0 : it->second;
+}
+
+struct MigSlot {
+  int gi;
+  std::string profile;
+  const DcgmDevice* device;  // nullptr when synthesised from labels
+};
+
+class NodeUnits {
+ public:
+  NodeUnits(Assembly& a, NodeIndex n) : a_(a), n_(n) {}
+
+  UnitIndex Add(GpuUnit u) {
+    u.node = n_;
+    const UnitIndex idx = static_cast<UnitIndex>(a_.inventory.units.size());
+    if (u.partition.kind != PartitionKind::kReplica && u.holdable) {
+      a_.unit_by_device[{n_, u.gpu_uuid, u.gpu_instance_id}] = idx;
+    }
+    a_.inventory.units.push_back(std::move(u));
+    return idx;
+  }
+
+  void Mig(const std::string& uuid, const std::string& model, const std::vector<MigSlot>& slots) {
+    const Node& node = a_.inventory.nodes[n_];
+    const MigModel* mm = DetectMigModel(model);
+    int used = 0;
+    for (const MigSlot& s : slots) {
+      GpuUnit u;
+      u.gpu_uuid = uuid;
+      u.gpu_model = model;
+      u.partition = {PartitionKind::kMig, s.gi};
+      u.gpu_instance_id = s.gi;
+      const MigProfile* p = mm != nullptr ? FindMigProfile(*mm, s.profile) : nullptr;
+      if (p != nullptr) {
+        u.mig_profile = p->name;
+        u.fraction = MigFraction(*mm, *p, a_.options.mig_weight);
+        used += p->compute_slices;
+      } else {
+        const auto parsed = ParseMigProfileName(s.profile);
+        u.mig_profile = parsed ? NormalizeMigProfileName(*parsed) : s.profile;
+        const auto f = MigFractionWithoutModel(s.profile, a_.options.mig_weight);
+        u.fraction = f.value_or(0);
+        if (parsed) used += parsed->compute_slices;
+        a_.diag.Warn(StrCat("mig-unknown:", model, ":", s.profile), "", 0,
+                     StrCat("node ", node.name, ": MIG profile \"", s.profile, "\" on GPU model \"",
+                            model, "\" is not in the profile table; ",
+                            f ? StrCat("fraction taken as ", *f) : std::string("fraction 0")));
+      }
+      u.resource = node.mig_single ? "nvidia.com/gpu" : MigResourceName(u.mig_profile);
+      if (s.device != nullptr) u.present = PresentIntervals(s.device->seen.points(), a_.presence);
+      Add(std::move(u));
+    }
+    const int total = mm != nullptr ? mm->compute_slices : 7;
+    if (used > total) {
+      a_.diag.Warn(StrCat("mig-overfull:", uuid), "", 0,
+                   StrCat("node ", node.name, " GPU ", uuid, ": MIG instances seen over the window "
+                          "use ", used, " of ", total, " compute slices (reconfigured?)"));
+    } else if (used < total) {
+      GpuUnit rest;
+      rest.gpu_uuid = uuid;
+      rest.gpu_model = model;
+      rest.partition = {PartitionKind::kWhole, 0};
+      rest.fraction = static_cast<double>(total - used) / total;
+      rest.holdable = false;
+      Add(std::move(rest));
+    }
+  }
+
+ private:
+  Assembly& a_;
+  NodeIndex n_;
+};
+
+}  // namespace
+
+void BuildNodesAndUnits(Assembly& a) {
+  // GPUs per dcgm host.
+  std::map<NodeKey, std::map<std::string, DcgmGpu>> host_gpus;
+  for (const auto& [key, dev] : a.dcgm.devices) {
+    DcgmGpu& g = host_gpus[{key.cluster, key.host}][key.uuid];
+    g.uuid = key.uuid;
+    if (dev.gpu_index >= 0) g.index = dev.gpu_index;
+    if (g.model.empty()) g.model = dev.model;
+    if (key.gpu_instance_id >= 0) g.instances[key.gpu_instance_id] = &dev;
+  }
+  // dcgm hosts -> node names: the node itself, else (an exporter pod's name in old releases) the
+  // node of the pods it labels, else a node of that name.
+  for (const auto& [hk, gpus] : host_gpus) {
+    if (a.ksm.nodes.contains(hk)) {
+      a.host_to_node[hk] = hk;
+      continue;
+    }
+    std::map<std::string, int> votes;
+    for (const auto& [pk, series] : a.dcgm.pod_labels) {
+      if (pk.device.cluster != hk.first || pk.device.host != hk.second) continue;
+      for (const auto& [podkey, pt] : a.pods) {
+        if (podkey.cluster == hk.first && podkey.namespace_name == pk.pod.namespace_name &&
+            podkey.pod == pk.pod.pod) {
+          ++votes[pt.node];
+        }
+      }
+    }
+    auto best = std::max_element(votes.begin(), votes.end(),
+                                 [](const auto& x, const auto& y) { return x.second < y.second; });
+    a.host_to_node[hk] = best == votes.end() ? hk : NodeKey{hk.first, best->first};
+  }
+
+  std::set<NodeKey> names;
+  for (const auto& [k, n] : a.ksm.nodes) names.insert(k);
+  for (const auto& [hk, nk] : a.host_to_node) names.insert(nk);
+  std::map<NodeKey, std::vector<Interval>> pod_presence;
+  std::set<NodeKey> hami_nodes, shared_nodes;
+  for (const auto& [pk, pt] : a.pods) {
+    const NodeKey nk{pk.cluster, pt.node};
+    if (pt.uses_hami) hami_nodes.insert(nk);
+    if (pt.uses_shared) shared_nodes.insert(nk);
+    if (!names.contains(nk)) pod_presence[nk] = UnionIntervals(pod_presence[nk], pt.active);
+  }
+  for (const auto& [nk, iv] : pod_presence) {
+    a.diag.Warn(StrCat("node-unknown:", nk.second), "", 0,
+                StrCat("node ", nk.second, " has GPU pods but no kube_node_* or dcgm series; "
+                       "its GPU capacity is unknown"));
+    names.insert(nk);
+  }
+  // GPUs per node (a node may have several dcgm host names).
+  std::map<NodeKey, std::vector<const DcgmGpu*>> node_gpus;
+  std::map<NodeKey, std::vector<Interval>> dcgm_presence;
+  for (const auto& [hk, gpus] : host_gpus) {
+    const NodeKey nk = a.host_to_node[hk];
+    for (const auto& [uuid, g] : gpus) node_gpus[nk].push_back(&g);
+  }
+  for (const auto& [key, dev] : a.dcgm.devices) {
+    const NodeKey nk = a.host_to_node[{key.cluster, key.host}];
+    dcgm_presence[nk] = UnionIntervals(dcgm_presence[nk], PresentIntervals(dev.seen.points(), a.presence));
+  }
+  const LabelKeyRestorer restorer(a.options.known_label_keys);
+
+  for (const NodeKey& nk : names) {
+    const NodeIndex n = static_cast<NodeIndex>(a.inventory.nodes.size());
+    a.node_index[nk] = n;
+    Node node;
+    node.cluster = nk.first;
+    node.name = nk.second;
+    const KsmNode* kn = nullptr;
+    if (auto it = a.ksm.nodes.find(nk); it != a.ksm.nodes.end()) kn = &it->second;
+    static const std::map<std::string, std::string> kNone;
+    const auto& l = kn != nullptr ? kn->labels : kNone;
+    std::vector<Interval> present = dcgm_presence[nk];
+    if (kn != nullptr) present = UnionIntervals(present, PresentIntervals(kn->seen.points(), a.presence));
+    present = UnionIntervals(present, pod_presence[nk]);
+    node.present = ClipIntervals(present, a.window);
+    {
+      std::vector<Label> labels;
+      for (const auto& [k, v] : l) labels.push_back(Label{restorer.Restore(k), v});
+      if (auto made = LabelSet::Make(std::move(labels)); made.ok()) node.labels = std::move(made).value();
+    }
+    node.instance_type = StrLabel(l, "node_kubernetes_io_instance_type");
+    if (node.instance_type.empty()) node.instance_type = StrLabel(l, "beta_kubernetes_io_instance_type");
+    node.capacity_type = CapacityType(l);
+    node.zone = StrLabel(l, "topology_kubernetes_io_zone");
+    if (node.zone.empty()) node.zone = StrLabel(l, "failure_domain_beta_kubernetes_io_zone");
+    node.region = StrLabel(l, "topology_kubernetes_io_region");
+    if (node.region.empty()) node.region = StrLabel(l, "failure_domain_beta_kubernetes_io_region");
+
+    std::vector<const DcgmGpu*> gpus = node_gpus[nk];
+    std::sort(gpus.begin(), gpus.end(), [](const DcgmGpu* x, const DcgmGpu* y) {
+      return std::tie(x->index, x->uuid) < std::tie(y->index, y->uuid);
+    });
+    const std::string product = StrLabel(l, "nvidia_com_gpu_product");
+    node.gpu_model = !gpus.empty() && !gpus.front()->model.empty() ? gpus.front()->model
+                                                                  : ProductModel(product);
+    const std::string mig_strategy = StrLabel(l, "nvidia_com_mig_strategy");
+    const std::string strategy = StrLabel(l, "nvidia_com_gpu_sharing_strategy");
+    const int gfd_count = IntLabel(l, "nvidia_com_gpu_count");
+    const int replicas_label = IntLabel(l, "nvidia_com_gpu_replicas");
+    std::map<std::string, double> mig_capacity;  // profile -> count
+    if (kn != nullptr) {
+      for (const auto& [res, v] : kn->capacity) {
+        const ResourceName rn = CanonicalResourceName(res);
+        if (rn.kind == ResourceKind::kNvidiaMig && v > 0) mig_capacity[rn.mig_profile] = v;
+      }
+    }
+    bool dcgm_mig = false;
+    for (const DcgmGpu* g : gpus) dcgm_mig = dcgm_mig || !g->instances.empty();
+    const std::string product_profile = ProductMigProfile(product);
+    const bool mig = dcgm_mig || (mig_strategy == "single" && !product_profile.empty()) ||
+                     (mig_strategy == "mixed" && !mig_capacity.empty());
+    const double cap_gpu = Capacity(kn, "nvidia.com/gpu");
+    const double cap_shared = Capacity(kn, "nvidia.com/gpu.shared");
+    const double cap_amd = Capacity(kn, "amd.com/gpu");
+    const bool renamed = cap_shared > 0 || shared_nodes.contains(nk);
+    int replicas = replicas_label > 1 ? replicas_label : 1;
+    if (mig) {
+      node.sharing = SharingMode::kMig;
+      node.mig_single = mig_strategy == "single";
+    } else if (hami_nodes.contains(nk)) {
+      node.sharing = SharingMode::kHami;
+    } else if (strategy == "time-slicing" || strategy == "mps" || replicas > 1 || renamed) {
+      node.sharing = strategy == "mps" ? SharingMode::kMps : SharingMode::kTimeSlicing;
+      if (replicas <= 1 && gfd_count > 0 && cap_gpu + cap_shared > gfd_count) {
+        replicas = static_cast<int>(std::lround((cap_gpu + cap_shared) / gfd_count));
+      }
+      if (replicas <= 1) {
+        a.diag.Warn(StrCat("node ", node.name, ": GPU sharing (", strategy.empty() ? "renamed" : strategy,
+                           ") without a replica count; each GPU is one unit"));
+        replicas = 1;
+      }
+    }
+    node.replicas = node.sharing == SharingMode::kTimeSlicing || node.sharing == SharingMode::kMps
+                        ? replicas : 1;
+
+    // Physical GPUs: the larger of dcgm UUIDs and GFD gpu.count, else capacity / replicas.
+    int physical = static_cast<int>(gpus.size());
+    int per_gpu_single = 0;  // MIG single strategy: instances per GPU from the product profile
+    if (node.mig_single && !product_profile.empty()) {
+      const MigModel* mm = DetectMigModel(product);
+      const MigProfile* p = mm != nullptr ? FindMigProfile(*mm, product_profile) : nullptr;
+      per_gpu_single = p != nullptr ? p->max_instances : 0;
+    }
+    int label_physical = gfd_count;
+    if (node.mig_single && gfd_count > 0) {
+      label_physical = per_gpu_single > 0 ? (gfd_count + per_gpu_single - 1) / per_gpu_single : -1;
+    }
+    if (physical == 0) {
+      if (label_physical > 0) {
+        physical = label_physical;
+      } else if (cap_amd > 0 && cap_gpu + cap_shared <= 0) {
+        physical = static_cast<int>(cap_amd);
+      } else if (node.sharing == SharingMode::kHami && cap_gpu > 0) {
+        physical = static_cast<int>(std::ceil(cap_gpu / std::max(1, a.options.hami_device_split_count)));
+        a.diag.Warn(StrCat("node ", node.name, ": HAMi node without gpu.count or dcgm data; ",
+                           physical, " GPUs assumed from capacity ", cap_gpu, " / ",
+                           a.options.hami_device_split_count));
+      } else if (cap_gpu + cap_shared > 0 && !mig) {
+        physical = static_cast<int>(std::lround((cap_gpu + cap_shared) / node.replicas));
+      }
+    } else if (label_physical > 0 && label_physical != physical) {
+      // dcgm-exporter may not report every GPU (a GPU it cannot read, a device filter), and a
+      // label may be stale: the larger count is capacity; GPUs without dcgm series get
+      // placeholder ids below.
+      a.diag.Warn(StrCat("node ", node.name, ": ", physical, " GPUs in dcgm data but GFD gpu.count "
+                         "says ", label_physical, "; using ", std::max(physical, label_physical)));
+      physical = std::max(physical, label_physical);
+    }
+    const bool amd = cap_amd > 0 && cap_gpu + cap_shared <= 0 && gpus.empty();
+    node.physical_gpus = physical;
+    a.inventory.nodes.push_back(node);
+
+    // Units.
+    NodeUnits units(a, n);
+    std::vector<std::pair<std::string, std::string>> gpu_ids;  // (uuid, model)
+    for (const DcgmGpu* g : gpus) gpu_ids.emplace_back(g->uuid, g->model.empty() ? node.gpu_model : g->model);
+    for (int i = static_cast<int>(gpu_ids.size()); i < physical; ++i) {
+      gpu_ids.emplace_back(StrCat(node.name, "-gpu", i), node.gpu_model);
+    }
+    // MIG layouts synthesised from labels when dcgm shows none: fill GPUs in order.
+    std::vector<std::vector<MigSlot>> synth(gpu_ids.size());
+    if (mig && !dcgm_mig && !gpu_ids.empty()) {
+      std::vector<std::pair<std::string, int>> wanted;  // profile, count
+      if (node.mig_single) wanted.emplace_back(product_profile, gfd_count > 0 ? gfd_count : physical * per_gpu_single);
+      for (const auto& [p, c] : mig_capacity) wanted.emplace_back(p, static_cast<int>(c));
+      const MigModel* mm = DetectMigModel(node.gpu_model);
+      std::vector<int> free(gpu_ids.size(), mm != nullptr ? mm->compute_slices : 7);
+      for (const auto& [p, c] : wanted) {
+        const auto parsed = ParseMigProfileName(p);
+        const int slices = parsed ? parsed->compute_slices : 1;
+        for (int k = 0; k < c; ++k) {
+          size_t g = 0;
+          while (g < free.size() && free[g] < slices) ++g;
+          if (g == free.size()) break;
+          free[g] -= slices;
+          synth[g].push_back(MigSlot{static_cast<int>(synth[g].size()), p, nullptr});
+        }
+      }
+    }
+    for (size_t i = 0; i < gpu_ids.size(); ++i) {
+      const auto& [uuid, model] = gpu_ids[i];
+      const DcgmGpu* g = i < gpus.size() ? gpus[i] : nullptr;
+      if (g != nullptr && !g->instances.empty()) {
+        std::vector<MigSlot> slots;
+        for (const auto& [gi, dev] : g->instances) {
+          slots.push_back(MigSlot{gi, dev->profile, dev});
+          if (dev->profile.empty()) {
+            a.diag.Warn(StrCat("node ", node.name, " GPU ", uuid, " instance ", gi,
+                               ": no GPU_I_PROFILE label; fraction unknown"));
+          }
+        }
+        units.Mig(uuid, model, slots);
+        continue;
+      }
+      if (!synth[i].empty()) {
+        units.Mig(uuid, model, synth[i]);
+        continue;
+      }
+      if (node.replicas > 1) {
+        for (int r = 0; r < node.replicas; ++r) {
+          GpuUnit u;
+          u.gpu_uuid = uuid;
+          u.gpu_model = model;
+          u.partition = {PartitionKind::kReplica, r};
+          u.fraction = 1.0 / node.replicas;
+          u.resource = renamed ? "nvidia.com/gpu.shared" : "nvidia.com/gpu";
+          units.Add(std::move(u));
+        }
+        continue;
+      }
+      GpuUnit u;
+      u.gpu_uuid = uuid;
+      u.gpu_model = model;
+      u.resource = amd ? "amd.com/gpu" : "nvidia.com/gpu";
+      units.Add(std::move(u));
+    }
+  }
+}
+
+}  // namespace gpucost

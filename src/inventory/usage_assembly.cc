@@ -1,0 +1,167 @@
+// Usage: one activity series per device (whole GPU or MIG instance), GR_ENGINE_ACTIVE preferred
+// over GPU_UTIL, in ratio units; per-holder series only where dcgm-exporter measured per process.
+// Copies of one device value (one pod label per shared GPU, or per-pod copies in virtual-GPU
+// mode) are device activity and are never summed.
+#include <algorithm>
+#include <cmath>
+
+#include "core/strings.h"
+#include "inventory/assembly.h"
+
+namespace gpucost {
+namespace {
+
+struct Normalised {
+  const DcgmUsageKey* key;
+  std::map<int64_t, double> values;  // t -> ratio 0..1
+  bool has_pod = false;
+};
+
+double Clamp01(double v) { return std::clamp(v, 0.0, 1.0); }  // NaN stays NaN
+
+// Merges one more value for an instant: NaN (no data) never hides a measured value, and a
+// measured value is never turned into NaN. `sum` adds (per-process parts), else keeps the max
+// (copies of one device value).
+void MergeAt(std::map<int64_t, double>& values, int64_t t, double v, bool sum) {
+  auto [it, inserted] = values.emplace(t, v);
+  if (inserted || std::isnan(v)) return;
+  double& slot = it->second;
+  if (std::isnan(slot)) {
+    slot = v;
+  } else {
+    slot = sum ? Clamp01(slot + v) : std::max(slot, v);
+  }
+}
+
+Normalised Normalise(const DcgmUsageKey& key, const DcgmUsageSeries& s, Assembly& a) {
+  Normalised out{&key, {}, false};
+  double max_v = 0;
+  for (const Point& p : s.points.points()) max_v = std::max(max_v, p.v);
+  ValueUnit unit = s.unit;
+  if (unit == ValueUnit::kUnknown) unit = max_v > 1.0 ? ValueUnit::kPercent : ValueUnit::kRatio;
+  if (unit == ValueUnit::kRatio && max_v > 1.0 + 1e-6) {
+    if (key.metric == UsageMetric::kGpuUtil) {
+      a.diag.Warn("gpu-util-ratio-over-one", s.source, s.first_line,
+                  StrCat("GPU_UTIL series labelled a ratio has values up to ", max_v,
+                         "; read as percent"));
+      unit = ValueUnit::kPercent;
+    } else {
+      a.diag.Warn("ratio-over-one", s.source, s.first_line,
+                  StrCat("GR_ENGINE ratio above 1 (", max_v, "); clamped to 1"));
+    }
+  }
+  const double divisor = unit == ValueUnit::kPercent ? 100.0 : 1.0;
+  for (const Point& p : s.points.points()) out.values[p.t_ms] = Clamp01(p.v / divisor);
+  return out;
+}
+
+std::vector<UsageSample> ToSamples(const std::map<int64_t, double>& m, Window keep) {
+  std::vector<UsageSample> out;
+  out.reserve(m.size());
+  for (const auto& [t, v] : m) {
+    const Instant at = InstantFromUnixMs(t);
+    if (at < keep.start || at >= keep.end) continue;
+    out.push_back(UsageSample{at, v});
+  }
+  return out;
+}
+
+bool DiffersAtSomeInstant(const std::map<int64_t, double>& x, const std::map<int64_t, double>& y) {
+  for (const auto& [t, v] : x) {
+    auto it = y.find(t);
+    if (it != y.end() && std::abs(it->second - v) > 1e-9) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void BuildUsage(Assembly& a) {
+  // Samples just before the window still stand for its start.
+  const Window keep{a.window.start - a.options.staleness, a.window.end};
+  std::map<DeviceKey, std::vector<std::pair<const DcgmUsageKey*, const DcgmUsageSeries*>>> by_dev;
+  for (const auto& [key, series] : a.dcgm.usage) by_dev[key.device].emplace_back(&key, &series);
+
+  for (const auto& [dev, list] : by_dev) {
+    auto host = a.host_to_node.find({dev.cluster, dev.host});
+    if (host == a.host_to_node.end()) continue;
+    const NodeIndex node = a.node_index.at(host->second);
+    bool have_gr = false;
+    for (const auto& [k, s] : list) have_gr = have_gr || k->metric == UsageMetric::kGrEngine;
+    const UsageMetric metric = have_gr ? UsageMetric::kGrEngine : UsageMetric::kGpuUtil;
+
+    std::vector<Normalised> device_level, per_pod;
+    for (const auto& [k, s] : list) {
+      if (k->metric != metric) continue;
+      Normalised n = Normalise(*k, *s, a);
+      n.has_pod = !k->pod.empty() && TrustPodLabels(a, k->pod_from_direct_labels);
+      (n.has_pod ? per_pod : device_level).push_back(std::move(n));
+    }
+    // Per-process values (dcgm-exporter >= 4.8.2, virtual-GPU mode, GPU_UTIL with pod_uid): the
+    // per-pod series of one device differ from each other or from the device series.
+    bool per_process = false;
+    if (metric == UsageMetric::kGpuUtil) {
+      bool all_tagged = !per_pod.empty();
+      for (const Normalised& p : per_pod) {
+        all_tagged = all_tagged && !p.key->vgpu.empty() && !p.key->pod.pod_uid.empty();
+      }
+      if (all_tagged) {
+        for (size_t i = 0; i < per_pod.size() && !per_process; ++i) {
+          for (size_t j = i + 1; j < per_pod.size() && !per_process; ++j) {
+            per_process = DiffersAtSomeInstant(per_pod[i].values, per_pod[j].values);
+          }
+          for (const Normalised& d : device_level) {
+            per_process = per_process || DiffersAtSomeInstant(per_pod[i].values, d.values);
+          }
+        }
+      }
+    }
+
+    std::map<int64_t, double> device_values;
+    if (!device_level.empty()) {
+      for (const Normalised& d : device_level) {
+        for (const auto& [t, v] : d.values) MergeAt(device_values, t, v, false);
+      }
+    } else {
+      for (const Normalised& p : per_pod) {
+        for (const auto& [t, v] : p.values) MergeAt(device_values, t, v, per_process);
+      }
+    }
+    if (!device_values.empty()) {
+      DeviceSeries ds;
+      ds.node = node;
+      ds.gpu_uuid = dev.uuid;
+      ds.gpu_instance_id = dev.gpu_instance_id;
+      ds.samples = ToSamples(device_values, keep);
+      if (!ds.samples.empty()) a.usage.devices.push_back(std::move(ds));
+    }
+    if (!per_process) continue;
+    for (const Normalised& p : per_pod) {
+      const PodRef& pod = p.key->pod;
+      auto it = a.holders_by_container.find({dev.cluster, pod.namespace_name, pod.pod, pod.container});
+      HolderIndex holder = kNoIndex;
+      if (it != a.holders_by_container.end()) {
+        for (HolderIndex h : it->second) {
+          if (pod.pod_uid.empty() || a.holder_uids[h].empty() || a.holder_uids[h] == pod.pod_uid) {
+            holder = h;
+          }
+        }
+      }
+      if (holder == kNoIndex) {
+        a.diag.Warn(StrCat("usage-no-holder:", pod.namespace_name, "/", pod.pod), "", 0,
+                    StrCat("per-process GPU activity for pod ", pod.namespace_name, "/", pod.pod,
+                           " container ", pod.container, ", which holds no GPU; ignored"));
+        continue;
+      }
+      HolderDeviceSeries hs;
+      hs.holder = holder;
+      hs.node = node;
+      hs.gpu_uuid = dev.uuid;
+      hs.gpu_instance_id = dev.gpu_instance_id;
+      hs.samples = ToSamples(p.values, keep);
+      if (!hs.samples.empty()) a.usage.holders.push_back(std::move(hs));
+    }
+  }
+}
+
+}  // namespace gpucost

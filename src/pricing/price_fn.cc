@@ -1,0 +1,68 @@
+#include "pricing/price_fn.h"
+
+#include <cmath>
+#include <memory>
+#include <utility>
+
+#include "core/strings.h"
+
+namespace gpucost {
+namespace {
+
+constexpr std::string_view kFlagWhy = "--price-per-gpu-hour";
+
+PricePeriod WholeWindow(Window window) {
+  PricePeriod period;
+  period.interval = Interval{window.start, window.end};
+  period.effective_from = Instant{};
+  return period;
+}
+
+}  // namespace
+
+PriceFn FlatPriceFn(double usd_per_gpu_hour) {
+  return [usd_per_gpu_hour](const Node&, Window window) {
+    PricePeriod period = WholeWindow(window);
+    period.usd_per_gpu_hour = usd_per_gpu_hour;
+    period.source = PriceSource::kDefault;
+    period.why = std::string(kFlagWhy);
+    return std::vector<PricePeriod>{std::move(period)};
+  };
+}
+
+PriceFn RateCardPriceFn(RateCard card) {
+  // shared_ptr: std::function must be copyable, and copies should not duplicate the rules.
+  auto shared = std::make_shared<const RateCard>(std::move(card));
+  return [shared](const Node& node, Window window) {
+    return std::vector<PricePeriod>{shared->Lookup(node, window)};
+  };
+}
+
+PriceFn UnknownPriceFn() {
+  return [](const Node& node, Window window) {
+    PricePeriod period = WholeWindow(window);
+    period.source = PriceSource::kUnknown;
+    period.why = StrCat("no price configured for node ", node.name);
+    return std::vector<PricePeriod>{std::move(period)};
+  };
+}
+
+Result<PriceFn> MakePriceFn(const PriceOptions& options) {
+  if (options.usd_per_gpu_hour &&
+      (!std::isfinite(*options.usd_per_gpu_hour) || *options.usd_per_gpu_hour < 0)) {
+    return Status::InvalidArgument(
+        StrCat(kFlagWhy, ": must be a finite number >= 0, got ", *options.usd_per_gpu_hour));
+  }
+  if (options.prices_file.empty()) {
+    if (options.usd_per_gpu_hour) return FlatPriceFn(*options.usd_per_gpu_hour);
+    return UnknownPriceFn();
+  }
+  GPUCOST_ASSIGN_OR_RETURN(RateCard card, LoadRateCard(options.prices_file));
+  if (options.usd_per_gpu_hour) {
+    card.default_usd_per_gpu_hour = *options.usd_per_gpu_hour;
+    card.default_why = std::string(kFlagWhy);
+  }
+  return RateCardPriceFn(std::move(card));
+}
+
+}  // namespace gpucost

@@ -1,0 +1,213 @@
+#include "report/aggregator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <utility>
+
+#include "core/strings.h"
+#include "report/idle_sharing.h"
+
+namespace gpucost {
+namespace {
+
+uint64_t PairKey(UnitIndex unit, HolderIndex holder) {
+  return (static_cast<uint64_t>(unit) << 32) | holder;
+}
+
+// Row order: bucket, then __idle__ last, then allocated descending (null last), then values.
+bool RowBefore(const ReportRow& a, const ReportRow& b) {
+  if (a.bucket != b.bucket) return a.bucket < b.bucket;
+  if (a.is_idle != b.is_idle) return !a.is_idle;
+  const double x = std::isnan(a.allocated_usd) ? -INFINITY : a.allocated_usd;
+  const double y = std::isnan(b.allocated_usd) ? -INFINITY : b.allocated_usd;
+  if (x != y) return x > y;
+  return a.values < b.values;
+}
+
+// Sums a column over rows, skipping nulls; null when every row is null.
+template <typename Get>
+double SumColumn(const std::vector<ReportRow>& rows, Get get) {
+  CompensatedSum sum;
+  bool any = false;
+  for (const ReportRow& r : rows) {
+    const double v = get(r);
+    if (std::isnan(v)) continue;
+    sum.Add(v);
+    any = true;
+  }
+  return any ? sum.value() : NAN;
+}
+
+}  // namespace
+
+size_t Aggregator::CellKeyHash::operator()(const std::pair<int64_t, uint64_t>& k) const {
+  return HashCombine(static_cast<uint64_t>(k.first), k.second);
+}
+
+Aggregator::Aggregator(const Inventory& inventory, AggregatorOptions options)
+    : inventory_(&inventory), options_(std::move(options)) {}
+
+Result<Aggregator> Aggregator::Create(const Inventory& inventory, AggregatorOptions options) {
+  if (options.by.empty()) return Status::InvalidArgument("report: no dimension to group by");
+  if (options.window.empty()) return Status::InvalidArgument("report: empty window");
+  if (options.engine_step.count() <= 0) return Status::InvalidArgument("report: step must be > 0");
+  if (options.output_step.count() == 0) options.output_step = options.engine_step;
+  if (options.output_step.count() < 0 ||
+      options.output_step.count() % options.engine_step.count() != 0) {
+    return Status::InvalidArgument(StrCat(
+        "report: output step ", FormatDuration(options.output_step),
+        " is not a whole multiple of the engine step ", FormatDuration(options.engine_step)));
+  }
+  Aggregator agg(inventory, std::move(options));
+  const AggregatorOptions& o = agg.options_;
+  if (o.accumulate) {
+    agg.steps_per_bucket_ = 0;
+    agg.bucket_count_ = 1;
+  } else {
+    agg.steps_per_bucket_ = o.output_step.count() / o.engine_step.count();
+    agg.bucket_count_ = StepCount(o.window, o.output_step);
+  }
+  agg.node_cluster_.assign(inventory.nodes.size(), kNoIndex);
+  return agg;
+}
+
+uint32_t Aggregator::ScopeOf(UnitIndex unit) {
+  if (options_.idle.policy == IdlePolicy::kSeparate) return 0;
+  const NodeIndex node = inventory_->units[unit].node;
+  if (options_.idle.scope == IdleScope::kNode) return node;
+  uint32_t& id = node_cluster_[node];
+  if (id == kNoIndex) {
+    const auto [it, inserted] = cluster_ids_.try_emplace(
+        inventory_->nodes[node].cluster, static_cast<uint32_t>(cluster_ids_.size()));
+    id = it->second;
+  }
+  return id;
+}
+
+const Aggregator::PairInfo& Aggregator::Lookup(UnitIndex unit, HolderIndex holder) {
+  const uint64_t key = PairKey(unit, holder);
+  if (auto it = pairs_.find(key); it != pairs_.end()) return it->second;
+  PairInfo info{kIdleGroup, ScopeOf(unit)};
+  if (holder != kNoIndex) {
+    std::vector<std::string> values;
+    std::string joined;
+    values.reserve(options_.by.size());
+    for (const Dimension& dim : options_.by) {
+      values.emplace_back(DimensionValue(*inventory_, dim, unit, holder));
+      joined += values.back();
+      joined += '\x1f';  // unit separator: cannot appear in Kubernetes names
+    }
+    const auto [it, inserted] =
+        group_ids_.try_emplace(std::move(joined), static_cast<uint32_t>(groups_.size()));
+    if (inserted) groups_.push_back(std::move(values));
+    info.group = it->second;
+  }
+  return pairs_.emplace(key, info).first->second;
+}
+
+Aggregator::Cell& Aggregator::CellFor(int64_t bucket, uint32_t group, uint32_t scope) {
+  const std::pair<int64_t, uint64_t> key{bucket, (static_cast<uint64_t>(group) << 32) | scope};
+  const auto [it, inserted] = cell_index_.try_emplace(key, cells_.size());
+  if (inserted) {
+    Cell cell;
+    cell.bucket = bucket;
+    cell.group = group;
+    cell.scope = scope;
+    cells_.push_back(std::move(cell));
+  }
+  return cells_[it->second];
+}
+
+void Aggregator::Consume(std::span<const CostRecord> records) {
+  const bool count_holders = options_.idle.policy == IdlePolicy::kEven;
+  for (const CostRecord& r : records) {
+    const PairInfo info = Lookup(r.unit, r.holder);
+    const int64_t bucket = steps_per_bucket_ == 0 ? 0 : r.step / steps_per_bucket_;
+    Cell& cell = CellFor(bucket, info.group, info.scope);
+    if (r.is_idle()) {
+      cell.acc.AddIdle(r);
+    } else {
+      cell.acc.AddHolder(r);
+      if (count_holders &&
+          holder_seen_.insert({bucket, (static_cast<uint64_t>(info.scope) << 32) | r.holder})
+              .second) {
+        ++cell.holders;
+      }
+    }
+    if (r.price_known && std::isfinite(r.allocated_usd)) {
+      cost_usd_.Add(r.allocated_usd);
+    } else {
+      any_unpriced_ = true;
+    }
+  }
+}
+
+Report Aggregator::Finish() const {
+  Report report;
+  report.window = options_.window;
+  report.accumulated = options_.accumulate;
+  report.step = options_.accumulate ? options_.window.length() : options_.output_step;
+  report.engine_step = options_.engine_step;
+  report.by = options_.by;
+  report.idle = options_.idle;
+
+  std::vector<Cell> cells = cells_;
+  ShareIdle(options_.idle.policy, cells);
+
+  // Merge scopes: one accumulator per (bucket, group), in a deterministic order.
+  std::map<std::pair<int64_t, uint32_t>, RowAccumulator> merged;
+  RowAccumulator all_holders;
+  for (const Cell& cell : cells) {
+    merged[{cell.bucket, cell.group}].Merge(cell.acc);
+    if (cell.group != kIdleGroup) all_holders.Merge(cell.acc);
+  }
+  for (const auto& [key, acc] : merged) {
+    const bool is_idle = key.second == kIdleGroup;
+    if (is_idle && acc.empty()) continue;  // all of its idle was shared
+    ReportRow row;
+    row.bucket = key.first;
+    if (options_.accumulate) {
+      row.start = options_.window.start;
+      row.end = options_.window.end;
+    } else {
+      row.start = options_.window.start + options_.output_step * key.first;
+      row.end = std::min(row.start + options_.output_step, options_.window.end);
+    }
+    row.values = is_idle ? std::vector<std::string>(options_.by.size(), std::string(kIdleValue))
+                         : groups_[key.second];
+    acc.Fill(is_idle, row);
+    report.rows.push_back(std::move(row));
+  }
+  std::sort(report.rows.begin(), report.rows.end(), RowBefore);
+
+  ReportTotals& t = report.totals;
+  const auto& rows = report.rows;
+  t.gpu_hours = SumColumn(rows, [](const ReportRow& r) { return r.gpu_hours; });
+  t.allocated_usd = SumColumn(rows, [](const ReportRow& r) { return r.allocated_usd; });
+  t.effective_usd = SumColumn(rows, [](const ReportRow& r) { return r.effective_usd; });
+  t.waste_usd = SumColumn(rows, [](const ReportRow& r) { return r.waste_usd; });
+  t.idle_usd = SumColumn(rows, [](const ReportRow& r) { return r.idle_usd; });
+  t.unmeasured_gpu_hours =
+      SumColumn(rows, [](const ReportRow& r) { return r.unmeasured_gpu_hours; });
+  t.unpriced_gpu_hours = SumColumn(rows, [](const ReportRow& r) { return r.unpriced_gpu_hours; });
+  t.activity_gpu_hours = SumColumn(rows, [](const ReportRow& r) { return r.activity_gpu_hours; });
+  if (rows.empty())
+    t.gpu_hours = t.unmeasured_gpu_hours = t.unpriced_gpu_hours = t.activity_gpu_hours = 0;
+  // Idle received is already inside the holders' allocated, so only unshared idle is added.
+  t.cost_usd =
+      SumColumn(rows, [](const ReportRow& r) { return r.is_idle ? r.idle_usd : r.allocated_usd; });
+  for (const ReportRow& r : rows) {
+    t.estimated = t.estimated || r.estimated;
+    t.oversubscribed = t.oversubscribed || r.oversubscribed;
+  }
+  t.prices_known = !any_unpriced_;
+  ReportRow whole;
+  all_holders.Fill(false, whole);
+  t.utilization = whole.utilization;
+  if (!std::isnan(t.effective_usd) && t.allocated_usd > 0)
+    t.efficiency = t.effective_usd / t.allocated_usd;
+  return report;
+}
+
+}  // namespace gpucost

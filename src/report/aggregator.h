@@ -1,0 +1,91 @@
+// Aggregator: a CostSink that groups the engine's CostRecords by report dimensions and time
+// bucket, applies the idle policy and produces a Report (docs/report.md). It keeps a pointer to
+// the Inventory, which must outlive it. Thread-compatible: one engine run feeds one instance.
+//
+//   Result<Aggregator> Aggregator::Create(const Inventory& inventory, AggregatorOptions options);
+//   void Consume(std::span<const CostRecord> records) override;   // CostSink
+//   Report Finish() const;                                          // may be called repeatedly
+#pragma once
+
+#include <chrono>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "attribution/attributor.h"
+#include "core/result.h"
+#include "model/inventory.h"
+#include "report/dimension.h"
+#include "report/report.h"
+#include "report/row_accumulator.h"
+
+namespace gpucost {
+
+struct AggregatorOptions {
+  Window window;                                    // the engine's window
+  Duration engine_step = std::chrono::seconds(60);  // the engine's step
+  // Length of one output bucket, a whole multiple of engine_step; 0 means engine_step.
+  Duration output_step{0};
+  bool accumulate = false;  // one bucket for the whole window
+  std::vector<Dimension> by;
+  IdleOptions idle;
+};
+
+class Aggregator final : public CostSink {
+ public:
+  // InvalidArgument for an empty `by`, an empty window, a non-positive step or an output step
+  // that is not a whole multiple of the engine step.
+  static Result<Aggregator> Create(const Inventory& inventory, AggregatorOptions options);
+
+  void Consume(std::span<const CostRecord> records) override;
+  Report Finish() const;
+
+  // The money of every priced record consumed (holders' allocations plus idle): what
+  // Report::totals.cost_usd must equal under every idle policy.
+  double recorded_cost_usd() const { return cost_usd_.value(); }
+
+  // Internal cell key and bookkeeping, public only for the idle-sharing step.
+  struct Cell {
+    int64_t bucket = 0;
+    uint32_t group = 0;   // kIdleGroup for idle cells
+    uint32_t scope = 0;   // node or cluster index (0 when idle stays separate)
+    int64_t holders = 0;  // distinct holders seen in this cell (even policy only)
+    RowAccumulator acc;
+  };
+  static constexpr uint32_t kIdleGroup = 0xffffffffu;
+
+ private:
+  Aggregator(const Inventory& inventory, AggregatorOptions options);
+
+  struct PairInfo {
+    uint32_t group;
+    uint32_t scope;
+  };
+  const PairInfo& Lookup(UnitIndex unit, HolderIndex holder);
+  uint32_t ScopeOf(UnitIndex unit);
+  Cell& CellFor(int64_t bucket, uint32_t group, uint32_t scope);
+
+  const Inventory* inventory_;
+  AggregatorOptions options_;
+  int64_t steps_per_bucket_ = 1;  // 0 when accumulated
+  int64_t bucket_count_ = 1;
+  std::unordered_map<uint64_t, PairInfo> pairs_;         // (unit << 32 | holder) -> group, scope
+  std::unordered_map<std::string, uint32_t> group_ids_;  // joined values -> group
+  std::vector<std::vector<std::string>> groups_;         // group -> values
+  std::unordered_map<std::string, uint32_t> cluster_ids_;
+  std::vector<uint32_t> node_cluster_;  // node -> cluster id, lazily filled
+  struct CellKeyHash {
+    size_t operator()(const std::pair<int64_t, uint64_t>& k) const;
+  };
+  std::unordered_map<std::pair<int64_t, uint64_t>, size_t, CellKeyHash> cell_index_;
+  std::vector<Cell> cells_;
+  // Even policy: (bucket, scope, holder) already counted.
+  std::unordered_set<std::pair<int64_t, uint64_t>, CellKeyHash> holder_seen_;
+  CompensatedSum cost_usd_;  // every priced record's money: the conservation reference
+  bool any_unpriced_ = false;
+};
+
+}  // namespace gpucost

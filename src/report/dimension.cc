@@ -1,0 +1,105 @@
+#include "report/dimension.h"
+
+#include <array>
+#include <utility>
+
+#include "core/strings.h"
+
+namespace gpucost {
+namespace {
+
+constexpr std::array<std::pair<DimensionKind, std::string_view>, 11> kNamed = {{
+    {DimensionKind::kCluster, "cluster"},
+    {DimensionKind::kNode, "node"},
+    {DimensionKind::kNamespace, "namespace"},
+    {DimensionKind::kTeam, "team"},
+    {DimensionKind::kWorkload, "workload"},
+    {DimensionKind::kWorkloadKind, "workload_kind"},
+    {DimensionKind::kPod, "pod"},
+    {DimensionKind::kContainer, "container"},
+    {DimensionKind::kGpuModel, "gpu_model"},
+    {DimensionKind::kMigProfile, "mig_profile"},
+    {DimensionKind::kCapacityType, "capacity_type"},
+}};
+
+constexpr std::string_view kLabelPrefix = "label:";
+
+std::string_view OrUnallocated(std::string_view v) { return v.empty() ? kUnallocatedValue : v; }
+
+}  // namespace
+
+std::string Dimension::Name() const {
+  if (kind == DimensionKind::kLabel) return StrCat(kLabelPrefix, label_key);
+  for (const auto& [k, name] : kNamed) {
+    if (k == kind) return std::string(name);
+  }
+  return "unknown";
+}
+
+Result<Dimension> ParseDimension(std::string_view name) {
+  name = Trim(name);
+  if (name.starts_with(kLabelPrefix)) {
+    const std::string_view key = Trim(name.substr(kLabelPrefix.size()));
+    if (key.empty()) return Status::InvalidArgument("dimension \"label:\" needs a label key");
+    return Dimension{DimensionKind::kLabel, std::string(key)};
+  }
+  for (const auto& [kind, known] : kNamed) {
+    if (known == name) return Dimension{kind, ""};
+  }
+  std::string expected;
+  for (const auto& entry : kNamed) expected += StrCat(entry.second, ", ");
+  return Status::InvalidArgument(
+      StrCat("unknown dimension \"", name, "\" (expected ", expected, "label:KEY)"));
+}
+
+Result<std::vector<Dimension>> ParseDimensions(std::string_view comma_list) {
+  std::vector<Dimension> out;
+  if (Trim(comma_list).empty()) return Status::InvalidArgument("no dimension to group by");
+  for (std::string_view part : Split(comma_list, ',')) {
+    GPUCOST_ASSIGN_OR_RETURN(Dimension dim, ParseDimension(part));
+    for (const Dimension& seen : out) {
+      if (seen == dim)
+        return Status::InvalidArgument(StrCat("dimension \"", dim.Name(), "\" given twice"));
+    }
+    out.push_back(std::move(dim));
+  }
+  return out;
+}
+
+std::string_view DimensionValue(const Inventory& inventory, const Dimension& dim, UnitIndex unit,
+                                HolderIndex holder) {
+  const GpuUnit& u = inventory.units[unit];
+  const Node& node = inventory.nodes[u.node];
+  const Holder& h = inventory.holders[holder];
+  switch (dim.kind) {
+    case DimensionKind::kCluster:
+      return OrUnallocated(node.cluster.empty() ? h.cluster : node.cluster);
+    case DimensionKind::kNode:
+      return OrUnallocated(node.name);
+    case DimensionKind::kNamespace:
+      return OrUnallocated(h.namespace_name);
+    case DimensionKind::kTeam:
+      return OrUnallocated(h.team);
+    case DimensionKind::kWorkload:
+      return OrUnallocated(h.workload);
+    case DimensionKind::kWorkloadKind:
+      return OrUnallocated(h.workload_kind);
+    case DimensionKind::kPod:
+      return OrUnallocated(h.pod);
+    case DimensionKind::kContainer:
+      return OrUnallocated(h.container);
+    case DimensionKind::kGpuModel:
+      return OrUnallocated(u.gpu_model.empty() ? node.gpu_model : u.gpu_model);
+    case DimensionKind::kMigProfile:
+      return OrUnallocated(u.mig_profile);
+    case DimensionKind::kCapacityType:
+      return OrUnallocated(node.capacity_type);
+    case DimensionKind::kLabel: {
+      const std::string_view v = h.labels.Get(dim.label_key);
+      return OrUnallocated(v.empty() ? node.labels.Get(dim.label_key) : v);
+    }
+  }
+  return kUnallocatedValue;
+}
+
+}  // namespace gpucost

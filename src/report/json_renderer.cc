@@ -1,0 +1,66 @@
+// JSON: {"window":{start,end},"step_s","currency","by","accumulated","idle_policy","idle_scope",
+// "rows":[...],"totals":{...}}, null where a value is unknown.
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "report/columns.h"
+#include "report/render.h"
+
+namespace gpucost {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json Number(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+
+}  // namespace
+
+void RenderJson(const Report& report, std::ostream& out) {
+  Json doc;
+  doc["window"] = {{"start", FormatRfc3339(report.window.start)},
+                   {"end", FormatRfc3339(report.window.end)}};
+  // step_s is the rows' bucket length; accumulated rows span the window, and then step_s is the
+  // attribution step they were computed with.
+  const Duration step =
+      report.accumulated && report.engine_step.count() > 0 ? report.engine_step : report.step;
+  if (step.count() % 1000 == 0) {
+    doc["step_s"] = step.count() / 1000;
+  } else {
+    doc["step_s"] = Seconds(step);
+  }
+  doc["currency"] = "USD";
+  Json by = Json::array();
+  for (const Dimension& d : report.by) by.push_back(d.Name());
+  doc["by"] = std::move(by);
+  doc["accumulated"] = report.accumulated;
+  doc["idle_policy"] = IdlePolicyName(report.idle.policy);
+  doc["idle_scope"] = IdleScopeName(report.idle.scope);
+
+  Json rows = Json::array();
+  for (const ReportRow& row : report.rows) {
+    Json r = Json::object();
+    for (size_t i = 0; i < report.by.size(); ++i) r[report.by[i].Name()] = row.values[i];
+    if (!report.accumulated) {
+      r["start"] = FormatRfc3339(row.start);
+      r["end"] = FormatRfc3339(row.end);
+    }
+    for (const MetricColumn& c : kMetricColumns) r[std::string(c.name)] = Number(row.*c.row);
+    r["estimated"] = row.estimated;
+    r["oversubscribed"] = row.oversubscribed;
+    rows.push_back(std::move(r));
+  }
+  doc["rows"] = std::move(rows);
+
+  const ReportTotals& t = report.totals;
+  Json totals = Json::object();
+  for (const MetricColumn& c : kMetricColumns) totals[std::string(c.name)] = Number(t.*c.total);
+  totals[std::string(kCostColumn)] = Number(t.cost_usd);
+  totals["estimated"] = t.estimated;
+  totals["oversubscribed"] = t.oversubscribed;
+  totals[std::string(kPricesKnownColumn)] = t.prices_known;
+  doc["totals"] = std::move(totals);
+  out << doc.dump(2) << '\n';
+}
+
+}  // namespace gpucost

@@ -1,0 +1,199 @@
+// Time: holders and nodes coming and going mid-step, usage gaps and staleness, prices that
+// change mid-step or are unknown.
+#include <gtest/gtest.h>
+
+#include "attribution/attributor.h"
+#include "attribution/cluster_builder.h"
+
+namespace gpucost {
+namespace {
+
+using testing::At;
+using testing::ClusterBuilder;
+using testing::CollectSink;
+using testing::ConstantPrice;
+using testing::Options;
+using testing::PricesByNode;
+
+TEST(Timing, PodsStartingAndStoppingMidStepAreTimeWeighted) {
+  ClusterBuilder b;
+  const NodeIndex n = b.AddNode("n1");
+  b.AddWhole(n, "GPU-0");
+  const HolderIndex early = b.AddHolder("a", "early");
+  const HolderIndex late = b.AddHolder("a", "late");
+  b.Request(early, n, "nvidia.com/gpu", 1, 0, 90);    // steps 0 and half of 1
+  b.Request(late, n, "nvidia.com/gpu", 1, 100, 160);  // 20 s of step 1, 40 s of step 2
+  CollectSink sink;
+  auto s = Attribute(b.inventory, b.usage, ConstantPrice(36), Options(0, 180), sink);
+  ASSERT_TRUE(s.ok());
+  EXPECT_NEAR(sink.Allocated(early), 36.0 * 90 / 3600, 1e-12);
+  EXPECT_NEAR(sink.Allocated(late), 36.0 * 60 / 3600, 1e-12);
+  const auto late_records = sink.Of(late);
+  ASSERT_EQ(late_records.size(), 2u);
+  EXPECT_EQ(late_records[0].step, 1);
+  EXPECT_NEAR(late_records[0].gpu_hours, 20.0 / 3600, 1e-15);
+  EXPECT_NEAR(late_records[1].gpu_hours, 40.0 / 3600, 1e-15);
+  // Unheld: 10 s of step 1 and 20 s of step 2.
+  EXPECT_NEAR(sink.Sum(kNoIndex, &CostRecord::gpu_hours), 30.0 / 3600, 1e-15);
+  EXPECT_EQ(sink.Of(kNoIndex).size(), 2u);
+}
+
+TEST(Timing, NodeJoiningAndLeavingMidWindowCostsOnlyWhilePresent) {
+  ClusterBuilder b;
+  const NodeIndex n = b.AddNode("spot-1");
+  b.inventory.nodes[n].present = {{At(630), At(2430)}};  // joins mid-step 10, leaves mid-step 40
+  b.AddWhole(n, "GPU-0");
+  const HolderIndex h = b.AddHolder("a", "p");
+  b.Request(h, n, "nvidia.com/gpu", 1, 0, 3600);  // the pod outlives what the node can carry
+  CollectSink sink;
+  auto s = Attribute(b.inventory, b.usage, ConstantPrice(6), Options(0, 3600), sink);
+  ASSERT_TRUE(s.ok());
+  EXPECT_NEAR(s->node_cost_usd, 6.0 * 1800 / 3600, 1e-12);
+  EXPECT_NEAR(sink.Allocated(h), 3, 1e-12);
+  const auto records = sink.Of(h);
+  ASSERT_EQ(records.size(), 31u);
+  EXPECT_EQ(records.front().step, 10);
+  EXPECT_NEAR(records.front().gpu_hours, 30.0 / 3600, 1e-15);
+  EXPECT_EQ(records.back().step, 40);
+  EXPECT_TRUE(sink.Of(kNoIndex).empty());
+}
+
+TEST(Timing, MissingUsageIsUnmeasuredButZeroUsageIsMeasuredWaste) {
+  ClusterBuilder b;
+  const NodeIndex n = b.AddNode("n1");
+  b.AddWhole(n, "GPU-0");
+  b.AddWhole(n, "GPU-1");
+  const HolderIndex silent = b.AddHolder("a", "no-metrics");
+  const HolderIndex idle = b.AddHolder("a", "sleeping");
+  b.Request(silent, n, "nvidia.com/gpu", 1, 0, 600);
+  b.Request(idle, n, "nvidia.com/gpu", 1, 0, 600);
+  b.DeviceUsage(n, "GPU-1", -1, 0.0, 0, 600);  // `idle` draws GPU-1 (second, least loaded)
+  CollectSink sink;
+  auto s = Attribute(b.inventory, b.usage, ConstantPrice(6), Options(0, 600), sink);
+  ASSERT_TRUE(s.ok());
+  for (const CostRecord& r : sink.Of(silent)) {
+    EXPECT_TRUE(std::isnan(r.effective_usd));
+    EXPECT_TRUE(std::isnan(r.waste_usd()));
+    EXPECT_TRUE(std::isnan(r.activity_gpu_hours));
+    EXPECT_DOUBLE_EQ(r.unmeasured_gpu_hours, r.gpu_hours);
+    EXPECT_GT(r.allocated_usd, 0);
+  }
+  for (const CostRecord& r : sink.Of(idle)) {
+    EXPECT_EQ(r.effective_usd, 0);
+    EXPECT_DOUBLE_EQ(r.waste_usd(), r.allocated_usd);
+    EXPECT_EQ(r.unmeasured_gpu_hours, 0);
+    EXPECT_EQ(r.activity_gpu_hours, 0);
+  }
+}
+
+TEST(Timing, StaleSamplesStopCoveringAfterTheLimit) {
+  ClusterBuilder b;
+  const NodeIndex n = b.AddNode("n1");
+  b.AddWhole(n, "GPU-0");
+  const HolderIndex h = b.AddHolder("a", "p");
+  b.Request(h, n, "nvidia.com/gpu", 1, 0, 600);
+  // One sample at t=0 and then silence: with staleness 120 s it covers steps 0 and 1 only.
+  b.usage.devices.push_back({n, "GPU-0", -1, {{At(0), 0.5}}});
+  AttributionOptions o = Options(0, 600);
+  o.staleness = std::chrono::seconds(120);
+  CollectSink sink;
+  auto s = Attribute(b.inventory, b.usage, ConstantPrice(60), o, sink);
+  ASSERT_TRUE(s.ok());
+  const auto records = sink.Of(h);
+  ASSERT_EQ(records.size(), 10u);
+  for (const CostRecord& r : records) {
+    if (r.step < 2) {
+      EXPECT_NEAR(r.effective_usd, 0.5, 1e-12) << r.step;
+    } else {
+      EXPECT_TRUE(std::isnan(r.effective_usd)) << r.step;
+      EXPECT_GT(r.unmeasured_gpu_hours, 0);
+    }
+  }
+  EXPECT_NEAR(sink.Sum(h, &CostRecord::unmeasured_gpu_hours), 8.0 / 60, 1e-12);
+}
+
+TEST(Timing, PartialCoverageAveragesOverTheCoveredTime) {
+  ClusterBuilder b;
+  const NodeIndex n = b.AddNode("n1");
+  b.AddWhole(n, "GPU-0");
+  const HolderIndex h = b.AddHolder("a", "p");
+  b.Request(h, n, "nvidia.com/gpu", 1, 0, 60);
+  // 0.2 for 10 s then 0.8 for 10 s, then stale: 20 s covered, average 0.5 for the whole step.
+  b.usage.devices.push_back({n, "GPU-0", -1, {{At(0), 0.2}, {At(10), 0.8}}});
+  AttributionOptions o = Options(0, 60);
+  o.staleness = std::chrono::seconds(10);
+  CollectSink sink;
+  auto s = Attribute(b.inventory, b.usage, ConstantPrice(60), o, sink);
+  ASSERT_TRUE(s.ok());
+  ASSERT_EQ(sink.Of(h).size(), 1u);
+  const CostRecord r = sink.Of(h)[0];
+  EXPECT_NEAR(r.activity_gpu_hours, 0.5 / 60, 1e-15);
+  EXPECT_NEAR(r.effective_usd, 0.5, 1e-12);
+  EXPECT_EQ(r.unmeasured_gpu_hours, 0);
+}
+
+TEST(Timing, PriceChangeMidStepIsSplitExactly) {
+  ClusterBuilder b;
+  const NodeIndex n = b.AddNode("n1");
+  b.AddWhole(n, "GPU-0");
+  const HolderIndex h = b.AddHolder("a", "p");
+  b.Request(h, n, "nvidia.com/gpu", 1, 0, 7200);
+  // 10 $/h until 00:30, then 20 $/h; steps of one hour.
+  auto prices = PricesByNode({{"n1",
+                               {{{At(0), At(1800)}, 10, PriceSource::kCatalog, At(0), "old"},
+                                {{At(1800), At(7200)}, 20, PriceSource::kSpot, At(1800), "new"}}}});
+  CollectSink sink;
+  auto s = Attribute(b.inventory, b.usage, prices, Options(0, 7200, 3600), sink);
+  ASSERT_TRUE(s.ok());
+  const auto records = sink.Of(h);
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_NEAR(records[0].allocated_usd, 15, 1e-12);
+  EXPECT_NEAR(records[1].allocated_usd, 20, 1e-12);
+  EXPECT_EQ(records[1].price_source, PriceSource::kSpot);
+  EXPECT_NEAR(s->node_cost_usd, 35, 1e-12);
+}
+
+TEST(Timing, UnknownPriceGivesNanMoneyButCountsHours) {
+  ClusterBuilder b;
+  const NodeIndex priced = b.AddNode("priced");
+  const NodeIndex unpriced = b.AddNode("mystery");
+  b.AddWhole(priced, "GPU-0");
+  b.AddWhole(unpriced, "GPU-1");
+  b.AddWhole(unpriced, "GPU-2");
+  const HolderIndex h = b.AddHolder("a", "p");
+  b.Request(h, unpriced, "nvidia.com/gpu", 1, 0, 3600);
+  b.DeviceUsage(unpriced, "GPU-1", -1, 0.5, 0, 3600);
+  auto prices = PricesByNode(
+      {{"priced", {{{At(0), At(3600)}, 3, PriceSource::kOverride, At(0), "override"}}}});
+  CollectSink sink;
+  auto s = Attribute(b.inventory, b.usage, prices, Options(0, 3600), sink);
+  ASSERT_TRUE(s.ok());
+  for (const CostRecord& r : sink.Of(h)) {
+    EXPECT_FALSE(r.price_known);
+    EXPECT_TRUE(std::isnan(r.allocated_usd));
+    EXPECT_TRUE(std::isnan(r.effective_usd));
+    EXPECT_EQ(r.price_source, PriceSource::kUnknown);
+    EXPECT_NEAR(r.activity_gpu_hours, 0.5 / 60, 1e-15);  // usage still counts
+  }
+  EXPECT_NEAR(sink.Sum(h, &CostRecord::gpu_hours), 1, 1e-12);
+  EXPECT_NEAR(s->unpriced_gpu_hours, 2, 1e-12);
+  EXPECT_NEAR(s->node_cost_usd, 3, 1e-12);
+  EXPECT_NEAR(s->idle_usd, 3, 1e-12);
+  EXPECT_NEAR(s->allocated_usd, 0, 1e-12);
+}
+
+TEST(Timing, LastStepMayBePartial) {
+  ClusterBuilder b;
+  const NodeIndex n = b.AddNode("n1");
+  b.AddWhole(n, "GPU-0");
+  CollectSink sink;
+  auto s = Attribute(b.inventory, b.usage, ConstantPrice(3600), Options(0, 150), sink);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->steps, 3);
+  ASSERT_EQ(sink.records.size(), 3u);
+  EXPECT_NEAR(sink.records[2].allocated_usd, 30, 1e-9);
+  EXPECT_NEAR(s->node_cost_usd, 150, 1e-9);
+}
+
+}  // namespace
+}  // namespace gpucost

@@ -1,0 +1,519 @@
+#!/usr/bin/env python3
+"""Writes the golden cases under cases/: input files shaped like real kube-state-metrics and
+dcgm-exporter scrapes (timestamped), the report flags, a README saying what each case proves,
+and expected.json computed here from the attribution model's formulas, independently of the C++
+code. Run it after changing a case; review the diff of cases/ before committing.
+
+Every case uses a 10-minute window from T0 with 60 s steps and scrapes every 60 s, so a series
+sampled at T0..T0+540 is present for the whole window.
+"""
+import json
+import os
+import shutil
+
+T0 = 1790812800  # 2026-10-01T00:00:00Z
+WINDOW = (T0, T0 + 600)
+H = 600 / 3600.0  # window length in hours
+SCRAPES = list(range(T0, T0 + 600, 60))
+HERE = os.path.dirname(os.path.abspath(__file__))
+SENTINEL = "9223372036854775794"  # DCGM_INT64_NOT_SUPPORTED
+
+
+class Scrape:
+    """Series grouped by family, emitted in text format (ms) or OpenMetrics (s)."""
+
+    def __init__(self):
+        self.families = {}  # name -> (type, help, [(labels, [(t, v)])])
+
+    def add(self, family, labels, values, times=SCRAPES, type_="gauge", help_=None, name=None):
+        fam = self.families.setdefault(family, [type_, help_ or family.replace("_", " "), []])
+        lab = ",".join(f'{k}="{v}"' for k, v in labels)
+        if callable(values):
+            points = [(t, values(t)) for t in times]
+        elif isinstance(values, (int, float, str)):
+            points = [(t, values) for t in times]
+        else:
+            points = list(zip(times, values))
+        fam[2].append((name or family, lab, points))
+
+    def render(self, openmetrics):
+        out = []
+        for family, (type_, help_, series) in self.families.items():
+            out.append(f"# HELP {family} {help_}")
+            out.append(f"# TYPE {family} {type_}")
+            for name, lab, points in series:
+                for t, v in points:
+                    ts = f"{t}" if openmetrics else f"{t * 1000}"
+                    val = v if isinstance(v, str) else repr(float(v)) if isinstance(v, float) else str(v)
+                    out.append(f"{name}{{{lab}}} {val} {ts}")
+        if openmetrics:
+            out.append("# EOF")
+        return "\n".join(out) + "\n"
+
+
+# ----------------------------------------------------------------------------- KSM helpers
+
+def node(s, name, gpus, product, capacity=None, resource="nvidia_com_gpu", extra=(), times=SCRAPES):
+    labels = [("node", name), ("label_nvidia_com_gpu_product", product),
+              ("label_nvidia_com_gpu_count", str(gpus))] + list(extra)
+    s.add("kube_node_labels", labels, 1, times=times)
+    s.add("kube_node_status_capacity",
+          [("node", name), ("resource", resource), ("unit", "integer")],
+          capacity if capacity is not None else gpus, times=times)
+
+
+def pod(s, ns, name, node_name, requests, container="main", owner=("", ""), labels=(),
+        times=SCRAPES, phase="Running", uid=None, limits_only=False):
+    uid = uid or f"uid-{ns}-{name}"
+    base = [("namespace", ns), ("pod", name), ("uid", uid)]
+    s.add("kube_pod_info", base + [("host_ip", "10.0.0.1"), ("pod_ip", "10.1.0.1"),
+                                   ("node", node_name), ("created_by_kind", owner[0]),
+                                   ("created_by_name", owner[1]), ("priority_class", ""),
+                                   ("host_network", "false")], 1, times=times)
+    s.add("kube_pod_owner", base + [("owner_kind", owner[0]), ("owner_name", owner[1]),
+                                    ("owner_is_controller", "true" if owner[0] else "")], 1,
+          times=times)
+    for ph in ["Pending", "Running", "Succeeded", "Failed", "Unknown"]:
+        s.add("kube_pod_status_phase", base + [("phase", ph)], 1 if ph == phase else 0, times=times)
+    metric = "kube_pod_container_resource_limits" if limits_only else "kube_pod_container_resource_requests"
+    s.add(metric, base + [("container", container), ("node", node_name), ("resource", "cpu"),
+                          ("unit", "core")], 2, times=times)
+    for res, amount in requests:
+        s.add(metric, base + [("container", container), ("node", node_name), ("resource", res),
+                              ("unit", "integer")], amount, times=times)
+    if labels:
+        s.add("kube_pod_labels", base + [(f"label_{k}", v) for k, v in labels], 1, times=times)
+
+
+def dcgm(s, metric, node_name, gpu, uuid, model, value, gi=None, profile=None, pod_labels=(),
+         host_label="Hostname", extra=(), times=SCRAPES):
+    labels = [("gpu", str(gpu)), ("UUID", uuid), ("pci_bus_id", f"00000000:{gpu + 1:02X}:00.0"),
+              ("device", f"nvidia{gpu}"), ("modelName", model)]
+    if gi is not None:
+        labels += [("GPU_I_PROFILE", profile), ("GPU_I_ID", str(gi))]
+    labels += [(host_label, node_name), ("DCGM_FI_DRIVER_VERSION", "550.90.07")]
+    labels += list(pod_labels) + list(extra)
+    help_ = {"DCGM_FI_PROF_GR_ENGINE_ACTIVE": "Ratio of time the graphics engine is active.",
+             "DCGM_FI_DEV_GPU_UTIL": "GPU utilization (in %)."}.get(metric)
+    s.add(metric, labels, value, times=times, help_=help_)
+
+
+def podlabels(ns, name, container="main"):
+    return [("container", container), ("namespace", ns), ("pod", name)]
+
+
+# ----------------------------------------------------------------------------- expectations
+
+def row(dims, gpu_hours, allocated, effective, unmeasured=0.0, estimated=None):
+    r = dict(dims)
+    r["gpu_hours"] = gpu_hours
+    r["allocated_usd"] = allocated
+    r["effective_usd"] = effective
+    # Unmeasured time has no effective cost and no waste (null, not zero): waste covers the
+    # measured part of the allocation only.
+    measured_allocated = allocated * (1 - unmeasured / gpu_hours) if gpu_hours else 0.0
+    r["waste_usd"] = None if effective is None else measured_allocated - effective
+    r["unmeasured_gpu_hours"] = unmeasured
+    if estimated is not None:
+        r["estimated"] = estimated
+    return r
+
+
+def idle_row(by, gpu_hours, idle):
+    r = {d: "__idle__" for d in by}
+    r["gpu_hours"] = gpu_hours
+    r["idle_usd"] = idle
+    return r
+
+
+def expect(by, rows, idle=None, cost=None):
+    out_rows = sorted(rows, key=lambda r: (-r["allocated_usd"], [str(r[d]) for d in by]))
+    if idle is not None:
+        out_rows.append(idle)
+    doc = {"window": {"start": "2026-10-01T00:00:00Z", "end": "2026-10-01T00:10:00Z"},
+           "step_s": 60, "currency": "USD", "by": by, "rows": out_rows}
+    allocated = sum(r["allocated_usd"] for r in rows)
+    idle_usd = idle["idle_usd"] if idle else 0.0
+    doc["totals"] = {"allocated_usd": allocated, "idle_usd": idle_usd,
+                     "cost_usd": cost if cost is not None else allocated + idle_usd}
+    return doc
+
+
+CASES = []
+
+
+def case(name, readme, scrape, args, expected, openmetrics=False, extra_files=None):
+    CASES.append((name, readme, scrape, args, expected, openmetrics, extra_files or {}))
+
+
+WINDOW_ARGS = f"--window {WINDOW[0]},{WINDOW[1]} --step 60s --accumulate"
+A100_40 = "NVIDIA A100-SXM4-40GB"
+A100_80 = "NVIDIA A100-SXM4-80GB"
+T4 = "Tesla T4"
+
+# ----------------------------------------------------------------------------- sharing modes
+
+s = Scrape()
+node(s, "n1", 2, "NVIDIA-A100-SXM4-80GB")
+pod(s, "ml", "train-0", "n1", [("nvidia_com_gpu", 1)])
+dcgm(s, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "n1", 0, "GPU-aaaa0000-0000-4000-8000-000000000000", A100_80, 0.5,
+     pod_labels=podlabels("ml", "train-0"))
+dcgm(s, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "n1", 1, "GPU-aaaa0000-0000-4000-8000-000000000001", A100_80, 0.0)
+p = 4.0
+case("whole_gpu", """Whole GPUs. One node with two A100-80GB at $4/GPU-hour; pod ml/train-0 holds
+one GPU (its dcgm-exporter series carries the pod's labels) at 50 % activity; the other GPU is
+unheld. Proves: allocated = 1 GPU x $4 x 1/6 h, effective = allocated x 0.5, the free GPU is an
+`__idle__` row, and allocated + idle = the node's GPU cost.""", s,
+     f"{WINDOW_ARGS} --by namespace --price-per-gpu-hour 4",
+     expect(["namespace"], [row({"namespace": "ml"}, H, p * H, 0.5 * p * H)],
+            idle_row(["namespace"], H, p * H)))
+
+s = Scrape()
+mig_uuid = "GPU-5f8e2c1a-7b3d-4e9f-a2c6-1d0b9e8f7a65"
+node(s, "n1", 7, "A100-SXM4-40GB-MIG-1g.5gb", capacity=7,
+     extra=[("label_nvidia_com_mig_strategy", "single"), ("label_nvidia_com_mig_config", "all-1g.5gb")])
+teams = [("bu-a", 3, 0.9), ("bu-b", 2, 0.5), ("bu-c", 2, 0.1)]
+gi = 7
+for ns, n, act in teams:
+    for i in range(n):
+        name = f"{ns}-worker-{i}"
+        pod(s, ns, name, "n1", [("nvidia_com_gpu", 1)])
+        dcgm(s, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "n1", 0, mig_uuid, A100_40, act, gi=gi, profile="1g.5gb",
+             pod_labels=podlabels(ns, name))
+        gi += 1
+p = 12.0
+case("mig_single_seed", """MIG single strategy: the seed scenario. One A100-40GB with seven 1g.5gb
+slices (f = 1/7 each, requested as `nvidia.com/gpu`) at $12/GPU-hour; bu-a, bu-b and bu-c hold
+3, 2 and 2 slices whose own activity is 0.9, 0.5 and 0.1. Proves the seed numbers (5.142857,
+3.428571, 3.428571 $/h, here for 1/6 h) and that each team's effective cost comes from its own
+slices, not a cluster-wide scalar.""", s,
+     f"{WINDOW_ARGS} --by namespace --price-per-gpu-hour 12",
+     expect(["namespace"], [row({"namespace": ns}, n / 7 * H, n / 7 * p * H, act * n / 7 * p * H)
+                            for ns, n, act in teams]))
+
+s = Scrape()
+node(s, "n1", 1, "NVIDIA-A100-SXM4-40GB", capacity=0,
+     extra=[("label_nvidia_com_mig_strategy", "mixed")])
+s.add("kube_node_status_capacity", [("node", "n1"), ("resource", "nvidia_com_mig_3g_20gb"), ("unit", "integer")], 1)
+s.add("kube_node_status_capacity", [("node", "n1"), ("resource", "nvidia_com_mig_2g_10gb"), ("unit", "integer")], 1)
+pod(s, "vision", "detector-0", "n1", [("nvidia_com_mig_3g_20gb", 1)])
+pod(s, "nlp", "tagger-0", "n1", [("nvidia_com_mig_2g_10gb", 1)])
+dcgm(s, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "n1", 0, mig_uuid, A100_40, 0.4, gi=1, profile="3g.20gb",
+     pod_labels=podlabels("vision", "detector-0"))
+dcgm(s, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "n1", 0, mig_uuid, A100_40, 1.0, gi=5, profile="2g.10gb",
+     pod_labels=podlabels("nlp", "tagger-0"))
+p = 7.0
+case("mig_mixed_unpartitioned", """MIG mixed strategy with unpartitioned slices. An A100-40GB at $7/GPU-hour
+($1 per slice-hour) carries a 3g.20gb instance (f = 3/7) held by vision/detector-0 through the
+KSM-sanitized resource `nvidia_com_mig_3g_20gb`, a 2g.10gb instance (2/7) held by nlp/tagger-0,
+and two slices with no instance. Proves: sanitized MIG resource names map back to their profile,
+the instance's own activity is the holder's utilization (0.4 and 1.0), and the two unpartitioned
+slices are capacity, reported as idle (2/7 of the GPU's cost).""", s,
+     f"{WINDOW_ARGS} --by namespace --price-per-gpu-hour 7",
+     expect(["namespace"], [row({"namespace": "vision"}, 3 / 7 * H, 3 / 7 * p * H, 0.4 * 3 / 7 * p * H),
+                            row({"namespace": "nlp"}, 2 / 7 * H, 2 / 7 * p * H, 2 / 7 * p * H)],
+            idle_row(["namespace"], 2 / 7 * H, 2 / 7 * p * H)))
+
+s = Scrape()
+t4_uuid = "GPU-7e1d0c2b-3a4f-4b5c-8d6e-9f0a1b2c3d4e"
+node(s, "t4-node", 1, "Tesla-T4-SHARED", capacity=4,
+     extra=[("label_nvidia_com_gpu_replicas", "4"), ("label_nvidia_com_gpu_sharing_strategy", "time-slicing")])
+for name in ["a", "b", "c"]:
+    pod(s, "inference", f"svc-{name}", "t4-node", [("nvidia_com_gpu", 1)])
+# dcgm-exporter's default mode labels a shared GPU with one arbitrary pod (last writer wins).
+dcgm(s, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "t4-node", 0, t4_uuid, T4, 0.6,
+     pod_labels=podlabels("inference", "svc-b"))
+p = 0.6
+case("time_slicing", """Time-slicing, and dcgm-exporter labelling a shared GPU with one arbitrary pod.
+One T4 with 4 replicas (node capacity says `nvidia.com/gpu: 4`, inflated: the GPU count label says
+1) at $0.60/GPU-hour. Three pods hold one replica each (f = 1/4); the GPU's activity is 0.6 and
+its series carries the labels of svc-b only. Proves the DESIGN.md example: each holder gets
+a = 0.6 x (1/4)/(3/4) = 0.2, u = 0.8, rows are marked estimated, the GPU's effective cost
+0.6 x price is fully accounted to the three pods (not all to svc-b), the free replica is idle,
+and node capacity is 1 physical GPU, not 4.""", s,
+     f"{WINDOW_ARGS} --by pod --price-per-gpu-hour 0.6",
+     expect(["pod"], [row({"pod": f"svc-{n}"}, 0.25 * H, 0.25 * p * H, 0.8 * 0.25 * p * H, estimated=True)
+                      for n in "abc"],
+            idle_row(["pod"], 0.25 * H, 0.25 * p * H)))
+
+s = Scrape()
+node(s, "t4-node", 2, "Tesla-T4", capacity=8, resource="nvidia_com_gpu_shared",
+     extra=[("label_nvidia_com_gpu_replicas", "4"), ("label_nvidia_com_gpu_sharing_strategy", "time-slicing")])
+s.add("kube_node_status_capacity", [("node", "t4-node"), ("resource", "nvidia_com_gpu"), ("unit", "integer")], 0)
+pod(s, "web", "embed-0", "t4-node", [("nvidia_com_gpu_shared", 1)])
+pod(s, "web", "embed-1", "t4-node", [("nvidia_com_gpu_shared", 1)])
+for g in range(2):
+    dcgm(s, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "t4-node", g, f"GPU-7e1d0c2b-3a4f-4b5c-8d6e-9f0a1b2c3d5{g}", T4, 0.1)
+p = 1.2
+case("time_slicing_renamed", """Time-slicing with `renameByDefault: true`. Two T4s with 4 replicas each are
+advertised as `nvidia.com/gpu.shared: 8` (KSM: `nvidia_com_gpu_shared`), `nvidia.com/gpu: 0`, at
+$1.20/GPU-hour. Two pods hold one shared replica each; both GPUs run at 0.1. Proves the renamed
+resource draws replica units (f = 1/4), node capacity is 2 GPUs (not 8, not 0), and the six free
+replicas are idle. Wherever the two replicas land, each holder's estimated activity share is
+0.1 x (1/4) / (sum of shares on its GPU) of a GPU, so u = 0.4 or 0.2 depending on placement: this case
+checks money and hours only.""", s,
+     f"{WINDOW_ARGS} --by pod --price-per-gpu-hour 1.2",
+     {"by": ["pod"], "rows": [{"pod": "embed-0", "gpu_hours": 0.25 * H, "allocated_usd": 0.25 * p * H},
+                              {"pod": "embed-1", "gpu_hours": 0.25 * H, "allocated_usd": 0.25 * p * H},
+                              {"pod": "__idle__", "gpu_hours": 1.5 * H, "idle_usd": 1.5 * p * H}],
+      "totals": {"allocated_usd": 0.5 * p * H, "idle_usd": 1.5 * p * H, "cost_usd": 2 * p * H}})
+
+s = Scrape()
+mps_uuid = "GPU-3bc239e1-4cc8-97e4-e817-5a36dfd2885e"
+node(s, "mps-node", 1, "NVIDIA-A100-SXM4-80GB-SHARED", capacity=2,
+     extra=[("label_nvidia_com_gpu_replicas", "2"), ("label_nvidia_com_gpu_sharing_strategy", "mps")])
+pod(s, "default", "gpu-burn-1", "mps-node", [("nvidia_com_gpu", 1)], container="gpu-burn-container-1")
+pod(s, "vllm-inference", "vllm-0", "mps-node", [("nvidia_com_gpu", 1)], container="vllm")
+# KUBERNETES_VIRTUAL_GPUS=true: the device value is copied to every sharing pod, with a vgpu label.
+dcgm(s, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "mps-node", 0, mps_uuid, A100_80, 0.7,
+     pod_labels=podlabels("default", "gpu-burn-1", "gpu-burn-container-1") + [("vgpu", "1")])
+dcgm(s, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "mps-node", 0, mps_uuid, A100_80, 0.7,
+     pod_labels=podlabels("vllm-inference", "vllm-0", "vllm") + [("vgpu", "3")])
+p = 3.0
+case("mps_virtual_gpu_copies", """MPS, and dcgm-exporter's virtual-GPU mode copying the device value to every
+sharing pod. One A100-80GB with 2 MPS replicas at $3/GPU-hour; two pods hold one replica each
+(f = 1/2). The GPU's activity is 0.7 and both pods' series show 0.7 (copies, `vgpu` label).
+Proves the copies are read as the device's activity, never summed (summing would make 1.4):
+each pod gets a = 0.7 x 1/2 = 0.35, u = 0.7, estimated.""", s,
+     f"{WINDOW_ARGS} --by namespace --price-per-gpu-hour 3",
+     expect(["namespace"], [row({"namespace": "default"}, 0.5 * H, 0.5 * p * H, 0.7 * 0.5 * p * H, estimated=True),
+                            row({"namespace": "vllm-inference"}, 0.5 * H, 0.5 * p * H, 0.7 * 0.5 * p * H, estimated=True)]))
+
+s = Scrape()
+node(s, "hami-node", 1, "NVIDIA-A100-SXM4-80GB", capacity=10)
+pod(s, "team-x", "small", "hami-node", [("nvidia_com_gpu", 1), ("nvidia_com_gpucores", 30), ("nvidia_com_gpumem", 8000)])
+pod(s, "team-y", "medium", "hami-node", [("nvidia_com_gpu", 1), ("nvidia_com_gpucores", 50), ("nvidia_com_gpumem", 20000)])
+dcgm(s, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "hami-node", 0, "GPU-0fc3a1b2-0000-4000-8000-000000001448", A100_80, 0.4)
+p = 6.0
+case("hami_fractions", """HAMi fractional GPUs. One A100-80GB at $6/GPU-hour; team-x/small requests
+`nvidia.com/gpu: 1, nvidia.com/gpucores: 30` and team-y/medium `gpucores: 50`. Proves the share
+is gpucores/100 (0.3 and 0.5, not a whole GPU each), 20 % of the GPU is idle, and the GPU's 0.4
+activity is split in proportion to shares (a = 0.15 and 0.25, u = 0.5 each, estimated).""", s,
+     f"{WINDOW_ARGS} --by namespace --price-per-gpu-hour 6",
+     expect(["namespace"], [row({"namespace": "team-y"}, 0.5 * H, 0.5 * p * H, 0.5 * 0.5 * p * H, estimated=True),
+                            row({"namespace": "team-x"}, 0.3 * H, 0.3 * p * H, 0.5 * 0.3 * p * H, estimated=True)],
+            idle_row(["namespace"], 0.2 * H, 0.2 * p * H)))
+
+# ----------------------------------------------------------------------------- input traps
+
+s = Scrape()
+node(s, "n1", 1, "NVIDIA-A100-SXM4-80GB")
+node(s, "n2", 1, "NVIDIA-A100-SXM4-80GB")
+pod(s, "pct", "a", "n1", [("nvidia_com_gpu", 1)])
+pod(s, "ratio", "b", "n2", [("nvidia_com_gpu", 1)])
+dcgm(s, "DCGM_FI_DEV_GPU_UTIL", "n1", 0, "GPU-11111111-0000-4000-8000-000000000000", A100_80, 75,
+     pod_labels=podlabels("pct", "a"))
+dcgm(s, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "n2", 0, "GPU-22222222-0000-4000-8000-000000000000", A100_80, 0.75,
+     pod_labels=podlabels("ratio", "b"))
+p = 2.0
+case("ratio_vs_percent", """Ratio vs percent. Node n1 exports only `DCGM_FI_DEV_GPU_UTIL` = 75 (a percent,
+0-100); node n2 only `DCGM_FI_PROF_GR_ENGINE_ACTIVE` = 0.75 (a ratio, 0-1). Proves both mean
+75 % utilization: the percent is divided by 100 and the ratio is not (the /100 defect of the
+seed PoC would make it 0.75 %).""", s,
+     f"{WINDOW_ARGS} --by namespace --price-per-gpu-hour 2",
+     expect(["namespace"], [row({"namespace": "pct"}, H, p * H, 0.75 * p * H),
+                            row({"namespace": "ratio"}, H, p * H, 0.75 * p * H)]))
+
+s = Scrape()
+node(s, "old-node", 1, "NVIDIA-A100-SXM4-80GB")
+node(s, "new-node", 1, "NVIDIA-A100-SXM4-80GB")
+pod(s, "ns1", "on-old", "old-node", [("nvidia_com_gpu", 1)])
+pod(s, "ns2", "on-new", "new-node", [("nvidia_com_gpu", 1)])
+dcgm(s, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "old-node", 0, "GPU-33333333-0000-4000-8000-000000000000", A100_80, 0.2,
+     host_label="Hostname")
+dcgm(s, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "new-node", 0, "GPU-44444444-0000-4000-8000-000000000000", A100_80, 0.3,
+     host_label="hostname")
+p = 3.0
+case("hostname_label_case", """`Hostname` vs `hostname`. dcgm-exporter up to 4.8.2 labels the node
+`Hostname`, later releases `hostname`. The series carry no pod labels, so the GPU is found through
+the node name alone. Proves both spellings place the GPU's activity (0.2 and 0.3) on the right
+node and holder.""", s,
+     f"{WINDOW_ARGS} --by namespace --price-per-gpu-hour 3",
+     expect(["namespace"], [row({"namespace": "ns1"}, H, p * H, 0.2 * p * H),
+                            row({"namespace": "ns2"}, H, p * H, 0.3 * p * H)]))
+
+s = Scrape()
+node(s, "n1", 7, "A100-SXM4-40GB-MIG-1g.5gb", capacity=7,
+     extra=[("label_nvidia_com_mig_strategy", "single")])
+pod(s, "ml", "trainer-0", "n1", [("nvidia_com_gpu", 1)])
+pod(s, "ml", "trainer-1", "n1", [("nvidia_com_gpu", 1)])
+for gi_, (pname, act) in enumerate([("trainer-0", 0.9), ("trainer-1", 0.3)]):
+    dcgm(s, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "n1", 0, mig_uuid, A100_40, act, gi=7 + gi_, profile="1g.5gb",
+         pod_labels=[("container", "dcgm-exporter"), ("namespace", "monitoring"), ("pod", "dcgm-exporter-78z52"),
+                     ("exported_container", "main"), ("exported_namespace", "ml"), ("exported_pod", pname),
+                     ("instance", "10.0.0.9:9400"), ("job", "dcgm-exporter")])
+p = 7.0
+case("exported_pod_labels", """`exported_pod` / `exported_namespace` after Prometheus relabelling. Scraped
+through a ServiceMonitor without honorLabels, dcgm-exporter's pod labels become `exported_*` and
+`pod`/`namespace` name the exporter itself (monitoring/dcgm-exporter-78z52). Proves the slices'
+activity (0.9 and 0.3) goes to the exported pods, and nothing is charged to the exporter.""", s,
+     f"{WINDOW_ARGS} --by pod --price-per-gpu-hour 7",
+     expect(["pod"], [row({"pod": "trainer-0"}, H / 7, p * H / 7, 0.9 * p * H / 7),
+                      row({"pod": "trainer-1"}, H / 7, p * H / 7, 0.3 * p * H / 7)],
+            idle_row(["pod"], 5 * H / 7, 5 * p * H / 7)))
+
+s = Scrape()
+node(s, "n1", 1, "NVIDIA-A100-SXM4-80GB")
+pod(s, "ml", "a", "n1", [("nvidia_com_gpu", 1)])
+vals = [0.5] * 5 + [SENTINEL] * 5
+dcgm(s, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "n1", 0, "GPU-55555555-0000-4000-8000-000000000000", A100_80, vals,
+     pod_labels=podlabels("ml", "a"))
+p = 6.0
+case("dcgm_blank_sentinel", """DCGM blank sentinels. The GPU's activity is 0.5 for five scrapes and then
+9223372036854775794 (DCGM_INT64_NOT_SUPPORTED) for five. Proves sentinels are "no data": the last
+five steps are unmeasured (not 9.2e18 utilization, not zero, and the last good sample does not
+stand in for them), effective and waste cover the measured half only and `unmeasured_gpu_hours`
+is half the hours.""", s,
+     f"{WINDOW_ARGS} --by namespace --price-per-gpu-hour 6",
+     expect(["namespace"], [row({"namespace": "ml"}, H, p * H, 0.5 * p * H / 2, unmeasured=H / 2)]))
+
+s = Scrape()
+node(s, "n1", 1, "NVIDIA-A100-80GB-PCIe-MIG-7g.80gb", capacity=1,
+     extra=[("label_nvidia_com_mig_strategy", "single"), ("label_nvidia_com_mig_config", "all-7g.80gb")])
+pod(s, "big", "job-0", "n1", [("nvidia_com_gpu", 1)])
+dcgm(s, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "n1", 0, "GPU-06357e72-c3ee-614b-775f-a89e18e8cc08", "NVIDIA A100 80GB PCIe",
+     0.6, gi=0, profile="7g.79gb", pod_labels=podlabels("big", "job-0"))
+p = 5.0
+case("mig_profile_7g79gb", """DCGM profile names that differ from the MIG config. An A100-80GB configured
+`all-7g.80gb` reports its instance as `7g.79gb`. Proves the profile is parsed by its compute
+slices (7 of 7: a whole GPU), with no idle remainder and the instance's activity 0.6 as the
+holder's utilization.""", s,
+     f"{WINDOW_ARGS} --by namespace --price-per-gpu-hour 5",
+     expect(["namespace"], [row({"namespace": "big"}, H, p * H, 0.6 * p * H)]))
+
+# ----------------------------------------------------------------------------- timelines
+
+s = Scrape()
+node(s, "n1", 1, "NVIDIA-A100-SXM4-80GB")
+pod(s, "batch", "late", "n1", [("nvidia_com_gpu", 1)], times=list(range(T0 + 90, T0 + 400, 60)))
+dcgm(s, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "n1", 0, "GPU-66666666-0000-4000-8000-000000000000", A100_80, 1.0)
+p = 6.0
+held_h = (T0 + 390 + 60 - (T0 + 90)) / 3600.0
+case("pod_mid_step", """A pod starting and stopping mid-step. batch/late is first scraped at T0+90 s and
+last at T0+390 s (scrapes every 60 s), so it holds the GPU over [T0+90, T0+450): 360 s, starting
+in the middle of step 2 and ending in the middle of step 8. Proves partial steps are charged by
+the seconds held (0.1 GPU-hours), and the rest of the GPU's time is idle.""", s,
+     f"{WINDOW_ARGS} --by namespace --price-per-gpu-hour 6",
+     expect(["namespace"], [row({"namespace": "batch"}, held_h, p * held_h, p * held_h)],
+            idle_row(["namespace"], H - held_h, p * (H - held_h))))
+
+s = Scrape()
+node(s, "n1", 1, "NVIDIA-A100-SXM4-80GB")
+node(s, "n2", 1, "NVIDIA-A100-SXM4-80GB", times=list(range(T0 + 120, T0 + 480, 60)))
+pod(s, "ml", "steady", "n1", [("nvidia_com_gpu", 1)])
+dcgm(s, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "n1", 0, "GPU-77777777-0000-4000-8000-000000000000", A100_80, 0.5,
+     pod_labels=podlabels("ml", "steady"))
+p = 6.0
+n2_h = 360 / 3600.0
+case("node_join_leave", """A node joining and leaving. n1 is present all window; n2 (one GPU, unheld) is
+first scraped at T0+120 s and last at T0+420 s, so it exists over [T0+120, T0+480). Proves capacity
+(and so idle cost and total cost) follows node presence: n2 adds 0.1 GPU-hours of idle, not 1/6.""", s,
+     f"{WINDOW_ARGS} --by node --price-per-gpu-hour 6",
+     {"by": ["node"], "rows": [row({"node": "n1"}, H, p * H, 0.5 * p * H),
+                               {"node": "__idle__", "gpu_hours": n2_h, "idle_usd": p * n2_h}],
+      "totals": {"allocated_usd": p * H, "idle_usd": p * n2_h, "cost_usd": p * (H + n2_h)}})
+
+s = Scrape()
+node(s, "n1", 1, "NVIDIA-A100-SXM4-80GB")
+pod(s, "dark", "no-dcgm", "n1", [("nvidia_com_gpu", 1)])
+p = 6.0
+case("missing_dcgm", """Missing dcgm-exporter data. The node has one GPU held by dark/no-dcgm and no dcgm
+series at all. Proves unmeasured is not idle: allocated is charged, effective and waste are null
+(unknown, never zero) and all the hours are `unmeasured_gpu_hours`.""", s,
+     f"{WINDOW_ARGS} --by namespace --price-per-gpu-hour 6",
+     expect(["namespace"], [row({"namespace": "dark"}, H, p * H, None, unmeasured=H)]))
+
+s = Scrape()
+node(s, "a100-1", 1, "NVIDIA-A100-SXM4-80GB")
+node(s, "t4-1", 1, "Tesla-T4")
+pod(s, "ml", "big", "a100-1", [("nvidia_com_gpu", 1)])
+pod(s, "ml", "small", "t4-1", [("nvidia_com_gpu", 1)])
+dcgm(s, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "a100-1", 0, "GPU-88888888-0000-4000-8000-000000000000", A100_80, 0.8,
+     pod_labels=podlabels("ml", "big"))
+dcgm(s, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "t4-1", 0, "GPU-99999999-0000-4000-8000-000000000000", T4, 0.4,
+     pod_labels=podlabels("ml", "small"))
+prices_yaml = """prices:
+  - match: {gpu_model: "*A100*"}
+    usd_per_gpu_hour: 4.10
+  - match: {gpu_model: "*T4*"}
+    usd_per_gpu_hour: 0.35
+"""
+case("mixed_gpu_models", """Mixed GPU models in one pool, priced per model. An A100 node and a T4 node;
+prices.yaml maps `*A100*` to $4.10 and `*T4*` to $0.35 per GPU-hour. Proves rows split by
+gpu_model, each priced by its own rule.""", s,
+     f"{WINDOW_ARGS} --by gpu_model --prices {{case}}/prices.yaml",
+     expect(["gpu_model"], [row({"gpu_model": A100_80}, H, 4.10 * H, 0.8 * 4.10 * H),
+                            row({"gpu_model": T4}, H, 0.35 * H, 0.4 * 0.35 * H)]),
+     extra_files={"prices.yaml": prices_yaml})
+
+s = Scrape()
+node(s, "n1", 6, "NVIDIA-A100-SXM4-80GB")
+s.add("kube_replicaset_owner", [("namespace", "shop"), ("replicaset", "api-5d9f7c"), ("owner_kind", "Deployment"),
+                                ("owner_name", "api"), ("owner_is_controller", "true")], 1)
+s.add("kube_job_owner", [("namespace", "shop"), ("job_name", "nightly-29001"), ("owner_kind", "CronJob"),
+                         ("owner_name", "nightly"), ("owner_is_controller", "true")], 1)
+s.add("kube_namespace_labels", [("namespace", "shop"), ("label_team", "commerce")], 1)
+pod(s, "shop", "api-5d9f7c-x1", "n1", [("nvidia_com_gpu", 1)], owner=("ReplicaSet", "api-5d9f7c"))
+pod(s, "shop", "nightly-29001-abc", "n1", [("nvidia_com_gpu", 1)], owner=("Job", "nightly-29001"),
+    labels=[("team", "data")])
+pod(s, "shop", "db-0", "n1", [("nvidia_com_gpu", 1)], owner=("StatefulSet", "db"))
+pod(s, "shop", "agent-q7", "n1", [("nvidia_com_gpu", 1)], owner=("DaemonSet", "agent"))
+pod(s, "shop", "oneoff", "n1", [("nvidia_com_gpu", 1)])
+pod(s, "lab", "scratch", "n1", [("nvidia_com_gpu", 1)])
+p = 6.0
+case("workload_identity_and_team", """Workload identity and team. Pods owned by a ReplicaSet (of Deployment api),
+a Job (of CronJob nightly), a StatefulSet, a DaemonSet, and two bare pods. Namespace shop carries
+label team=commerce; the nightly pod carries its own label team=data; namespace lab has no team
+label. Proves owner chains resolve to the top controller, the team comes from the pod label,
+then the namespace label, then the namespace name. No dcgm data: effective is null.""", s,
+     f"{WINDOW_ARGS} --by workload_kind,workload,team --price-per-gpu-hour 6",
+     expect(["workload_kind", "workload", "team"],
+            [row({"workload_kind": k, "workload": w, "team": t}, H, p * H, None, unmeasured=H)
+             for k, w, t in [("Deployment", "api", "commerce"), ("CronJob", "nightly", "data"),
+                             ("StatefulSet", "db", "commerce"), ("DaemonSet", "agent", "commerce"),
+                             ("Pod", "oneoff", "commerce"), ("Pod", "scratch", "lab")]]))
+
+# Same data as whole_gpu, with idle shared proportionally within the node.
+s = Scrape()
+node(s, "n1", 2, "NVIDIA-A100-SXM4-80GB")
+pod(s, "ml", "train-0", "n1", [("nvidia_com_gpu", 1)])
+pod(s, "web", "serve-0", "n1", [("nvidia_com_gpu", 1)], times=SCRAPES[:5])
+dcgm(s, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "n1", 0, "GPU-aaaa0000-0000-4000-8000-000000000000", A100_80, 1.0,
+     pod_labels=podlabels("ml", "train-0"))
+p = 6.0
+case("idle_shared_proportionally", """Idle shared proportionally by node. n1 has two GPUs at $6/GPU-hour; ml
+holds one for the whole window, web holds one for the first half (then it is idle). With
+`--idle proportional --idle-scope node`, the idle half-GPU-window ($0.50) is shared in proportion
+to allocated cost ($1 : $0.50), so ml receives $1/3 and web $1/6; there is no `__idle__` row and
+the totals still add up to the node's cost ($2).""", s,
+     f"{WINDOW_ARGS} --by namespace --price-per-gpu-hour 6 --idle proportional --idle-scope node",
+     {"by": ["namespace"], "rows": [{"namespace": "ml", "idle_usd": 0.5 * 2 / 3},
+                                    {"namespace": "web", "idle_usd": 0.5 / 3}],
+      "totals": {"cost_usd": 2 * p * H}})
+
+
+def main():
+    root = os.path.join(HERE, "cases")
+    for name, readme, scrape, args, expected, openmetrics, extra in CASES:
+        d = os.path.join(root, name)
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(os.path.join(d, "input"))
+        ext = "om" if openmetrics else "prom"
+        with open(os.path.join(d, "input", f"scrape.{ext}"), "w") as f:
+            f.write(scrape.render(openmetrics))
+        for fname, content in extra.items():
+            with open(os.path.join(d, fname), "w") as f:
+                f.write(content)
+        with open(os.path.join(d, "args"), "w") as f:
+            f.write(args.replace("{case}", "${CASE}") + "\n")
+        with open(os.path.join(d, "README.md"), "w") as f:
+            f.write(f"# {name}\n\n{readme}\n\nInput: `input/`. Flags: `args`. Expected: `expected.json` "
+                    "(computed by `../generate.py` from the model's formulas).\n")
+        with open(os.path.join(d, "expected.json"), "w") as f:
+            json.dump(expected, f, indent=2)
+            f.write("\n")
+    print(f"wrote {len(CASES)} cases")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,134 @@
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "ingest/exposition.h"
+#include "ingest/exposition_test_util.h"
+
+namespace gpucost {
+namespace {
+
+std::string Gzip(const std::string& data) {
+  z_stream zs{};
+  EXPECT_EQ(deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  std::string out(compressBound(static_cast<uLong>(data.size())) + 64, '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  zs.avail_in = static_cast<uInt>(data.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+
+std::string ReadAll(ByteSource& src) {
+  std::string out;
+  char buf[333];
+  while (true) {
+    auto got = src.Read(buf, sizeof(buf));
+    EXPECT_TRUE(got.ok()) << got.status().ToString();
+    if (!got.ok() || *got == 0) return out;
+    out.append(buf, *got);
+  }
+}
+
+class TempFile {
+ public:
+  explicit TempFile(const std::string& contents) {
+    path_ = (std::filesystem::temp_directory_path() /
+             ("gpucost_bs_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++)))
+                .string();
+    std::ofstream(path_, std::ios::binary) << contents;
+  }
+  ~TempFile() { std::remove(path_.c_str()); }
+  const std::string& path() const { return path_; }
+
+ private:
+  static inline int counter_ = 0;
+  std::string path_;
+};
+
+const std::string kText = "# TYPE a gauge\na{x=\"1\"} 1\na{x=\"2\"} 2\n";
+
+TEST(ByteSource, PlainFile) {
+  TempFile f(kText);
+  auto src = OpenByteSource(f.path());
+  ASSERT_TRUE(src.ok());
+  EXPECT_EQ((*src)->name(), f.path());
+  EXPECT_EQ(ReadAll(**src), kText);
+}
+
+TEST(ByteSource, GzipFileIsDetectedByMagicBytes) {
+  TempFile f(Gzip(kText));
+  auto src = OpenByteSource(f.path());
+  ASSERT_TRUE(src.ok());
+  EXPECT_EQ(ReadAll(**src), kText);
+}
+
+TEST(ByteSource, ConcatenatedGzipMembers) {
+  TempFile f(Gzip("first 1\n") + Gzip("second 2\n") + Gzip(""));
+  auto src = OpenByteSource(f.path());
+  ASSERT_TRUE(src.ok());
+  testing::Recorder rec;
+  auto stats = ParseExposition(**src, {}, rec);
+  ASSERT_TRUE(stats.ok());
+  ASSERT_EQ(rec.samples.size(), 2u);
+  EXPECT_EQ(rec.samples[1].name, "second");
+  EXPECT_EQ(rec.samples[1].line, 2u);
+}
+
+TEST(ByteSource, GzipThroughTinyReads) {
+  std::string big;
+  for (int i = 0; i < 5000; ++i) big += "m{i=\"" + std::to_string(i) + "\"} " + std::to_string(i) + "\n";
+  auto src = MaybeGunzip(std::make_unique<testing::ChunkedSource>(Gzip(big), 5));
+  ASSERT_TRUE(src.ok());
+  EXPECT_EQ(ReadAll(**src), big);
+}
+
+TEST(ByteSource, TruncatedGzipIsAnIoError) {
+  const std::string gz = Gzip(kText);
+  TempFile f(gz.substr(0, gz.size() - 10));
+  auto src = OpenByteSource(f.path());
+  ASSERT_TRUE(src.ok());
+  testing::Recorder rec;
+  auto stats = ParseExposition(**src, {}, rec);
+  ASSERT_FALSE(stats.ok());
+  EXPECT_EQ(stats.status().code(), StatusCode::kIoError);
+}
+
+TEST(ByteSource, MissingFileIsAnIoError) {
+  auto src = OpenByteSource("/nonexistent/metrics.prom");
+  ASSERT_FALSE(src.ok());
+  EXPECT_EQ(src.status().code(), StatusCode::kIoError);
+  EXPECT_NE(src.status().message().find("/nonexistent/metrics.prom"), std::string::npos);
+}
+
+TEST(ByteSource, DashIsStdin) {
+  TempFile f(Gzip(kText));
+  // Point this process's stdin at the file for the duration of the test.
+  const int saved = ::dup(STDIN_FILENO);
+  ASSERT_NE(std::freopen(f.path().c_str(), "rb", stdin), nullptr);
+  auto src = OpenByteSource("-");
+  ASSERT_TRUE(src.ok());
+  EXPECT_EQ((*src)->name(), "<stdin>");
+  EXPECT_EQ(ReadAll(**src), kText);
+  ::dup2(saved, STDIN_FILENO);
+  ::close(saved);
+}
+
+TEST(ByteSource, ShortInputs) {
+  for (const std::string s : {"", "a", "\x1f", "a 1"}) {
+    auto src = MaybeGunzip(StringByteSource(s));
+    ASSERT_TRUE(src.ok());
+    EXPECT_EQ(ReadAll(**src), s);
+  }
+}
+
+}  // namespace
+}  // namespace gpucost

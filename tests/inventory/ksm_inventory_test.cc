@@ -1,0 +1,345 @@
+// InventoryBuilder over kube-state-metrics series, fed sample by sample (no parser involved).
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "inventory/inventory_builder.h"
+
+namespace gpucost {
+namespace {
+
+// Feeds lines `name{a="b",...} value ts_ms` and `# HELP family text` (no escapes).
+void Feed(InventoryBuilder& b, const std::string& text, const std::string& source = "t.prom") {
+  b.BeginSource(source);
+  std::istringstream in(text);
+  std::string line;
+  uint64_t n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    if (line.empty()) continue;
+    if (line.starts_with("# HELP ")) {
+      const std::string rest = line.substr(7);
+      const size_t sp = rest.find(' ');
+      b.OnMetadata(MetadataView{MetadataKind::kHelp, std::string_view(rest).substr(0, sp),
+                                std::string_view(rest).substr(sp + 1), MetricType::kUnknown, n});
+      continue;
+    }
+    const size_t brace = line.find('{');
+    const size_t close = line.find('}');
+    std::vector<std::pair<std::string, std::string>> owned;
+    std::string labels = line.substr(brace + 1, close - brace - 1);
+    size_t pos = 0;
+    while (pos < labels.size()) {
+      const size_t eq = labels.find('=', pos);
+      const size_t q2 = labels.find('"', eq + 2);
+      owned.emplace_back(labels.substr(pos, eq - pos), labels.substr(eq + 2, q2 - eq - 2));
+      pos = q2 + 2;
+    }
+    std::vector<LabelView> views;
+    for (const auto& [k, v] : owned) views.push_back(LabelView{k, v});
+    std::istringstream rest(line.substr(close + 1));
+    double value = 0;
+    int64_t ts = 0;
+    rest >> value >> ts;
+    SampleView s;
+    const std::string name = line.substr(0, brace);
+    s.name = name;
+    s.labels = views;
+    s.value = value;
+    s.has_timestamp = true;
+    s.timestamp_ms = ts;
+    s.line = n;
+    b.OnSample(s);
+  }
+}
+
+// `lines` repeated every 30 s from t=0 for `scrapes` scrapes; "%T" stands for the timestamp.
+std::string Every30s(const std::string& lines, int scrapes, int first = 0) {
+  std::string out;
+  for (int i = first; i < first + scrapes; ++i) {
+    std::string chunk = lines;
+    const std::string t = std::to_string(static_cast<int64_t>(i) * 30000);
+    for (size_t p = chunk.find("%T"); p != std::string::npos; p = chunk.find("%T")) {
+      chunk.replace(p, 2, t);
+    }
+    out += chunk;
+  }
+  return out;
+}
+
+LoadedTimeline Load(const std::string& text, TimelineOptions o = {}) {
+  InventoryBuilder b(std::move(o));
+  Feed(b, text);
+  auto r = b.Build();
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  return std::move(r).value();
+}
+
+const Node* FindNode(const LoadedTimeline& t, const std::string& name) {
+  for (const Node& n : t.inventory.nodes) {
+    if (n.name == name) return &n;
+  }
+  return nullptr;
+}
+
+std::vector<const GpuUnit*> UnitsOf(const LoadedTimeline& t, const std::string& node) {
+  std::vector<const GpuUnit*> out;
+  for (const GpuUnit& u : t.inventory.units) {
+    if (t.inventory.nodes[u.node].name == node) out.push_back(&u);
+  }
+  return out;
+}
+
+bool HasWarning(const LoadedTimeline& t, const std::string& needle) {
+  for (const InputWarning& w : t.warnings) {
+    if (w.ToString().find(needle) != std::string::npos) return true;
+  }
+  return false;
+}
+
+const std::string kPod =
+    "kube_pod_info{namespace=\"ml\",pod=\"train-0\",uid=\"u1\",node=\"n1\"} 1 %T\n"
+    "kube_pod_status_phase{namespace=\"ml\",pod=\"train-0\",uid=\"u1\",phase=\"Running\"} 1 %T\n"
+    "kube_pod_container_resource_requests{namespace=\"ml\",pod=\"train-0\",uid=\"u1\",container=\"main\",node=\"n1\",resource=\"nvidia_com_gpu\",unit=\"integer\"} 2 %T\n"
+    "kube_pod_container_resource_requests{namespace=\"ml\",pod=\"train-0\",uid=\"u1\",container=\"main\",node=\"n1\",resource=\"cpu\",unit=\"core\"} 4 %T\n";
+const std::string kNode =
+    "kube_node_labels{node=\"n1\",label_nvidia_com_gpu_product=\"NVIDIA-A100-SXM4-40GB\",label_nvidia_com_gpu_count=\"8\",label_karpenter_sh_capacity_type=\"spot\",label_node_kubernetes_io_instance_type=\"p4d.24xlarge\",label_topology_kubernetes_io_zone=\"us-east-1a\"} 1 %T\n"
+    "kube_node_status_capacity{node=\"n1\",resource=\"nvidia_com_gpu\",unit=\"integer\"} 8 %T\n";
+
+TEST(KsmInventory, PlainNodeAndRequest) {
+  auto t = Load(Every30s(kNode + kPod, 10));
+  const Node* n = FindNode(t, "n1");
+  ASSERT_NE(n, nullptr);
+  EXPECT_EQ(n->physical_gpus, 8);
+  EXPECT_EQ(n->cluster, "default");
+  EXPECT_EQ(n->capacity_type, "spot");
+  EXPECT_EQ(n->instance_type, "p4d.24xlarge");
+  EXPECT_EQ(n->zone, "us-east-1a");
+  EXPECT_EQ(n->labels.Get("nvidia.com/gpu.product"), "NVIDIA-A100-SXM4-40GB");
+  EXPECT_EQ(n->sharing, SharingMode::kNone);
+  auto units = UnitsOf(t, "n1");
+  ASSERT_EQ(units.size(), 8u);
+  EXPECT_EQ(units[3]->gpu_uuid, "n1-gpu3");
+  EXPECT_EQ(units[3]->resource, "nvidia.com/gpu");
+  EXPECT_DOUBLE_EQ(units[3]->fraction, 1.0);
+  ASSERT_EQ(t.inventory.holders.size(), 1u);
+  const Holder& h = t.inventory.holders[0];
+  EXPECT_EQ(h.pod, "train-0");
+  EXPECT_EQ(h.container, "main");
+  EXPECT_EQ(h.pod_uid, "u1");
+  EXPECT_EQ(h.workload_kind, "Pod");
+  EXPECT_EQ(h.team, "ml");
+  ASSERT_EQ(t.inventory.holdings.size(), 1u);
+  const Holding& hd = t.inventory.holdings[0];
+  EXPECT_EQ(hd.request.resource, "nvidia.com/gpu");
+  EXPECT_DOUBLE_EQ(hd.request.count, 2);
+  EXPECT_TRUE(hd.units.empty());
+  EXPECT_EQ(UnixMs(hd.interval.start), 0);
+  EXPECT_EQ(UnixMs(hd.interval.end), 300000);
+  EXPECT_EQ(UnixMs(t.span.start), 0);
+  EXPECT_EQ(UnixMs(t.span.end), 300000);
+}
+
+TEST(KsmInventory, SucceededEndsTheHoldingAndPendingWithoutNodeHoldsNothing) {
+  std::string text;
+  // Pending unscheduled for 2 scrapes, Running for 4, Succeeded for 4.
+  for (int i = 0; i < 10; ++i) {
+    const std::string ts = std::to_string(i * 30000);
+    const std::string phase = i < 2 ? "Pending" : i < 6 ? "Running" : "Succeeded";
+    const std::string node = i < 2 ? "" : "n1";
+    text += "kube_pod_info{namespace=\"ml\",pod=\"p\",uid=\"u\",node=\"" + node + "\"} 1 " + ts + "\n";
+    for (const char* ph : {"Pending", "Running", "Succeeded"}) {
+      text += std::string("kube_pod_status_phase{namespace=\"ml\",pod=\"p\",uid=\"u\",phase=\"") + ph +
+              "\"} " + (phase == ph ? "1 " : "0 ") + ts + "\n";
+    }
+    text += "kube_pod_container_resource_requests{namespace=\"ml\",pod=\"p\",uid=\"u\",container=\"c\",node=\"" +
+            node + "\",resource=\"nvidia_com_gpu\",unit=\"integer\"} 1 " + ts + "\n";
+  }
+  auto t = Load(Every30s(kNode, 10) + text);
+  ASSERT_EQ(t.inventory.holdings.size(), 1u);
+  EXPECT_EQ(UnixMs(t.inventory.holdings[0].interval.start), 60000);
+  EXPECT_EQ(UnixMs(t.inventory.holdings[0].interval.end), 180000);
+}
+
+TEST(KsmInventory, OwnerChainsTeamAndLabels) {
+  const std::string text =
+      "kube_pod_owner{namespace=\"ml\",pod=\"train-0\",uid=\"u1\",owner_kind=\"Job\",owner_name=\"nightly-28\",owner_is_controller=\"true\"} 1 %T\n"
+      "kube_job_owner{namespace=\"ml\",job_name=\"nightly-28\",owner_kind=\"CronJob\",owner_name=\"nightly\",owner_is_controller=\"true\"} 1 %T\n"
+      "kube_pod_labels{namespace=\"ml\",pod=\"train-0\",uid=\"u1\",label_app_kubernetes_io_name=\"trainer\",label_cost_center=\"42\"} 1 %T\n"
+      "kube_namespace_labels{namespace=\"ml\",label_team=\"research\"} 1 %T\n";
+  TimelineOptions o;
+  o.known_label_keys = {"cost-center"};
+  auto t = Load(Every30s(kNode + kPod + text, 4), o);
+  ASSERT_EQ(t.inventory.holders.size(), 1u);
+  const Holder& h = t.inventory.holders[0];
+  EXPECT_EQ(h.workload, "nightly");
+  EXPECT_EQ(h.workload_kind, "CronJob");
+  EXPECT_EQ(h.team, "research");  // no pod label `team`: the namespace's
+  EXPECT_EQ(h.labels.Get("app.kubernetes.io/name"), "trainer");
+  EXPECT_EQ(h.labels.Get("cost-center"), "42");
+  EXPECT_EQ(h.labels.Get("team"), "research");
+}
+
+TEST(KsmInventory, DeploymentViaReplicaSetAndPodTeamLabel) {
+  const std::string text =
+      "kube_pod_owner{namespace=\"ml\",pod=\"train-0\",uid=\"u1\",owner_kind=\"ReplicaSet\",owner_name=\"web-abc\",owner_is_controller=\"true\"} 1 %T\n"
+      "kube_replicaset_owner{namespace=\"ml\",replicaset=\"web-abc\",owner_kind=\"Deployment\",owner_name=\"web\",owner_is_controller=\"true\"} 1 %T\n"
+      "kube_pod_labels{namespace=\"ml\",pod=\"train-0\",uid=\"u1\",label_team=\"vision\"} 1 %T\n"
+      "kube_namespace_labels{namespace=\"ml\",label_team=\"research\"} 1 %T\n";
+  auto t = Load(Every30s(kNode + kPod + text, 4));
+  ASSERT_EQ(t.inventory.holders.size(), 1u);
+  EXPECT_EQ(t.inventory.holders[0].workload, "web");
+  EXPECT_EQ(t.inventory.holders[0].workload_kind, "Deployment");
+  EXPECT_EQ(t.inventory.holders[0].team, "vision");
+}
+
+TEST(KsmInventory, LimitsAreTheFallbackAndUnknownGpuResourcesWarn) {
+  const std::string text =
+      "kube_pod_info{namespace=\"ml\",pod=\"q\",uid=\"u2\",node=\"n1\"} 1 %T\n"
+      "kube_pod_status_phase{namespace=\"ml\",pod=\"q\",uid=\"u2\",phase=\"Running\"} 1 %T\n"
+      "kube_pod_container_resource_limits{namespace=\"ml\",pod=\"q\",uid=\"u2\",container=\"c\",node=\"n1\",resource=\"nvidia_com_gpu\",unit=\"integer\"} 1 %T\n"
+      "kube_pod_container_resource_requests{namespace=\"ml\",pod=\"q\",uid=\"u2\",container=\"c\",node=\"n1\",resource=\"gpu_intel_com_i915\",unit=\"integer\"} 1 %T\n";
+  auto t = Load(Every30s(kNode + text, 3));
+  ASSERT_EQ(t.inventory.holdings.size(), 1u);
+  EXPECT_EQ(t.inventory.holdings[0].request.resource, "nvidia.com/gpu");
+  EXPECT_TRUE(HasWarning(t, "t.prom:6: unknown GPU-like resource \"gpu_intel_com_i915\""));
+}
+
+TEST(KsmInventory, TimeSlicingUsesGfdCountNotInflatedCapacity) {
+  const std::string node =
+      "kube_node_labels{node=\"ts\",label_nvidia_com_gpu_product=\"Tesla-T4-SHARED\",label_nvidia_com_gpu_count=\"2\",label_nvidia_com_gpu_replicas=\"4\",label_nvidia_com_gpu_sharing_strategy=\"time-slicing\"} 1 %T\n"
+      "kube_node_status_capacity{node=\"ts\",resource=\"nvidia_com_gpu\",unit=\"integer\"} 8 %T\n";
+  auto t = Load(Every30s(node, 3));
+  const Node* n = FindNode(t, "ts");
+  ASSERT_NE(n, nullptr);
+  EXPECT_EQ(n->physical_gpus, 2);
+  EXPECT_EQ(n->sharing, SharingMode::kTimeSlicing);
+  EXPECT_EQ(n->replicas, 4);
+  auto units = UnitsOf(t, "ts");
+  ASSERT_EQ(units.size(), 8u);
+  EXPECT_DOUBLE_EQ(units[0]->fraction, 0.25);
+  EXPECT_EQ(units[0]->resource, "nvidia.com/gpu");
+  EXPECT_EQ(units[5]->partition.ToString(), "replica:1");
+}
+
+TEST(KsmInventory, TimeSlicingRenamedByDefault) {
+  const std::string node =
+      "kube_node_labels{node=\"ts\",label_nvidia_com_gpu_count=\"1\",label_nvidia_com_gpu_replicas=\"10\",label_nvidia_com_gpu_sharing_strategy=\"mps\"} 1 %T\n"
+      "kube_node_status_capacity{node=\"ts\",resource=\"nvidia_com_gpu_shared\",unit=\"integer\"} 10 %T\n"
+      "kube_node_status_capacity{node=\"ts\",resource=\"nvidia_com_gpu\",unit=\"integer\"} 0 %T\n";
+  auto t = Load(Every30s(node, 3));
+  const Node* n = FindNode(t, "ts");
+  EXPECT_EQ(n->physical_gpus, 1);
+  EXPECT_EQ(n->sharing, SharingMode::kMps);
+  auto units = UnitsOf(t, "ts");
+  ASSERT_EQ(units.size(), 10u);
+  EXPECT_EQ(units[9]->resource, "nvidia.com/gpu.shared");
+  EXPECT_DOUBLE_EQ(units[9]->fraction, 0.1);
+}
+
+TEST(KsmInventory, ReplicasInferredFromCapacityWhenLabelMissing) {
+  const std::string node =
+      "kube_node_labels{node=\"ts\",label_nvidia_com_gpu_count=\"8\",label_nvidia_com_gpu_sharing_strategy=\"time-slicing\"} 1 %T\n"
+      "kube_node_status_capacity{node=\"ts\",resource=\"nvidia_com_gpu\",unit=\"integer\"} 80 %T\n";
+  auto t = Load(Every30s(node, 2));
+  EXPECT_EQ(FindNode(t, "ts")->physical_gpus, 8);
+  EXPECT_EQ(FindNode(t, "ts")->replicas, 10);
+}
+
+TEST(KsmInventory, HamiRequests) {
+  const std::string text =
+      "kube_node_labels{node=\"h\",label_nvidia_com_gpu_count=\"2\"} 1 %T\n"
+      "kube_node_status_capacity{node=\"h\",resource=\"nvidia_com_gpu\",unit=\"integer\"} 20 %T\n"
+      "kube_pod_info{namespace=\"a\",pod=\"v\",uid=\"u\",node=\"h\"} 1 %T\n"
+      "kube_pod_status_phase{namespace=\"a\",pod=\"v\",uid=\"u\",phase=\"Running\"} 1 %T\n"
+      "kube_pod_container_resource_limits{namespace=\"a\",pod=\"v\",uid=\"u\",container=\"c\",node=\"h\",resource=\"nvidia_com_gpu\",unit=\"integer\"} 1 %T\n"
+      "kube_pod_container_resource_limits{namespace=\"a\",pod=\"v\",uid=\"u\",container=\"c\",node=\"h\",resource=\"nvidia_com_gpucores\",unit=\"integer\"} 30 %T\n"
+      "kube_pod_container_resource_limits{namespace=\"a\",pod=\"v\",uid=\"u\",container=\"c\",node=\"h\",resource=\"nvidia_com_gpumem\",unit=\"integer\"} 3000 %T\n";
+  auto t = Load(Every30s(text, 3));
+  const Node* n = FindNode(t, "h");
+  EXPECT_EQ(n->sharing, SharingMode::kHami);
+  EXPECT_EQ(n->physical_gpus, 2);
+  auto units = UnitsOf(t, "h");
+  ASSERT_EQ(units.size(), 2u);
+  EXPECT_DOUBLE_EQ(units[0]->fraction, 1.0);
+  ASSERT_EQ(t.inventory.holdings.size(), 1u);
+  const Request& r = t.inventory.holdings[0].request;
+  EXPECT_EQ(r.resource, "nvidia.com/gpu");
+  EXPECT_DOUBLE_EQ(r.count, 1);
+  EXPECT_DOUBLE_EQ(r.hami_cores_percent, 30);
+  EXPECT_DOUBLE_EQ(r.hami_mem_mib, 3000);
+  EXPECT_LT(r.hami_mem_percent, 0);
+}
+
+TEST(KsmInventory, MigSingleStrategyFromLabels) {
+  const std::string node =
+      "kube_node_labels{node=\"m\",label_nvidia_com_gpu_product=\"NVIDIA-H100-NVL-MIG-1g.12gb\",label_nvidia_com_gpu_count=\"14\",label_nvidia_com_mig_strategy=\"single\"} 1 %T\n"
+      "kube_node_status_capacity{node=\"m\",resource=\"nvidia_com_gpu\",unit=\"integer\"} 14 %T\n";
+  auto t = Load(Every30s(node, 2));
+  const Node* n = FindNode(t, "m");
+  EXPECT_EQ(n->sharing, SharingMode::kMig);
+  EXPECT_TRUE(n->mig_single);
+  EXPECT_EQ(n->physical_gpus, 2);  // 14 MIG devices / 7 per GPU
+  int slices = 0;
+  for (const GpuUnit* u : UnitsOf(t, "m")) {
+    if (!u->holdable) continue;
+    ++slices;
+    EXPECT_EQ(u->resource, "nvidia.com/gpu");
+    EXPECT_EQ(u->mig_profile, "1g.12gb");
+    EXPECT_DOUBLE_EQ(u->fraction, 1.0 / 7);
+  }
+  EXPECT_EQ(slices, 14);
+}
+
+TEST(KsmInventory, MigMixedStrategyFromCapacity) {
+  const std::string node =
+      "kube_node_labels{node=\"m\",label_nvidia_com_gpu_product=\"NVIDIA-A100-SXM4-40GB\",label_nvidia_com_gpu_count=\"1\",label_nvidia_com_mig_strategy=\"mixed\"} 1 %T\n"
+      "kube_node_status_capacity{node=\"m\",resource=\"nvidia_com_mig_1g_5gb\",unit=\"integer\"} 2 %T\n"
+      "kube_node_status_capacity{node=\"m\",resource=\"nvidia_com_mig_3g_20gb\",unit=\"integer\"} 1 %T\n";
+  auto t = Load(Every30s(node, 2));
+  const Node* n = FindNode(t, "m");
+  EXPECT_FALSE(n->mig_single);
+  EXPECT_EQ(n->physical_gpus, 1);
+  double holdable = 0, rest = 0;
+  int small = 0;
+  for (const GpuUnit* u : UnitsOf(t, "m")) {
+    (u->holdable ? holdable : rest) += u->fraction;
+    if (u->resource == "nvidia.com/mig-1g.5gb") ++small;
+  }
+  EXPECT_EQ(small, 2);
+  EXPECT_NEAR(holdable, 5.0 / 7, 1e-12);
+  EXPECT_NEAR(rest, 2.0 / 7, 1e-12);  // unpartitioned slices are capacity too
+}
+
+TEST(KsmInventory, NodeJoinAndLeave) {
+  const std::string early = "kube_node_labels{node=\"a\",label_nvidia_com_gpu_count=\"1\"} 1 %T\n";
+  const std::string late = "kube_node_labels{node=\"b\",label_nvidia_com_gpu_count=\"1\"} 1 %T\n";
+  auto t = Load(Every30s(early, 4, 0) + Every30s(late, 4, 10));
+  const Node* a = FindNode(t, "a");
+  const Node* b = FindNode(t, "b");
+  ASSERT_EQ(a->present.size(), 1u);
+  EXPECT_EQ(UnixMs(a->present[0].start), 0);
+  EXPECT_EQ(UnixMs(a->present[0].end), 120000);
+  ASSERT_EQ(b->present.size(), 1u);
+  EXPECT_EQ(UnixMs(b->present[0].start), 300000);
+  EXPECT_EQ(UnixMs(b->present[0].end), 420000);
+  EXPECT_EQ(UnixMs(t.span.end), 420000);
+}
+
+TEST(KsmInventory, WindowClipsAndClusterLabelWins) {
+  TimelineOptions o;
+  o.window = Window{InstantFromUnixMs(60000), InstantFromUnixMs(120000)};
+  std::string text = kNode + kPod;
+  for (size_t p = text.find("{"); p != std::string::npos; p = text.find("{", p + 1)) {
+    text.insert(p + 1, "cluster=\"prod\",");
+  }
+  auto t = Load(Every30s(text, 10), o);
+  EXPECT_EQ(FindNode(t, "n1")->cluster, "prod");
+  ASSERT_EQ(t.inventory.holdings.size(), 1u);
+  EXPECT_EQ(UnixMs(t.inventory.holdings[0].interval.start), 60000);
+  EXPECT_EQ(UnixMs(t.inventory.holdings[0].interval.end), 120000);
+  EXPECT_EQ(t.inventory.holders[0].cluster, "prod");
+}
+
+}  // namespace
+}  // namespace gpucost

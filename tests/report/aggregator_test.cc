@@ -1,0 +1,336 @@
+#include "report/aggregator.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "report/report_test_util.h"
+
+namespace gpucost {
+namespace {
+
+using report_test::Aggregate;
+using report_test::FindRow;
+using report_test::FourNodes;
+using report_test::Held;
+using report_test::Idle;
+using report_test::Options;
+using report_test::Unpriced;
+
+TEST(Dimensions, ParseNamesAndErrors) {
+  auto dims = ParseDimensions("namespace, label:team ,gpu_model");
+  ASSERT_TRUE(dims.ok()) << dims.status().ToString();
+  ASSERT_EQ(dims->size(), 3u);
+  EXPECT_EQ((*dims)[0].kind, DimensionKind::kNamespace);
+  EXPECT_EQ((*dims)[1].Name(), "label:team");
+  EXPECT_EQ((*dims)[2].Name(), "gpu_model");
+  EXPECT_FALSE(ParseDimensions("").ok());
+  EXPECT_FALSE(ParseDimensions("namespace,namespace").ok());
+  EXPECT_FALSE(ParseDimensions("label:").ok());
+  auto bad = ParseDimensions("namespace,controller");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("\"controller\""), std::string::npos);
+}
+
+TEST(Aggregator, GroupsBySeveralDimensionsAndLabel) {
+  const Inventory inv = FourNodes();
+  // Holder 0 on two nodes (n1, n2), holder 2 on n1, holder 1 (no app label) on n2.
+  const std::vector<CostRecord> records = {
+      Held(0, 0, 0, 0.5, 2.0, 0.5), Held(1, 1, 0, 0.25, 0.5, 1.0), Held(0, 0, 2, 0.5, 2.0, 0.1),
+      Held(0, 1, 1, 0.25, 0.5, 0.0)};
+  const Report report = Aggregate(inv, Options("namespace,label:app"), records);
+  ASSERT_EQ(report.rows.size(), 3u);
+  const ReportRow* web = FindRow(report, {"a", "web"});
+  ASSERT_NE(web, nullptr);
+  EXPECT_DOUBLE_EQ(web->gpu_hours, 0.75);
+  EXPECT_DOUBLE_EQ(web->allocated_usd, 2.5);
+  EXPECT_DOUBLE_EQ(web->effective_usd, 1.5);
+  EXPECT_DOUBLE_EQ(web->waste_usd, 1.0);
+  EXPECT_DOUBLE_EQ(web->utilization, 0.6);
+  EXPECT_DOUBLE_EQ(web->efficiency, 0.6);
+  EXPECT_DOUBLE_EQ(web->activity_gpu_hours, 0.5);
+  const ReportRow* unlabelled = FindRow(report, {"b", std::string(kUnallocatedValue)});
+  ASSERT_NE(unlabelled, nullptr);
+  EXPECT_DOUBLE_EQ(unlabelled->effective_usd, 0.0);  // measured and unused: zero, not null
+  EXPECT_DOUBLE_EQ(unlabelled->utilization, 0.0);
+  // Sorted by allocated descending.
+  EXPECT_EQ(report.rows[0].values, (std::vector<std::string>{"a", "web"}));
+  EXPECT_EQ(report.rows[1].values, (std::vector<std::string>{"a", "db"}));
+
+  // Node-level dimensions and node labels (holders lack "pool").
+  const Report by_node = Aggregate(inv, Options("gpu_model,capacity_type,label:pool"), records);
+  const ReportRow* t4 = FindRow(by_node, {"Tesla T4", "spot", "gpu-a"});
+  ASSERT_NE(t4, nullptr);
+  EXPECT_DOUBLE_EQ(t4->allocated_usd, 1.0);
+  EXPECT_NE(FindRow(by_node, {"NVIDIA A100-SXM4-40GB", "on_demand", "gpu-a"}), nullptr);
+
+  // Seed PoC: 3, 2 and 2 1g.5gb slices of one A100 at $12/GPU-hour over an hour.
+  Inventory poc = FourNodes();
+  const std::vector<CostRecord> slices = {Held(0, 0, 0, 3.0 / 7, 12.0 * 3 / 7, 1),
+                                          Held(0, 0, 1, 2.0 / 7, 12.0 * 2 / 7, 1),
+                                          Held(0, 0, 3, 2.0 / 7, 12.0 * 2 / 7, 1)};
+  const Report teams = Aggregate(poc, Options("team"), slices);
+  EXPECT_NEAR(FindRow(teams, {"x"})->allocated_usd, 5.142857, 5e-7);
+  EXPECT_NEAR(FindRow(teams, {"y"})->allocated_usd, 3.428571, 5e-7);
+  EXPECT_NEAR(FindRow(teams, {"z"})->allocated_usd, 3.428571, 5e-7);
+}
+
+TEST(Aggregator, BucketsFollowTheOutputStepUnlessAccumulated) {
+  const Inventory inv = FourNodes();
+  std::vector<CostRecord> records;
+  for (int64_t step = 0; step < 60; ++step)
+    records.push_back(Held(step, 0, 0, 1.0 / 60, 0.05, 0.5));
+  AggregatorOptions o = Options("namespace", /*accumulate=*/false);
+  o.output_step = std::chrono::minutes(25);  // 25, 25, then a partial 10-minute bucket
+  const Report report = Aggregate(inv, o, records);
+  ASSERT_EQ(report.rows.size(), 3u);
+  EXPECT_FALSE(report.accumulated);
+  EXPECT_EQ(report.step, std::chrono::minutes(25));
+  for (int b = 0; b < 3; ++b) {
+    EXPECT_EQ(report.rows[b].bucket, b);
+    EXPECT_EQ(report.rows[b].start, report_test::kT0 + std::chrono::minutes(25 * b));
+  }
+  EXPECT_EQ(report.rows[2].end, report_test::kHour.end);  // clipped to the window
+  EXPECT_NEAR(report.rows[0].allocated_usd, 1.25, 1e-12);
+  EXPECT_NEAR(report.rows[2].allocated_usd, 0.5, 1e-12);
+  EXPECT_NEAR(report.totals.allocated_usd, 3.0, 1e-12);
+
+  const Report whole = Aggregate(inv, Options("namespace"), records);
+  ASSERT_EQ(whole.rows.size(), 1u);
+  EXPECT_TRUE(whole.accumulated);
+  EXPECT_EQ(whole.rows[0].start, report_test::kHour.start);
+  EXPECT_EQ(whole.rows[0].end, report_test::kHour.end);
+  EXPECT_NEAR(whole.rows[0].allocated_usd, 3.0, 1e-12);
+  EXPECT_NEAR(whole.rows[0].gpu_hours, 1.0, 1e-12);
+
+  // Default output step = engine step: one bucket per record.
+  EXPECT_EQ(Aggregate(inv, Options("namespace", false), records).rows.size(), 60u);
+}
+
+TEST(Aggregator, RejectsBadOptions) {
+  const Inventory inv = FourNodes();
+  AggregatorOptions o = Options("namespace", false);
+  o.output_step = std::chrono::seconds(90);
+  auto agg = Aggregator::Create(inv, o);
+  ASSERT_FALSE(agg.ok());
+  EXPECT_NE(agg.status().message().find("not a whole multiple"), std::string::npos);
+  o.output_step = Duration(0);
+  o.by.clear();
+  EXPECT_FALSE(Aggregator::Create(inv, o).ok());
+}
+
+TEST(Aggregator, IdleIsItsOwnRowByDefault) {
+  const Inventory inv = FourNodes();
+  const std::vector<CostRecord> records = {Held(0, 0, 0, 0.5, 2.0, 0.5), Idle(0, 0, 0.5, 2.0),
+                                           Idle(0, 2, 1.0, 4.0)};
+  const Report report = Aggregate(inv, Options("namespace,team"), records);
+  ASSERT_EQ(report.rows.size(), 2u);
+  const ReportRow& idle = report.rows.back();  // __idle__ sorts last despite its larger cost
+  EXPECT_TRUE(idle.is_idle);
+  EXPECT_EQ(idle.values, (std::vector<std::string>{"__idle__", "__idle__"}));
+  EXPECT_DOUBLE_EQ(idle.gpu_hours, 1.5);
+  EXPECT_DOUBLE_EQ(idle.allocated_usd, 0.0);
+  EXPECT_DOUBLE_EQ(idle.idle_usd, 6.0);
+  EXPECT_DOUBLE_EQ(idle.waste_usd, 6.0);
+  EXPECT_TRUE(std::isnan(idle.effective_usd));
+  EXPECT_TRUE(std::isnan(idle.utilization));
+  EXPECT_DOUBLE_EQ(report.rows[0].idle_usd, 0.0);
+  EXPECT_DOUBLE_EQ(report.totals.cost_usd, 8.0);
+  EXPECT_DOUBLE_EQ(report.totals.allocated_usd + report.totals.idle_usd, 8.0);
+  EXPECT_DOUBLE_EQ(report.totals.waste_usd, 7.0);  // 1 unused by web-0 + 6 nobody held
+}
+
+// n1: web-0 $3, api-0 $1, idle $4.  n2: db-0 $2, idle $1.  n3 (prod): no holder, idle $5.
+// n4 (dev): train-0 $1, idle $2.  Grouped by pod.
+std::vector<CostRecord> SharingCase() {
+  return {Held(0, 0, 0, 0.3, 3.0, 0.5),  Held(0, 0, 1, 0.1, 1.0, 0.5), Idle(0, 0, 0.4, 4.0),
+          Held(0, 1, 2, 0.5, 2.0, 0.5),  Idle(0, 1, 0.25, 1.0),        Idle(0, 2, 1.0, 5.0),
+          Held(0, 3, 3, 0.25, 1.0, 0.5), Idle(0, 3, 0.5, 2.0)};
+}
+
+struct SharingExpectation {
+  IdlePolicy policy;
+  IdleScope scope;
+  double web, api, db, train;  // allocated after sharing
+  double idle_left;            // on the __idle__ row; 0: no such row
+};
+
+class IdleSharing : public ::testing::TestWithParam<SharingExpectation> {};
+
+TEST_P(IdleSharing, SharesIdleAndConservesCost) {
+  const SharingExpectation& e = GetParam();
+  const Inventory inv = FourNodes();
+  AggregatorOptions o = Options("pod");
+  o.idle = {e.policy, e.scope};
+  const std::vector<CostRecord> records = SharingCase();
+  auto agg = Aggregator::Create(inv, o);
+  ASSERT_TRUE(agg.ok());
+  agg->Consume(records);
+  const Report report = agg->Finish();
+
+  const double own[] = {3, 1, 2, 1};
+  const double expect[] = {e.web, e.api, e.db, e.train};
+  const char* pods[] = {"web-0", "api-0", "db-0", "train-0"};
+  for (int i = 0; i < 4; ++i) {
+    const ReportRow* row = FindRow(report, {pods[i]});
+    ASSERT_NE(row, nullptr) << pods[i];
+    EXPECT_NEAR(row->allocated_usd, expect[i], 1e-12) << pods[i];
+    EXPECT_NEAR(row->idle_usd, expect[i] - own[i], 1e-12) << pods[i];
+    EXPECT_NEAR(row->effective_usd, own[i] * 0.5, 1e-12) << pods[i];
+    EXPECT_NEAR(row->waste_usd, row->allocated_usd - row->effective_usd, 1e-12) << pods[i];
+    EXPECT_NEAR(row->utilization, 0.5, 1e-12) << pods[i];
+    EXPECT_NEAR(row->efficiency, own[i] * 0.5 / expect[i], 1e-12) << pods[i];
+  }
+  const ReportRow* idle = FindRow(report, {"__idle__"});
+  if (e.idle_left > 0) {
+    ASSERT_NE(idle, nullptr);
+    EXPECT_NEAR(idle->idle_usd, e.idle_left, 1e-12);
+  } else {
+    EXPECT_EQ(idle, nullptr);
+  }
+
+  // Conservation: the report's cost is the records' cost, and rows add up to it.
+  const double cost = 3 + 1 + 4 + 2 + 1 + 5 + 1 + 2;
+  EXPECT_NEAR(agg->recorded_cost_usd(), cost, 1e-12);
+  EXPECT_NEAR(report.totals.cost_usd, cost, 1e-9 * cost);
+  double sum = 0;
+  for (const ReportRow& r : report.rows) sum += r.is_idle ? r.idle_usd : r.allocated_usd;
+  EXPECT_NEAR(sum, cost, 1e-9 * cost);
+  EXPECT_NEAR(report.totals.allocated_usd + (idle ? idle->idle_usd : 0), cost, 1e-9 * cost);
+  // Idle received plus idle left is all idle, whatever the policy.
+  EXPECT_NEAR(report.totals.idle_usd, 4 + 1 + 5 + 2, 1e-9 * cost);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    PolicyByScope, IdleSharing,
+    ::testing::Values(
+        SharingExpectation{IdlePolicy::kSeparate, IdleScope::kCluster, 3, 1, 2, 1, 12},
+        SharingExpectation{IdlePolicy::kSeparate, IdleScope::kNode, 3, 1, 2, 1, 12},
+        // n1's 4 split 3:1, n2's 1 to db-0, n3's 5 has nobody on n3, n4's 2 to train-0.
+        SharingExpectation{IdlePolicy::kProportional, IdleScope::kNode, 6, 2, 3, 3, 5},
+        // prod's 10 split 3:1:2, dev's 2 to train-0.
+        SharingExpectation{IdlePolicy::kProportional, IdleScope::kCluster, 8, 1 + 10.0 / 6,
+                           2 + 10.0 / 3, 3, 0},
+        SharingExpectation{IdlePolicy::kEven, IdleScope::kNode, 5, 3, 3, 3, 5},
+        SharingExpectation{IdlePolicy::kEven, IdleScope::kCluster, 3 + 10.0 / 3, 1 + 10.0 / 3,
+                           2 + 10.0 / 3, 3, 0}),
+    [](const ::testing::TestParamInfo<SharingExpectation>& p) {
+      return std::string(IdlePolicyName(p.param.policy)) + "_" +
+             std::string(IdleScopeName(p.param.scope));
+    });
+
+TEST(Aggregator, EvenSharingCountsHoldersNotRecords) {
+  const Inventory inv = FourNodes();
+  AggregatorOptions o = Options("team");
+  o.idle = {IdlePolicy::kEven, IdleScope::kNode};
+  // On n1: web-0 (team x) with many records, api-0 and db-0 (team y) one each. $6 idle.
+  std::vector<CostRecord> records = {Held(0, 0, 1, 0.1, 1, 1), Held(0, 0, 2, 0.1, 1, 1),
+                                     Idle(0, 0, 0.1, 6.0)};
+  for (int i = 0; i < 5; ++i) records.push_back(Held(0, 0, 0, 0.01, 0.1, 1));
+  const Report report = Aggregate(inv, o, records);
+  EXPECT_NEAR(FindRow(report, {"x"})->idle_usd, 2.0, 1e-12);
+  EXPECT_NEAR(FindRow(report, {"y"})->idle_usd, 4.0, 1e-12);
+}
+
+TEST(Aggregator, SharingIsPerBucket) {
+  const Inventory inv = FourNodes();
+  AggregatorOptions o = Options("pod", /*accumulate=*/false);
+  o.idle = {IdlePolicy::kProportional, IdleScope::kNode};
+  // Idle in minute 1 when only api-0 holds n1; web-0 held it in minute 0 only.
+  const Report report = Aggregate(
+      inv, o,
+      {Held(0, 0, 0, 1.0 / 60, 1, 1), Held(1, 0, 1, 0.5 / 60, 1, 1), Idle(1, 0, 0.5 / 60, 1)});
+  EXPECT_NEAR(FindRow(report, {"web-0"}, 0)->idle_usd, 0, 1e-12);
+  EXPECT_NEAR(FindRow(report, {"api-0"}, 1)->allocated_usd, 2, 1e-12);
+}
+
+TEST(Aggregator, AllUnmeasuredIsNullNotZero) {
+  const Inventory inv = FourNodes();
+  const Report report = Aggregate(inv, Options("namespace"),
+                                  {Held(0, 0, 0, 0.5, 2.0, NAN), Held(0, 0, 2, 0.5, 2.0, NAN),
+                                   Held(0, 1, 1, 0.5, 1.0, 0.5), Held(0, 1, 1, 0.5, 1.0, NAN)});
+  const ReportRow* a = FindRow(report, {"a"});
+  ASSERT_NE(a, nullptr);
+  EXPECT_DOUBLE_EQ(a->allocated_usd, 4.0);
+  EXPECT_TRUE(std::isnan(a->effective_usd));
+  EXPECT_TRUE(std::isnan(a->waste_usd));
+  EXPECT_TRUE(std::isnan(a->utilization));
+  EXPECT_TRUE(std::isnan(a->efficiency));
+  EXPECT_DOUBLE_EQ(a->unmeasured_gpu_hours, 1.0);
+  // Half measured: effective and waste cover the measured half; unmeasured says what is missing.
+  const ReportRow* b = FindRow(report, {"b"});
+  ASSERT_NE(b, nullptr);
+  EXPECT_DOUBLE_EQ(b->allocated_usd, 2.0);
+  EXPECT_DOUBLE_EQ(b->effective_usd, 0.5);
+  EXPECT_DOUBLE_EQ(b->waste_usd, 0.5);
+  EXPECT_DOUBLE_EQ(b->utilization, 0.5);
+  EXPECT_DOUBLE_EQ(b->efficiency, 0.25);
+  EXPECT_DOUBLE_EQ(b->unmeasured_gpu_hours, 0.5);
+  EXPECT_DOUBLE_EQ(report.totals.effective_usd, 0.5);
+  EXPECT_DOUBLE_EQ(report.totals.unmeasured_gpu_hours, 1.5);
+}
+
+TEST(Aggregator, UnknownPriceIsNullMoneyAndFlagsTotals) {
+  const Inventory inv = FourNodes();
+  const Report report =
+      Aggregate(inv, Options("namespace"),
+                {Unpriced(Held(0, 0, 0, 0.5, 0, 0.8)), Unpriced(Held(0, 0, 2, 0.5, 0, 0.4)),
+                 Held(0, 1, 1, 0.5, 1.0, 0.5), Unpriced(Held(0, 2, 1, 0.25, 0, 0.5)),
+                 Unpriced(Idle(0, 2, 0.75, 0))});
+  const ReportRow* a = FindRow(report, {"a"});
+  ASSERT_NE(a, nullptr);
+  EXPECT_TRUE(std::isnan(a->allocated_usd));
+  EXPECT_TRUE(std::isnan(a->effective_usd));
+  EXPECT_TRUE(std::isnan(a->waste_usd));
+  EXPECT_DOUBLE_EQ(a->unpriced_gpu_hours, 1.0);
+  EXPECT_DOUBLE_EQ(a->utilization, 0.6);  // hour-weighted when no price is known
+  const ReportRow* b = FindRow(report, {"b"});
+  ASSERT_NE(b, nullptr);
+  EXPECT_DOUBLE_EQ(b->allocated_usd, 1.0);  // the priced part
+  EXPECT_DOUBLE_EQ(b->unpriced_gpu_hours, 0.25);
+  const ReportRow* idle = FindRow(report, {"__idle__"});
+  ASSERT_NE(idle, nullptr);
+  EXPECT_TRUE(std::isnan(idle->idle_usd));
+  EXPECT_FALSE(report.totals.prices_known);
+  EXPECT_DOUBLE_EQ(report.totals.unpriced_gpu_hours, 2.0);
+  EXPECT_DOUBLE_EQ(report.totals.cost_usd, 1.0);
+}
+
+TEST(Aggregator, ConservationHoldsOverManyRecords) {
+  const Inventory inv = FourNodes();
+  for (IdlePolicy policy : {IdlePolicy::kSeparate, IdlePolicy::kProportional, IdlePolicy::kEven}) {
+    for (IdleScope scope : {IdleScope::kNode, IdleScope::kCluster}) {
+      AggregatorOptions o = Options("team,node", /*accumulate=*/false);
+      o.output_step = std::chrono::minutes(10);
+      o.idle = {policy, scope};
+      auto agg = Aggregator::Create(inv, o);
+      ASSERT_TRUE(agg.ok());
+      long double exact = 0;
+      std::vector<CostRecord> batch;
+      for (int64_t step = 0; step < 60; ++step) {
+        for (UnitIndex u = 0; u < 4; ++u) {
+          const double price = 12.0 / 7 / 60 * (u + 1);
+          const double held = (step + u) % 7 / 7.0;
+          if (held > 0) {
+            batch.push_back(
+                Held(step, u, (u + static_cast<uint32_t>(step)) % 4, held / 60, held * price, 0.3));
+          }
+          batch.push_back(Idle(step, u, (1 - held) / 60, (1 - held) * price));
+          exact += static_cast<long double>(price);
+        }
+        agg->Consume(batch);
+        batch.clear();
+      }
+      const Report report = agg->Finish();
+      const double cost = static_cast<double>(exact);
+      EXPECT_NEAR(report.totals.cost_usd, cost, 1e-9 * cost);
+      CompensatedSum sum;
+      for (const ReportRow& r : report.rows) sum.Add(r.is_idle ? r.idle_usd : r.allocated_usd);
+      EXPECT_NEAR(sum.value(), cost, 1e-9 * cost)
+          << IdlePolicyName(policy) << "/" << IdleScopeName(scope);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gpucost
