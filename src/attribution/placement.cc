@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <string_view>
 #include <tuple>
 
 #include "core/strings.h"
@@ -75,82 +76,101 @@ struct ActiveLoad {
 void DrawFromPool(const Inventory& inv, const AttributionOptions& options, NodeIndex n,
                   const std::vector<UnitIndex>& node_units,
                   std::vector<std::pair<Span, uint32_t>>& requests,
-                  const std::vector<std::vector<Span>>& presence, Warnings& warnings,
+                  const std::vector<std::vector<Span>>& presence,
+                  const std::vector<uint32_t>& exact_claims, Warnings& warnings,
                   std::vector<ClaimSpan>& claims) {
   std::sort(requests.begin(), requests.end(), [](const auto& a, const auto& b) {
     return std::tie(a.first.start, a.second) < std::tie(b.first.start, b.second);
   });
-  std::map<std::string, std::vector<UnitIndex>, std::less<>> by_resource;
+  // The holdable units of each resource, with the loads of the holdings drawn so far and the
+  // exact assignments on them (known for their whole span: a pool draw avoids a unit that is
+  // pinned to someone at any time the new holding runs, not only at its start).
+  struct Pool {
+    std::vector<UnitIndex> units;
+    std::vector<std::vector<ActiveLoad>> loads;  // parallel to units
+    std::vector<std::vector<std::pair<Span, double>>> pinned;  // parallel to units
+  };
+  std::map<std::string, Pool, std::less<>> by_resource;
   for (UnitIndex u : node_units) {
-    if (inv.units[u].holdable) by_resource[inv.units[u].resource].push_back(u);
+    if (inv.units[u].holdable) by_resource[inv.units[u].resource].units.push_back(u);
   }
-  std::map<UnitIndex, std::vector<ActiveLoad>> loads;
-  // Exact device assignments are known for their whole span: a pool draw avoids a unit that is
-  // pinned to someone at any time the new holding runs, not only at its start.
-  std::map<UnitIndex, std::vector<std::pair<Span, double>>> pinned;
-  for (const ClaimSpan& c : claims) {
-    if (inv.units[c.unit].node == n) pinned[c.unit].push_back({c.span, c.share});
+  for (auto& [resource, pool] : by_resource) {
+    pool.loads.resize(pool.units.size());
+    pool.pinned.resize(pool.units.size());
+  }
+  for (uint32_t c : exact_claims) {
+    const GpuUnit& unit = inv.units[claims[c].unit];
+    auto it = by_resource.find(unit.resource);
+    if (it == by_resource.end()) continue;
+    Pool& pool = it->second;
+    const auto pos = std::find(pool.units.begin(), pool.units.end(), claims[c].unit);
+    if (pos == pool.units.end()) continue;
+    pool.pinned[static_cast<size_t>(pos - pool.units.begin())].push_back(
+        {claims[c].span, claims[c].share});
   }
   const Node& node = inv.nodes[n];
   struct Candidate {
     bool absent;
     double load;
     UnitIndex unit;
+    uint32_t pos;  // in the pool
   };
   std::vector<Candidate> candidates;
   for (const auto& [span, hi] : requests) {
     const Holding& holding = inv.holdings[hi];
     const Request& req = holding.request;
-    const std::string who = HolderName(inv, holding.holder);
     const bool hami = IsHamiRequest(req);
-    const std::string resource =
-        req.resource.empty() && hami ? std::string("nvidia.com/gpu") : req.resource;
+    const std::string_view resource =
+        req.resource.empty() && hami ? std::string_view("nvidia.com/gpu") : req.resource;
     auto it = by_resource.find(resource);
     if (it == by_resource.end()) {
-      warnings.Add(StrCat("node ", node.name, ": request ", RequestText(req), " by ", who,
-                          ": no such unit"));
+      warnings.Add(StrCat("node ", node.name, ": request ", RequestText(req), " by ",
+                          HolderName(inv, holding.holder), ": no such unit"));
       continue;
     }
     size_t want = 0;
     if (hami && req.count <= 0) {
       want = 1;  // HAMi pods may leave nvidia.com/gpu implicit: one GPU
     } else if (req.count <= 0 || !std::isfinite(req.count)) {
-      warnings.Add(StrCat("node ", node.name, ": request ", RequestText(req), " by ", who,
-                          ": count is not positive, nothing held"));
+      warnings.Add(StrCat("node ", node.name, ": request ", RequestText(req), " by ",
+                          HolderName(inv, holding.holder), ": count is not positive, nothing held"));
       continue;
     } else {
       want = static_cast<size_t>(std::ceil(req.count - 1e-9));
     }
-    const std::vector<UnitIndex>& matching = it->second;
-    if (want > matching.size()) {
-      warnings.Add(StrCat("node ", node.name, ": request ", RequestText(req), " by ", who,
-                          ": only ", matching.size(), " matching units, holding those"));
-      want = matching.size();
+    Pool& pool = it->second;
+    if (want > pool.units.size()) {
+      warnings.Add(StrCat("node ", node.name, ": request ", RequestText(req), " by ",
+                          HolderName(inv, holding.holder), ": only ", pool.units.size(),
+                          " matching units, holding those"));
+      want = pool.units.size();
     }
     candidates.clear();
-    for (UnitIndex u : matching) {
-      std::vector<ActiveLoad>& l = loads[u];
+    for (uint32_t i = 0; i < pool.units.size(); ++i) {
+      const UnitIndex u = pool.units[i];
+      std::vector<ActiveLoad>& l = pool.loads[i];
       std::erase_if(l, [&](const ActiveLoad& a) { return a.end <= span.start; });
       double load = 0;
       for (const ActiveLoad& a : l) load += a.share;
-      if (auto p = pinned.find(u); p != pinned.end()) {
-        for (const auto& [pin_span, share] : p->second) {
-          if (pin_span.start < span.end && span.start < pin_span.end) load += share;
-        }
+      for (const auto& [pin_span, share] : pool.pinned[i]) {
+        if (pin_span.start < span.end && span.start < pin_span.end) load += share;
       }
-      candidates.push_back({!PresentAt(presence[u], span.start), load, u});
+      candidates.push_back({!PresentAt(presence[u], span.start), load, u, i});
     }
     std::partial_sort(candidates.begin(), candidates.begin() + static_cast<ptrdiff_t>(want),
                       candidates.end(), [](const Candidate& a, const Candidate& b) {
                         return std::tie(a.absent, a.load, a.unit) <
                                std::tie(b.absent, b.load, b.unit);
                       });
-    const double fraction = hami ? HamiFraction(req, node, options.hami_share, who, warnings) : 1.0;
+    const double fraction =
+        hami ? HamiFraction(req, node, options.hami_share, HolderName(inv, holding.holder),
+                            warnings)
+             : 1.0;
     for (size_t i = 0; i < want; ++i) {
       const UnitIndex u = candidates[i].unit;
       const double share = inv.units[u].fraction * fraction;
       claims.push_back({u, holding.holder, span, share});
-      loads[u].push_back({span.end, share});
+      pool.loads[candidates[i].pos].push_back({span.end, share});
     }
   }
 }
@@ -269,9 +289,14 @@ Result<std::vector<ClaimSpan>> PlaceHoldings(const Inventory& inv,
   }
   std::vector<std::vector<UnitIndex>> units_by_node(inv.nodes.size());
   for (UnitIndex u = 0; u < inv.units.size(); ++u) units_by_node[inv.units[u].node].push_back(u);
+  std::vector<std::vector<uint32_t>> exact_by_node(inv.nodes.size());
+  for (uint32_t c = 0; c < claims.size(); ++c) {
+    exact_by_node[inv.units[claims[c].unit].node].push_back(c);
+  }
   for (NodeIndex n = 0; n < pool.size(); ++n) {
     if (!pool[n].empty()) {
-      DrawFromPool(inv, options, n, units_by_node[n], pool[n], presence, warnings, claims);
+      DrawFromPool(inv, options, n, units_by_node[n], pool[n], presence, exact_by_node[n],
+                   warnings, claims);
     }
   }
   return claims;

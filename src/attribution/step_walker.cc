@@ -45,71 +45,104 @@ void StepWalker::Flush() {
   batch_size_ = 0;
 }
 
-// The common case: one piece and one price cover the whole step, so every claim is one record
-// and nothing needs accumulating.
-void StepWalker::FullStep(const UnitWork& w, const Piece& piece, const PriceSpan& price, int64_t k,
-                          int64_t s0, int64_t s1, SeriesCursor& device, UnitSums& sums) {
-  const int64_t held_ms = s1 - s0;
-  const double dt = static_cast<double>(held_ms);
+// The common case: one piece and one price cover `n` consecutive steps of `len` ms starting at
+// `s0` (step `k`), so every claim is one record per step and nothing needs accumulating. All
+// that does not depend on usage is computed once per run, with the same expressions (and so the
+// same rounding) as a step-by-step computation; per step only the usage integral varies.
+void StepWalker::FullRun(const UnitWork& w, const Piece& piece, const PriceSpan& price, int64_t k,
+                         int64_t n, int64_t s0, int64_t len, SeriesCursor& device,
+                         UnitSums& sums) {
+  const double dt = static_cast<double>(len);
   const double p = price.usd_per_gpu_hour;
   const bool priced = price.known;
-  int64_t device_covered = 0;
-  double device_integral = 0;
-  if (device.valid()) device.Integrate(s0, s1, staleness_ms_, device_covered, device_integral);
-  const double inv_covered = device_covered > 0 ? 1.0 / static_cast<double>(device_covered) : 0;
   const PieceClaim* claims = timelines_.claims.data() + piece.first_claim;
+  run_.clear();
+  bool needs_device = false;
   for (uint32_t c = 0; c < piece.n_claims; ++c) {
     const PieceClaim& claim = claims[c];
-    CostRecord& r = Next();
-    r.step = k;
+    RunClaim& rc = run_.emplace_back();
+    CostRecord& r = rc.proto;
     r.unit = w.unit;
     r.holder = slots_[claim.slot].holder;
     r.gpu_hours = claim.share * dt * kHoursPerMs;
     r.allocated_usd = priced ? claim.share * p * dt * kHoursPerMs : NAN;
+    r.effective_usd = NAN;
+    r.unmeasured_gpu_hours = r.gpu_hours;
+    r.activity_gpu_hours = NAN;
+    r.estimated = false;
     r.oversubscribed = piece.oversubscribed;
     r.price_known = priced;
     r.price_source = price.source;
+    rc.activity_weight = claim.activity_weight;
+    rc.inv_share = claim.inv_share;
+    rc.split = claim.split;
     SeriesCursor& own = cursors_[claim.slot];
-    if (own.valid()) {
-      int64_t covered = 0;
-      double activity = 0;
-      own.Integrate(s0, s1, staleness_ms_, covered, activity);
-      Finish(r, held_ms, covered, activity, priced, false);
-    } else if (device_covered > 0) {
-      const double a = device_integral * claim.activity_weight * inv_covered;
-      r.activity_gpu_hours = a * dt * kHoursPerMs;
-      r.effective_usd = priced ? r.allocated_usd * std::min(1.0, a * claim.inv_share) : NAN;
-      r.unmeasured_gpu_hours = 0;
-      r.estimated = claim.split;
-    } else {
-      Finish(r, held_ms, 0, 0, priced, false);
+    rc.own = own.valid() ? &own : nullptr;
+    needs_device |= rc.own == nullptr;
+  }
+  const bool has_idle = piece.idle_share > 0;
+  CostRecord idle;
+  idle.unit = w.unit;
+  idle.holder = kNoIndex;
+  idle.gpu_hours = piece.idle_share * dt * kHoursPerMs;
+  idle.allocated_usd = priced ? piece.idle_share * p * dt * kHoursPerMs : NAN;
+  idle.effective_usd = NAN;
+  idle.unmeasured_gpu_hours = 0;
+  idle.activity_gpu_hours = NAN;
+  idle.estimated = false;
+  idle.oversubscribed = false;
+  idle.price_known = priced;
+  idle.price_source = price.source;
+  const double node_cost = w.fraction * p * dt * kHoursPerMs;
+  const double unpriced_ms = w.fraction * dt;
+  // 1 / covered for the usual fully covered step, without a division per step.
+  const double inv_len = 1.0 / dt;
+  const bool use_device = needs_device && device.valid();
+  const size_t per_step = run_.size() + (has_idle ? 1 : 0);
+  const bool reserve = per_step <= kBatchSize;
+
+  int64_t a = s0;
+  for (int64_t step = k; step < k + n; ++step, a += len) {
+    const int64_t b = a + len;
+    int64_t device_covered = 0;
+    double device_integral = 0;
+    if (use_device) device.Integrate(a, b, staleness_ms_, device_covered, device_integral);
+    const double inv_covered = device_covered == len  ? inv_len
+                               : device_covered > 0 ? 1.0 / static_cast<double>(device_covered)
+                                                    : 0;
+    CostRecord* out = reserve ? Reserve(per_step) : nullptr;
+    for (const RunClaim& rc : run_) {
+      CostRecord& r = out != nullptr ? *out++ : Next();
+      r = rc.proto;
+      r.step = step;
+      if (rc.own != nullptr) {
+        int64_t covered = 0;
+        double activity = 0;
+        rc.own->Integrate(a, b, staleness_ms_, covered, activity);
+        Finish(r, len, covered, activity, priced, false);
+      } else if (device_covered > 0) {
+        const double act = device_integral * rc.activity_weight * inv_covered;
+        r.activity_gpu_hours = act * dt * kHoursPerMs;
+        r.effective_usd = priced ? r.allocated_usd * std::min(1.0, act * rc.inv_share) : NAN;
+        r.unmeasured_gpu_hours = 0;
+        r.estimated = rc.split;
+      }
+      if (priced) sums.allocated_usd += r.allocated_usd;
     }
-    if (priced) sums.allocated_usd += r.allocated_usd;
+    if (has_idle) {
+      CostRecord& r = out != nullptr ? *out : Next();
+      r = idle;
+      r.step = step;
+      if (priced) sums.idle_usd += idle.allocated_usd;
+    }
+    if (priced) {
+      sums.node_cost_usd += node_cost;
+    } else {
+      sums.unpriced_ms += unpriced_ms;
+    }
   }
-  sums.records += piece.n_claims;
-  if (piece.idle_share > 0) {
-    CostRecord& r = Next();
-    r.step = k;
-    r.unit = w.unit;
-    r.holder = kNoIndex;
-    r.gpu_hours = piece.idle_share * dt * kHoursPerMs;
-    r.allocated_usd = priced ? piece.idle_share * p * dt * kHoursPerMs : NAN;
-    r.effective_usd = NAN;
-    r.unmeasured_gpu_hours = 0;
-    r.activity_gpu_hours = NAN;
-    r.estimated = false;
-    r.oversubscribed = false;
-    r.price_known = priced;
-    r.price_source = price.source;
-    if (priced) sums.idle_usd += r.allocated_usd;
-    ++sums.records;
-  }
-  if (priced) {
-    sums.node_cost_usd += w.fraction * p * dt * kHoursPerMs;
-  } else {
-    sums.unpriced_ms += w.fraction * dt;
-  }
-  if (piece.oversubscribed) ++sums.oversubscribed_steps;
+  sums.records += n * static_cast<int64_t>(per_step);
+  if (piece.oversubscribed) sums.oversubscribed_steps += n;
 }
 
 // A step cut by piece or price boundaries: accumulate per holder slot, then emit.
@@ -242,17 +275,32 @@ void StepWalker::Walk(const UnitWork& w) {
   while (pi < n_pieces) {
     const int64_t s0 = window_.start + k * step_ms_;
     const int64_t s1 = std::min(s0 + step_ms_, window_.end);
-    const int64_t first = std::max(s0, pieces[pi].span.start);
-    while (prices[price].span.end <= first) ++price;
     const Piece& piece = pieces[pi];
+    const int64_t first = std::max(s0, piece.span.start);
+    while (prices[price].span.end <= first) ++price;
+    int64_t done = s1;  // end of the steps handled in this iteration
     if (piece.span.start <= s0 && piece.span.end >= s1 && prices[price].span.end >= s1) {
-      FullStep(w, piece, prices[price], k, s0, s1, device, sums);
+      // As many whole steps as the piece and the price span both cover, in one run.
+      const int64_t len = s1 - s0;
+      int64_t n = 1;
+      if (len == step_ms_) {
+        const int64_t run_end =
+            std::min(std::min(piece.span.end, prices[price].span.end), window_.end);
+        n = (run_end - s0) / step_ms_;
+      }
+      FullRun(w, piece, prices[price], k, n, s0, len, device, sums);
+      k += n;
+      done = s0 + n * len;
     } else {
       PartialStep(w, pieces, pi, n_pieces, price, k, s0, s1, device, sums);
+      ++k;
     }
-    while (pi < n_pieces && pieces[pi].span.end <= s1) ++pi;
-    ++k;
-    if (pi < n_pieces) k = std::max(k, (pieces[pi].span.start - window_.start) / step_ms_);
+    const uint32_t before = pi;
+    while (pi < n_pieces && pieces[pi].span.end <= done) ++pi;
+    // A later piece may start steps ahead (the unit is absent in between).
+    if (pi != before && pi < n_pieces) {
+      k = std::max(k, (pieces[pi].span.start - window_.start) / step_ms_);
+    }
   }
   totals_.node_cost_usd.Add(sums.node_cost_usd);
   totals_.allocated_usd.Add(sums.allocated_usd);

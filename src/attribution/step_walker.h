@@ -38,7 +38,9 @@ struct UnitWork {
 
 class StepWalker {
  public:
-  static constexpr size_t kBatchSize = 4096;
+  // Small enough that the batch stays in the first-level cache between the walker writing it
+  // and the sink reading it.
+  static constexpr size_t kBatchSize = 512;
 
   StepWalker(const UnitTimelines& timelines, const Usage& usage, Span window, int64_t step_ms,
              int64_t staleness_ms, CostSink& sink);
@@ -71,13 +73,29 @@ class StepWalker {
     int64_t oversubscribed_steps = 0;
   };
 
+  // What stays constant for one claim over a run of whole steps.
+  struct RunClaim {
+    CostRecord proto;  // the claim's record as if unmeasured; the step and usage vary
+    double activity_weight = 0;
+    double inv_share = 0;
+    SeriesCursor* own = nullptr;  // the holder's own series, if any
+    bool split = false;
+  };
+
   // The next record of the batch; the batch is flushed once it is full.
   CostRecord& Next() {
     if (batch_size_ == kBatchSize) Flush();
     return batch_[batch_size_++];
   }
-  void FullStep(const UnitWork& w, const Piece& piece, const PriceSpan& price, int64_t k,
-                int64_t s0, int64_t s1, SeriesCursor& device, UnitSums& sums);
+  // `m` (at most kBatchSize) consecutive records of the batch.
+  CostRecord* Reserve(size_t m) {
+    if (batch_size_ + m > kBatchSize) Flush();
+    CostRecord* out = batch_.data() + batch_size_;
+    batch_size_ += m;
+    return out;
+  }
+  void FullRun(const UnitWork& w, const Piece& piece, const PriceSpan& price, int64_t k,
+               int64_t n, int64_t s0, int64_t len, SeriesCursor& device, UnitSums& sums);
   void PartialStep(const UnitWork& w, const Piece* pieces, uint32_t pi, uint32_t n_pieces,
                    size_t price, int64_t k, int64_t s0, int64_t s1, SeriesCursor& device,
                    UnitSums& sums);
@@ -94,6 +112,7 @@ class StepWalker {
   std::vector<SlotAcc> acc_;
   std::vector<SeriesCursor> cursors_;  // per slot: the holder's own series, if any
   std::vector<uint32_t> touched_;
+  std::vector<RunClaim> run_;  // claims of the current run of whole steps
   Totals totals_;
 };
 

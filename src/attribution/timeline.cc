@@ -8,13 +8,8 @@
 #include "core/strings.h"
 
 namespace gpucost::attribution {
-namespace {
 
-// Shares within this relative tolerance of f are "exactly full", not over-subscribed: ten
-// replicas of 1/10 sum to 0.9999999999999999 or 1.0000000000000002 depending on order.
-constexpr double kShareTolerance = 1e-9;
-
-struct Event {
+struct TimelineEvent {
   int64_t t;
   bool start;
   bool presence;  // presence toggle, else a claim
@@ -23,7 +18,7 @@ struct Event {
 };
 
 // Scratch state of one unit while its GPU is swept.
-struct UnitScratch {
+struct TimelineScratch {
   UnitIndex unit = kNoIndex;
   bool present = false;
   bool warned = false;
@@ -37,7 +32,13 @@ struct UnitScratch {
   std::vector<Slot> slots;
 };
 
-uint32_t SlotOf(UnitScratch& s, HolderIndex holder) {
+namespace {
+
+// Shares within this relative tolerance of f are "exactly full", not over-subscribed: ten
+// replicas of 1/10 sum to 0.9999999999999999 or 1.0000000000000002 depending on order.
+constexpr double kShareTolerance = 1e-9;
+
+uint32_t SlotOf(TimelineScratch& s, HolderIndex holder) {
   for (size_t i = s.slots.size(); i-- > 0;) {
     if (s.slots[i].holder == holder) return static_cast<uint32_t>(i);
   }
@@ -46,7 +47,7 @@ uint32_t SlotOf(UnitScratch& s, HolderIndex holder) {
 }
 
 // Merges the unit's active claims by holder and scales them when they exceed f.
-void ComputeCurrent(const Inventory& inv, const std::vector<ClaimSpan>& claims, UnitScratch& s) {
+void ComputeCurrent(const Inventory& inv, const std::vector<ClaimSpan>& claims, TimelineScratch& s) {
   s.current.clear();
   double raw = 0;
   for (uint32_t c : s.active) {
@@ -77,7 +78,7 @@ void ComputeCurrent(const Inventory& inv, const std::vector<ClaimSpan>& claims, 
   }
 }
 
-bool SameAsLast(const UnitScratch& s, int64_t t, double gpu_share_sum) {
+bool SameAsLast(const TimelineScratch& s, int64_t t, double gpu_share_sum) {
   if (s.pieces.empty()) return false;
   const Piece& last = s.pieces.back();
   if (last.span.end != t || last.n_claims != s.current.size() ||
@@ -91,7 +92,7 @@ bool SameAsLast(const UnitScratch& s, int64_t t, double gpu_share_sum) {
   return true;
 }
 
-void EmitPiece(const Inventory& inv, UnitScratch& s, Span span, double gpu_share_sum,
+void EmitPiece(const Inventory& inv, TimelineScratch& s, Span span, double gpu_share_sum,
                Warnings& warnings) {
   if (SameAsLast(s, span.start, gpu_share_sum)) {
     s.pieces.back().span.end = span.end;
@@ -129,8 +130,8 @@ void EmitPiece(const Inventory& inv, UnitScratch& s, Span span, double gpu_share
 
 void SweepGroup(const Inventory& inv, const std::vector<ClaimSpan>& claims,
                 const std::vector<uint32_t>& claim_begin,
-                const std::vector<std::vector<Span>>& presence, std::vector<UnitScratch>& units,
-                std::vector<Event>& events, Warnings& warnings) {
+                const std::vector<std::vector<Span>>& presence, std::vector<TimelineScratch>& units,
+                std::vector<TimelineEvent>& events, Warnings& warnings) {
   events.clear();
   for (uint32_t j = 0; j < units.size(); ++j) {
     const UnitIndex u = units[j].unit;
@@ -143,15 +144,15 @@ void SweepGroup(const Inventory& inv, const std::vector<ClaimSpan>& claims,
       events.push_back({claims[c].span.end, false, false, j, c});
     }
   }
-  std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+  std::sort(events.begin(), events.end(), [](const TimelineEvent& a, const TimelineEvent& b) {
     return std::tie(a.t, a.local, a.claim, a.start) < std::tie(b.t, b.local, b.claim, b.start);
   });
   size_t e = 0;
   while (e < events.size()) {
     const int64_t t = events[e].t;
     for (; e < events.size() && events[e].t == t; ++e) {
-      const Event& ev = events[e];
-      UnitScratch& s = units[ev.local];
+      const TimelineEvent& ev = events[e];
+      TimelineScratch& s = units[ev.local];
       if (ev.presence) {
         s.present = ev.start;
       } else if (ev.start) {
@@ -163,12 +164,12 @@ void SweepGroup(const Inventory& inv, const std::vector<ClaimSpan>& claims,
     if (e == events.size()) break;
     const Span span{t, events[e].t};
     double gpu_share_sum = 0;
-    for (UnitScratch& s : units) {
+    for (TimelineScratch& s : units) {
       if (!s.present) continue;
       ComputeCurrent(inv, claims, s);
       if (inv.units[s.unit].partition.kind != PartitionKind::kMig) gpu_share_sum += s.held;
     }
-    for (UnitScratch& s : units) {
+    for (TimelineScratch& s : units) {
       if (!s.present) continue;
       const bool mig = inv.units[s.unit].partition.kind == PartitionKind::kMig;
       EmitPiece(inv, s, span, mig ? 0.0 : gpu_share_sum, warnings);
@@ -178,57 +179,75 @@ void SweepGroup(const Inventory& inv, const std::vector<ClaimSpan>& claims,
 
 }  // namespace
 
-UnitTimelines BuildTimelines(const Inventory& inv, std::vector<ClaimSpan> claims,
-                             const std::vector<std::vector<Span>>& presence, Warnings& warnings) {
-  const size_t n = inv.units.size();
-  std::sort(claims.begin(), claims.end(), [](const ClaimSpan& a, const ClaimSpan& b) {
+TimelineBuilder::TimelineBuilder(const Inventory& inventory, std::vector<ClaimSpan> claims,
+                                 const std::vector<std::vector<Span>>& presence,
+                                 Warnings& warnings)
+    : inv_(inventory), claims_(std::move(claims)), presence_(presence), warnings_(warnings) {
+  const size_t n = inv_.units.size();
+  std::sort(claims_.begin(), claims_.end(), [](const ClaimSpan& a, const ClaimSpan& b) {
     return std::tie(a.unit, a.span.start, a.holder) < std::tie(b.unit, b.span.start, b.holder);
   });
-  std::vector<uint32_t> claim_begin(n + 1, 0);
-  for (const ClaimSpan& c : claims) ++claim_begin[c.unit + 1];
-  for (size_t u = 0; u < n; ++u) claim_begin[u + 1] += claim_begin[u];
+  claim_begin_.assign(n + 1, 0);
+  for (const ClaimSpan& c : claims_) ++claim_begin_[c.unit + 1];
+  for (size_t u = 0; u < n; ++u) claim_begin_[u + 1] += claim_begin_[u];
 
   // Units of one physical GPU are swept together: the split of a shared GPU's activity needs the
   // shares of every holder on the GPU. A unit with no GPU UUID is a GPU of its own.
-  std::vector<UnitIndex> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](UnitIndex a, UnitIndex b) {
-    return std::tie(inv.units[a].node, inv.units[a].gpu_uuid, a) <
-           std::tie(inv.units[b].node, inv.units[b].gpu_uuid, b);
+  order_.resize(n);
+  std::iota(order_.begin(), order_.end(), 0);
+  std::sort(order_.begin(), order_.end(), [&](UnitIndex a, UnitIndex b) {
+    return std::tie(inv_.units[a].node, inv_.units[a].gpu_uuid, a) <
+           std::tie(inv_.units[b].node, inv_.units[b].gpu_uuid, b);
   });
+}
 
+TimelineBuilder::~TimelineBuilder() = default;
+
+std::span<const UnitIndex> TimelineBuilder::Next(UnitTimelines& out, bool append) {
+  const size_t n = order_.size();
+  if (out.units.size() != n) out.units.resize(n);
+  if (!append) {
+    out.pieces.clear();
+    out.claims.clear();
+    out.slots.clear();
+  }
+  if (next_ >= n) return {};
+  const size_t i = next_;
+  const GpuUnit& first = inv_.units[order_[i]];
+  size_t j = i + 1;
+  if (!first.gpu_uuid.empty()) {
+    while (j < n && inv_.units[order_[j]].node == first.node &&
+           inv_.units[order_[j]].gpu_uuid == first.gpu_uuid) {
+      ++j;
+    }
+  }
+  group_.assign(j - i, TimelineScratch{});
+  for (size_t k = i; k < j; ++k) group_[k - i].unit = order_[k];
+  SweepGroup(inv_, claims_, claim_begin_, presence_, group_, events_, warnings_);
+  for (TimelineScratch& s : group_) {
+    UnitTimeline& t = out.units[s.unit];
+    t.first_piece = static_cast<uint32_t>(out.pieces.size());
+    t.n_pieces = static_cast<uint32_t>(s.pieces.size());
+    t.first_slot = static_cast<uint32_t>(out.slots.size());
+    t.n_slots = static_cast<uint32_t>(s.slots.size());
+    const auto claim_base = static_cast<uint32_t>(out.claims.size());
+    for (Piece p : s.pieces) {
+      p.first_claim += claim_base;
+      out.pieces.push_back(p);
+    }
+    out.claims.insert(out.claims.end(), s.claims.begin(), s.claims.end());
+    out.slots.insert(out.slots.end(), s.slots.begin(), s.slots.end());
+  }
+  next_ = j;
+  return {order_.data() + i, j - i};
+}
+
+UnitTimelines BuildTimelines(const Inventory& inv, std::vector<ClaimSpan> claims,
+                             const std::vector<std::vector<Span>>& presence, Warnings& warnings) {
+  TimelineBuilder builder(inv, std::move(claims), presence, warnings);
   UnitTimelines out;
-  out.units.resize(n);
-  std::vector<UnitScratch> group;
-  std::vector<Event> events;
-  size_t i = 0;
-  while (i < n) {
-    const GpuUnit& first = inv.units[order[i]];
-    size_t j = i + 1;
-    if (!first.gpu_uuid.empty()) {
-      while (j < n && inv.units[order[j]].node == first.node &&
-             inv.units[order[j]].gpu_uuid == first.gpu_uuid) {
-        ++j;
-      }
-    }
-    group.assign(j - i, UnitScratch{});
-    for (size_t k = i; k < j; ++k) group[k - i].unit = order[k];
-    SweepGroup(inv, claims, claim_begin, presence, group, events, warnings);
-    for (UnitScratch& s : group) {
-      UnitTimeline& t = out.units[s.unit];
-      t.first_piece = static_cast<uint32_t>(out.pieces.size());
-      t.n_pieces = static_cast<uint32_t>(s.pieces.size());
-      t.first_slot = static_cast<uint32_t>(out.slots.size());
-      t.n_slots = static_cast<uint32_t>(s.slots.size());
-      const auto claim_base = static_cast<uint32_t>(out.claims.size());
-      for (Piece p : s.pieces) {
-        p.first_claim += claim_base;
-        out.pieces.push_back(p);
-      }
-      out.claims.insert(out.claims.end(), s.claims.begin(), s.claims.end());
-      out.slots.insert(out.slots.end(), s.slots.begin(), s.slots.end());
-    }
-    i = j;
+  out.units.resize(inv.units.size());
+  while (!builder.Next(out, /*append=*/true).empty()) {
   }
   return out;
 }

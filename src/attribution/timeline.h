@@ -4,6 +4,7 @@
 // the pieces with cursors and never hashes or allocates. Thread-compatible.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "attribution/engine_common.h"
@@ -55,8 +56,40 @@ struct UnitTimelines {
   std::vector<Slot> slots;
 };
 
-// `claims` may be in any order; `presence` is UnitPresence for every unit. Adds one warning per
-// over-subscribed unit.
+struct TimelineEvent;
+struct TimelineScratch;
+
+// Builds the timelines one physical GPU at a time, so that a caller that walks each GPU's units
+// before building the next holds one GPU's pieces at a time, not the whole cluster's.
+// `claims` may be in any order; `presence` is UnitPresence for every unit (kept by reference).
+// Adds one warning per over-subscribed unit.
+class TimelineBuilder {
+ public:
+  TimelineBuilder(const Inventory& inventory, std::vector<ClaimSpan> claims,
+                  const std::vector<std::vector<Span>>& presence, Warnings& warnings);
+  ~TimelineBuilder();
+  TimelineBuilder(const TimelineBuilder&) = delete;
+  TimelineBuilder& operator=(const TimelineBuilder&) = delete;
+
+  // Builds the next GPU's units into `out` (out.units is sized to the inventory's units and the
+  // entries of those units are set). Unless `append`, `out`'s pieces, claims and slots are
+  // replaced, so only this GPU's entries of out.units are valid. Returns the GPU's units in
+  // increasing index order; empty once every unit has been built.
+  std::span<const UnitIndex> Next(UnitTimelines& out, bool append = false);
+
+ private:
+  const Inventory& inv_;
+  std::vector<ClaimSpan> claims_;  // sorted by unit, start, holder
+  const std::vector<std::vector<Span>>& presence_;
+  Warnings& warnings_;
+  std::vector<uint32_t> claim_begin_;  // claims_ of unit u: [claim_begin_[u], claim_begin_[u+1])
+  std::vector<UnitIndex> order_;       // units by (node, GPU UUID, index)
+  size_t next_ = 0;                    // into order_
+  std::vector<TimelineScratch> group_;
+  std::vector<TimelineEvent> events_;
+};
+
+// Every unit's timeline at once (memory proportional to all holdings).
 UnitTimelines BuildTimelines(const Inventory& inventory, std::vector<ClaimSpan> claims,
                              const std::vector<std::vector<Span>>& presence, Warnings& warnings);
 

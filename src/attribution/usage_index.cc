@@ -1,5 +1,7 @@
 #include "attribution/usage_index.h"
 
+#include <algorithm>
+
 #include "core/strings.h"
 
 namespace gpucost::attribution {
@@ -13,14 +15,27 @@ std::string HolderKey(HolderIndex holder, NodeIndex node, std::string_view uuid)
   return StrCat(holder, "|", node, "|", uuid);
 }
 
-Status CheckSorted(const std::vector<UsageSample>& samples, std::string_view what) {
-  for (size_t i = 1; i < samples.size(); ++i) {
-    if (samples[i].t <= samples[i - 1].t) {
-      return Status::InvalidArgument(StrCat(what, ": samples not sorted by time (sample ", i,
-                                            " at ", FormatRfc3339(samples[i].t), ")"));
+// The index of the first sample not after the one before it, or 0 if the series is sorted with
+// unique timestamps. Blocks without an early exit, so the comparison loop vectorises; the
+// offending sample is looked for only in a block that has one.
+size_t FirstUnsorted(const std::vector<UsageSample>& samples) {
+  constexpr size_t kBlock = 256;
+  const size_t n = samples.size();
+  for (size_t base = 1; base < n; base += kBlock) {
+    const size_t end = std::min(n, base + kBlock);
+    bool unsorted = false;
+    for (size_t i = base; i < end; ++i) unsorted |= samples[i].t <= samples[i - 1].t;
+    if (!unsorted) continue;
+    for (size_t i = base; i < end; ++i) {
+      if (samples[i].t <= samples[i - 1].t) return i;
     }
   }
-  return Status::Ok();
+  return 0;
+}
+
+Status Unsorted(const std::vector<UsageSample>& samples, size_t i, std::string_view what) {
+  return Status::InvalidArgument(StrCat(what, ": samples not sorted by time (sample ", i, " at ",
+                                        FormatRfc3339(samples[i].t), ")"));
 }
 
 }  // namespace
@@ -29,16 +44,21 @@ Result<UsageIndex> UsageIndex::Build(const Usage& usage) {
   UsageIndex index;
   for (size_t i = 0; i < usage.devices.size(); ++i) {
     const DeviceSeries& d = usage.devices[i];
-    GPUCOST_RETURN_IF_ERROR(CheckSorted(
-        d.samples, StrCat("usage series of device ", d.gpu_uuid, " instance ", d.gpu_instance_id)));
+    if (const size_t bad = FirstUnsorted(d.samples); bad != 0) {
+      return Unsorted(
+          d.samples, bad,
+          StrCat("usage series of device ", d.gpu_uuid, " instance ", d.gpu_instance_id));
+    }
     // The first series of a device wins; later duplicates are ignored.
     index.devices_.emplace(DeviceKey(d.node, d.gpu_uuid, d.gpu_instance_id),
                            static_cast<int32_t>(i));
   }
   for (size_t i = 0; i < usage.holders.size(); ++i) {
     const HolderDeviceSeries& h = usage.holders[i];
-    GPUCOST_RETURN_IF_ERROR(CheckSorted(
-        h.samples, StrCat("usage series of holder ", h.holder, " on device ", h.gpu_uuid)));
+    if (const size_t bad = FirstUnsorted(h.samples); bad != 0) {
+      return Unsorted(h.samples, bad,
+                      StrCat("usage series of holder ", h.holder, " on device ", h.gpu_uuid));
+    }
     if (h.gpu_instance_id != -1) continue;  // per-holder data is used on whole GPUs only
     index.holders_.emplace(HolderKey(h.holder, h.node, h.gpu_uuid), static_cast<int32_t>(i));
   }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -30,18 +31,22 @@ class SeriesCursor {
   void Integrate(int64_t a, int64_t b, int64_t staleness_ms, int64_t& covered_ms,
                  double& integral) {
     while (i_ + 1 < n_ && UnixMs(s_[i_ + 1].t) <= a) ++i_;
-    for (size_t j = i_; j < n_; ++j) {
-      const int64_t t0 = UnixMs(s_[j].t);
-      if (t0 >= b) break;
-      int64_t t1 = t0 + staleness_ms;
-      if (j + 1 < n_) t1 = std::min(t1, UnixMs(s_[j + 1].t));
+    // Each sample's timestamp is loaded once: the next sample's start ends the current one.
+    size_t j = i_;
+    int64_t t0 = UnixMs(s_[j].t);
+    while (t0 < b) {
+      const bool more = j + 1 < n_;
+      const int64_t next = more ? UnixMs(s_[j + 1].t) : std::numeric_limits<int64_t>::max();
       const int64_t lo = std::max(t0, a);
-      const int64_t hi = std::min(t1, b);
+      const int64_t hi = std::min(std::min(t0 + staleness_ms, next), b);
       const double v = s_[j].value;
       if (hi > lo && v == v) {
         covered_ms += hi - lo;
         integral += std::clamp(v, 0.0, 1.0) * static_cast<double>(hi - lo);
       }
+      if (!more) break;
+      ++j;
+      t0 = next;
     }
   }
 

@@ -12,6 +12,7 @@
 #include "inventory/timeline_loader.h"
 #include "pricing/price_fn.h"
 #include "report/render.h"
+#include "slurm/slurm_timeline.h"
 
 namespace gpucost::cli {
 namespace {
@@ -31,6 +32,10 @@ struct ReportFlags {
   std::string team_labels = "pod:team,namespace:team";
   std::string staleness = "5m";
   int max_warnings = 20;
+  std::string slurm_sacct;
+  std::string slurm_time_zone = "local";
+  int slurm_gpus_per_node = 0;
+  std::string slurm_gpu_model;
 };
 
 void PrintWarnings(const LoadedTimeline& timeline, const AttributionSummary& summary, int max) {
@@ -74,10 +79,32 @@ Status Run(const ReportFlags& flags) {
   popts.prices_file = flags.prices;
   GPUCOST_ASSIGN_OR_RETURN(PriceFn price, MakePriceFn(popts));
 
-  GPUCOST_ASSIGN_OR_RETURN(LoadedTimeline timeline, LoadTimelineFromFiles(flags.inputs, topts));
-  if (timeline.samples == 0) {
-    return Status::InvalidArgument("the input holds no timestamped samples");
+  if (flags.inputs.empty() && flags.slurm_sacct.empty()) {
+    return Status::InvalidArgument("nothing to attribute: give --input and/or --slurm-sacct");
   }
+  LoadedTimeline timeline;
+  if (!flags.inputs.empty()) {
+    GPUCOST_ASSIGN_OR_RETURN(timeline, LoadTimelineFromFiles(flags.inputs, topts));
+    if (timeline.samples == 0) {
+      return Status::InvalidArgument("the input holds no timestamped samples");
+    }
+  }
+  if (!flags.slurm_sacct.empty()) {
+    slurm::SlurmOptions sopts;
+    sopts.cluster = flags.cluster;
+    sopts.format.time_zone = flags.slurm_time_zone;
+    sopts.default_gpus_per_node = flags.slurm_gpus_per_node;
+    sopts.default_gpu_model = flags.slurm_gpu_model;
+    // With Kubernetes input too, both timelines are attributed over the same window.
+    sopts.window = flags.inputs.empty() ? topts.window : std::optional<Window>(timeline.window);
+    GPUCOST_ASSIGN_OR_RETURN(slurm::SlurmTimeline slurm, slurm::LoadSacct(flags.slurm_sacct, sopts));
+    if (flags.inputs.empty()) {
+      timeline = slurm::ToLoadedTimeline(std::move(slurm));
+    } else {
+      slurm::MergeSlurmTimeline(timeline, std::move(slurm));
+    }
+  }
+  if (timeline.window.empty()) return Status::InvalidArgument("the input covers no time");
   settings.window = timeline.window;
   GPUCOST_ASSIGN_OR_RETURN(ReportRun run, RunReport(timeline, price, settings));
   PrintWarnings(timeline, run.summary, flags.max_warnings);
@@ -93,8 +120,20 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
       "report",
       "Attribute GPU cost from timestamped kube-state-metrics and dcgm-exporter series "
       "(Prometheus text with ms timestamps or OpenMetrics), per any dimensions");
-  cmd->add_option("--input", f->inputs, "Files or folders (*.prom, *.txt, *.om, .gz; - is stdin)")
-      ->required();
+  cmd->add_option("--input", f->inputs,
+                  "kube-state-metrics + dcgm-exporter files or folders (*.prom, *.txt, *.om, .gz; "
+                  "- is stdin)");
+  cmd->add_option("--slurm-sacct", f->slurm_sacct,
+                  "Slurm accounting: `sacct --parsable2` output with a header line (- is stdin); "
+                  "with --input, both clusters are attributed together");
+  cmd->add_option("--slurm-time-zone", f->slurm_time_zone,
+                  "Time zone of sacct's times: local, UTC, +02:00 or an IANA name")
+      ->capture_default_str();
+  cmd->add_option("--slurm-gpus-per-node", f->slurm_gpus_per_node,
+                  "Physical GPUs per Slurm node (0: the most its jobs held at once)")
+      ->capture_default_str();
+  cmd->add_option("--slurm-gpu-model", f->slurm_gpu_model,
+                  "GPU model of the Slurm nodes (MIG fractions, the gpu_model dimension)");
   cmd->add_option("--window", f->window,
                   "START,END as RFC 3339 or unix seconds (default: the input's span)");
   cmd->add_option("--step", f->step, "Attribution step, e.g. 60s, 5m")->capture_default_str();

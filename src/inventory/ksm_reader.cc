@@ -44,8 +44,20 @@ std::string KsmReader::Cluster(const SampleView& s) const {
 }
 
 KsmPod& KsmReader::Pod(const SampleView& s) {
-  return data_.pods[PodKey{Cluster(s), LabelString(s, "namespace"), LabelString(s, "pod"),
-                           LabelString(s, "uid")}];
+  // kube-state-metrics writes a pod's series of one family together (five phases in a row), so
+  // the last pod looked up is checked first, without building a key. Map nodes never move.
+  std::string_view cluster = LabelValue(s, "cluster");
+  if (cluster.empty()) cluster = default_cluster_;
+  const std::string_view ns = LabelValue(s, "namespace");
+  const std::string_view pod = LabelValue(s, "pod");
+  const std::string_view uid = LabelValue(s, "uid");
+  if (last_pod_ != nullptr && last_pod_key_.pod == pod && last_pod_key_.uid == uid &&
+      last_pod_key_.namespace_name == ns && last_pod_key_.cluster == cluster) {
+    return *last_pod_;
+  }
+  last_pod_key_ = PodKey{std::string(cluster), std::string(ns), std::string(pod), std::string(uid)};
+  last_pod_ = &data_.pods[last_pod_key_];
+  return *last_pod_;
 }
 
 bool KsmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& source,

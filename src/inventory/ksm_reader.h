@@ -72,6 +72,8 @@ class KsmReader {
   KsmPod& Pod(const SampleView& s);
   std::string default_cluster_;
   KsmData data_;
+  PodKey last_pod_key_;            // the key of last_pod_
+  KsmPod* last_pod_ = nullptr;     // the pod Pod() returned last
 };
 
 }  // namespace gpucost

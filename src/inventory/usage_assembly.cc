@@ -117,15 +117,20 @@ void BuildUsage(Assembly& a) {
       }
     }
 
+    // The unlabelled device series wins at every instant it has a value. Pod-labelled series
+    // fill the other instants: dcgm-exporter labels a GPU's series with its pod while one holds
+    // it and drops the labels while it is free, so one device alternates between label sets.
     std::map<int64_t, double> device_values;
-    if (!device_level.empty()) {
-      for (const Normalised& d : device_level) {
-        for (const auto& [t, v] : d.values) MergeAt(device_values, t, v, false);
-      }
-    } else {
-      for (const Normalised& p : per_pod) {
-        for (const auto& [t, v] : p.values) MergeAt(device_values, t, v, per_process);
-      }
+    for (const Normalised& d : device_level) {
+      for (const auto& [t, v] : d.values) MergeAt(device_values, t, v, false);
+    }
+    std::map<int64_t, double> pod_values;
+    for (const Normalised& p : per_pod) {
+      for (const auto& [t, v] : p.values) MergeAt(pod_values, t, v, per_process);
+    }
+    for (const auto& [t, v] : pod_values) {
+      auto [it, inserted] = device_values.emplace(t, v);
+      if (!inserted && std::isnan(it->second)) it->second = v;
     }
     if (!device_values.empty()) {
       DeviceSeries ds;

@@ -1,6 +1,7 @@
 // Table: aligned columns, a totals row, and money and hours printed with two decimals rounded by
 // largest remainder (RoundPreservingTotal) per column, so every printed column adds up to its
-// printed total. Ratios print as percent; null prints as "-".
+// printed total; allocated (holder rows) and idle (idle rows) are rounded together as the parts
+// of the printed cost. Ratios print as percent; null prints as "-".
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -62,9 +63,18 @@ void RenderTable(const Report& report, std::ostream& out) {
     columns.push_back(std::move(c));
   }
   const ReportTotals& totals = report.totals;
-  // Printed cents of allocated on holder rows and idle on idle rows: the printed cost.
-  int64_t printed_cost = 0;
+  // Allocated on holder rows and idle on idle rows are the parts of one total, the GPU cost: they
+  // are rounded together so that the printed parts add up to the printed cost, which is the true
+  // cost rounded once.
+  std::vector<double> cost_parts(n);
   bool any_cost = false;
+  for (size_t i = 0; i < n; ++i) {
+    const double v = rows[i].is_idle ? rows[i].idle_usd : rows[i].allocated_usd;
+    cost_parts[i] = std::isnan(v) ? 0.0 : v;
+    any_cost = any_cost || !std::isnan(v);
+  }
+  int64_t printed_cost = 0;
+  const std::vector<int64_t> cost_units = RoundPreservingTotal(cost_parts, kDecimals, &printed_cost);
   for (const MetricColumn& m : kMetricColumns) {
     if (!m.in_table) continue;
     if (m.row == &ReportRow::unpriced_gpu_hours && !(totals.unpriced_gpu_hours > 0)) continue;
@@ -81,16 +91,19 @@ void RenderTable(const Report& report, std::ostream& out) {
         any = any || !std::isnan(v);
       }
       int64_t total_units = 0;
-      const std::vector<int64_t> units = RoundPreservingTotal(values, kDecimals, &total_units);
+      std::vector<int64_t> units = RoundPreservingTotal(values, kDecimals, &total_units);
+      if (m.row == &ReportRow::allocated_usd || m.row == &ReportRow::idle_usd) {
+        total_units = 0;
+        for (size_t i = 0; i < n; ++i) {
+          const bool part_of_cost =
+              rows[i].is_idle ? m.row == &ReportRow::idle_usd : m.row == &ReportRow::allocated_usd;
+          if (part_of_cost) units[i] = cost_units[i];
+          if (!std::isnan(rows[i].*m.row)) total_units += units[i];
+        }
+      }
       for (size_t i = 0; i < n; ++i) {
         const double v = rows[i].*m.row;
         c.cells.push_back(std::isnan(v) ? std::string(kNull) : FormatUnits(units[i], kDecimals));
-        const bool counts =
-            rows[i].is_idle ? m.row == &ReportRow::idle_usd : m.row == &ReportRow::allocated_usd;
-        if (counts && !std::isnan(v)) {
-          printed_cost += units[i];
-          any_cost = true;
-        }
       }
       c.cells.push_back(any ? FormatUnits(total_units, kDecimals) : std::string(kNull));
     }

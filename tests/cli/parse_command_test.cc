@@ -1,35 +1,20 @@
 // Runs the real gpucost binary on the files in tests/cli/data/parse/.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <string>
+
+#include "cli/cli_test_util.h"
 
 namespace {
 
-struct RunResult {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr
-};
+using gpucost::testing_util::Contains;
+using gpucost::testing_util::RunResult;
 
 RunResult RunGpucost(const std::string& args, const std::string& stdin_file = "") {
-  std::string cmd = std::string("cd '") + GPUCOST_SOURCE_DIR + "/tests/cli/data/parse' && '" + GPUCOST_BINARY +
-                    "' " + args + " 2>&1";
+  std::string cmd = std::string("cd '") + GPUCOST_SOURCE_DIR + "/tests/cli/data/parse' && '" +
+                    GPUCOST_BINARY + "' " + args + " 2>&1";
   if (!stdin_file.empty()) cmd += " < " + stdin_file;
-  RunResult r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.output.append(buf.data(), n);
-  const int status = ::pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
+  return gpucost::testing_util::RunShell(cmd);
 }
 
 TEST(ParseCommand, GoodFileSummary) {

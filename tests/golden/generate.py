@@ -492,6 +492,69 @@ the totals still add up to the node's cost ($2).""", s,
       "totals": {"cost_usd": 2 * p * H}})
 
 
+# dcgm-exporter >= 4.9 names, in OpenMetrics (second timestamps, # EOF).
+s = Scrape()
+node(s, "n1", 2, "NVIDIA-H100-80GB-HBM3")
+pod(s, "ml", "a", "n1", [("nvidia_com_gpu", 1)])
+pod(s, "ml", "b", "n1", [("nvidia_com_gpu", 1)])
+h100 = "NVIDIA H100 80GB HBM3"
+dcgm(s, "DCGM_FI_PROF_GR_ENGINE_UTIL_RATIO", "n1", 0, "GPU-abab0000-0000-4000-8000-000000000000", h100, 0.25,
+     pod_labels=podlabels("ml", "a"), host_label="hostname")
+s.families["DCGM_FI_PROF_GR_ENGINE_UTIL_RATIO"][1] = "Ratio of time the graphics engine is active (0.0-1.0)."
+dcgm(s, "DCGM_FI_DEV_GPU_UTIL_RATIO", "n1", 1, "GPU-abab0000-0000-4000-8000-000000000001", h100, 0.65,
+     pod_labels=podlabels("ml", "b"), host_label="hostname")
+s.families["DCGM_FI_DEV_GPU_UTIL_RATIO"][1] = "GPU utilization ratio (0.0-1.0)."
+p = 8.0
+case("dcgm_4_9_names_openmetrics", """dcgm-exporter 4.9 metric names, read from an OpenMetrics file. The exporter
+renames `DCGM_FI_PROF_GR_ENGINE_ACTIVE` to `DCGM_FI_PROF_GR_ENGINE_UTIL_RATIO` and
+`DCGM_FI_DEV_GPU_UTIL` (a percent) to `DCGM_FI_DEV_GPU_UTIL_RATIO` (a ratio, per its HELP text),
+and labels the node `hostname`. The file is OpenMetrics with timestamps in seconds and `# EOF`, as
+`promtool tsdb create-blocks-from openmetrics` takes it. Proves both new names are read, the new
+GPU_UTIL ratio is not divided by 100 (0.65, not 0.0065), and second timestamps line up with the
+window exactly as millisecond ones do.""", s,
+     f"{WINDOW_ARGS} --by pod --price-per-gpu-hour 8",
+     expect(["pod"], [row({"pod": "b"}, H, p * H, 0.65 * p * H), row({"pod": "a"}, H, p * H, 0.25 * p * H)]),
+     openmetrics=True)
+
+# Idle shared evenly across the cluster.
+s = Scrape()
+node(s, "n1", 2, "NVIDIA-A100-SXM4-80GB")
+node(s, "n2", 2, "NVIDIA-A100-SXM4-80GB")
+pod(s, "ml", "big", "n1", [("nvidia_com_gpu", 2)])
+pod(s, "web", "small", "n2", [("nvidia_com_gpu", 1)])
+p = 6.0
+case("idle_shared_evenly", """Idle shared evenly across the cluster. Two nodes with two GPUs each at
+$6/GPU-hour ($1 per GPU per window). ml/big holds both GPUs of n1, web/small one GPU of n2; one GPU
+is idle. With `--idle even --idle-scope cluster` the idle $1 is split equally between the two
+holders ($0.50 each, whatever their size), so ml is charged $2.50 and web $1.50; there is no
+`__idle__` row and the total is the cluster's cost ($4). No dcgm data: effective is null.""", s,
+     f"{WINDOW_ARGS} --by namespace --price-per-gpu-hour 6 --idle even --idle-scope cluster",
+     {"by": ["namespace"], "rows": [{"namespace": "ml", "gpu_hours": 2 * H, "allocated_usd": 2.5, "idle_usd": 0.5},
+                                    {"namespace": "web", "gpu_hours": H, "allocated_usd": 1.5, "idle_usd": 0.5}],
+      "totals": {"cost_usd": 4 * p * H}})
+
+
+# A GPU's dcgm series loses its pod labels while the GPU is free.
+s = Scrape()
+node(s, "n1", 1, "NVIDIA-A100-SXM4-80GB")
+half = SCRAPES[5:]
+pod(s, "ml", "late", "n1", [("nvidia_com_gpu", 1)], times=half)
+uuid = "GPU-cdcd0000-0000-4000-8000-000000000000"
+dcgm(s, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "n1", 0, uuid, A100_80, 0.0, times=SCRAPES[:5])
+dcgm(s, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "n1", 0, uuid, A100_80, 0.8, pod_labels=podlabels("ml", "late"),
+     times=half)
+p = 6.0
+case("dcgm_labels_come_and_go", """dcgm-exporter labels a GPU's series with the pod that holds it and drops the
+labels while the GPU is free, so one device has two series over time. The GPU is free (unlabelled
+series, activity 0) for the first five minutes; then ml/late holds it and its labelled series shows
+0.8. Proves the two series are read as one device timeline: the pod's five minutes are 80 % busy
+(the last idle sample does not stand in for them, and nothing is unmeasured) and the first five
+minutes are idle.""", s,
+     f"{WINDOW_ARGS} --by namespace --price-per-gpu-hour 6",
+     expect(["namespace"], [row({"namespace": "ml"}, H / 2, p * H / 2, 0.8 * p * H / 2)],
+            idle_row(["namespace"], H / 2, p * H / 2)))
+
+
 def main():
     root = os.path.join(HERE, "cases")
     for name, readme, scrape, args, expected, openmetrics, extra in CASES:

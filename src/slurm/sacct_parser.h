@@ -1,0 +1,62 @@
+// Reading `sacct --parsable2` (or `-p`) output into job allocation rows, one per job, array task
+// or heterogeneous-job component that held GPUs. Steps, pending jobs and jobs without GPUs are
+// counted and dropped; every malformed line becomes a warning naming file:line and the field, and
+// the rest of the file is kept (docs/slurm.md lists the rules). Not thread-safe.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+#include "core/time.h"
+#include "inventory/diagnostics.h"
+#include "slurm/gpu_tres.h"
+
+namespace gpucost::slurm {
+
+struct SacctFormat {
+  char delimiter = '|';                 // sacct --delimiter
+  // Field names for output printed without a header (sacct -n), in --format order. Empty: the
+  // first line that is not blank or a "#" comment is the header.
+  std::vector<std::string> fields;
+  std::string time_zone = "local";      // LocalTimeZone setting the Start/End times are read in
+};
+
+struct SacctJob {
+  uint64_t line = 0;
+  std::string job_id;        // as written: "123", "2736118_0", "77+1"
+  std::string job_id_raw;    // JobIDRaw; job_id when the field is absent
+  std::string array_job_id;  // "2736118" of "2736118_0", else ""
+  std::string array_task_id; // "0" of "2736118_0", else ""
+  std::string het_job_id;    // "77" of "77+1", else ""
+  int het_job_offset = -1;   // 1 of "77+1", else -1
+  std::string cluster, user, account, partition, qos, job_name;
+  std::string state;         // first word, upper case, "+" dropped: "CANCELLED by 132794" -> "CANCELLED"
+  Instant start;
+  std::optional<Instant> end;  // nullopt: still running (End=Unknown)
+  std::optional<Duration> elapsed;
+  std::vector<std::string> nodes;  // NodeList expanded
+  GpuTres gpus;
+};
+
+struct SacctParse {
+  std::vector<SacctJob> jobs;
+  uint64_t lines = 0;           // data lines read (header, blanks and comments excluded)
+  uint64_t steps_skipped = 0;
+  uint64_t pending_skipped = 0;
+  uint64_t no_gpu_skipped = 0;
+  uint64_t malformed_lines = 0;
+  std::vector<InputWarning> warnings;
+};
+
+// Parses sacct output held in memory; `source` names it in warnings. Errors only for a missing
+// header or a missing required field (JobID, Start, End, AllocTRES, NodeList), named.
+Result<SacctParse> ParseSacct(std::string_view text, const SacctFormat& format,
+                              std::string source = "<string>");
+
+// "[DD-[HH:]]MM:SS" -> duration; nullopt when malformed.
+std::optional<Duration> ParseSlurmElapsed(std::string_view text);
+
+}  // namespace gpucost::slurm

@@ -1,0 +1,336 @@
+#include "slurm/slurm_timeline.h"
+
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <set>
+#include <sstream>
+
+#include "core/strings.h"
+#include "inventory/resource_names.h"
+
+namespace gpucost::slurm {
+namespace {
+
+constexpr std::string_view kWholeResource = "nvidia.com/gpu";
+
+// What one node needs, gathered over the jobs that ran on it.
+struct NodeDemand {
+  std::string cluster;
+  std::string name;
+  // resource class ("" = whole GPUs, else the MIG profile) -> (time, +/-count) events
+  std::map<std::string, std::vector<std::pair<Instant, int>>> events;
+  std::set<std::string> whole_types;
+  std::string mig_model_hint;
+};
+
+// Most units of one class held at one time. Ends sort before starts at the same instant.
+int PeakConcurrent(std::vector<std::pair<Instant, int>> events) {
+  std::sort(events.begin(), events.end());
+  int now = 0;
+  int peak = 0;
+  for (const auto& [t, delta] : events) {
+    now += delta;
+    peak = std::max(peak, now);
+  }
+  return peak;
+}
+
+// count split over n nodes: the first count % n nodes get one more.
+int ShareOf(int count, size_t n, size_t i) {
+  const int base = count / static_cast<int>(n);
+  return base + (static_cast<int>(i) < count % static_cast<int>(n) ? 1 : 0);
+}
+
+template <typename Map>
+const typename Map::mapped_type* Find(const Map& m, const std::string& key) {
+  auto it = m.find(key);
+  return it == m.end() ? nullptr : &it->second;
+}
+
+struct MigSlot {
+  std::string profile;  // as the jobs named it (canonical spelling)
+  int slices = 1;
+};
+
+// Builds the units of one node: MIG GPUs first (slots packed first-fit, largest profiles
+// first), then whole GPUs. Returns the physical GPU count.
+int AddUnits(Inventory& inv, NodeIndex n, const NodeDemand& d, const SlurmOptions& options,
+             Diagnostics& diag) {
+  Node& node = inv.nodes[n];
+  const MigModel* model = DetectMigModel(node.gpu_model);
+  if (model == nullptr && !d.mig_model_hint.empty()) model = DetectMigModel(d.mig_model_hint);
+  const int gpu_slices = model != nullptr ? model->compute_slices : 7;
+
+  int whole_needed = 0;
+  std::vector<MigSlot> slots;
+  for (const auto& [cls, events] : d.events) {
+    const int peak = PeakConcurrent(events);
+    if (cls.empty()) {
+      whole_needed = peak;
+      continue;
+    }
+    const auto parsed = ParseMigProfileName(cls);
+    const int slices = parsed ? std::clamp(parsed->compute_slices, 1, gpu_slices) : 1;
+    for (int k = 0; k < peak; ++k) slots.push_back({cls, slices});
+  }
+  std::stable_sort(slots.begin(), slots.end(),
+                   [](const MigSlot& a, const MigSlot& b) { return a.slices > b.slices; });
+  std::vector<std::vector<const MigSlot*>> mig_gpus;
+  std::vector<int> free;
+  for (const MigSlot& s : slots) {
+    size_t g = 0;
+    while (g < free.size() && free[g] < s.slices) ++g;
+    if (g == free.size()) {
+      free.push_back(gpu_slices);
+      mig_gpus.emplace_back();
+    }
+    free[g] -= s.slices;
+    mig_gpus[g].push_back(&s);
+  }
+  const int mig_count = static_cast<int>(mig_gpus.size());
+  const int* configured_ptr = Find(options.gpus_per_node, node.name);
+  const int configured = configured_ptr != nullptr ? *configured_ptr : options.default_gpus_per_node;
+  int whole_count = whole_needed;
+  if (configured > 0) {
+    if (configured < mig_count + whole_needed) {
+      diag.Warn(StrCat("node ", node.name, ": jobs held ", mig_count + whole_needed,
+                       " GPUs at one time but the node is configured with ", configured,
+                       "; using ", mig_count + whole_needed));
+    } else {
+      whole_count = configured - mig_count;
+    }
+  }
+
+  int gpu_index = 0;
+  for (const auto& gpu : mig_gpus) {
+    const std::string uuid = StrCat(node.name, "-gpu", gpu_index++);
+    int used = 0;
+    int gi = 0;
+    for (const MigSlot* s : gpu) {
+      GpuUnit u;
+      u.node = n;
+      u.gpu_uuid = uuid;
+      u.gpu_model = node.gpu_model;
+      u.partition = {PartitionKind::kMig, gi};
+      u.gpu_instance_id = gi++;
+      u.resource = MigResourceName(s->profile);
+      const MigProfile* p = model != nullptr ? FindMigProfile(*model, s->profile) : nullptr;
+      if (p != nullptr) {
+        u.mig_profile = p->name;
+        u.fraction = MigFraction(*model, *p, options.mig_weight);
+      } else {
+        u.mig_profile = s->profile;
+        u.fraction = MigFractionWithoutModel(s->profile, options.mig_weight)
+                         .value_or(static_cast<double>(s->slices) / gpu_slices);
+      }
+      used += s->slices;
+      inv.units.push_back(std::move(u));
+    }
+    if (used < gpu_slices) {
+      GpuUnit rest;  // slices no job was seen to hold: capacity nobody can request
+      rest.node = n;
+      rest.gpu_uuid = uuid;
+      rest.gpu_model = node.gpu_model;
+      rest.fraction = static_cast<double>(gpu_slices - used) / gpu_slices;
+      rest.holdable = false;
+      inv.units.push_back(std::move(rest));
+    }
+  }
+  for (int i = 0; i < whole_count; ++i) {
+    GpuUnit u;
+    u.node = n;
+    u.gpu_uuid = StrCat(node.name, "-gpu", gpu_index++);
+    u.gpu_model = node.gpu_model;
+    u.resource = std::string(kWholeResource);
+    inv.units.push_back(std::move(u));
+  }
+  node.sharing = mig_count > 0 ? SharingMode::kMig : SharingMode::kNone;
+  return gpu_index;
+}
+
+Window Hull(const Window& a, const Window& b) {
+  if (a.empty()) return b;
+  if (b.empty()) return a;
+  return {std::min(a.start, b.start), std::max(a.end, b.end)};
+}
+
+}  // namespace
+
+Result<SlurmTimeline> BuildSlurmTimeline(const SacctParse& parsed, const SlurmOptions& options,
+                                         const std::string& source) {
+  SlurmTimeline out;
+  out.warnings = parsed.warnings;
+  out.stats.lines = parsed.lines;
+  out.stats.steps_skipped = parsed.steps_skipped;
+  out.stats.pending_skipped = parsed.pending_skipped;
+  out.stats.no_gpu_skipped = parsed.no_gpu_skipped;
+  out.stats.malformed_lines = parsed.malformed_lines;
+  Diagnostics diag;
+
+  if (options.window) {
+    if (options.window->empty()) return Status::InvalidArgument("the Slurm window is empty");
+    out.window = *options.window;
+  } else if (!parsed.jobs.empty()) {
+    Instant lo = parsed.jobs.front().start;
+    Instant hi = lo;
+    bool running = false;
+    for (const SacctJob& j : parsed.jobs) {
+      lo = std::min(lo, j.start);
+      hi = std::max(hi, j.end.value_or(j.start));
+      running = running || !j.end;
+    }
+    out.window = {lo, hi};
+    if (running) {
+      diag.Warn("running", source, 0,
+                StrCat("running jobs (End=Unknown) are cut at ", FormatRfc3339(hi),
+                       ", the latest time in the file; give a window to cut them elsewhere"));
+    }
+  }
+
+  Inventory& inv = out.inventory;
+  std::map<std::pair<std::string, std::string>, NodeIndex> node_index;
+  std::vector<NodeDemand> demand;
+  bool have_span = false;
+  for (const SacctJob& job : parsed.jobs) {
+    const Instant end = job.end.value_or(out.window.end);
+    const Window whole_run{job.start, std::max(job.start, end)};
+    const Interval held{std::max(job.start, out.window.start), std::min(end, out.window.end)};
+    if (held.end <= held.start) {
+      ++out.stats.outside_window;
+      continue;
+    }
+    out.span = have_span ? Hull(out.span, whole_run) : whole_run;
+    have_span = true;
+    ++out.stats.jobs;
+
+    const std::string cluster = job.cluster.empty() ? options.cluster : job.cluster;
+    Holder h;
+    h.kind = HolderKind::kSlurmJob;
+    h.cluster = cluster;
+    h.namespace_name = job.account;
+    h.pod = job.job_id;
+    h.pod_uid = job.job_id_raw;
+    h.workload = job.job_name.empty() ? job.job_id : job.job_name;
+    h.workload_kind = "SlurmJob";
+    const std::string* team = Find(options.account_teams, job.account);
+    h.team = team != nullptr ? *team : job.account;
+    std::vector<Label> labels = {
+        {"user", job.user},           {"account", job.account}, {"partition", job.partition},
+        {"qos", job.qos},             {"state", job.state},     {"cluster", cluster},
+        {"array_job_id", job.array_job_id}, {"array_task_id", job.array_task_id},
+        {"het_job_id", job.het_job_id},
+        {"het_job_offset", job.het_job_offset >= 0 ? std::to_string(job.het_job_offset) : ""}};
+    GPUCOST_ASSIGN_OR_RETURN(h.labels, LabelSet::Make(std::move(labels)));
+    const HolderIndex hi = static_cast<HolderIndex>(inv.holders.size());
+    inv.holders.push_back(std::move(h));
+
+    // AllocTRES counts are the job's totals: spread them evenly over its nodes.
+    std::vector<std::pair<std::string, int>> classes;  // ("" or MIG profile, total)
+    if (job.gpus.whole > 0) classes.emplace_back("", job.gpus.whole);
+    for (const auto& [profile, count] : job.gpus.mig) classes.emplace_back(profile, count);
+    for (size_t i = 0; i < job.nodes.size(); ++i) {
+      auto [it, inserted] = node_index.emplace(std::make_pair(cluster, job.nodes[i]),
+                                               static_cast<NodeIndex>(demand.size()));
+      if (inserted) {
+        demand.push_back(NodeDemand{cluster, job.nodes[i], {}, {}, {}});
+      }
+      NodeDemand& d = demand[it->second];
+      if (!job.gpus.whole_type.empty()) d.whole_types.insert(job.gpus.whole_type);
+      if (!job.gpus.mig_model_hint.empty()) d.mig_model_hint = job.gpus.mig_model_hint;
+      for (const auto& [cls, total] : classes) {
+        const int count = ShareOf(total, job.nodes.size(), i);
+        if (count <= 0) continue;
+        d.events[cls].emplace_back(held.start, count);
+        d.events[cls].emplace_back(held.end, -count);
+        Holding holding;
+        holding.holder = hi;
+        holding.node = it->second;
+        holding.interval = held;
+        holding.request.resource = cls.empty() ? std::string(kWholeResource) : MigResourceName(cls);
+        holding.request.count = count;
+        inv.holdings.push_back(std::move(holding));
+      }
+    }
+  }
+  if (!have_span) out.span = {out.window.start, out.window.start};
+
+  for (NodeIndex n = 0; n < demand.size(); ++n) {
+    const NodeDemand& d = demand[n];
+    Node node;
+    node.cluster = d.cluster;
+    node.name = d.name;
+    const std::string* model = Find(options.gpu_models, d.name);
+    if (model != nullptr) {
+      node.gpu_model = *model;
+    } else if (!options.default_gpu_model.empty()) {
+      node.gpu_model = options.default_gpu_model;
+    } else if (d.whole_types.size() == 1) {
+      node.gpu_model = *d.whole_types.begin();
+    } else if (!d.mig_model_hint.empty()) {
+      node.gpu_model = d.mig_model_hint;
+    }
+    node.present = {Interval{out.window.start, out.window.end}};
+    inv.nodes.push_back(std::move(node));
+    inv.nodes[n].physical_gpus = AddUnits(inv, n, d, options, diag);
+  }
+  for (const InputWarning& w : diag.warnings()) out.warnings.push_back(w);
+  return out;
+}
+
+Result<SlurmTimeline> LoadSacctText(std::string_view text, const SlurmOptions& options,
+                                    const std::string& source) {
+  GPUCOST_ASSIGN_OR_RETURN(SacctParse parsed, ParseSacct(text, options.format, source));
+  return BuildSlurmTimeline(parsed, options, source);
+}
+
+Result<SlurmTimeline> LoadSacct(const std::string& path, const SlurmOptions& options) {
+  std::string text;
+  if (path == "-") {
+    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  } else {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return Status::IoError(StrCat("cannot open sacct file ", path));
+    std::ostringstream buf;
+    buf << in.rdbuf();
+    if (in.bad()) return Status::IoError(StrCat("cannot read sacct file ", path));
+    text = std::move(buf).str();
+  }
+  return LoadSacctText(text, options, path == "-" ? std::string("<stdin>") : path);
+}
+
+LoadedTimeline ToLoadedTimeline(SlurmTimeline slurm) {
+  LoadedTimeline out;
+  out.inventory = std::move(slurm.inventory);
+  out.span = slurm.span;
+  out.window = slurm.window;
+  out.warnings = std::move(slurm.warnings);
+  out.parse_errors = slurm.stats.malformed_lines;
+  return out;
+}
+
+void MergeSlurmTimeline(LoadedTimeline& target, SlurmTimeline slurm) {
+  Inventory& inv = target.inventory;
+  const auto node0 = static_cast<NodeIndex>(inv.nodes.size());
+  const auto unit0 = static_cast<UnitIndex>(inv.units.size());
+  const auto holder0 = static_cast<HolderIndex>(inv.holders.size());
+  for (Node& n : slurm.inventory.nodes) inv.nodes.push_back(std::move(n));
+  for (GpuUnit& u : slurm.inventory.units) {
+    u.node += node0;
+    inv.units.push_back(std::move(u));
+  }
+  for (Holder& h : slurm.inventory.holders) inv.holders.push_back(std::move(h));
+  for (Holding& h : slurm.inventory.holdings) {
+    h.holder += holder0;
+    h.node += node0;
+    for (UnitIndex& u : h.units) u += unit0;
+    inv.holdings.push_back(std::move(h));
+  }
+  target.span = Hull(target.span, slurm.span);
+  target.window = Hull(target.window, slurm.window);
+  for (InputWarning& w : slurm.warnings) target.warnings.push_back(std::move(w));
+  target.parse_errors += slurm.stats.malformed_lines;
+}
+
+}  // namespace gpucost::slurm
