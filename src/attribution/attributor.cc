@@ -1,6 +1,8 @@
 #include "attribution/attributor.h"
 
 #include <cmath>
+#include <span>
+#include <utility>
 
 #include "attribution/placement.h"
 #include "attribution/price_spans.h"
@@ -83,36 +85,38 @@ Result<AttributionSummary> Attribute(const Inventory& inventory, const Usage& us
   GPUCOST_ASSIGN_OR_RETURN(
       std::vector<attribution::ClaimSpan> claims,
       attribution::PlaceHoldings(inventory, options, window, presence, warnings));
-  attribution::UnitTimelines timelines =
-      attribution::BuildTimelines(inventory, std::move(claims), presence, warnings);
-
-  // Per-holder series apply to whole-GPU and replica units (HAMi and time-slicing fractions).
-  for (UnitIndex u = 0; u < inventory.units.size(); ++u) {
-    const GpuUnit& unit = inventory.units[u];
-    if (unit.partition.kind == PartitionKind::kMig || usage.holders.empty()) continue;
-    const attribution::UnitTimeline& t = timelines.units[u];
-    for (uint32_t s = t.first_slot; s < t.first_slot + t.n_slots; ++s) {
-      timelines.slots[s].holder_series =
-          usage_index.FindHolder(timelines.slots[s].holder, unit.node, unit.gpu_uuid);
-    }
-  }
-
+  // Timelines are built and walked one physical GPU at a time, so the engine holds one GPU's
+  // pieces at a time whatever the number of holdings.
+  attribution::TimelineBuilder builder(inventory, std::move(claims), presence, warnings);
+  attribution::UnitTimelines timelines;
   attribution::StepWalker walker(timelines, usage, window, step_ms, options.staleness.count(),
                                  sink);
-  for (UnitIndex u = 0; u < inventory.units.size(); ++u) {
-    const GpuUnit& unit = inventory.units[u];
-    attribution::UnitWork work;
-    work.unit = u;
-    work.fraction = unit.fraction;
-    work.mig = unit.partition.kind == PartitionKind::kMig;
-    const int gi =
-        work.mig ? (unit.gpu_instance_id >= 0 ? unit.gpu_instance_id : unit.partition.index) : -1;
-    const int32_t d = usage_index.FindDevice(unit.node, unit.gpu_uuid, gi);
-    work.device = d >= 0 ? &usage.devices[static_cast<size_t>(d)].samples : nullptr;
-    work.prices = prices[unit.node];
-    walker.Walk(work);
+  for (std::span<const UnitIndex> gpu = builder.Next(timelines); !gpu.empty();
+       gpu = builder.Next(timelines)) {
+    for (const UnitIndex u : gpu) {
+      const GpuUnit& unit = inventory.units[u];
+      const bool mig = unit.partition.kind == PartitionKind::kMig;
+      // Per-holder series apply to whole-GPU and replica units (HAMi and time-slicing fractions).
+      if (!mig && !usage.holders.empty()) {
+        const attribution::UnitTimeline& t = timelines.units[u];
+        for (uint32_t s = t.first_slot; s < t.first_slot + t.n_slots; ++s) {
+          timelines.slots[s].holder_series =
+              usage_index.FindHolder(timelines.slots[s].holder, unit.node, unit.gpu_uuid);
+        }
+      }
+      attribution::UnitWork work;
+      work.unit = u;
+      work.fraction = unit.fraction;
+      work.mig = mig;
+      const int gi = mig ? (unit.gpu_instance_id >= 0 ? unit.gpu_instance_id : unit.partition.index)
+                         : -1;
+      const int32_t d = usage_index.FindDevice(unit.node, unit.gpu_uuid, gi);
+      work.device = d >= 0 ? &usage.devices[static_cast<size_t>(d)].samples : nullptr;
+      work.prices = prices[unit.node];
+      walker.Walk(work);
+    }
   }
-  walker.Flush();
+  walker.FinishTotals();
 
   const attribution::Totals& totals = walker.totals();
   AttributionSummary summary;

@@ -149,7 +149,8 @@ void DrawFromPool(const Inventory& inv, const AttributionOptions& options, NodeI
     for (uint32_t i = 0; i < pool.units.size(); ++i) {
       const UnitIndex u = pool.units[i];
       std::vector<ActiveLoad>& l = pool.loads[i];
-      std::erase_if(l, [&](const ActiveLoad& a) { return a.end <= span.start; });
+      const int64_t start = span.start;  // a structured binding cannot be captured (C++20)
+      std::erase_if(l, [start](const ActiveLoad& a) { return a.end <= start; });
       double load = 0;
       for (const ActiveLoad& a : l) load += a.share;
       for (const auto& [pin_span, share] : pool.pinned[i]) {

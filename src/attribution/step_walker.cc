@@ -302,12 +302,23 @@ void StepWalker::Walk(const UnitWork& w) {
       k = std::max(k, (pieces[pi].span.start - window_.start) / step_ms_);
     }
   }
-  totals_.node_cost_usd.Add(sums.node_cost_usd);
-  totals_.allocated_usd.Add(sums.allocated_usd);
-  totals_.idle_usd.Add(sums.idle_usd);
-  totals_.unpriced_gpu_hours.Add(sums.unpriced_ms * kHoursPerMs);
-  totals_.records += sums.records;
-  totals_.oversubscribed_unit_steps += sums.oversubscribed_steps;
+  sums.walked = true;
+  if (unit_sums_.size() <= w.unit) unit_sums_.resize(timelines_.units.size());
+  unit_sums_[w.unit] = sums;
+}
+
+void StepWalker::FinishTotals() {
+  Flush();
+  for (const UnitSums& sums : unit_sums_) {
+    if (!sums.walked) continue;
+    totals_.node_cost_usd.Add(sums.node_cost_usd);
+    totals_.allocated_usd.Add(sums.allocated_usd);
+    totals_.idle_usd.Add(sums.idle_usd);
+    totals_.unpriced_gpu_hours.Add(sums.unpriced_ms * kHoursPerMs);
+    totals_.records += sums.records;
+    totals_.oversubscribed_unit_steps += sums.oversubscribed_steps;
+  }
+  unit_sums_.clear();
 }
 
 }  // namespace gpucost::attribution

@@ -45,9 +45,13 @@ class StepWalker {
   StepWalker(const UnitTimelines& timelines, const Usage& usage, Span window, int64_t step_ms,
              int64_t staleness_ms, CostSink& sink);
 
+  // Walks one unit; its timeline must be in `timelines` now (it may be refilled between calls).
   void Walk(const UnitWork& work);
   // Hands the records still in the batch to the sink.
   void Flush();
+  // Flushes and adds the walked units' sums to the totals, in unit order whatever order the
+  // units were walked in, so the totals do not depend on it.
+  void FinishTotals();
   const Totals& totals() const { return totals_; }
 
  private:
@@ -71,6 +75,7 @@ class StepWalker {
     double unpriced_ms = 0;  // f x ms
     int64_t records = 0;
     int64_t oversubscribed_steps = 0;
+    bool walked = false;
   };
 
   // What stays constant for one claim over a run of whole steps.
@@ -113,6 +118,7 @@ class StepWalker {
   std::vector<SeriesCursor> cursors_;  // per slot: the holder's own series, if any
   std::vector<uint32_t> touched_;
   std::vector<RunClaim> run_;  // claims of the current run of whole steps
+  std::vector<UnitSums> unit_sums_;  // per unit index
   Totals totals_;
 };
 

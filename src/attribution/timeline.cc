@@ -4,6 +4,7 @@
 #include <numeric>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "core/strings.h"
 

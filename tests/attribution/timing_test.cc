@@ -2,6 +2,11 @@
 // change mid-step or are unknown.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "attribution/attributor.h"
 #include "attribution/cluster_builder.h"
 
@@ -193,6 +198,94 @@ TEST(Timing, LastStepMayBePartial) {
   ASSERT_EQ(sink.records.size(), 3u);
   EXPECT_NEAR(sink.records[2].allocated_usd, 30, 1e-9);
   EXPECT_NEAR(s->node_cost_usd, 150, 1e-9);
+}
+
+// Steps covered by one piece and one price are walked as runs with per-run constants; the run
+// must end exactly at a price change on a step boundary, at one inside a step, at the end of the
+// holding and at the partial last step, and every record must equal its step-by-step value.
+TEST(Timing, RunsOfWholeStepsBreakAtEveryBoundary) {
+  ClusterBuilder b;
+  const NodeIndex n = b.AddNode("n1");
+  b.AddWhole(n, "GPU-0");
+  const HolderIndex h = b.AddHolder("a", "p");
+  b.Request(h, n, "nvidia.com/gpu", 1, 0, 1000);  // ends inside step 16
+  b.DeviceUsage(n, "GPU-0", -1, 0.5, 0, 1030);
+  // 6 $/h, then 12 $/h from a step boundary (300 s), then 3 $/h from inside step 10 (630 s).
+  auto prices = PricesByNode({{"n1",
+                               {{{At(0), At(300)}, 6, PriceSource::kCatalog, At(0), "a"},
+                                {{At(300), At(630)}, 12, PriceSource::kCatalog, At(300), "b"},
+                                {{At(630), At(1030)}, 3, PriceSource::kSpot, At(630), "c"}}}});
+  CollectSink sink;
+  auto s = Attribute(b.inventory, b.usage, prices, Options(0, 1030), sink);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->steps, 18);  // the last one is 10 s
+  const auto records = sink.Of(h);
+  ASSERT_EQ(records.size(), 17u);
+  for (const CostRecord& r : records) {
+    SCOPED_TRACE("step " + std::to_string(r.step));
+    const double held_s = r.step == 16 ? 40 : 60;
+    double usd = 0;
+    if (r.step < 5) {
+      usd = 6 * held_s / 3600;
+    } else if (r.step < 10) {
+      usd = 12 * held_s / 3600;
+    } else if (r.step == 10) {
+      usd = (12 * 30 + 3 * 30) / 3600.0;
+    } else {
+      usd = 3 * held_s / 3600;
+    }
+    EXPECT_NEAR(r.gpu_hours, held_s / 3600, 1e-15);
+    EXPECT_NEAR(r.allocated_usd, usd, 1e-14);
+    EXPECT_NEAR(r.effective_usd, usd / 2, 1e-14);
+    EXPECT_NEAR(r.activity_gpu_hours, held_s / 3600 / 2, 1e-15);
+    EXPECT_EQ(r.unmeasured_gpu_hours, 0);
+    EXPECT_EQ(r.price_source, r.step < 10 ? PriceSource::kCatalog : PriceSource::kSpot);
+  }
+  const auto idle = sink.Of(kNoIndex);
+  ASSERT_EQ(idle.size(), 2u);
+  EXPECT_NEAR(idle[0].gpu_hours, 20.0 / 3600, 1e-15);
+  EXPECT_NEAR(idle[1].gpu_hours, 10.0 / 3600, 1e-15);
+  EXPECT_NEAR(s->node_cost_usd, (300 * 6 + 330 * 12 + 400 * 3) / 3600.0, 1e-12);
+  EXPECT_NEAR(s->allocated_usd + s->idle_usd, s->node_cost_usd, 1e-12);
+}
+
+// Timelines are built and walked one GPU at a time; units listed in any order (not grouped by
+// GPU) must give the same totals as the same cluster listed GPU by GPU.
+TEST(Timing, UnitOrderDoesNotChangeTheTotals) {
+  auto run = [](bool interleaved) {
+    ClusterBuilder b;
+    const NodeIndex n = b.AddNode("n1", SharingMode::kTimeSlicing);
+    std::map<std::pair<std::string, int>, UnitIndex> units;
+    // Interleaved: GPU-0 r0, GPU-1 r0, GPU-0 r1, GPU-1 r1; grouped: GPU-0 r0, r1, GPU-1 r0, r1.
+    const std::vector<std::pair<std::string, int>> layout =
+        interleaved ? std::vector<std::pair<std::string, int>>{{"GPU-0", 0}, {"GPU-1", 0},
+                                                               {"GPU-0", 1}, {"GPU-1", 1}}
+                    : std::vector<std::pair<std::string, int>>{{"GPU-0", 0}, {"GPU-0", 1},
+                                                               {"GPU-1", 0}, {"GPU-1", 1}};
+    for (const auto& [uuid, r] : layout) {
+      units[{uuid, r}] = b.AddUnit(n, uuid, {PartitionKind::kReplica, r}, 0.5, "nvidia.com/gpu");
+    }
+    const HolderIndex a = b.AddHolder("a", "p");
+    const HolderIndex c = b.AddHolder("c", "q");
+    b.HoldUnits(a, {units[{"GPU-0", 0}], units[{"GPU-1", 0}]}, 0, 250);
+    b.HoldUnits(c, {units[{"GPU-0", 1}]}, 45, 300);
+    b.DeviceUsage(n, "GPU-0", -1, 0.75, 0, 300);
+    b.DeviceUsage(n, "GPU-1", -1, 0.25, 0, 300);
+    CollectSink sink;
+    auto s = Attribute(b.inventory, b.usage, ConstantPrice(7), Options(0, 300), sink);
+    EXPECT_TRUE(s.ok());
+    return std::vector<double>{s->allocated_usd, s->idle_usd, s->node_cost_usd,
+                               static_cast<double>(s->records),
+                               sink.Sum(a, &CostRecord::effective_usd),
+                               sink.Sum(c, &CostRecord::effective_usd)};
+  };
+  const std::vector<double> interleaved = run(true);
+  const std::vector<double> grouped = run(false);
+  ASSERT_EQ(interleaved.size(), grouped.size());
+  for (size_t i = 0; i < grouped.size(); ++i) {
+    EXPECT_GT(grouped[i], 0) << i;
+    EXPECT_NEAR(interleaved[i], grouped[i], 1e-12 * grouped[i]) << i;
+  }
 }
 
 }  // namespace
