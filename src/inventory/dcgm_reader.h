@@ -39,7 +39,7 @@ struct DcgmDevice {
   int gpu_index = -1;
   std::string model;
   std::string profile;  // GPU_I_PROFILE as written
-  PointSeries seen;
+  PresenceSeries seen;
 };
 
 struct DcgmUsageKey {
@@ -76,7 +76,7 @@ enum class DcgmPodLabels : uint8_t {
 struct DcgmData {
   std::map<DeviceKey, DcgmDevice> devices;
   std::map<DcgmUsageKey, DcgmUsageSeries> usage;
-  std::map<DcgmPodLabelKey, PointSeries> pod_labels;
+  std::map<DcgmPodLabelKey, PresenceSeries> pod_labels;
   bool saw_exported_labels = false;
 };
 

@@ -18,7 +18,7 @@ std::string PodName(const PodKey& k) { return StrCat(k.namespace_name, "/", k.po
 // Requests first; limits only for a (container, resource) with no request series.
 std::vector<ContainerRequest> ContainerRequests(const PodKey& key, const KsmPod& pod,
                                                 Assembly& a, bool& hami, bool& shared) {
-  std::map<std::string, std::map<std::string, const PointSeries*>> chosen;  // container->res
+  std::map<std::string, std::map<std::string, const PresenceSeries*>> chosen;  // container->res
   for (const auto& [rk, series] : pod.resources) {
     auto& slot = chosen[rk.container][rk.resource];
     if (!rk.from_limits || slot == nullptr) slot = &series;
@@ -44,11 +44,10 @@ std::vector<ContainerRequest> ContainerRequests(const PodKey& key, const KsmPod&
       cr.container = container;
       cr.request.resource = rn.canonical;
       // The latest positive count: extended resources cannot be resized in place.
-      for (const Point& p : series->points()) {
-        if (p.v > 0) cr.request.count = p.v;
-      }
-      cr.intervals = PresentIntervals(series->points(), a.presence,
-                                      [](double v) { return v > 0; });
+      series->ForEach([&](int64_t, double v) {
+        if (v > 0) cr.request.count = v;
+      });
+      cr.intervals = PresentIntervals(*series, a.presence, [](double v) { return v > 0; });
       if (cr.request.count <= 0 || cr.intervals.empty()) continue;
       if (rn.kind == ResourceKind::kNvidiaGpuShared) shared = true;
       if (has_hami && rn.kind == ResourceKind::kNvidiaGpu) {
@@ -80,7 +79,7 @@ void BuildPodTimelines(Assembly& a) {
     int64_t node_last = INT64_MIN;
     for (const auto& [node, series] : pod.info_by_node) {
       if (node.empty()) continue;
-      scheduled = UnionIntervals(scheduled, PresentIntervals(series.points(), a.presence, Positive));
+      scheduled = UnionIntervals(scheduled, PresentIntervals(series, a.presence, Positive));
       if (series.last_t() > node_last) {
         node_last = series.last_t();
         pt.node = node;
@@ -103,10 +102,10 @@ void BuildPodTimelines(Assembly& a) {
     } else {
       std::vector<Interval> running, pending;
       if (auto it = pod.phases.find("Running"); it != pod.phases.end()) {
-        running = PresentIntervals(it->second.points(), a.presence, Positive);
+        running = PresentIntervals(it->second, a.presence, Positive);
       }
       if (auto it = pod.phases.find("Pending"); it != pod.phases.end()) {
-        pending = PresentIntervals(it->second.points(), a.presence, Positive);
+        pending = PresentIntervals(it->second, a.presence, Positive);
       }
       pt.active = UnionIntervals(running, IntersectIntervals(pending, scheduled));
     }
@@ -189,7 +188,7 @@ void BuildHoldersAndHoldings(Assembly& a) {
     auto unit = a.unit_by_device.find({n, key.device.uuid, key.device.gpu_instance_id});
     if (unit == a.unit_by_device.end()) continue;
     pins[{key.device.cluster, key.pod.namespace_name, key.pod.pod, key.pod.container}].push_back(
-        Pin{unit->second, PresentIntervals(series.points(), a.presence)});
+        Pin{unit->second, PresentIntervals(series, a.presence)});
   }
 
   for (const auto& [key, pt] : a.pods) {

@@ -60,8 +60,8 @@ Result<LoadedTimeline> InventoryBuilder::Build() {
   const PresenceOptions presence{options_.default_scrape_interval, options_.staleness};
   if (max_t_ms_ >= min_t_ms_) {
     Instant end = InstantFromUnixMs(max_t_ms_ + 1);
-    auto extend = [&](const PointSeries& s) {
-      const auto iv = PresentIntervals(s.points(), presence);
+    auto extend = [&](const PresenceSeries& s) {
+      const auto iv = PresentIntervals(s, presence);
       if (!iv.empty()) end = std::max(end, iv.back().end);
     };
     for (const auto& [k, n] : ksm_.data().nodes) extend(n.seen);

@@ -31,17 +31,18 @@ struct ContainerResourceKey {
 };
 
 struct KsmPod {
-  std::map<std::string, PointSeries> phases;        // phase -> 0/1 series
-  std::map<std::string, PointSeries> info_by_node;  // kube_pod_info node label ("" unscheduled)
+  std::map<std::string, PresenceSeries> phases;  // phase -> 0/1 series
+  // kube_pod_info by its node label ("" unscheduled)
+  std::map<std::string, PresenceSeries> info_by_node;
   std::vector<OwnerRef> owners;
   std::map<std::string, std::string> labels;       // KSM keys without "label_"
   int64_t labels_t = INT64_MIN;
-  std::map<ContainerResourceKey, PointSeries> resources;
+  std::map<ContainerResourceKey, PresenceSeries> resources;
   std::string request_node;                        // node label of the resource series
 };
 
 struct KsmNode {
-  PointSeries seen;  // every kube_node_* sample time
+  PresenceSeries seen;  // every kube_node_* sample time
   std::map<std::string, std::string> labels;  // KSM keys without "label_", latest series
   int64_t labels_t = INT64_MIN;
   std::map<std::string, double> capacity;     // canonical resource -> latest value

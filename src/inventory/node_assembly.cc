@@ -123,7 +123,7 @@ class NodeUnits {
                             f ? StrCat("fraction taken as ", *f) : std::string("fraction 0")));
       }
       u.resource = node.mig_single ? "nvidia.com/gpu" : MigResourceName(u.mig_profile);
-      if (s.device != nullptr) u.present = PresentIntervals(s.device->seen.points(), a_.presence);
+      if (s.device != nullptr) u.present = PresentIntervals(s.device->seen, a_.presence);
       Add(std::move(u));
     }
     const int total = mm != nullptr ? mm->compute_slices : 7;
@@ -207,7 +207,7 @@ void BuildNodesAndUnits(Assembly& a) {
   }
   for (const auto& [key, dev] : a.dcgm.devices) {
     const NodeKey nk = a.host_to_node[{key.cluster, key.host}];
-    dcgm_presence[nk] = UnionIntervals(dcgm_presence[nk], PresentIntervals(dev.seen.points(), a.presence));
+    dcgm_presence[nk] = UnionIntervals(dcgm_presence[nk], PresentIntervals(dev.seen, a.presence));
   }
   const LabelKeyRestorer restorer(a.options.known_label_keys);
 
@@ -222,7 +222,7 @@ void BuildNodesAndUnits(Assembly& a) {
     static const std::map<std::string, std::string> kNone;
     const auto& l = kn != nullptr ? kn->labels : kNone;
     std::vector<Interval> present = dcgm_presence[nk];
-    if (kn != nullptr) present = UnionIntervals(present, PresentIntervals(kn->seen.points(), a.presence));
+    if (kn != nullptr) present = UnionIntervals(present, PresentIntervals(kn->seen, a.presence));
     present = UnionIntervals(present, pod_presence[nk]);
     node.present = ClipIntervals(present, a.window);
     {

@@ -1,6 +1,8 @@
 #include "inventory/series_timeline.h"
 
 #include <algorithm>
+#include <limits>
+#include <utility>
 
 namespace gpucost {
 
@@ -33,6 +35,69 @@ void PointSeries::Finish() {
   sorted_ = true;
 }
 
+void PresenceSeries::Append(int64_t t_ms, double v) {
+  if (times_.empty()) {
+    times_.push_back(TimeRun{t_ms, 0, 1});
+  } else {
+    TimeRun& r = times_.back();
+    const int64_t gap = t_ms - last_t();
+    constexpr int64_t kMaxStep = std::numeric_limits<uint32_t>::max();
+    if (r.count == 1 && gap <= kMaxStep) {
+      r.step = static_cast<uint32_t>(gap);
+      r.count = 2;
+    } else if (r.count > 1 && gap == int64_t{r.step} &&
+               r.count < std::numeric_limits<uint32_t>::max()) {
+      ++r.count;
+    } else {
+      times_.push_back(TimeRun{t_ms, 0, 1});
+    }
+  }
+  if (values_.empty() || !Same(values_.back().v, v)) values_.push_back(ValueFrom{size_, v});
+  ++size_;
+}
+
+void PresenceSeries::Add(int64_t t_ms, double v) {
+  if (!pending_.empty()) {  // out of order already: as PointSeries, sorted by Finish()
+    if (t_ms == pending_.back().t_ms) {
+      pending_.back().v = v;
+    } else {
+      pending_.push_back(Point{t_ms, v});
+    }
+    return;
+  }
+  if (size_ == 0 || t_ms > last_t()) {
+    Append(t_ms, v);
+    return;
+  }
+  if (t_ms == last_t()) {  // the last value written for an instant wins
+    const uint64_t i = size_ - 1;
+    if (values_.back().from == i) {
+      values_.back().v = v;
+      if (values_.size() >= 2 && Same(values_[values_.size() - 2].v, v)) values_.pop_back();
+    } else if (!Same(values_.back().v, v)) {
+      values_.push_back(ValueFrom{i, v});
+    }
+    return;
+  }
+  // Out of order: keep every point in arrival order until Finish().
+  pending_.reserve(size_ + 1);
+  ForEach([&](int64_t t, double value) { pending_.push_back(Point{t, value}); });
+  pending_.push_back(Point{t_ms, v});
+  times_ = {};
+  values_ = {};
+  size_ = 0;
+}
+
+void PresenceSeries::Finish() {
+  if (pending_.empty()) return;
+  std::vector<Point> points = std::move(pending_);
+  pending_ = {};
+  // Stable: of the points at one instant, the one written last is added last and wins.
+  std::stable_sort(points.begin(), points.end(),
+                   [](const Point& a, const Point& b) { return a.t_ms < b.t_ms; });
+  for (const Point& p : points) Add(p.t_ms, p.v);
+}
+
 Duration EstimateInterval(const std::vector<Point>& points, const PresenceOptions& options) {
   if (points.size() < 2) return std::min(options.default_interval, options.staleness);
   std::vector<int64_t> gaps;
@@ -43,6 +108,60 @@ Duration EstimateInterval(const std::vector<Point>& points, const PresenceOption
   const Duration median(gaps[gaps.size() / 2]);
   if (median.count() <= 0) return std::min(options.default_interval, options.staleness);
   return std::min(median, options.staleness);
+}
+
+Duration EstimateInterval(const PresenceSeries& series, const PresenceOptions& options) {
+  if (series.size() < 2) return std::min(options.default_interval, options.staleness);
+  // The same median as over the points: spacings with their multiplicities, sorted.
+  std::vector<std::pair<int64_t, uint64_t>> gaps;
+  series.ForEachSpacing([&](int64_t gap, uint64_t n) { gaps.emplace_back(gap, n); });
+  std::sort(gaps.begin(), gaps.end());
+  const uint64_t target = (series.size() - 1) / 2;
+  uint64_t seen = 0;
+  int64_t median_ms = 0;
+  for (const auto& [gap, n] : gaps) {
+    if (target < seen + n) {
+      median_ms = gap;
+      break;
+    }
+    seen += n;
+  }
+  const Duration median(median_ms);
+  if (median.count() <= 0) return std::min(options.default_interval, options.staleness);
+  return std::min(median, options.staleness);
+}
+
+std::vector<Interval> PresentIntervals(const PresenceSeries& series, const PresenceOptions& options,
+                                       const std::function<bool(double)>& keep) {
+  std::vector<Interval> out;
+  if (series.size() == 0) return out;
+  const Duration interval = EstimateInterval(series, options);
+  // As the vector overload, one point behind: each point is placed once the next one is known.
+  auto place = [&](const Point& p, const Point* next) {
+    if (keep && !keep(p.v)) return;
+    const Instant t = InstantFromUnixMs(p.t_ms);
+    Instant end = t + interval;
+    if (next != nullptr) {
+      const Instant next_t = InstantFromUnixMs(next->t_ms);
+      if (next_t - t <= options.staleness) end = next_t;
+      else end = std::min(end, next_t);
+    }
+    if (!out.empty() && out.back().end >= t) {
+      out.back().end = std::max(out.back().end, end);
+    } else {
+      out.push_back(Interval{t, end});
+    }
+  };
+  bool have = false;
+  Point prev;
+  series.ForEach([&](int64_t t_ms, double v) {
+    const Point cur{t_ms, v};
+    if (have) place(prev, &cur);
+    prev = cur;
+    have = true;
+  });
+  if (have) place(prev, nullptr);
+  return out;
 }
 
 std::vector<Interval> PresentIntervals(const std::vector<Point>& points,

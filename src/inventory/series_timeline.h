@@ -2,9 +2,10 @@
 // present from its first sample until its last sample plus one scrape interval, estimated per
 // series from the spacing of its samples (default 30 s) and capped by the staleness limit. A gap
 // longer than the staleness limit splits the presence. Plus small interval-set helpers.
-// Stateless and thread-safe; a PointSeries is a plain value.
+// Stateless and thread-safe; a PointSeries or PresenceSeries is a plain value.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -34,6 +35,69 @@ class PointSeries {
   bool sorted_ = true;
 };
 
+// The same samples as a PointSeries, stored compactly for presence series (0/1 flags, counts
+// that rarely change): sample times as runs of equal spacing (first time, spacing, count) and
+// values as the sample index from which each holds. A series scraped at a steady interval with
+// a steady value takes a few dozen bytes however long it is; irregular times cost at most 8 bytes
+// a sample. Add and Finish behave exactly as PointSeries's (last value per instant wins), and
+// ForEach visits the same points in time order.
+class PresenceSeries {
+ public:
+  void Add(int64_t t_ms, double v);
+  void Finish();
+  bool empty() const { return size_ == 0 && pending_.empty(); }
+  uint64_t size() const { return size_; }  // once finished
+  double last_value() const { return values_.empty() ? 0 : values_.back().v; }
+  int64_t last_t() const {
+    if (times_.empty()) return 0;
+    const TimeRun& r = times_.back();
+    return r.t0 + int64_t{r.step} * (r.count - 1);
+  }
+  // Calls f(t_ms, v) for each point in time order (once finished).
+  template <class F>
+  void ForEach(F&& f) const {
+    uint64_t i = 0;
+    size_t vi = 0;
+    for (const TimeRun& r : times_) {
+      for (uint32_t k = 0; k < r.count; ++k, ++i) {
+        while (vi + 1 < values_.size() && values_[vi + 1].from <= i) ++vi;
+        f(r.t0 + int64_t{r.step} * k, values_[vi].v);
+      }
+    }
+  }
+  // Calls f(spacing, how_many) for the spacings between consecutive points (once finished).
+  template <class F>
+  void ForEachSpacing(F&& f) const {
+    for (size_t j = 0; j < times_.size(); ++j) {
+      const TimeRun& r = times_[j];
+      if (r.count > 1) f(int64_t{r.step}, uint64_t{r.count} - 1);
+      if (j + 1 < times_.size()) {
+        f(times_[j + 1].t0 - (r.t0 + int64_t{r.step} * (r.count - 1)), uint64_t{1});
+      }
+    }
+  }
+
+ private:
+  struct TimeRun {
+    int64_t t0 = 0;
+    uint32_t step = 0;  // ms between consecutive points of the run; 0 while count is 1
+    uint32_t count = 0;
+  };
+  struct ValueFrom {
+    uint64_t from = 0;  // index of the first point with this value
+    double v = 0;
+  };
+  static bool Same(double a, double b) {
+    return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b);
+  }
+  void Append(int64_t t_ms, double v);  // t_ms after every point so far
+
+  std::vector<TimeRun> times_;
+  std::vector<ValueFrom> values_;
+  uint64_t size_ = 0;
+  std::vector<Point> pending_;  // all points in arrival order once one came out of order
+};
+
 struct PresenceOptions {
   Duration default_interval = std::chrono::seconds(30);
   Duration staleness = std::chrono::minutes(5);
@@ -42,11 +106,15 @@ struct PresenceOptions {
 // Median spacing of the (finished) samples, capped by staleness; the default for < 2 samples.
 Duration EstimateInterval(const std::vector<Point>& points, const PresenceOptions& options);
 
+Duration EstimateInterval(const PresenceSeries& series, const PresenceOptions& options);
+
 // Intervals during which the series is present and `keep(value)` holds for its latest sample.
 // Each kept sample covers [t, next t) when the next sample comes within the staleness limit,
 // else [t, t + interval). Result sorted, disjoint, merged.
 std::vector<Interval> PresentIntervals(const std::vector<Point>& points,
                                        const PresenceOptions& options,
+                                       const std::function<bool(double)>& keep = nullptr);
+std::vector<Interval> PresentIntervals(const PresenceSeries& series, const PresenceOptions& options,
                                        const std::function<bool(double)>& keep = nullptr);
 
 // Sorts and merges overlapping or touching intervals; drops empty ones.

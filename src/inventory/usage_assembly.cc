@@ -79,10 +79,19 @@ bool DiffersAtSomeInstant(const std::map<int64_t, double>& x, const std::map<int
 void BuildUsage(Assembly& a) {
   // Samples just before the window still stand for its start.
   const Window keep{a.window.start - a.options.staleness, a.window.end};
-  std::map<DeviceKey, std::vector<std::pair<const DcgmUsageKey*, const DcgmUsageSeries*>>> by_dev;
-  for (const auto& [key, series] : a.dcgm.usage) by_dev[key.device].emplace_back(&key, &series);
+  using SeriesList = std::vector<std::pair<const DcgmUsageKey*, DcgmUsageSeries*>>;
+  std::map<DeviceKey, SeriesList> by_dev;
+  for (auto& [key, series] : a.dcgm.usage) by_dev[key.device].emplace_back(&key, &series);
 
   for (const auto& [dev, list] : by_dev) {
+    // A device's raw points are read only here: free them once it is done, so that they and
+    // the samples built from them are not all held at once.
+    struct FreeWhenDone {
+      const SeriesList& list;
+      ~FreeWhenDone() {
+        for (const auto& [k, s] : list) s->points = PointSeries{};
+      }
+    } free_when_done{list};
     auto host = a.host_to_node.find({dev.cluster, dev.host});
     if (host == a.host_to_node.end()) continue;
     const NodeIndex node = a.node_index.at(host->second);

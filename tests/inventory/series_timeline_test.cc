@@ -1,0 +1,106 @@
+#include "inventory/series_timeline.h"
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <random>
+
+namespace gpucost {
+namespace {
+
+std::vector<Point> PointsOf(const PresenceSeries& s) {
+  std::vector<Point> out;
+  s.ForEach([&](int64_t t, double v) { out.push_back(Point{t, v}); });
+  return out;
+}
+
+void ExpectSame(const PointSeries& p, const PresenceSeries& r, const PresenceOptions& o) {
+  const std::vector<Point> got = PointsOf(r);
+  ASSERT_EQ(got.size(), p.points().size());
+  EXPECT_EQ(r.size(), p.points().size());
+  EXPECT_EQ(r.empty(), p.empty());
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].t_ms, p.points()[i].t_ms) << i;
+    EXPECT_EQ(std::bit_cast<uint64_t>(got[i].v), std::bit_cast<uint64_t>(p.points()[i].v)) << i;
+  }
+  EXPECT_EQ(r.last_t(), p.last_t());
+  EXPECT_EQ(std::bit_cast<uint64_t>(r.last_value()), std::bit_cast<uint64_t>(p.last_value()));
+  EXPECT_EQ(EstimateInterval(r, o), EstimateInterval(p.points(), o));
+  const auto positive = [](double v) { return v > 0.5; };
+  for (const auto& keep : {std::function<bool(double)>(), std::function<bool(double)>(positive)}) {
+    const auto a = PresentIntervals(r, o, keep);
+    const auto b = PresentIntervals(p.points(), o, keep);
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      EXPECT_EQ(a[i].start, b[i].start);
+      EXPECT_EQ(a[i].end, b[i].end);
+    }
+  }
+}
+
+TEST(PresenceSeries, SteadySeriesIsAFewRuns) {
+  PointSeries p;
+  PresenceSeries r;
+  for (int64_t k = 0; k < 1000; ++k) {
+    const double v = k < 600 ? 1 : 0;
+    p.Add(1'700'000'000'000 + k * 60'000, v);
+    r.Add(1'700'000'000'000 + k * 60'000, v);
+  }
+  p.Finish();
+  r.Finish();
+  ExpectSame(p, r, PresenceOptions{});
+  EXPECT_EQ(EstimateInterval(r, PresenceOptions{}), std::chrono::seconds(60));
+}
+
+TEST(PresenceSeries, EmptyAndSingle) {
+  PresenceSeries r;
+  r.Finish();
+  EXPECT_TRUE(r.empty());
+  EXPECT_TRUE(PresentIntervals(r, PresenceOptions{}).empty());
+  PointSeries p;
+  p.Add(5, 1);
+  r.Add(5, 1);
+  p.Finish();
+  r.Finish();
+  ExpectSame(p, r, PresenceOptions{});
+}
+
+// Random series (steady runs, jitter, gaps past the staleness limit, repeated instants, samples
+// out of order, NaN and -0) read exactly as a PointSeries reads them.
+TEST(PresenceSeries, MatchesPointSeries) {
+  std::mt19937_64 rng(7);
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint64_t>(n)); };
+  const double values[] = {0, 1, -0.0, 0.25, std::nan(""), 3};
+  for (int round = 0; round < 2000; ++round) {
+    PointSeries p;
+    PresenceSeries r;
+    int64_t t = 1'700'000'000'000 + pick(1000);
+    double v = values[pick(6)];
+    const int n = pick(60);
+    int64_t step = 30'000 * (1 + pick(3));
+    for (int i = 0; i < n; ++i) {
+      switch (pick(12)) {
+        case 0: t += 400'000 + pick(1'000'000); break;     // past staleness
+        case 1: t += pick(5'000) + 1; break;               // jitter
+        case 2: break;                                     // same instant again
+        case 3: t -= pick(200'000); break;                 // out of order
+        case 4: step = 15'000 * (1 + pick(4)); t += step; break;
+        default: t += step; break;
+      }
+      if (pick(5) == 0) v = values[pick(6)];
+      p.Add(t, v);
+      r.Add(t, v);
+    }
+    p.Finish();
+    r.Finish();
+    const PresenceOptions o{std::chrono::seconds(30 * (1 + pick(2))),
+                            std::chrono::minutes(1 + pick(6))};
+    SCOPED_TRACE(round);
+    ExpectSame(p, r, o);
+    if (HasFailure()) return;
+  }
+}
+
+}  // namespace
+}  // namespace gpucost
