@@ -1,5 +1,7 @@
 // `gpucost report`: attributes timestamped kube-state-metrics and dcgm-exporter series (files,
 // folders, gzip) over a window and prints who held, used and wasted what.
+#include <unistd.h>
+
 #include <iostream>
 #include <memory>
 #include <string>
@@ -11,6 +13,7 @@
 #include "core/strings.h"
 #include "inventory/timeline_loader.h"
 #include "pricing/price_fn.h"
+#include "promsource/prometheus_source.h"
 #include "report/render.h"
 #include "slurm/slurm_timeline.h"
 
@@ -19,6 +22,8 @@ namespace {
 
 struct ReportFlags {
   std::vector<std::string> inputs;
+  std::string prometheus;
+  std::string prometheus_chunk = "2h";
   std::string window;
   std::string step = "60s";
   std::string by = "namespace";
@@ -79,14 +84,35 @@ Status Run(const ReportFlags& flags) {
   popts.prices_file = flags.prices;
   GPUCOST_ASSIGN_OR_RETURN(PriceFn price, MakePriceFn(popts));
 
-  if (flags.inputs.empty() && flags.slurm_sacct.empty()) {
-    return Status::InvalidArgument("nothing to attribute: give --input and/or --slurm-sacct");
+  if (!flags.prometheus.empty() && !flags.inputs.empty()) {
+    return Status::InvalidArgument("give either --input or --prometheus, not both");
+  }
+  if (!flags.prometheus.empty() && !topts.window) {
+    return Status::InvalidArgument("--prometheus needs --window");
+  }
+  const bool kubernetes = !flags.inputs.empty() || !flags.prometheus.empty();
+  if (!kubernetes && flags.slurm_sacct.empty()) {
+    return Status::InvalidArgument(
+        "nothing to attribute: give --input or --prometheus and/or --slurm-sacct");
   }
   LoadedTimeline timeline;
   if (!flags.inputs.empty()) {
     GPUCOST_ASSIGN_OR_RETURN(timeline, LoadTimelineFromFiles(flags.inputs, topts));
     if (timeline.samples == 0) {
       return Status::InvalidArgument("the input holds no timestamped samples");
+    }
+  }
+  if (!flags.prometheus.empty()) {
+    promsource::PrometheusSourceOptions popts_prom;
+    popts_prom.url = flags.prometheus;
+    GPUCOST_ASSIGN_OR_RETURN(popts_prom.chunk, ParseDuration(flags.prometheus_chunk));
+    if (popts_prom.chunk.count() <= 0) {
+      return Status::InvalidArgument("--prometheus-chunk must be positive");
+    }
+    popts_prom.progress = ::isatty(STDERR_FILENO) != 0;
+    GPUCOST_ASSIGN_OR_RETURN(timeline, promsource::LoadTimelineFromPrometheus(popts_prom, topts));
+    if (timeline.samples == 0) {
+      return Status::InvalidArgument("Prometheus returned no samples for the window");
     }
   }
   if (!flags.slurm_sacct.empty()) {
@@ -96,9 +122,10 @@ Status Run(const ReportFlags& flags) {
     sopts.default_gpus_per_node = flags.slurm_gpus_per_node;
     sopts.default_gpu_model = flags.slurm_gpu_model;
     // With Kubernetes input too, both timelines are attributed over the same window.
-    sopts.window = flags.inputs.empty() ? topts.window : std::optional<Window>(timeline.window);
+    sopts.window =
+        kubernetes ? std::optional<Window>(timeline.window) : topts.window;
     GPUCOST_ASSIGN_OR_RETURN(slurm::SlurmTimeline slurm, slurm::LoadSacct(flags.slurm_sacct, sopts));
-    if (flags.inputs.empty()) {
+    if (!kubernetes) {
       timeline = slurm::ToLoadedTimeline(std::move(slurm));
     } else {
       slurm::MergeSlurmTimeline(timeline, std::move(slurm));
@@ -123,6 +150,12 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--input", f->inputs,
                   "kube-state-metrics + dcgm-exporter files or folders (*.prom, *.txt, *.om, .gz; "
                   "- is stdin)");
+  cmd->add_option("--prometheus", f->prometheus,
+                  "Read the series from this Prometheus-compatible HTTP API instead of files, "
+                  "e.g. http://prometheus:9090 (needs --window)");
+  cmd->add_option("--prometheus-chunk", f->prometheus_chunk,
+                  "Time span fetched per query with --prometheus")
+      ->capture_default_str();
   cmd->add_option("--slurm-sacct", f->slurm_sacct,
                   "Slurm accounting: `sacct --parsable2` output with a header line (- is stdin); "
                   "with --input, both clusters are attributed together");

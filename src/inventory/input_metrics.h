@@ -1,0 +1,30 @@
+// The metric names InventoryBuilder reads (kube-state-metrics and dcgm-exporter). Sources that
+// must ask for series by name (a Prometheus API) fetch exactly these; keep it in step with
+// ksm_reader.cc and dcgm_reader.cc.
+#pragma once
+
+#include <array>
+#include <string_view>
+
+namespace gpucost {
+
+inline constexpr std::array<std::string_view, 16> kInventoryMetricNames = {
+    "kube_pod_container_resource_requests",
+    "kube_pod_container_resource_limits",
+    "kube_pod_status_phase",
+    "kube_pod_info",
+    "kube_pod_owner",
+    "kube_replicaset_owner",
+    "kube_job_owner",
+    "kube_pod_labels",
+    "kube_namespace_labels",
+    "kube_node_labels",
+    "kube_node_status_capacity",
+    "kube_node_info",
+    "DCGM_FI_PROF_GR_ENGINE_ACTIVE",
+    "DCGM_FI_PROF_GR_ENGINE_UTIL_RATIO",
+    "DCGM_FI_DEV_GPU_UTIL",
+    "DCGM_FI_DEV_GPU_UTIL_RATIO",
+};
+
+}  // namespace gpucost

@@ -1,0 +1,60 @@
+// HTTP for the Prometheus source: a request/response pair and a transport seam. The libcurl
+// transport is the real one; tests substitute their own. Authentication (bearer tokens, basic
+// auth, AWS SigV4) is added later by decorating HttpRequest before it is sent, which is why the
+// request carries its method, headers and body explicitly. Not thread-safe (one transport per
+// thread).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/result.h"
+#include "core/time.h"
+
+namespace gpucost::promsource {
+
+struct HttpRequest {
+  std::string method = "GET";
+  std::string url;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+};
+
+struct HttpResponse {
+  long status = 0;  // HTTP status code
+  std::string body;
+};
+
+struct HttpOptions {
+  Duration connect_timeout = std::chrono::seconds(10);
+  Duration request_timeout = std::chrono::minutes(2);  // the whole request, body included
+  bool verify_tls = true;                              // peer certificate and host name
+  std::string ca_file;                                 // PEM bundle; empty: the system's
+  size_t max_response_bytes = size_t{1} << 30;         // a larger body fails (lower the chunk)
+  std::string user_agent = "gpucost";
+};
+
+// Why a request got no HTTP response.
+enum class TransportFailure { kNone, kTimeout, kConnect, kOther };
+
+struct TransportResult {
+  std::optional<HttpResponse> response;  // set when the server answered (any status)
+  TransportFailure failure = TransportFailure::kNone;
+  std::string error;  // when there is no response
+};
+
+class HttpTransport {
+ public:
+  virtual ~HttpTransport() = default;
+  virtual TransportResult Send(const HttpRequest& request) = 0;
+};
+
+std::unique_ptr<HttpTransport> MakeCurlTransport(HttpOptions options = {});
+
+// "https://user:secret@host/x" -> "https://host/x": URLs in messages never carry credentials.
+std::string RedactUrl(std::string_view url);
+
+}  // namespace gpucost::promsource

@@ -1,0 +1,265 @@
+// `gpucost report --prometheus` against a real Prometheus (Debian's 2.x): the demo's input and a
+// golden case are imported with promtool, served by Prometheus, and the report read through the
+// HTTP API in chunks shorter than the window must equal the report read from the files.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli/cli_test_util.h"
+#include "core/strings.h"
+#include "promsource/http_transport.h"
+
+extern char** environ;
+
+namespace gpucost::promsource {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using testing_util::RunResult;
+using testing_util::RunShell;
+using testing_util::TempDir;
+
+const std::string kBinary = GPUCOST_BINARY;
+const char kPrometheus[] = "/usr/bin/prometheus";
+const char kPromtool[] = "/usr/bin/promtool";
+
+int FreePort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+// A Prometheus serving `tsdb`, stopped (and reaped) when the guard goes away, also when a test
+// assertion fails.
+class PrometheusProcess {
+ public:
+  PrometheusProcess(const fs::path& dir, const fs::path& tsdb) : port_(FreePort()) {
+    const fs::path config = dir / "prometheus.yml";
+    std::ofstream(config) << "global:\n  scrape_interval: 1h\n";  // no scrape jobs
+    log_ = (dir / "prometheus.log").string();
+    std::vector<std::string> args = {
+        kPrometheus,
+        "--config.file=" + config.string(),
+        "--storage.tsdb.path=" + tsdb.string(),
+        "--storage.tsdb.retention.time=100y",
+        StrCat("--web.listen-address=127.0.0.1:", port_),
+    };
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    if (posix_spawn(&pid_, kPrometheus, &actions, nullptr, argv.data(), environ) != 0) pid_ = -1;
+    posix_spawn_file_actions_destroy(&actions);
+  }
+  ~PrometheusProcess() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGTERM);
+    for (int i = 0; i < 100; ++i) {
+      if (::waitpid(pid_, nullptr, WNOHANG) == pid_) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  PrometheusProcess(const PrometheusProcess&) = delete;
+  PrometheusProcess& operator=(const PrometheusProcess&) = delete;
+
+  std::string url() const { return StrCat("http://127.0.0.1:", port_); }
+
+  // Polls /-/ready for up to `limit`.
+  bool WaitReady(std::chrono::seconds limit) {
+    if (pid_ <= 0) return false;
+    HttpOptions o;
+    o.request_timeout = std::chrono::seconds(2);
+    auto transport = MakeCurlTransport(o);
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
+        pid_ = -1;
+        return false;
+      }
+      HttpRequest r;
+      r.url = url() + "/-/ready";
+      const TransportResult res = transport->Send(r);
+      if (res.response && res.response->status == 200) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return false;
+  }
+
+  std::string Log() const {
+    std::ifstream in(log_);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+
+ private:
+  int port_;
+  pid_t pid_ = -1;
+  std::string log_;
+};
+
+// Prometheus text with millisecond timestamps -> OpenMetrics with second timestamps, the form
+// promtool imports. Comment lines are dropped (every family becomes "unknown").
+void PromTextToOpenMetrics(const fs::path& in, const fs::path& out) {
+  std::ifstream src(in);
+  std::ofstream dst(out);
+  std::string line;
+  while (std::getline(src, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t sp = line.rfind(' ');
+    const long long ms = std::stoll(line.substr(sp + 1));
+    dst << line.substr(0, sp) << ' ' << ms / 1000 << '.' << std::setw(3) << std::setfill('0')
+        << ms % 1000 << '\n';
+  }
+  dst << "# EOF\n";
+}
+
+// Every row and total agrees: numbers to 1e-9 (relative above 1), everything else exactly.
+void ExpectSameReport(const json& got, const json& want) {
+  ASSERT_EQ(got["rows"].size(), want["rows"].size()) << got.dump(1) << "\n" << want.dump(1);
+  auto compare = [](const json& a, const json& b, const std::string& where) {
+    for (const auto& [k, v] : b.items()) {
+      ASSERT_TRUE(a.contains(k)) << where << "." << k;
+      if (v.is_number()) {
+        ASSERT_TRUE(a[k].is_number()) << where << "." << k << ": " << a[k];
+        const double x = a[k].get<double>(), y = v.get<double>();
+        EXPECT_NEAR(x, y, 1e-9 * std::max(1.0, std::fabs(y))) << where << "." << k;
+      } else if (!v.is_object()) {
+        EXPECT_EQ(a[k], v) << where << "." << k;
+      }
+    }
+  };
+  for (size_t i = 0; i < want["rows"].size(); ++i) {
+    compare(got["rows"][i], want["rows"][i], StrCat("rows[", i, "]"));
+  }
+  compare(got["totals"], want["totals"], "totals");
+  EXPECT_EQ(got["window"], want["window"]);
+}
+
+json Report(const std::string& source_flags, const std::string& flags) {
+  const RunResult r = RunShell(kBinary + " report " + source_flags + " " + flags + " 2>/dev/null");
+  EXPECT_EQ(r.exit_code, 0) << source_flags << " " << flags << "\n" << r.output;
+  if (r.exit_code != 0) return json::object();
+  return json::parse(r.output);
+}
+
+class PrometheusIntegration : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!fs::exists(kPrometheus) || !fs::exists(kPromtool)) {
+      GTEST_SKIP() << "prometheus and promtool are not installed (scripts/install-deps.sh)";
+    }
+  }
+
+  // Imports `openmetrics` into a TSDB under the temp dir and starts Prometheus on it.
+  std::unique_ptr<PrometheusProcess> Serve(const fs::path& openmetrics) {
+    const fs::path tsdb = tmp_.path() / "tsdb";
+    const RunResult p = RunShell(StrCat(kPromtool, " tsdb create-blocks-from openmetrics ",
+                                        openmetrics.string(), " ", tsdb.string(), " 2>&1"));
+    EXPECT_EQ(p.exit_code, 0) << p.output;
+    auto prom = std::make_unique<PrometheusProcess>(tmp_.path(), tsdb);
+    const bool ready = prom->WaitReady(std::chrono::seconds(60));
+    EXPECT_TRUE(ready) << prom->Log();
+    if (!ready) return nullptr;
+    return prom;
+  }
+
+  TempDir tmp_;
+};
+
+TEST_F(PrometheusIntegration, DemoReportEqualsTheFileReport) {
+  const auto started = std::chrono::steady_clock::now();
+  const fs::path om = tmp_.path() / "demo.om";
+  const RunResult w = RunShell(kBinary + " demo --write-openmetrics " + om.string() + " 2>&1");
+  ASSERT_EQ(w.exit_code, 0) << w.output;
+  const auto prom = Serve(om);
+  ASSERT_NE(prom, nullptr);
+  const auto ready = std::chrono::steady_clock::now();
+
+  const std::string flags =
+      "--window 1790812800,1790816400 --by namespace --accumulate --price-per-gpu-hour 12 "
+      "--format json";
+  const json via_api = Report("--prometheus " + prom->url() + " --prometheus-chunk 20m", flags);
+  const json via_file = Report("--input " + om.string(), flags);
+  ASSERT_FALSE(via_api.empty());
+  ExpectSameReport(via_api, via_file);
+  ASSERT_EQ(via_api["rows"].size(), 3u) << via_api.dump(1);
+  EXPECT_EQ(via_api["rows"][0]["namespace"], "bu-a");
+  EXPECT_NEAR(via_api["rows"][0]["allocated_usd"].get<double>(), 12.0 * 3 / 7, 1e-9);
+  EXPECT_NEAR(via_api["rows"][1]["allocated_usd"].get<double>(), 12.0 * 2 / 7, 1e-9);
+  EXPECT_NEAR(via_api["rows"][2]["allocated_usd"].get<double>(), 12.0 * 2 / 7, 1e-9);
+  EXPECT_NEAR(via_api["totals"]["cost_usd"].get<double>(), 12.0, 1e-9);
+
+  // A chunk that does not divide the window, and one longer than it, read the same.
+  ExpectSameReport(Report("--prometheus " + prom->url() + " --prometheus-chunk 7m", flags),
+                   via_file);
+  ExpectSameReport(Report("--prometheus " + prom->url() + " --prometheus-chunk 2h", flags),
+                   via_file);
+  const auto done = std::chrono::steady_clock::now();
+  using ms = std::chrono::milliseconds;
+  std::cout << "prometheus integration: import + start "
+            << std::chrono::duration_cast<ms>(ready - started).count() << " ms, three reports "
+            << std::chrono::duration_cast<ms>(done - ready).count() << " ms\n";
+}
+
+TEST_F(PrometheusIntegration, GoldenCaseReportEqualsTheFileReport) {
+  const fs::path dir =
+      fs::path(GPUCOST_SOURCE_DIR) / "tests" / "golden" / "cases" / "workload_identity_and_team";
+  const fs::path om = tmp_.path() / "scrape.om";
+  PromTextToOpenMetrics(dir / "input" / "scrape.prom", om);
+  const auto prom = Serve(om);
+  ASSERT_NE(prom, nullptr);
+  std::string args = testing_util::RunShell("cat " + (dir / "args").string()).output;
+  while (!args.empty() && (args.back() == '\n' || args.back() == ' ')) args.pop_back();
+  const std::string flags = args + " --format json";
+  const json via_api = Report("--prometheus " + prom->url() + " --prometheus-chunk 3m", flags);
+  const json via_file = Report("--input " + (dir / "input").string(), flags);
+  ASSERT_FALSE(via_api.empty());
+  ASSERT_FALSE(via_api["rows"].empty());
+  ExpectSameReport(via_api, via_file);
+}
+
+TEST_F(PrometheusIntegration, FlagsAreChecked) {
+  const RunResult both = RunShell(kBinary +
+                                  " report --input x --prometheus http://127.0.0.1:1 "
+                                  "--window 1790812800,1790816400 2>&1");
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_TRUE(testing_util::Contains(both.output, "either --input or --prometheus")) << both.output;
+  const RunResult no_window = RunShell(kBinary + " report --prometheus http://127.0.0.1:1 2>&1");
+  EXPECT_EQ(no_window.exit_code, 2);
+  EXPECT_TRUE(testing_util::Contains(no_window.output, "--prometheus needs --window"))
+      << no_window.output;
+}
+
+}  // namespace
+}  // namespace gpucost::promsource
