@@ -29,15 +29,21 @@ Result<std::vector<PriceSpan>> BuildPriceSpans(const Node& node, Span window,
       return Status::InvalidArgument(StrCat("node ", node.name, ": price period ", i,
                                             " overlaps the one before it or is out of order"));
     }
-    if (s.start > cursor) out.push_back({{cursor, s.start}, 0, PriceSource::kUnknown, false});
+    if (s.start > cursor) out.push_back({{cursor, s.start}, 0, 0, PriceSource::kUnknown, false});
     if (p.known()) {
-      out.push_back({s, p.usd_per_gpu_hour, p.source, true});
+      const double list = p.list_or_price();
+      if (!std::isfinite(list) || list < 0) {
+        return Status::InvalidArgument(StrCat("node ", node.name, ": price period ", i,
+                                              " has list price ", list, " USD/GPU-hour (", p.why,
+                                              ")"));
+      }
+      out.push_back({s, p.usd_per_gpu_hour, list, p.source, true});
     } else {
-      out.push_back({s, 0, PriceSource::kUnknown, false});
+      out.push_back({s, 0, 0, PriceSource::kUnknown, false});
     }
     cursor = s.end;
   }
-  if (cursor < window.end) out.push_back({{cursor, window.end}, 0, PriceSource::kUnknown, false});
+  if (cursor < window.end) out.push_back({{cursor, window.end}, 0, 0, PriceSource::kUnknown, false});
   return out;
 }
 

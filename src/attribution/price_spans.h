@@ -14,6 +14,7 @@ namespace gpucost::attribution {
 struct PriceSpan {
   Span span;
   double usd_per_gpu_hour = 0;  // 0 when unknown, so it never turns a sum into NaN by itself
+  double list_usd_per_gpu_hour = 0;  // PricePeriod::list_or_price(); 0 when unknown
   PriceSource source = PriceSource::kUnknown;
   bool known = false;
 };

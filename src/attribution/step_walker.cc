@@ -54,6 +54,7 @@ void StepWalker::FullRun(const UnitWork& w, const Piece& piece, const PriceSpan&
                          UnitSums& sums) {
   const double dt = static_cast<double>(len);
   const double p = price.usd_per_gpu_hour;
+  const double lp = price.list_usd_per_gpu_hour;
   const bool priced = price.known;
   const PieceClaim* claims = timelines_.claims.data() + piece.first_claim;
   run_.clear();
@@ -66,6 +67,7 @@ void StepWalker::FullRun(const UnitWork& w, const Piece& piece, const PriceSpan&
     r.holder = slots_[claim.slot].holder;
     r.gpu_hours = claim.share * dt * kHoursPerMs;
     r.allocated_usd = priced ? claim.share * p * dt * kHoursPerMs : NAN;
+    r.list_usd = priced ? claim.share * lp * dt * kHoursPerMs : NAN;
     r.effective_usd = NAN;
     r.unmeasured_gpu_hours = r.gpu_hours;
     r.activity_gpu_hours = NAN;
@@ -86,6 +88,7 @@ void StepWalker::FullRun(const UnitWork& w, const Piece& piece, const PriceSpan&
   idle.holder = kNoIndex;
   idle.gpu_hours = piece.idle_share * dt * kHoursPerMs;
   idle.allocated_usd = priced ? piece.idle_share * p * dt * kHoursPerMs : NAN;
+  idle.list_usd = priced ? piece.idle_share * lp * dt * kHoursPerMs : NAN;
   idle.effective_usd = NAN;
   idle.unmeasured_gpu_hours = 0;
   idle.activity_gpu_hours = NAN;
@@ -156,6 +159,7 @@ void StepWalker::PartialStep(const UnitWork& w, const Piece* pieces, uint32_t pi
   double capacity_usd_ms = 0;
   double idle_ms = 0;
   double idle_usd_ms = 0;
+  double idle_list_usd_ms = 0;
   bool unpriced = false;
   bool oversubscribed = false;
   PriceSource source = PriceSource::kUnknown;
@@ -178,6 +182,7 @@ void StepWalker::PartialStep(const UnitWork& w, const Piece* pieces, uint32_t pi
       capacity_usd_ms += f * p * dt;
       idle_ms += piece.idle_share * dt;
       idle_usd_ms += piece.idle_share * p * dt;
+      idle_list_usd_ms += piece.idle_share * ps.list_usd_per_gpu_hour * dt;
       int64_t device_covered = 0;
       double device_integral = 0;
       if (device.valid()) device.Integrate(x, y, staleness_ms_, device_covered, device_integral);
@@ -191,6 +196,7 @@ void StepWalker::PartialStep(const UnitWork& w, const Piece* pieces, uint32_t pi
         acc.held_ms += y - x;
         acc.share_ms += claim.share * dt;
         acc.usd_ms += claim.share * p * dt;
+        acc.list_usd_ms += claim.share * ps.list_usd_per_gpu_hour * dt;
         acc.oversubscribed |= piece.oversubscribed;
         SeriesCursor& own = cursors_[claim.slot];
         if (own.valid()) {
@@ -218,6 +224,7 @@ void StepWalker::PartialStep(const UnitWork& w, const Piece* pieces, uint32_t pi
     r.holder = slots_[slot].holder;
     r.gpu_hours = acc.share_ms * kHoursPerMs;
     r.allocated_usd = priced ? acc.usd_ms * kHoursPerMs : NAN;
+    r.list_usd = priced ? acc.list_usd_ms * kHoursPerMs : NAN;
     r.oversubscribed = acc.oversubscribed;
     r.price_known = priced;
     r.price_source = record_source;
@@ -234,6 +241,7 @@ void StepWalker::PartialStep(const UnitWork& w, const Piece* pieces, uint32_t pi
     r.holder = kNoIndex;
     r.gpu_hours = idle_ms * kHoursPerMs;
     r.allocated_usd = priced ? idle_usd_ms * kHoursPerMs : NAN;
+    r.list_usd = priced ? idle_list_usd_ms * kHoursPerMs : NAN;
     r.effective_usd = NAN;
     r.unmeasured_gpu_hours = 0;
     r.activity_gpu_hours = NAN;

@@ -60,6 +60,7 @@ class StepWalker {
     int64_t covered_ms = 0;
     double share_ms = 0;     // share x ms
     double usd_ms = 0;       // share x price x ms
+    double list_usd_ms = 0;  // share x list price x ms
     double activity_ms = 0;  // a x ms over covered time
     bool estimated = false;
     bool oversubscribed = false;

@@ -131,6 +131,13 @@ bool KsmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& s
     node.seen.Add(t_ms, 1);
     if (name == "kube_node_labels") {
       MergeLatest(node.labels, node.labels_t, PrefixedLabels(s), t_ms);
+    } else if (name == "kube_node_info") {
+      // The latest non-empty provider ID: "aws:///us-east-1a/i-0abc", "gce://project/zone/name".
+      const std::string_view provider_id = LabelValue(s, "provider_id");
+      if (!provider_id.empty() && t_ms >= node.provider_id_t) {
+        node.provider_id_t = t_ms;
+        node.provider_id = std::string(provider_id);
+      }
     } else if (name == "kube_node_status_capacity") {
       const ResourceName r = CanonicalResourceName(LabelValue(s, "resource"));
       if (r.kind != ResourceKind::kNotGpu) {

@@ -47,6 +47,8 @@ struct KsmNode {
   int64_t labels_t = INT64_MIN;
   std::map<std::string, double> capacity;     // canonical resource -> latest value
   std::map<std::string, int64_t> capacity_t;
+  std::string provider_id;  // kube_node_info provider_id, latest
+  int64_t provider_id_t = INT64_MIN;
 };
 
 using ClusterNamespace = std::pair<std::string, std::string>;

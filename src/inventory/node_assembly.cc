@@ -230,6 +230,7 @@ void BuildNodesAndUnits(Assembly& a) {
       for (const auto& [k, v] : l) labels.push_back(Label{restorer.Restore(k), v});
       if (auto made = LabelSet::Make(std::move(labels)); made.ok()) node.labels = std::move(made).value();
     }
+    if (kn != nullptr) node.provider_id = kn->provider_id;
     node.instance_type = StrLabel(l, "node_kubernetes_io_instance_type");
     if (node.instance_type.empty()) node.instance_type = StrLabel(l, "beta_kubernetes_io_instance_type");
     node.capacity_type = CapacityType(l);

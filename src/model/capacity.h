@@ -50,6 +50,7 @@ struct Node {
   std::string capacity_type;  // "on_demand", "spot", "reserved" or "" when unknown
   std::string region;
   std::string zone;
+  std::string provider_id;    // kube_node_info provider_id, e.g. "aws:///us-east-1a/i-0abc"
   SharingMode sharing = SharingMode::kNone;
   int replicas = 1;           // per-GPU replica factor for time-slicing / MPS
   bool mig_single = false;    // MIG single strategy: nvidia.com/gpu is a slice

@@ -18,6 +18,7 @@ struct CostRecord {
   double gpu_hours = 0;             // share x hours held in the step (idle: unheld f x hours)
   double allocated_usd = 0;         // share x price x hours (idle: idle_usd)
   double effective_usd = NAN;       // allocated x u; NaN when unmeasured or idle
+  double list_usd = NAN;            // allocated at the public list price (see PricePeriod)
   double unmeasured_gpu_hours = 0;  // gpu_hours that had no usage sample
   double activity_gpu_hours = NAN;  // a x hours: the holder's activity in GPU-equivalent hours
   bool estimated = false;           // u came from splitting a shared GPU's activity by shares

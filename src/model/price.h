@@ -3,6 +3,7 @@
 // overrides and bills. Plain value types.
 #pragma once
 
+#include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
@@ -20,7 +21,14 @@ struct PricePeriod {
   PriceSource source = PriceSource::kUnknown;
   Instant effective_from;        // when this price took effect
   std::string why;               // "prices.yaml rule 2 (instance_type=p4d.24xlarge)"
+  // The public (list, on-demand) price of the same GPU-hour, for ListCost in exports and the
+  // discount shown by `gpucost prices`. NaN when there is no public price (an on-premises rate):
+  // list is then taken to equal the price itself.
+  double list_usd_per_gpu_hour = NAN;
   bool known() const { return source != PriceSource::kUnknown; }
+  double list_or_price() const {
+    return std::isnan(list_usd_per_gpu_hour) ? usd_per_gpu_hour : list_usd_per_gpu_hour;
+  }
 };
 
 // Returns the prices covering `window` for `node`, sorted, disjoint, covering the window

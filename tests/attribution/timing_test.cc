@@ -158,6 +158,35 @@ TEST(Timing, PriceChangeMidStepIsSplitExactly) {
   EXPECT_NEAR(s->node_cost_usd, 35, 1e-12);
 }
 
+TEST(Timing, ListPriceIsCarriedBesideThePriceInWholeAndCutSteps) {
+  ClusterBuilder b;
+  const NodeIndex n = b.AddNode("n1");
+  b.AddWhole(n, "GPU-0");
+  b.AddWhole(n, "GPU-1");
+  const HolderIndex h = b.AddHolder("a", "p");
+  b.Request(h, n, "nvidia.com/gpu", 1, 0, 10800);
+  // Hour 0 and the first half of hour 1: 6 $/h against a 10 $/h list (a 40 % discount); then
+  // 8 $/h with no public price, so list = price. Hour 1 is cut; hour 2 is whole.
+  PricePeriod discounted{{At(0), At(5400)}, 6, PriceSource::kCatalog, At(0), "spot"};
+  discounted.list_usd_per_gpu_hour = 10;
+  PricePeriod on_prem{{At(5400), At(10800)}, 8, PriceSource::kRateCard, At(5400), "card"};
+  auto prices = PricesByNode({{"n1", {discounted, on_prem}}});
+  CollectSink sink;
+  auto s = Attribute(b.inventory, b.usage, prices, Options(0, 10800, 3600), sink);
+  ASSERT_TRUE(s.ok());
+  const auto held = sink.Of(h);
+  ASSERT_EQ(held.size(), 3u);
+  EXPECT_NEAR(held[0].list_usd, 10, 1e-12);
+  EXPECT_NEAR(held[0].allocated_usd, 6, 1e-12);
+  EXPECT_NEAR(held[1].list_usd, 5 + 4, 1e-12);
+  EXPECT_NEAR(held[2].list_usd, 8, 1e-12);
+  double idle_list = 0;
+  for (const CostRecord& r : sink.records) {
+    if (r.is_idle()) idle_list += r.list_usd;
+  }
+  EXPECT_NEAR(idle_list, 10 + 9 + 8, 1e-12);  // the unheld GPU, at the same list prices
+}
+
 TEST(Timing, UnknownPriceGivesNanMoneyButCountsHours) {
   ClusterBuilder b;
   const NodeIndex priced = b.AddNode("priced");
