@@ -33,6 +33,7 @@ std::string_view PriceSourceName(PriceSource s) {
     case PriceSource::kOverride: return "override";
     case PriceSource::kSpot: return "spot";
     case PriceSource::kBill: return "bill";
+    case PriceSource::kCommitment: return "commitment";
   }
   return "unknown";
 }

@@ -12,7 +12,18 @@
 
 namespace gpucost {
 
-enum class PriceSource : uint8_t { kUnknown, kDefault, kCatalog, kRateCard, kOverride, kSpot, kBill };
+// kSpot: a spot price or discount applied; kCommitment: a reserved-instance or savings-plan rate or
+// discount applied (both to catalog or rate-card prices).
+enum class PriceSource : uint8_t {
+  kUnknown,
+  kDefault,
+  kCatalog,
+  kRateCard,
+  kOverride,
+  kSpot,
+  kBill,
+  kCommitment
+};
 std::string_view PriceSourceName(PriceSource s);
 
 struct PricePeriod {
