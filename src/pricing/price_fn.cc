@@ -47,22 +47,29 @@ PriceFn UnknownPriceFn() {
   };
 }
 
-Result<PriceFn> MakePriceFn(const PriceOptions& options) {
+Result<std::shared_ptr<const PriceBook>> MakePriceBook(const PriceOptions& options) {
   if (options.usd_per_gpu_hour &&
       (!std::isfinite(*options.usd_per_gpu_hour) || *options.usd_per_gpu_hour < 0)) {
     return Status::InvalidArgument(
         StrCat(kFlagWhy, ": must be a finite number >= 0, got ", *options.usd_per_gpu_hour));
   }
-  if (options.prices_file.empty()) {
-    if (options.usd_per_gpu_hour) return FlatPriceFn(*options.usd_per_gpu_hour);
-    return UnknownPriceFn();
+  PriceBookConfig config;
+  if (!options.prices_file.empty()) {
+    GPUCOST_ASSIGN_OR_RETURN(config, LoadPriceBookConfig(options.prices_file));
   }
-  GPUCOST_ASSIGN_OR_RETURN(RateCard card, LoadRateCard(options.prices_file));
+  if (!options.use_catalog) config.use_catalog = false;
+  // The flag alone is a flat price for every node, as asked; with a file it is the default rate.
+  if (options.usd_per_gpu_hour && options.prices_file.empty()) config.use_catalog = false;
   if (options.usd_per_gpu_hour) {
-    card.default_usd_per_gpu_hour = *options.usd_per_gpu_hour;
-    card.default_why = std::string(kFlagWhy);
+    config.card.default_usd_per_gpu_hour = *options.usd_per_gpu_hour;
+    config.card.default_why = std::string(kFlagWhy);
   }
-  return RateCardPriceFn(std::move(card));
+  return std::make_shared<const PriceBook>(std::move(config), &BuiltinCatalog());
+}
+
+Result<PriceFn> MakePriceFn(const PriceOptions& options) {
+  GPUCOST_ASSIGN_OR_RETURN(std::shared_ptr<const PriceBook> book, MakePriceBook(options));
+  return PriceBook::AsPriceFn(std::move(book));
 }
 
 }  // namespace gpucost

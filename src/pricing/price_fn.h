@@ -1,7 +1,6 @@
-// The minimal price functions the engine calls (model/price.h PriceFn): one flat $/GPU-hour,
-// a YAML rate card, or both (the flag then replaces the file's default). A later price book
-// replaces these behind the same PriceFn. The returned functions own their data and are
-// thread-safe.
+// The price functions the engine calls (model/price.h PriceFn): one flat $/GPU-hour, a static
+// rate card, or (what the CLI uses) the price book built from the command line's options. The
+// returned functions own their data and are thread-safe.
 //
 //   PriceFn FlatPriceFn(double usd_per_gpu_hour);
 //   PriceFn RateCardPriceFn(RateCard card);
@@ -9,11 +8,13 @@
 //   --price-per-gpu-hour/--prices
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "core/result.h"
 #include "model/price.h"
+#include "pricing/price_book.h"
 #include "pricing/rate_card.h"
 
 namespace gpucost {
@@ -28,13 +29,17 @@ PriceFn RateCardPriceFn(RateCard card);
 PriceFn UnknownPriceFn();
 
 struct PriceOptions {
-  std::optional<double> usd_per_gpu_hour;  // --price-per-gpu-hour
+  std::optional<double> usd_per_gpu_hour;  // --price-per-gpu-hour: the default rate
   std::string prices_file;                 // --prices FILE (YAML); empty: none
+  bool use_catalog = true;                 // --no-catalog turns the built-in catalog off
 };
 
-// Neither set: UnknownPriceFn. Only the flag: FlatPriceFn. A file: its rules, with the flag (if
-// set) as the default for nodes no rule matches, replacing the file's own default.
-// A negative or non-finite flag is InvalidArgument; file errors come from LoadRateCard.
+// The price book the options describe: the file's overrides, rules, spot and commitment
+// settings (if any), the built-in catalog (unless turned off here or in the file), and the flag
+// as the default rate for nodes nothing else prices (replacing the file's default). A negative
+// or non-finite flag is InvalidArgument; file errors come from LoadPriceBookConfig.
+Result<std::shared_ptr<const PriceBook>> MakePriceBook(const PriceOptions& options);
+// The same, as the function the engine calls.
 Result<PriceFn> MakePriceFn(const PriceOptions& options);
 
 }  // namespace gpucost

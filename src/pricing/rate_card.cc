@@ -3,143 +3,145 @@
 #include <yaml-cpp/yaml.h>
 
 #include <array>
-#include <cerrno>
-#include <cmath>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "core/strings.h"
 #include "pricing/glob.h"
+#include "pricing/price_book_config.h"
+#include "pricing/rule_list.h"
+#include "pricing/yaml_util.h"
 
 namespace gpucost {
 namespace {
 
-constexpr std::array<NodeField, 6> kAllFields = {NodeField::kNode,     NodeField::kInstanceType,
-                                                 NodeField::kGpuModel, NodeField::kCapacityType,
-                                                 NodeField::kCluster,  NodeField::kRegion};
+constexpr std::array<NodeField, 7> kNamedFields = {
+    NodeField::kNode,    NodeField::kInstanceType, NodeField::kGpuModel, NodeField::kCapacityType,
+    NodeField::kCluster, NodeField::kRegion,       NodeField::kZone};
 
 std::string ExpectedFields() {
   std::string out;
-  for (NodeField f : kAllFields) {
-    if (!out.empty()) out += ", ";
-    out += NodeFieldName(f);
-  }
+  for (NodeField f : kNamedFields) out += StrCat(NodeFieldName(f), ", ");
+  out += "label:<key>";
   return out;
 }
 
-// "prices.yaml:7: " when the node has a position, else "prices.yaml: ".
-std::string Where(std::string_view source, const YAML::Node& node) {
-  const YAML::Mark mark = node.Mark();
-  if (mark.is_null()) return StrCat(source, ": ");
-  return StrCat(source, ":", mark.line + 1, ": ");
+Result<NodeSelector> ReadSelector(const YamlContext& cx, std::string_view prefix,
+                                  const YAML::Node& key, const YAML::Node& value) {
+  const std::string name = key.Scalar();
+  NodeSelector sel;
+  if (name.starts_with("label:") && name.size() > 6) {
+    sel.field = NodeField::kLabel;
+    sel.label = name.substr(6);
+  } else if (const std::optional<NodeField> field = ParseNodeField(name)) {
+    sel.field = *field;
+  } else {
+    return cx.Error(key, StrCat(prefix, "match: unknown key \"", name, "\" (expected ",
+                                ExpectedFields(), ")"));
+  }
+  if (!value.IsScalar()) return cx.Error(value, StrCat(prefix, "match: ", name, ": expected a string"));
+  sel.pattern = value.Scalar();
+  return sel;
 }
 
-// A non-negative finite price, or an error naming `field`.
-Result<double> ReadPrice(std::string_view where, std::string_view field, const YAML::Node& node) {
-  if (!node.IsScalar()) {
-    return Status::ParseError(StrCat(where, field, ": expected a number of USD per GPU-hour"));
-  }
-  double value = 0;
-  try {
-    value = node.as<double>();
-  } catch (const YAML::Exception&) {
-    return Status::ParseError(StrCat(where, field, ": not a number: \"", node.Scalar(), "\""));
-  }
-  if (!std::isfinite(value) || value < 0) {
-    return Status::ParseError(
-        StrCat(where, field, ": must be a finite number >= 0, got \"", node.Scalar(), "\""));
-  }
-  return value;
+std::string AllowedKeys(unsigned allowed) {
+  std::string out = "match";
+  if (allowed & kRulePerGpuHour) out += ", usd_per_gpu_hour";
+  if (allowed & kRulePerHour) out += ", usd_per_hour";
+  if (allowed & kRuleDiscount) out += ", discount";
+  if (allowed & kRuleName) out += ", name";
+  out += ", from, until";
+  return out;
 }
 
-Result<PriceRule> ReadRule(std::string_view source, size_t number, const YAML::Node& node) {
-  // "prices.yaml:7: rule 2: ", with the line of the offending node.
-  const auto at = [&](const YAML::Node& n) {
-    return StrCat(Where(source, n), "rule ", number, ": ");
-  };
-  if (!node.IsMap()) {
-    return Status::ParseError(StrCat(at(node), "expected a map with match and usd_per_gpu_hour"));
-  }
+}  // namespace
+
+Result<PriceRule> ReadPriceRule(const YamlContext& cx, const YAML::Node& node,
+                                std::string_view list_name, std::string_view entry_word,
+                                size_t number, unsigned allowed) {
+  const std::string prefix =
+      StrCat(list_name, list_name.empty() ? "" : " ", entry_word, " ", number, ": ");
+  if (!node.IsMap()) return cx.Error(node, StrCat(prefix, "expected a map with ", AllowedKeys(allowed)));
   PriceRule rule;
-  bool have_match = false, have_price = false;
+  bool have_match = false;
+  int values = 0;
   for (const auto& entry : node) {
     const std::string key = entry.first.Scalar();
     const YAML::Node value = entry.second;
     if (key == "match") {
       have_match = true;
       if (value.IsNull()) continue;  // "match:" with nothing: every node
-      if (!value.IsMap()) return Status::ParseError(StrCat(at(value), "match: expected a map"));
+      if (!value.IsMap()) return cx.Error(value, StrCat(prefix, "match: expected a map"));
       for (const auto& selector : value) {
-        const std::string name = selector.first.Scalar();
-        const std::optional<NodeField> field = ParseNodeField(name);
-        if (!field) {
-          return Status::ParseError(StrCat(at(selector.first), "match: unknown key \"", name,
-                                           "\" (expected ", ExpectedFields(), ")"));
-        }
-        if (!selector.second.IsScalar()) {
-          return Status::ParseError(
-              StrCat(at(selector.second), "match: ", name, ": expected a string"));
-        }
-        rule.match.emplace_back(*field, selector.second.Scalar());
+        GPUCOST_ASSIGN_OR_RETURN(NodeSelector sel,
+                                 ReadSelector(cx, prefix, selector.first, selector.second));
+        rule.match.push_back(std::move(sel));
       }
-    } else if (key == "usd_per_gpu_hour") {
-      have_price = true;
-      GPUCOST_ASSIGN_OR_RETURN(rule.usd_per_gpu_hour, ReadPrice(at(value), key, value));
+    } else if (key == "usd_per_gpu_hour" && (allowed & kRulePerGpuHour)) {
+      GPUCOST_ASSIGN_OR_RETURN(rule.usd_per_gpu_hour, cx.NonNegative(value, StrCat(prefix, key)));
+      ++values;
+    } else if (key == "usd_per_hour" && (allowed & kRulePerHour)) {
+      GPUCOST_ASSIGN_OR_RETURN(rule.usd_per_hour, cx.NonNegative(value, StrCat(prefix, key)));
+      ++values;
+    } else if (key == "discount" && (allowed & kRuleDiscount)) {
+      GPUCOST_ASSIGN_OR_RETURN(rule.discount, cx.Fraction(value, StrCat(prefix, key)));
+      ++values;
+    } else if (key == "name" && (allowed & kRuleName)) {
+      GPUCOST_ASSIGN_OR_RETURN(rule.name, cx.String(value, StrCat(prefix, key)));
+    } else if (key == "from") {
+      GPUCOST_ASSIGN_OR_RETURN(rule.from, cx.Time(value, StrCat(prefix, key)));
+    } else if (key == "until") {
+      GPUCOST_ASSIGN_OR_RETURN(rule.until, cx.Time(value, StrCat(prefix, key)));
     } else {
-      return Status::ParseError(
-          StrCat(at(entry.first), "unknown key \"", key, "\" (expected match, usd_per_gpu_hour)"));
+      return cx.Error(entry.first, StrCat(prefix, "unknown key \"", key, "\" (expected ",
+                                          AllowedKeys(allowed), ")"));
     }
   }
-  if (!have_match) return Status::ParseError(StrCat(at(node), "match: missing"));
-  if (!have_price) return Status::ParseError(StrCat(at(node), "usd_per_gpu_hour: missing"));
-  std::string selectors;
-  for (const auto& [field, pattern] : rule.match) {
-    if (!selectors.empty()) selectors += ", ";
-    selectors += StrCat(NodeFieldName(field), "=", pattern);
+  if (!have_match) return cx.Error(node, StrCat(prefix, "match: missing"));
+  if (values == 0) {
+    const std::string first = (allowed & kRulePerGpuHour) ? "usd_per_gpu_hour"
+                              : (allowed & kRulePerHour)  ? "usd_per_hour"
+                                                          : "discount";
+    return cx.Error(node, StrCat(prefix, first, ": missing"));
   }
-  rule.why =
-      StrCat(source, " rule ", number, " (", selectors.empty() ? "any node" : selectors, ")");
+  if (values > 1) {
+    std::string keys;
+    for (const auto& [bit, key] : {std::pair{kRulePerGpuHour, "usd_per_gpu_hour"},
+                                   std::pair{kRulePerHour, "usd_per_hour"},
+                                   std::pair{kRuleDiscount, "discount"}}) {
+      if (allowed & bit) keys += StrCat(keys.empty() ? "" : ", ", key);
+    }
+    return cx.Error(node, StrCat(prefix, "give one of ", keys, " (not several)"));
+  }
+  if (rule.from && rule.until && *rule.until <= *rule.from) {
+    return cx.Error(node, StrCat(prefix, "until must be after from"));
+  }
+  std::string selectors;
+  for (const NodeSelector& sel : rule.match) {
+    if (!selectors.empty()) selectors += ", ";
+    selectors += sel.ToString();
+  }
+  rule.why = StrCat(cx.source, " ", list_name.empty() ? "" : StrCat(list_name, " "), entry_word,
+                    " ", number, " (", selectors.empty() ? "any node" : selectors, ")");
   return rule;
 }
 
-Result<RateCard> ReadCard(std::string_view source, const YAML::Node& root) {
-  RateCard card;
-  card.source_name = std::string(source);
-  if (root.IsNull()) return Status::ParseError(StrCat(source, ": empty price file"));
-  if (!root.IsMap()) {
-    return Status::ParseError(
-        StrCat(Where(source, root), "expected a map with prices and default_usd_per_gpu_hour"));
+Result<std::vector<PriceRule>> ReadPriceRules(const YamlContext& cx, const YAML::Node& list,
+                                              std::string_view list_name,
+                                              std::string_view entry_word, unsigned allowed) {
+  std::vector<PriceRule> rules;
+  if (list.IsNull()) return rules;
+  if (!list.IsSequence()) {
+    return cx.Error(list, StrCat(list_name, ": expected a list of ",
+                                 entry_word == "rule" ? "rules" : "entries"));
   }
-  for (const auto& entry : root) {
-    const std::string key = entry.first.Scalar();
-    const YAML::Node value = entry.second;
-    if (key == "prices") {
-      if (value.IsNull()) continue;
-      if (!value.IsSequence()) {
-        return Status::ParseError(StrCat(Where(source, value), "prices: expected a list of rules"));
-      }
-      size_t number = 0;
-      for (const YAML::Node& rule_node : value) {
-        GPUCOST_ASSIGN_OR_RETURN(PriceRule rule, ReadRule(source, ++number, rule_node));
-        card.rules.push_back(std::move(rule));
-      }
-    } else if (key == "default_usd_per_gpu_hour") {
-      GPUCOST_ASSIGN_OR_RETURN(card.default_usd_per_gpu_hour,
-                               ReadPrice(Where(source, value), key, value));
-      card.default_why = StrCat(source, " default_usd_per_gpu_hour");
-    } else {
-      return Status::ParseError(StrCat(Where(source, entry.first), "unknown key \"", key,
-                                       "\" (expected prices, default_usd_per_gpu_hour)"));
-    }
+  size_t number = 0;
+  for (const YAML::Node& node : list) {
+    GPUCOST_ASSIGN_OR_RETURN(PriceRule rule,
+                             ReadPriceRule(cx, node, list_name == "prices" ? "" : list_name,
+                                           entry_word, ++number, allowed));
+    rules.push_back(std::move(rule));
   }
-  if (card.rules.empty() && !card.default_usd_per_gpu_hour) {
-    return Status::ParseError(StrCat(source, ": no price rules and no default_usd_per_gpu_hour"));
-  }
-  return card;
+  return rules;
 }
-
-}  // namespace
 
 std::string_view NodeFieldName(NodeField f) {
   switch (f) {
@@ -155,19 +157,23 @@ std::string_view NodeFieldName(NodeField f) {
       return "cluster";
     case NodeField::kRegion:
       return "region";
+    case NodeField::kZone:
+      return "zone";
+    case NodeField::kLabel:
+      return "label";
   }
   return "node";
 }
 
 std::optional<NodeField> ParseNodeField(std::string_view name) {
-  for (NodeField f : kAllFields) {
+  for (NodeField f : kNamedFields) {
     if (NodeFieldName(f) == name) return f;
   }
   return std::nullopt;
 }
 
-std::string_view NodeFieldValue(const Node& node, NodeField f) {
-  switch (f) {
+std::string_view NodeSelector::Value(const Node& node) const {
+  switch (field) {
     case NodeField::kNode:
       return node.name;
     case NodeField::kInstanceType:
@@ -180,13 +186,22 @@ std::string_view NodeFieldValue(const Node& node, NodeField f) {
       return node.cluster;
     case NodeField::kRegion:
       return node.region;
+    case NodeField::kZone:
+      return node.zone;
+    case NodeField::kLabel:
+      return node.labels.Get(label);
   }
   return {};
 }
 
+std::string NodeSelector::ToString() const {
+  if (field == NodeField::kLabel) return StrCat("label:", label, "=", pattern);
+  return StrCat(NodeFieldName(field), "=", pattern);
+}
+
 bool PriceRule::Matches(const Node& node) const {
-  for (const auto& [field, pattern] : match) {
-    if (!GlobMatch(pattern, NodeFieldValue(node, field))) return false;
+  for (const NodeSelector& sel : match) {
+    if (!GlobMatch(sel.pattern, sel.Value(node))) return false;
   }
   return true;
 }
@@ -194,12 +209,12 @@ bool PriceRule::Matches(const Node& node) const {
 PricePeriod RateCard::Lookup(const Node& node, Window window) const {
   PricePeriod period;
   period.interval = Interval{window.start, window.end};
-  // A static file has no history: its prices are in effect since the epoch.
   period.effective_from = Instant{};
   for (const PriceRule& rule : rules) {
-    if (rule.Matches(node)) {
+    if (rule.Matches(node) && rule.ActiveAt(window.start)) {
       period.usd_per_gpu_hour = rule.usd_per_gpu_hour;
       period.source = PriceSource::kRateCard;
+      period.effective_from = rule.from.value_or(Instant{});
       period.why = rule.why;
       return period;
     }
@@ -216,23 +231,13 @@ PricePeriod RateCard::Lookup(const Node& node, Window window) const {
 }
 
 Result<RateCard> ParseRateCard(std::string_view yaml_text, std::string_view source_name) {
-  try {
-    const YAML::Node root = YAML::Load(std::string(yaml_text));
-    return ReadCard(source_name, root);
-  } catch (const YAML::Exception& e) {
-    if (e.mark.is_null()) return Status::ParseError(StrCat(source_name, ": ", e.msg));
-    return Status::ParseError(
-        StrCat(source_name, ":", e.mark.line + 1, ":", e.mark.column + 1, ": ", e.msg));
-  }
+  GPUCOST_ASSIGN_OR_RETURN(PriceBookConfig config, ParsePriceBookConfig(yaml_text, source_name));
+  return std::move(config.card);
 }
 
 Result<RateCard> LoadRateCard(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::IoError(StrCat("cannot open ", path, ": ", std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return Status::IoError(StrCat("cannot read ", path));
-  return ParseRateCard(text.str(), path);
+  GPUCOST_ASSIGN_OR_RETURN(PriceBookConfig config, LoadPriceBookConfig(path));
+  return std::move(config.card);
 }
 
 }  // namespace gpucost

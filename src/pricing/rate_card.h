@@ -7,6 +7,7 @@
 //   PricePeriod RateCard::Lookup(const Node& node, Window window) const;
 #pragma once
 
+#include <cmath>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "core/time.h"
 #include "model/capacity.h"
 #include "model/price.h"
 
@@ -26,19 +28,37 @@ enum class NodeField : uint8_t {
   kGpuModel,
   kCapacityType,
   kCluster,
-  kRegion
+  kRegion,
+  kZone,
+  kLabel,  // "label:<key>": a node label, e.g. label:slurm.partition
 };
 std::string_view NodeFieldName(NodeField f);
-std::optional<NodeField> ParseNodeField(std::string_view name);
-std::string_view NodeFieldValue(const Node& node, NodeField f);
+std::optional<NodeField> ParseNodeField(std::string_view name);  // not kLabel
 
+struct NodeSelector {
+  NodeField field = NodeField::kNode;
+  std::string label;    // the key, for kLabel
+  std::string pattern;  // exact, or a glob with '*'
+
+  std::string_view Value(const Node& node) const;  // "" for a missing label
+  std::string ToString() const;                     // "instance_type=p4d.*"
+};
+
+// One entry of a list of node-selected prices (rate-card rules, overrides, spot prices and
+// commitments share this shape; each list allows its own value keys).
 struct PriceRule {
-  // All selectors must match; a value may contain '*' (see GlobMatch). Empty: every node.
-  std::vector<std::pair<NodeField, std::string>> match;
-  double usd_per_gpu_hour = 0;
+  // All selectors must match. Empty: every node.
+  std::vector<NodeSelector> match;
+  std::optional<Instant> from;   // inclusive; none: since ever
+  std::optional<Instant> until;  // exclusive; none: for ever
+  double usd_per_gpu_hour = NAN;  // NaN when the entry gives no per-GPU-hour price
+  double usd_per_hour = NAN;      // an instance-hour price (spot prices, commitments)
+  double discount = NAN;          // a fraction off (commitments)
+  std::string name;               // optional label, e.g. "1-yr compute savings plan"
   std::string why;  // "prices.yaml rule 2 (instance_type=p4d.24xlarge)"
 
   bool Matches(const Node& node) const;
+  bool ActiveAt(Instant t) const { return (!from || t >= *from) && (!until || t < *until); }
 };
 
 struct RateCard {
@@ -47,8 +67,9 @@ struct RateCard {
   std::optional<double> default_usd_per_gpu_hour;
   std::string default_why;  // "prices.yaml default_usd_per_gpu_hour"
 
-  // The price of `node` over the whole of `window`: source kRateCard for a rule, kDefault for
-  // the default, kUnknown when neither applies.
+  // The price of `node` over the whole of `window` by the rules active at window.start: source
+  // kRateCard for a rule, kDefault for the default, kUnknown when neither applies. (The price
+  // book evaluates rules with dates over time; this is the static view.)
   PricePeriod Lookup(const Node& node, Window window) const;
 };
 

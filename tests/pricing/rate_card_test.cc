@@ -114,14 +114,14 @@ TEST(RateCard, UnknownMatchKeyNamesFileRuleAndField) {
   auto card = ParseRateCard(R"(prices:
   - match: {instance_type: p4d.24xlarge}
     usd_per_gpu_hour: 4.10
-  - match: {zone: us-east-1a}
+  - match: {rack: r7}
     usd_per_gpu_hour: 1
 )",
                             "prices.yaml");
   ASSERT_FALSE(card.ok());
   EXPECT_EQ(card.status().code(), StatusCode::kParseError);
   const std::string msg(card.status().message());
-  EXPECT_NE(msg.find("prices.yaml:4: rule 2: match: unknown key \"zone\""), std::string::npos)
+  EXPECT_NE(msg.find("prices.yaml:4: rule 2: match: unknown key \"rack\""), std::string::npos)
       << msg;
 }
 
