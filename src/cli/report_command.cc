@@ -32,6 +32,7 @@ struct ReportFlags {
   std::string idle_scope = "cluster";
   std::optional<double> price_per_gpu_hour;
   std::string prices;
+  bool no_catalog = false;
   std::string format = "table";
   std::string cluster = "default";
   std::string team_labels = "pod:team,namespace:team";
@@ -82,6 +83,7 @@ Status Run(const ReportFlags& flags) {
   PriceOptions popts;
   popts.usd_per_gpu_hour = flags.price_per_gpu_hour;
   popts.prices_file = flags.prices;
+  popts.use_catalog = !flags.no_catalog;
   GPUCOST_ASSIGN_OR_RETURN(PriceFn price, MakePriceFn(popts));
 
   if (!flags.prometheus.empty() && !flags.inputs.empty()) {
@@ -180,8 +182,12 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--idle-scope", f->idle_scope, "Share idle within: node | cluster")
       ->capture_default_str();
   cmd->add_option("--price-per-gpu-hour", f->price_per_gpu_hour,
-                  "Flat $/GPU-hour (with --prices: the price for nodes no rule matches)");
-  cmd->add_option("--prices", f->prices, "YAML rate card mapping node selectors to $/GPU-hour");
+                  "Flat $/GPU-hour for every node (with --prices: the default rate for nodes "
+                  "nothing else prices)");
+  cmd->add_option("--prices", f->prices,
+                  "Price file (YAML): overrides, rate-card rules, spot, commitments, GPU share; "
+                  "see docs/pricing.md");
+  cmd->add_flag("--no-catalog", f->no_catalog, "Do not price nodes from the built-in catalog");
   cmd->add_option("--format", f->format, "table | csv | json")->capture_default_str();
   cmd->add_option("--cluster", f->cluster, "Cluster name for series without a cluster label")
       ->capture_default_str();
@@ -194,8 +200,10 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--max-warnings", f->max_warnings, "Warnings printed to stderr")
       ->capture_default_str();
   cmd->footer(
-      "Without a price (--price-per-gpu-hour or --prices), money is reported as unknown (null), "
-      "never as zero. Exit status: 0 on success, 2 on bad flags or input.");
+      "Nodes are priced by the price book (`gpucost prices` explains each node): overrides, rate "
+      "card, built-in catalog by instance type, default rate. A node nothing prices has its money "
+      "reported as unknown (null), never as zero. Exit status: 0 on success, 2 on bad flags or "
+      "input.");
   cmd->callback([f, &exit_code] {
     const Status s = Run(*f);
     if (!s.ok()) {

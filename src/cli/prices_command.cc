@@ -1,0 +1,151 @@
+// `gpucost prices`: what one GPU-hour costs on each node of a cluster over a window, and why
+// (source, effective date, list price and discount, the catalog entry or rule that applied);
+// `--catalog` prints the built-in catalog instead.
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "core/log.h"
+#include "core/strings.h"
+#include "inventory/timeline_loader.h"
+#include "pricing/catalog.h"
+#include "pricing/price_fn.h"
+
+namespace gpucost::cli {
+namespace {
+
+struct PricesFlags {
+  std::vector<std::string> inputs;
+  std::string window;
+  std::string cluster = "default";
+  std::optional<double> price_per_gpu_hour;
+  std::string prices;
+  bool no_catalog = false;
+  bool catalog = false;
+};
+
+std::string Money(double v) {
+  if (std::isnan(v)) return "-";
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(4) << v;
+  return out.str();
+}
+
+void PrintCatalog(std::ostream& out) {
+  const Catalog& c = BuiltinCatalog();
+  out << "Built-in price catalog, " << c.date << " (USD per instance-hour, on-demand Linux)\n\n";
+  out << std::left << std::setw(10) << "provider" << std::setw(14) << "region" << std::setw(27)
+      << "instance_type" << std::setw(5) << "gpus" << std::setw(24) << "gpu" << std::setw(12)
+      << "usd_per_hr" << std::setw(10) << "spot" << std::setw(12) << "from" << std::setw(12)
+      << "until"
+      << "source\n";
+  for (const CatalogInstance& in : c.instances) {
+    for (const CatalogPrice& p : in.prices) {
+      out << std::setw(10) << in.provider << std::setw(14) << in.region << std::setw(27) << in.type
+          << std::setw(5) << in.gpus << std::setw(24) << in.gpu_model << std::setw(12)
+          << Money(p.usd_per_hour) << std::setw(10) << Money(p.spot_usd_per_hour) << std::setw(12)
+          << (p.from ? FormatRfc3339(*p.from).substr(0, 10) : "-") << std::setw(12)
+          << (p.until ? FormatRfc3339(*p.until).substr(0, 10) : "-") << p.source << "\n";
+    }
+  }
+  out << "\nTypical spot discounts (used when no spot price is known):\n";
+  for (const auto& [provider, d] : c.spot_discounts) {
+    out << "  " << provider << ": " << FormatDouble(d.discount * 100) << " % (" << d.source
+        << ")\n";
+  }
+  out << "\nSources:\n";
+  for (const auto& [id, text] : c.sources) out << "  " << id << ": " << text << "\n";
+}
+
+Status Run(const PricesFlags& flags) {
+  if (flags.catalog) {
+    PrintCatalog(std::cout);
+    return Status::Ok();
+  }
+  if (flags.inputs.empty()) {
+    return Status::InvalidArgument("give --input (the cluster's series) or --catalog");
+  }
+  PriceOptions popts;
+  popts.usd_per_gpu_hour = flags.price_per_gpu_hour;
+  popts.prices_file = flags.prices;
+  popts.use_catalog = !flags.no_catalog;
+  GPUCOST_ASSIGN_OR_RETURN(std::shared_ptr<const PriceBook> book, MakePriceBook(popts));
+  TimelineOptions topts;
+  topts.cluster = flags.cluster;
+  if (!flags.window.empty()) {
+    GPUCOST_ASSIGN_OR_RETURN(Window w, ParseWindow(flags.window));
+    topts.window = w;
+  }
+  GPUCOST_ASSIGN_OR_RETURN(LoadedTimeline timeline, LoadTimelineFromFiles(flags.inputs, topts));
+  if (timeline.window.empty()) return Status::InvalidArgument("the input covers no time");
+  std::ostream& out = std::cout;
+  out << "Prices per GPU-hour, " << FormatRfc3339(timeline.window.start) << " to "
+      << FormatRfc3339(timeline.window.end) << " (USD)\n";
+  int unknown = 0;
+  for (const Node& node : timeline.inventory.nodes) {
+    out << "\n" << node.cluster << "/" << node.name << "  "
+        << (node.instance_type.empty() ? "(no instance type)" : node.instance_type) << "  "
+        << (node.region.empty() ? "(no region)" : node.region) << "  "
+        << (node.capacity_type.empty() ? "(capacity type unknown)" : node.capacity_type) << "  "
+        << node.physical_gpus << " x " << (node.gpu_model.empty() ? "GPU" : node.gpu_model)
+        << "\n";
+    for (const PricePeriod& p : book->Prices(node, timeline.window)) {
+      out << "  " << FormatRfc3339(p.interval.start) << " .. " << FormatRfc3339(p.interval.end)
+          << "  ";
+      if (!p.known()) {
+        ++unknown;
+        out << "unknown  " << p.why << "\n";
+        continue;
+      }
+      out << std::left << std::setw(10) << Money(p.usd_per_gpu_hour) << std::setw(11)
+          << PriceSourceName(p.source);
+      if (!std::isnan(p.list_usd_per_gpu_hour) && p.list_usd_per_gpu_hour > 0) {
+        const double off = 1 - p.usd_per_gpu_hour / p.list_usd_per_gpu_hour;
+        out << "list " << Money(p.list_usd_per_gpu_hour);
+        if (std::abs(off) > 1e-9) out << " (" << FormatDouble(std::round(off * 1000) / 10) << " % off)";
+        out << "  ";
+      }
+      out << p.why << "\n";
+    }
+  }
+  if (unknown > 0) {
+    out << "\n" << unknown
+        << " span(s) have no price: their money is reported as unknown. Add a rule, an override "
+           "or --price-per-gpu-hour (docs/pricing.md).\n";
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+void AddPricesCommand(CLI::App& app, int& exit_code) {
+  auto f = std::make_shared<PricesFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "prices", "Show the price of a GPU-hour on each node over a window, and why");
+  cmd->add_option("--input", f->inputs,
+                  "kube-state-metrics (+ dcgm-exporter) files or folders, as for `report`");
+  cmd->add_option("--window", f->window, "START,END (default: the input's span)");
+  cmd->add_option("--cluster", f->cluster, "Cluster name for series without a cluster label")
+      ->capture_default_str();
+  cmd->add_option("--price-per-gpu-hour", f->price_per_gpu_hour,
+                  "As for `report`: flat, or with --prices the default rate");
+  cmd->add_option("--prices", f->prices, "Price file (YAML), see docs/pricing.md");
+  cmd->add_flag("--no-catalog", f->no_catalog, "Do not price nodes from the built-in catalog");
+  cmd->add_flag("--catalog", f->catalog, "Print the built-in catalog with its sources");
+  cmd->footer("Exit status: 0 on success, 2 on bad flags or input.");
+  cmd->callback([f, &exit_code] {
+    const Status s = Run(*f);
+    if (!s.ok()) {
+      LogError(s.ToString());
+      exit_code = 2;
+    } else {
+      exit_code = 0;
+    }
+  });
+}
+
+}  // namespace gpucost::cli
