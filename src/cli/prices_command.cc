@@ -14,6 +14,7 @@
 #include "inventory/timeline_loader.h"
 #include "pricing/catalog.h"
 #include "pricing/price_fn.h"
+#include "pricing/reconcile.h"
 
 namespace gpucost::cli {
 namespace {
@@ -26,6 +27,8 @@ struct PricesFlags {
   std::string prices;
   bool no_catalog = false;
   bool catalog = false;
+  std::string bill;
+  bool bill_net = false;
 };
 
 std::string Money(double v) {
@@ -61,6 +64,32 @@ void PrintCatalog(std::ostream& out) {
   for (const auto& [id, text] : c.sources) out << "  " << id << ": " << text << "\n";
 }
 
+void PrintReconciliation(const PriceBook& book, const LoadedTimeline& timeline, std::ostream& out) {
+  const Reconciliation rec = Reconcile(book, timeline.inventory.nodes, timeline.window);
+  out << "\nReconciliation with " << book.bill_source() << " (GPU cost, USD)\n";
+  out << std::left << std::setw(34) << "node" << std::setw(22) << "instance" << std::right
+      << std::setw(12) << "list" << std::setw(12) << "billed" << std::setw(12) << "charged"
+      << std::setw(12) << "adjustment" << "\n";
+  const auto row = [&](std::string_view node, std::string_view id, double list, double billed,
+                       double charged) {
+    out << std::left << std::setw(34) << node << std::setw(22) << (id.empty() ? "-" : id)
+        << std::right << std::setw(12) << Money(list) << std::setw(12) << Money(billed)
+        << std::setw(12) << Money(charged) << std::setw(12) << Money(charged - list) << "\n";
+  };
+  for (const NodeReconciliation& n : rec.nodes) {
+    row(n.cluster + "/" + n.node, n.instance_id, n.list_usd, n.bill_gpu_usd, n.charged_usd);
+  }
+  row("total", "", rec.list_usd, rec.bill_gpu_usd, rec.charged_usd);
+  out << "billed: the GPU share of the bill's instance-hours in the window; charged: what gpucost "
+         "charges for the GPUs (of which "
+      << Money(rec.from_bill_usd)
+      << " priced from the bill); adjustment: charged - list.\n";
+  for (const auto& [id, usd] : rec.unmatched_instances) {
+    out << "not matched to any node: " << id << " " << Money(usd)
+        << " (no node's provider_id names it)\n";
+  }
+}
+
 Status Run(const PricesFlags& flags) {
   if (flags.catalog) {
     PrintCatalog(std::cout);
@@ -73,6 +102,8 @@ Status Run(const PricesFlags& flags) {
   popts.usd_per_gpu_hour = flags.price_per_gpu_hour;
   popts.prices_file = flags.prices;
   popts.use_catalog = !flags.no_catalog;
+  popts.bill_file = flags.bill;
+  popts.bill_net = flags.bill_net;
   GPUCOST_ASSIGN_OR_RETURN(std::shared_ptr<const PriceBook> book, MakePriceBook(popts));
   TimelineOptions topts;
   topts.cluster = flags.cluster;
@@ -112,6 +143,7 @@ Status Run(const PricesFlags& flags) {
       out << p.why << "\n";
     }
   }
+  if (book->has_bill()) PrintReconciliation(*book, timeline, out);
   if (unknown > 0) {
     out << "\n" << unknown
         << " span(s) have no price: their money is reported as unknown. Add a rule, an override "
@@ -136,6 +168,9 @@ void AddPricesCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--prices", f->prices, "Price file (YAML), see docs/pricing.md");
   cmd->add_flag("--no-catalog", f->no_catalog, "Do not price nodes from the built-in catalog");
   cmd->add_flag("--catalog", f->catalog, "Print the built-in catalog with its sources");
+  cmd->add_option("--bill", f->bill,
+                  "AWS Cost and Usage Report (CSV or gzip): price from it and reconcile");
+  cmd->add_flag("--bill-net", f->bill_net, "With --bill: use the net (after-discount) columns");
   cmd->footer("Exit status: 0 on success, 2 on bad flags or input.");
   cmd->callback([f, &exit_code] {
     const Status s = Run(*f);

@@ -33,6 +33,8 @@ struct ReportFlags {
   std::optional<double> price_per_gpu_hour;
   std::string prices;
   bool no_catalog = false;
+  std::string bill;
+  bool bill_net = false;
   std::string format = "table";
   std::string cluster = "default";
   std::string team_labels = "pod:team,namespace:team";
@@ -84,6 +86,8 @@ Status Run(const ReportFlags& flags) {
   popts.usd_per_gpu_hour = flags.price_per_gpu_hour;
   popts.prices_file = flags.prices;
   popts.use_catalog = !flags.no_catalog;
+  popts.bill_file = flags.bill;
+  popts.bill_net = flags.bill_net;
   GPUCOST_ASSIGN_OR_RETURN(PriceFn price, MakePriceFn(popts));
 
   if (!flags.prometheus.empty() && !flags.inputs.empty()) {
@@ -188,6 +192,10 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
                   "Price file (YAML): overrides, rate-card rules, spot, commitments, GPU share; "
                   "see docs/pricing.md");
   cmd->add_flag("--no-catalog", f->no_catalog, "Do not price nodes from the built-in catalog");
+  cmd->add_option("--bill", f->bill,
+                  "AWS Cost and Usage Report (legacy or 2.0, CSV or gzip): price nodes by their "
+                  "billed instance-hours (docs/billing.md)");
+  cmd->add_flag("--bill-net", f->bill_net, "With --bill: use the net (after-discount) columns");
   cmd->add_option("--format", f->format, "table | csv | json")->capture_default_str();
   cmd->add_option("--cluster", f->cluster, "Cluster name for series without a cluster label")
       ->capture_default_str();

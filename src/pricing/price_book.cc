@@ -75,6 +75,19 @@ const std::vector<BilledCharge>& PriceBook::ChargesFor(const Node& node) const {
   return it == bill_.end() ? kNone : it->second;
 }
 
+std::vector<std::string> PriceBook::InstanceIds() const {
+  std::vector<std::string> ids;
+  ids.reserve(bill_.size());
+  for (const auto& [id, charges] : bill_) ids.push_back(id);
+  return ids;
+}
+
+const std::vector<BilledCharge>& PriceBook::ChargesForInstance(const std::string& id) const {
+  static const std::vector<BilledCharge> kNone;
+  const auto it = bill_.find(id);
+  return it == bill_.end() ? kNone : it->second;
+}
+
 double PriceBook::ListPrice(const Node& node, Instant t, const CatalogInstance** entry) const {
   if (entry != nullptr) *entry = nullptr;
   if (catalog_ == nullptr || node.instance_type.empty()) return NAN;

@@ -60,6 +60,9 @@ class PriceBook {
 
   // The bill's charges for a node's instance, sorted by start (empty without a bill).
   const std::vector<BilledCharge>& ChargesFor(const Node& node) const;
+  // Every instance ID in the bill, sorted, and the charges of one (empty when unknown).
+  std::vector<std::string> InstanceIds() const;
+  const std::vector<BilledCharge>& ChargesForInstance(const std::string& instance_id) const;
   bool has_bill() const { return !bill_.empty(); }
   const std::string& bill_source() const { return bill_source_; }
 

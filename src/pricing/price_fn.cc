@@ -4,6 +4,7 @@
 #include <memory>
 #include <utility>
 
+#include "billing/cur.h"
 #include "core/strings.h"
 
 namespace gpucost {
@@ -64,7 +65,29 @@ Result<std::shared_ptr<const PriceBook>> MakePriceBook(const PriceOptions& optio
     config.card.default_usd_per_gpu_hour = *options.usd_per_gpu_hour;
     config.card.default_why = std::string(kFlagWhy);
   }
-  return std::make_shared<const PriceBook>(std::move(config), &BuiltinCatalog());
+  auto book = std::make_shared<PriceBook>(std::move(config), &BuiltinCatalog());
+  if (!options.bill_file.empty()) {
+    billing::CurOptions cur;
+    cur.net = options.bill_net;
+    GPUCOST_ASSIGN_OR_RETURN(billing::Bill bill, billing::LoadCur(options.bill_file, cur));
+    std::vector<BilledCharge> charges;
+    charges.reserve(bill.charges.size());
+    for (billing::InstanceCharge& c : bill.charges) {
+      BilledCharge b;
+      b.instance_id = std::move(c.resource_id);
+      b.start = c.start;
+      b.end = c.end;
+      b.effective_usd = c.effective_usd;
+      b.billed_usd = c.billed_usd;
+      b.list_usd = c.list_usd;
+      b.purchase_option = std::move(c.purchase_option);
+      b.where = c.source_lines.empty() ? std::string() : c.source_lines.front();
+      if (c.source_lines.size() > 1) b.where += StrCat(" +", c.source_lines.size() - 1);
+      charges.push_back(std::move(b));
+    }
+    book->SetBill(std::move(charges), options.bill_file);
+  }
+  return std::shared_ptr<const PriceBook>(std::move(book));
 }
 
 Result<PriceFn> MakePriceFn(const PriceOptions& options) {

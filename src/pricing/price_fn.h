@@ -32,11 +32,14 @@ struct PriceOptions {
   std::optional<double> usd_per_gpu_hour;  // --price-per-gpu-hour: the default rate
   std::string prices_file;                 // --prices FILE (YAML); empty: none
   bool use_catalog = true;                 // --no-catalog turns the built-in catalog off
+  std::string bill_file;                   // --bill FILE: an AWS CUR (CSV or gzip); empty: none
+  bool bill_net = false;                   // --bill-net: effective cost after EDP discounts
 };
 
 // The price book the options describe: the file's overrides, rules, spot and commitment
 // settings (if any), the built-in catalog (unless turned off here or in the file), and the flag
-// as the default rate for nodes nothing else prices (replacing the file's default). A negative
+// as the default rate for nodes nothing else prices (replacing the file's default), and the bill's
+// instance charges (docs/billing.md) matched to nodes by provider ID. A negative
 // or non-finite flag is InvalidArgument; file errors come from LoadPriceBookConfig.
 Result<std::shared_ptr<const PriceBook>> MakePriceBook(const PriceOptions& options);
 // The same, as the function the engine calls.

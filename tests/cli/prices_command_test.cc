@@ -107,3 +107,77 @@ TEST(PricesCommand, BadPriceFileIsNamed) {
 
 }  // namespace
 }  // namespace gpucost
+
+namespace gpucost {
+namespace {
+
+const std::string kCur = std::string(GPUCOST_SOURCE_DIR) + "/tests/billing/data/legacy_cur.csv";
+
+struct BilledNode {
+  const char* name;
+  const char* instance_type;
+  const char* instance_id;
+  int gpus;
+  const char* capacity;
+  int first_minute;  // present from this minute of 00:00-03:00
+};
+
+// Nodes whose provider IDs name the instances of tests/billing/data/legacy_cur.csv.
+void WriteBilledCluster(const std::filesystem::path& dir, bool with_spot_node) {
+  const BilledNode nodes[] = {
+      {"p5-a", "p5.48xlarge", "i-0a1b2c3d4e5f60718", 8, "on-demand", 0},
+      {"p4d-ri", "p4d.24xlarge", "i-0123456789abcdef0", 8, "on-demand", 0},
+      {"g5-sp", "g5.12xlarge", "i-0fedcba9876543210", 4, "on-demand", 0},
+      {"g5-spot", "g5.xlarge", "i-05a5b5c5d5e5f5a5b", 1, "spot", 0},
+      {"p5-b", "p5.48xlarge", "i-0f9e8d7c6b5a40321", 8, "on-demand", 90},
+  };
+  std::ofstream out(dir / "ksm.prom");
+  const int64_t t0 = 1'790'812'800'000;  // 2026-10-01T00:00:00Z
+  for (const BilledNode& n : nodes) {
+    if (!with_spot_node && std::string(n.name) == "g5-spot") continue;
+    for (int m = n.first_minute; m < 180; ++m) {
+      const int64_t t = t0 + m * 60'000LL;
+      out << "kube_node_labels{node=\"" << n.name << "\",label_node_kubernetes_io_instance_type=\""
+          << n.instance_type << "\",label_topology_kubernetes_io_region=\"us-east-1\","
+          << "label_karpenter_sh_capacity_type=\"" << n.capacity << "\"} 1 " << t << "\n";
+      out << "kube_node_info{node=\"" << n.name << "\",provider_id=\"aws:///us-east-1a/"
+          << n.instance_id << "\"} 1 " << t << "\n";
+      out << "kube_node_status_capacity{node=\"" << n.name
+          << "\",resource=\"nvidia_com_gpu\",unit=\"integer\"} " << n.gpus << " " << t << "\n";
+    }
+  }
+}
+
+constexpr const char* kWindow3h = " --window 2026-10-01T00:00:00Z,2026-10-01T03:00:00Z";
+
+TEST(BillPricing, ReportGpuCostEqualsTheBillToTheCent) {
+  TempDir dir;
+  WriteBilledCluster(dir.path(), true);
+  const RunResult r = RunShell(kBinary + " report --input " + (dir.path() / "ksm.prom").string() +
+                               " --bill " + kCur + kWindow3h + " --accumulate --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto json = nlohmann::json::parse(r.output);
+  // tests/billing/data/README.md: the 14 instance charges' effective cost is 300.3164, the
+  // second p5 billed for half of its first hour.
+  EXPECT_NEAR(json["totals"]["cost_usd"].get<double>(), 300.3164, 1e-9) << r.output;
+}
+
+TEST(BillPricing, PricesReconcilesPerNodeAndNamesUnmatchedInstances) {
+  TempDir dir;
+  WriteBilledCluster(dir.path(), false);
+  const RunResult r = RunShell(kBinary + " prices --input " + (dir.path() / "ksm.prom").string() +
+                               " --bill " + kCur + kWindow3h + " 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "Reconciliation with")) << r.output;
+  // p5-a: list = billed = charged = 3 x 55.04.
+  EXPECT_TRUE(Contains(r.output, "i-0a1b2c3d4e5f60718       165.1200    165.1200    165.1200      0.0000"))
+      << r.output;
+  // The RI-covered p4d: list 3 x 21.957642, billed and charged 3 x 13.17.
+  EXPECT_TRUE(Contains(r.output, "i-0123456789abcdef0        65.8729     39.5100     39.5100    -26.3629"))
+      << r.output;
+  EXPECT_TRUE(Contains(r.output, "not matched to any node: i-05a5b5c5d5e5f5a5b 1.2164")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "bill (") || Contains(r.output, "legacy_cur.csv (")) << r.output;
+}
+
+}  // namespace
+}  // namespace gpucost

@@ -200,7 +200,10 @@ TEST(PriceFn, FlagReplacesFileDefault) {
     out << "prices:\n  - match: {gpu_model: \"*T4*\"}\n    usd_per_gpu_hour: 0.5\n"
            "default_usd_per_gpu_hour: 9\n";
   }
-  auto fn = MakePriceFn(PriceOptions{.usd_per_gpu_hour = 1.25, .prices_file = path.string()});
+  PriceOptions options;
+  options.usd_per_gpu_hour = 1.25;
+  options.prices_file = path.string();
+  auto fn = MakePriceFn(options);
   std::filesystem::remove(path);
   ASSERT_TRUE(fn.ok()) << fn.status().ToString();
   const auto t4 = (*fn)(MakeNode("n1", "", "Tesla T4", ""), kWindow);
@@ -213,7 +216,9 @@ TEST(PriceFn, FlagReplacesFileDefault) {
 }
 
 TEST(PriceFn, NegativeFlagIsAnError) {
-  auto fn = MakePriceFn(PriceOptions{.usd_per_gpu_hour = -3, .prices_file = ""});
+  PriceOptions options;
+  options.usd_per_gpu_hour = -3;
+  auto fn = MakePriceFn(options);
   ASSERT_FALSE(fn.ok());
   EXPECT_EQ(fn.status().code(), StatusCode::kInvalidArgument);
 }

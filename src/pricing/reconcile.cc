@@ -1,0 +1,92 @@
+#include "pricing/reconcile.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "core/money.h"
+
+namespace gpucost {
+namespace {
+
+constexpr double kMsPerHour = 3'600'000.0;
+
+double PresentHours(const Node& node, Instant a, Instant b) {
+  if (node.present.empty()) return static_cast<double>(UnixMs(b) - UnixMs(a)) / kMsPerHour;
+  int64_t ms = 0;
+  for (const Interval& iv : node.present) {
+    const Instant x = std::max(a, iv.start);
+    const Instant y = std::min(b, iv.end);
+    if (y > x) ms += UnixMs(y) - UnixMs(x);
+  }
+  return static_cast<double>(ms) / kMsPerHour;
+}
+
+}  // namespace
+
+Reconciliation Reconcile(const PriceBook& book, const std::vector<Node>& nodes, Window window) {
+  Reconciliation out;
+  CompensatedSum list, charged, from_bill, bill, unpriced;
+  std::set<std::string> matched;
+  for (const Node& node : nodes) {
+    NodeReconciliation r;
+    r.cluster = node.cluster;
+    r.node = node.name;
+    r.instance_id = node.provider_id.empty() ? "" : InstanceIdFromProviderId(node.provider_id);
+    const double g = node.physical_gpus;
+    for (const PricePeriod& p : book.Prices(node, window)) {
+      const double gh = g * PresentHours(node, p.interval.start, p.interval.end);
+      r.gpu_hours += gh;
+      if (!p.known()) {
+        r.unpriced_gpu_hours += gh;
+        continue;
+      }
+      r.list_usd += gh * p.list_or_price();
+      r.charged_usd += gh * p.usd_per_gpu_hour;
+      if (p.source == PriceSource::kBill) r.from_bill_usd += gh * p.usd_per_gpu_hour;
+    }
+    const std::vector<BilledCharge>& charges = book.ChargesFor(node);
+    if (!charges.empty()) {
+      matched.insert(r.instance_id);
+      const CatalogInstance* entry = nullptr;
+      (void)book.ListPrice(node, window.start, &entry);
+      const std::optional<double> share =
+          entry != nullptr
+              ? book.config().gpu_share.Of(entry->gpus, entry->vcpus, entry->memory_gib)
+              : book.config().gpu_share.Of(node.physical_gpus, 0, 0);
+      CompensatedSum sum;
+      for (const BilledCharge& c : charges) {
+        if (!window.Contains(c.start)) continue;
+        sum.Add(c.effective_usd);
+        r.bill_hours += static_cast<double>(UnixMs(c.end) - UnixMs(c.start)) / kMsPerHour;
+      }
+      r.bill_gpu_usd = share ? sum.value() * *share : NAN;
+      if (!std::isnan(r.bill_gpu_usd)) bill.Add(r.bill_gpu_usd);
+    }
+    list.Add(r.list_usd);
+    charged.Add(r.charged_usd);
+    from_bill.Add(r.from_bill_usd);
+    unpriced.Add(r.unpriced_gpu_hours);
+    out.nodes.push_back(std::move(r));
+  }
+  out.list_usd = list.value();
+  out.charged_usd = charged.value();
+  out.from_bill_usd = from_bill.value();
+  out.bill_gpu_usd = bill.value();
+  out.unpriced_gpu_hours = unpriced.value();
+  for (const std::string& id : book.InstanceIds()) {
+    if (matched.contains(id)) continue;
+    CompensatedSum sum;
+    bool any = false;
+    for (const BilledCharge& c : book.ChargesForInstance(id)) {
+      if (!window.Contains(c.start)) continue;
+      sum.Add(c.effective_usd);
+      any = true;
+    }
+    if (any) out.unmatched_instances.emplace_back(id, sum.value());
+  }
+  return out;
+}
+
+}  // namespace gpucost
