@@ -111,8 +111,12 @@ std::optional<PricePeriod> PriceBook::FromBill(const Node& node, Instant t) cons
   if (it == charges.begin()) return std::nullopt;
   const BilledCharge& c = *std::prev(it);
   if (t >= c.end) return std::nullopt;
-  const int64_t present_ms = PresentMs(node, c.start, c.end);
-  if (present_ms <= 0) return std::nullopt;
+  // The hours the instance ran in the charge's period: the bill's own usage amount, else the
+  // node's presence (which only covers the window that was loaded).
+  const double run_hours =
+      c.usage_hours > 0 ? c.usage_hours
+                        : static_cast<double>(PresentMs(node, c.start, c.end)) / kMsPerHour;
+  if (run_hours <= 0) return std::nullopt;
   const CatalogInstance* entry = nullptr;
   (void)ListPrice(node, t, &entry);
   std::optional<double> share = entry != nullptr
@@ -120,9 +124,10 @@ std::optional<PricePeriod> PriceBook::FromBill(const Node& node, Instant t) cons
                                                            entry->memory_gib)
                                     : config_.gpu_share.Of(node.physical_gpus, 0, 0);
   if (!share) return std::nullopt;  // a split mode without the instance's vCPUs and memory
-  // The GPU part of the charge spread over the GPU-hours the node was present for, so that the
-  // node's GPU cost over the charge's period equals the GPU part of the charge exactly.
-  const double gpu_hours = node.physical_gpus * static_cast<double>(present_ms) / kMsPerHour;
+  // The GPU part of the charge spread over the GPU-hours the instance ran, so that the node's GPU
+  // cost over the charge's period equals the GPU part of the charge exactly when its presence
+  // agrees with the bill, and a window that cuts the period gets its part.
+  const double gpu_hours = node.physical_gpus * run_hours;
   PricePeriod p;
   p.usd_per_gpu_hour = c.effective_usd * *share / gpu_hours;
   p.list_usd_per_gpu_hour =

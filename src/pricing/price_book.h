@@ -30,6 +30,7 @@ struct BilledCharge {
   std::string instance_id;  // "i-0abc..."
   Instant start;
   Instant end;
+  double usage_hours = 0;    // instance-hours the bill counts in the period; 0: unknown
   double effective_usd = 0;  // amortized: what gpucost charges
   double billed_usd = 0;     // as invoiced
   double list_usd = NAN;     // public on-demand cost; NaN when the bill does not say

@@ -77,6 +77,7 @@ Result<std::shared_ptr<const PriceBook>> MakePriceBook(const PriceOptions& optio
       b.instance_id = std::move(c.resource_id);
       b.start = c.start;
       b.end = c.end;
+      b.usage_hours = c.usage_hours;
       b.effective_usd = c.effective_usd;
       b.billed_usd = c.billed_usd;
       b.list_usd = c.list_usd;

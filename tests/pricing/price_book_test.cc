@@ -300,11 +300,13 @@ TEST(PriceBook, BillChargesPriceTheirHoursAndSumToTheBill) {
   // Present for the first hour and for 30 minutes of the second.
   n.present = {{T("2026-10-01T00:00:00Z"), T("2026-10-01T01:30:00Z")}};
   std::vector<BilledCharge> charges = {
-      {"i-0abc", T("2026-10-01T00:00:00Z"), T("2026-10-01T01:00:00Z"), 15.15, 15.15, 21.957642,
+      // No usage amount: the node's presence (1 h) stands for it.
+      {"i-0abc", T("2026-10-01T00:00:00Z"), T("2026-10-01T01:00:00Z"), 0, 15.15, 15.15, 21.957642,
        "SavingsPlan", "cur.csv:2"},
-      {"i-0abc", T("2026-10-01T01:00:00Z"), T("2026-10-01T02:00:00Z"), 7.0, 7.0, NAN, "OnDemand",
+      // The bill says the instance ran half of this hour.
+      {"i-0abc", T("2026-10-01T01:00:00Z"), T("2026-10-01T02:00:00Z"), 0.5, 7.0, 7.0, NAN, "OnDemand",
        "cur.csv:3"},
-      {"i-other", T("2026-10-01T00:00:00Z"), T("2026-10-01T01:00:00Z"), 99, 99, NAN, "", "cur.csv:4"},
+      {"i-other", T("2026-10-01T00:00:00Z"), T("2026-10-01T01:00:00Z"), 1, 99, 99, NAN, "", "cur.csv:4"},
   };
   book.SetBill(charges, "cur.csv");
   const auto p = book.Prices(n, {T("2026-10-01T00:00:00Z"), T("2026-10-01T03:00:00Z")});
@@ -319,6 +321,17 @@ TEST(PriceBook, BillChargesPriceTheirHoursAndSumToTheBill) {
   EXPECT_EQ(p[2].source, PriceSource::kCatalog);
   // GPU cost over the billed hours = the bill: 8 x (1 h x p0 + 0.5 h x p1).
   EXPECT_NEAR(8 * (p[0].usd_per_gpu_hour + 0.5 * p[1].usd_per_gpu_hour), 15.15 + 7.0, 1e-12);
+  // A window that cuts a billed hour gets its part: with the usage amount known, 30 minutes of a
+  // fully run hour cost half the charge, however little of the hour was loaded.
+  std::vector<BilledCharge> whole = {{"i-0abc", T("2026-10-01T00:00:00Z"),
+                                      T("2026-10-01T01:00:00Z"), 1.0, 16, 16, NAN, "", "cur.csv:9"}};
+  PriceBook cut = base;
+  cut.SetBill(whole, "cur.csv");
+  Node m = n;
+  m.present = {{T("2026-10-01T00:00:00Z"), T("2026-10-01T00:30:00Z")}};
+  const auto half = cut.Prices(m, {T("2026-10-01T00:00:00Z"), T("2026-10-01T00:30:00Z")});
+  ASSERT_EQ(half.size(), 1u);
+  EXPECT_DOUBLE_EQ(8 * 0.5 * half[0].usd_per_gpu_hour, 8.0);
   // An override still wins over the bill.
   auto config = ParsePriceBookConfig("overrides:\n  - match: {node: n}\n    usd_per_gpu_hour: 1\n",
                                      "prices.yaml");
