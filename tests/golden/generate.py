@@ -555,6 +555,117 @@ minutes are idle.""", s,
             idle_row(["namespace"], H / 2, p * H / 2)))
 
 
+# ----------------------------------------------------------------------------- prices
+# Catalog numbers below are the built-in catalog's (data/price-catalog.yaml), written out here
+# from the reference's published prices, not read from the catalog file.
+
+P4D_HR = 21.957642  # p4d.24xlarge, us-east-1, since 2025-06-01, 8 GPUs
+P5_HR = 55.04       # p5.48xlarge, us-east-1, since 2025-06-01, 8 GPUs
+G6_HR = 0.8048      # g6.xlarge, us-east-1, 1 GPU
+AWS_TYPICAL_SPOT = 0.45
+
+
+def cloud_node(s, name, gpus, product, instance_type, capacity="on-demand", region="us-east-1",
+               provider_id=None):
+    node(s, name, gpus, product, extra=[("label_node_kubernetes_io_instance_type", instance_type),
+                                        ("label_topology_kubernetes_io_region", region),
+                                        ("label_karpenter_sh_capacity_type", capacity)])
+    if provider_id:
+        s.add("kube_node_info", [("node", name), ("provider_id", provider_id)], 1)
+
+
+def one_pod_per_node(s, nodes):
+    """A pod holding one GPU on each node, at 50 % activity; the node's other GPUs are idle."""
+    for i, (name, gpus, model) in enumerate(nodes):
+        pod(s, name, "p", name, [("nvidia_com_gpu", 1)])
+        for g in range(gpus):
+            dcgm(s, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", name, g,
+                 f"GPU-{i:08d}-0000-4000-8000-{g:012d}", model, 0.5 if g == 0 else 0.0,
+                 pod_labels=podlabels(name, "p") if g == 0 else ())
+
+
+def priced_rows(prices, gpus):
+    """One row per namespace (= node) holding one GPU, and the idle of the other GPUs."""
+    rows = [row({"namespace": n}, H, prices[n] * H, 0.5 * prices[n] * H) for n in prices]
+    idle_hours = sum(gpus[n] - 1 for n in prices) * H
+    idle_usd = sum((gpus[n] - 1) * prices[n] for n in prices) * H
+    return rows, idle_row(["namespace"], idle_hours, idle_usd)
+
+
+PRECEDENCE_PRICES = """overrides:
+  - match: {node: special}
+    usd_per_gpu_hour: 1.25
+prices:
+  - match: {instance_type: p4d.24xlarge}
+    usd_per_gpu_hour: 2.10
+commitments:
+  - match: {instance_type: p5.48xlarge}
+    name: 1-yr compute savings plan
+    discount: 0.31
+default_usd_per_gpu_hour: 0.75
+"""
+
+s = Scrape()
+H100 = "NVIDIA H100 80GB HBM3"
+L4 = "NVIDIA L4"
+nodes = [("special", 8, A100_40), ("ruled", 8, A100_40), ("cat", 1, L4), ("spotty", 1, L4),
+         ("committed", 8, H100), ("onprem", 2, A100_80)]
+cloud_node(s, "special", 8, "NVIDIA-A100-SXM4-40GB", "p4d.24xlarge")
+cloud_node(s, "ruled", 8, "NVIDIA-A100-SXM4-40GB", "p4d.24xlarge")
+cloud_node(s, "cat", 1, "NVIDIA-L4", "g6.xlarge")
+cloud_node(s, "spotty", 1, "NVIDIA-L4", "g6.xlarge", capacity="spot")
+cloud_node(s, "committed", 8, "NVIDIA-H100-80GB-HBM3", "p5.48xlarge")
+cloud_node(s, "onprem", 2, "NVIDIA-A100-SXM4-80GB", "dgx-a100")
+one_pod_per_node(s, nodes)
+prices = {"special": 1.25, "ruled": 2.10, "cat": G6_HR, "spotty": G6_HR * (1 - AWS_TYPICAL_SPOT),
+          "committed": P5_HR / 8 * (1 - 0.31), "onprem": 0.75}
+rows, idle = priced_rows(prices, {n: g for n, g, _ in nodes})
+case("prices_precedence", """The price book's sources in order. Six nodes, each with one pod (its
+namespace is the node's name) holding one GPU at 50 % activity:
+`special` (p4d) has an override ($1.25) that beats the rate-card rule matching it; `ruled` (p4d)
+gets the rule ($2.10) instead of the catalog; `cat` (g6.xlarge, on demand) gets the catalog
+($0.8048); `spotty` (g6.xlarge, spot) the catalog less AWS's typical spot discount (45 %);
+`committed` (p5.48xlarge) the catalog's $55.04/8 less a 31 % savings plan; `onprem` (an instance
+type the catalog does not know) the file's default ($0.75). Idle GPUs are priced the same way, and
+allocated + idle is every node's GPU cost.""", s,
+     f"{WINDOW_ARGS} --by namespace --prices ${{CASE}}/prices.yaml",
+     expect(["namespace"], rows, idle), extra_files={"prices.yaml": PRECEDENCE_PRICES})
+
+DATED_PRICES = """prices:
+  - match: {instance_type: p4d.24xlarge}
+    usd_per_gpu_hour: 2.00
+    until: 2026-10-01T00:05:00Z
+"""
+s = Scrape()
+cloud_node(s, "ruled", 8, "NVIDIA-A100-SXM4-40GB", "p4d.24xlarge")
+one_pod_per_node(s, [("ruled", 8, A100_40)])
+p_avg = (2.00 + P4D_HR / 8) / 2  # five minutes at each price
+rows, idle = priced_rows({"ruled": p_avg}, {"ruled": 8})
+case("prices_dated_rule", """A price that changes inside the window. A rate-card rule prices the
+p4d.24xlarge at $2.00/GPU-hour until 00:05; from then on the catalog's $21.957642/8 applies. The
+window is ten minutes, so each price covers half of it (the same mechanism prices a window across
+AWS's June 2025 cut from the catalog's two dated prices).""", s,
+     f"{WINDOW_ARGS} --by namespace --prices ${{CASE}}/prices.yaml",
+     expect(["namespace"], rows, idle), extra_files={"prices.yaml": DATED_PRICES})
+
+with open(os.path.join(HERE, "..", "billing", "data", "legacy_cur.csv")) as f:
+    CUR_HEADER = f.readline()
+    CUR_ROW = f.readline()
+BILLED_ROW = (CUR_ROW.replace("i-0a1b2c3d4e5f60718", "i-0b111ed000000001")
+              .replace("55.0400000000,55.0400000000,$55.04", "44.0000000000,44.0000000000,$44.00"))
+s = Scrape()
+cloud_node(s, "billed", 8, "NVIDIA-H100-80GB-HBM3", "p5.48xlarge",
+           provider_id="aws:///us-east-1a/i-0b111ed000000001")
+one_pod_per_node(s, [("billed", 8, H100)])
+rows, idle = priced_rows({"billed": 44.00 / 8}, {"billed": 8})
+case("prices_bill", """A node priced from its bill. The AWS CUR (legacy columns) charges instance
+i-0b111ed000000001, a p5.48xlarge, $44.00 for the hour 00:00-01:00 (a negotiated rate; the
+public on-demand cost column still says $55.04). The node's `kube_node_info` provider ID names the
+instance, so the bill beats the catalog: $44.00 / 8 GPUs per GPU-hour, and the ten-minute window
+gets its sixth of the hour.""", s,
+     f"{WINDOW_ARGS} --by namespace --bill ${{CASE}}/bill.csv",
+     expect(["namespace"], rows, idle), extra_files={"bill.csv": CUR_HEADER + BILLED_ROW})
+
 def main():
     root = os.path.join(HERE, "cases")
     for name, readme, scrape, args, expected, openmetrics, extra in CASES:
