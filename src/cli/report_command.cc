@@ -13,6 +13,7 @@
 #include "core/strings.h"
 #include "inventory/timeline_loader.h"
 #include "pricing/price_fn.h"
+#include "promsource/auth.h"
 #include "promsource/prometheus_source.h"
 #include "report/render.h"
 #include "slurm/slurm_timeline.h"
@@ -24,6 +25,12 @@ struct ReportFlags {
   std::vector<std::string> inputs;
   std::string prometheus;
   std::string prometheus_chunk = "2h";
+  std::string prometheus_api = "auto";
+  promsource::AuthOptions auth;
+  std::string ca_file;
+  std::string cert_file;
+  std::string key_file;
+  bool insecure_skip_verify = false;
   std::string window;
   std::string step = "60s";
   std::string by = "namespace";
@@ -115,7 +122,19 @@ Status Run(const ReportFlags& flags) {
     if (popts_prom.chunk.count() <= 0) {
       return Status::InvalidArgument("--prometheus-chunk must be positive");
     }
+    GPUCOST_ASSIGN_OR_RETURN(popts_prom.api, promsource::ParsePrometheusApi(flags.prometheus_api));
     popts_prom.progress = ::isatty(STDERR_FILENO) != 0;
+    popts_prom.client.http.ca_file = flags.ca_file;
+    popts_prom.client.http.cert_file = flags.cert_file;
+    popts_prom.client.http.key_file = flags.key_file;
+    popts_prom.client.http.verify_tls = !flags.insecure_skip_verify;
+    if (flags.cert_file.empty() != flags.key_file.empty()) {
+      return Status::InvalidArgument("--cert-file and --key-file go together");
+    }
+    GPUCOST_ASSIGN_OR_RETURN(
+        popts_prom.client.prepare_request,
+        promsource::MakeAuthDecorator(flags.auth, std::make_shared<SystemClock>(),
+                                      promsource::ProcessEnv()));
     GPUCOST_ASSIGN_OR_RETURN(timeline, promsource::LoadTimelineFromPrometheus(popts_prom, topts));
     if (timeline.samples == 0) {
       return Status::InvalidArgument("Prometheus returned no samples for the window");
@@ -162,6 +181,32 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--prometheus-chunk", f->prometheus_chunk,
                   "Time span fetched per query with --prometheus")
       ->capture_default_str();
+  cmd->add_option("--prometheus-api", f->prometheus_api,
+                  "auto (remote read, else the query API) | remote-read | query")
+      ->capture_default_str();
+  cmd->add_option("--bearer-token-file", f->auth.bearer_token_file,
+                  "With --prometheus: send this file's token as a bearer token (re-read per "
+                  "request)");
+  cmd->add_option("--bearer-token-env", f->auth.bearer_token_env,
+                  "With --prometheus: send the token in this environment variable");
+  cmd->add_option("--basic-auth-user", f->auth.basic_user, "With --prometheus: basic-auth user");
+  cmd->add_option("--basic-auth-password-file", f->auth.basic_password_file,
+                  "With --prometheus: file holding the basic-auth password");
+  cmd->add_flag("--sigv4", f->auth.sigv4,
+                "With --prometheus: sign requests with AWS SigV4 (Amazon Managed Prometheus); "
+                "credentials from AWS_* variables or ~/.aws profiles");
+  cmd->add_option("--sigv4-region", f->auth.sigv4_region,
+                  "AWS region for --sigv4 (default: AWS_REGION, AWS_DEFAULT_REGION or the "
+                  "profile's region)");
+  cmd->add_option("--sigv4-service", f->auth.sigv4_service, "AWS service name for --sigv4")
+      ->capture_default_str();
+  cmd->add_option("--aws-profile", f->auth.aws_profile,
+                  "AWS profile for --sigv4 (default: the AWS_* keys, else AWS_PROFILE or default)");
+  cmd->add_option("--ca-file", f->ca_file, "With --prometheus: PEM CA bundle to verify the server");
+  cmd->add_option("--cert-file", f->cert_file, "With --prometheus: PEM client certificate");
+  cmd->add_option("--key-file", f->key_file, "With --prometheus: PEM key of --cert-file");
+  cmd->add_flag("--insecure-skip-verify", f->insecure_skip_verify,
+                "With --prometheus: do not verify the server's certificate (testing only)");
   cmd->add_option("--slurm-sacct", f->slurm_sacct,
                   "Slurm accounting: `sacct --parsable2` output with a header line (- is stdin); "
                   "with --input, both clusters are attributed together");

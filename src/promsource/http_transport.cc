@@ -31,6 +31,21 @@ size_t WriteBody(char* data, size_t size, size_t count, void* user) {
   return n;
 }
 
+// Records the Content-Encoding response header (curl reports Content-Type itself).
+size_t ReadHeader(char* data, size_t size, size_t count, void* user) {
+  auto* encoding = static_cast<std::string*>(user);
+  const size_t n = size * count;
+  const std::string_view line(data, n);
+  const size_t colon = line.find(':');
+  if (colon != std::string_view::npos &&
+      ToLower(Trim(line.substr(0, colon))) == "content-encoding") {
+    *encoding = std::string(Trim(line.substr(colon + 1)));
+  } else if (line.starts_with("HTTP/")) {
+    encoding->clear();  // a new response (after 100 Continue)
+  }
+  return n;
+}
+
 class CurlTransport final : public HttpTransport {
  public:
   explicit CurlTransport(HttpOptions options) : options_(std::move(options)) {
@@ -75,7 +90,16 @@ class CurlTransport final : public HttpTransport {
     curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, options_.verify_tls ? 1L : 0L);
     curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, options_.verify_tls ? 2L : 0L);
     if (!options_.ca_file.empty()) curl_easy_setopt(h, CURLOPT_CAINFO, options_.ca_file.c_str());
-    curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");  // gzip/deflate as the server offers
+    if (FindHeader(request, "Accept-Encoding") == nullptr) {
+      curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");  // gzip/deflate as the server offers
+    }
+    std::string content_encoding;
+    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &ReadHeader);
+    curl_easy_setopt(h, CURLOPT_HEADERDATA, &content_encoding);
+    if (!options_.cert_file.empty()) {
+      curl_easy_setopt(h, CURLOPT_SSLCERT, options_.cert_file.c_str());
+    }
+    if (!options_.key_file.empty()) curl_easy_setopt(h, CURLOPT_SSLKEY, options_.key_file.c_str());
     curl_easy_setopt(h, CURLOPT_USERAGENT, options_.user_agent.c_str());
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);  // never forward credentials elsewhere
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -100,7 +124,11 @@ class CurlTransport final : public HttpTransport {
     }
     long status = 0;
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-    out.response = HttpResponse{status, std::move(body)};
+    char* content_type = nullptr;
+    curl_easy_getinfo(h, CURLINFO_CONTENT_TYPE, &content_type);
+    out.response = HttpResponse{status, std::move(body),
+                                content_type != nullptr ? content_type : "",
+                                std::move(content_encoding)};
     return out;
   }
 
@@ -113,6 +141,14 @@ class CurlTransport final : public HttpTransport {
 
 std::unique_ptr<HttpTransport> MakeCurlTransport(HttpOptions options) {
   return std::make_unique<CurlTransport>(std::move(options));
+}
+
+const std::string* FindHeader(const HttpRequest& request, std::string_view name) {
+  const std::string want = ToLower(name);
+  for (const auto& [k, v] : request.headers) {
+    if (ToLower(k) == want) return &v;
+  }
+  return nullptr;
 }
 
 std::string RedactUrl(std::string_view url) {

@@ -1,8 +1,9 @@
 // HTTP for the Prometheus source: a request/response pair and a transport seam. The libcurl
 // transport is the real one; tests substitute their own. Authentication (bearer tokens, basic
-// auth, AWS SigV4) is added later by decorating HttpRequest before it is sent, which is why the
-// request carries its method, headers and body explicitly. Not thread-safe (one transport per
-// thread).
+// auth, AWS SigV4) is added by decorating HttpRequest before it is sent (auth.h), which is why
+// the request carries its method, headers and body explicitly. A request that names its own
+// Accept-Encoding (remote read asks for snappy) gets its body as sent; otherwise gzip/deflate are
+// accepted and decoded. Not thread-safe (one transport per thread).
 #pragma once
 
 #include <memory>
@@ -26,13 +27,20 @@ struct HttpRequest {
 struct HttpResponse {
   long status = 0;  // HTTP status code
   std::string body;
+  std::string content_type;      // as sent, e.g. "application/x-protobuf"
+  std::string content_encoding;  // left undecoded when the request named its Accept-Encoding
 };
+
+// The value of header `name` (case-insensitive) in `request`, or nullptr.
+const std::string* FindHeader(const HttpRequest& request, std::string_view name);
 
 struct HttpOptions {
   Duration connect_timeout = std::chrono::seconds(10);
   Duration request_timeout = std::chrono::minutes(2);  // the whole request, body included
   bool verify_tls = true;                              // peer certificate and host name
   std::string ca_file;                                 // PEM bundle; empty: the system's
+  std::string cert_file;                               // PEM client certificate (mutual TLS)
+  std::string key_file;                                // its PEM private key
   size_t max_response_bytes = size_t{1} << 30;         // a larger body fails (lower the chunk)
   std::string user_agent = "gpucost";
 };

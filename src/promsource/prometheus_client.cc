@@ -61,13 +61,52 @@ PrometheusClient::PrometheusClient(std::string base_url, PrometheusClientOptions
 
 PrometheusClient::~PrometheusClient() = default;
 
-Result<std::string> PrometheusClient::Query(std::string_view promql, Instant time) {
-  return Get(
-      StrCat(base_url_, "/api/v1/query?query=", UrlEncode(promql), "&time=", FormatApiTime(time)));
+namespace {
+
+std::string HttpFailure(const HttpRequest& request, const HttpResponse& resp) {
+  std::string detail = ApiErrorOf(resp.body);
+  if (detail.empty()) detail = std::string(Trim(std::string_view(resp.body).substr(0, 200)));
+  return StrCat(request.method, " ", RedactUrl(request.url), ": HTTP ", resp.status,
+                detail.empty() ? "" : " (", detail, detail.empty() ? "" : ")");
 }
 
-Result<std::string> PrometheusClient::Get(const std::string& url) {
-  const std::string shown = RedactUrl(url);
+}  // namespace
+
+Result<std::string> PrometheusClient::Query(std::string_view promql, Instant time) {
+  HttpRequest request;
+  request.url =
+      StrCat(base_url_, "/api/v1/query?query=", UrlEncode(promql), "&time=", FormatApiTime(time));
+  request.headers.emplace_back("Accept", "application/json");
+  GPUCOST_ASSIGN_OR_RETURN(HttpResponse resp, Execute(request));
+  if (resp.status < 200 || resp.status >= 300) {
+    return Status::InvalidArgument(HttpFailure(request, resp));
+  }
+  if (const std::string api_error = ApiErrorOf(resp.body); !api_error.empty()) {
+    return Status::InvalidArgument(
+        StrCat("GET ", RedactUrl(request.url), ": Prometheus error (", api_error, ")"));
+  }
+  return std::move(resp.body);
+}
+
+Result<HttpResponse> PrometheusClient::RemoteRead(std::string_view compressed_request) {
+  HttpRequest request;
+  request.method = "POST";
+  request.url = StrCat(base_url_, "/api/v1/read");
+  request.headers = {{"Content-Type", "application/x-protobuf"},
+                     {"Content-Encoding", "snappy"},
+                     {"Accept-Encoding", "snappy"},
+                     {"X-Prometheus-Remote-Read-Version", "0.1.0"}};
+  request.body = std::string(compressed_request);
+  GPUCOST_ASSIGN_OR_RETURN(HttpResponse resp, Execute(request));
+  if (resp.status >= 200 && resp.status < 300) return resp;
+  const bool not_offered = resp.status == 404 || resp.status == 405 || resp.status == 406 ||
+                           resp.status == 415 || resp.status == 501;
+  return Status(not_offered ? StatusCode::kUnimplemented : StatusCode::kInvalidArgument,
+                HttpFailure(request, resp));
+}
+
+Result<HttpResponse> PrometheusClient::Execute(const HttpRequest& base) {
+  const std::string shown = StrCat(base.method, " ", RedactUrl(base.url));
   const int attempts = std::max(1, options_.retry.max_attempts);
   Duration backoff = options_.retry.initial_backoff;
   std::string last_error;
@@ -78,37 +117,27 @@ Result<std::string> PrometheusClient::Get(const std::string& url) {
       options_.sleep(backoff);
       backoff = std::min(backoff * 2, options_.retry.max_backoff);
     }
-    HttpRequest request;
-    request.url = url;
-    request.headers = options_.headers;
-    request.headers.emplace_back("Accept", "application/json");
+    // A fresh copy each attempt: authentication (a re-read token, a signature carrying the
+    // time) is applied again.
+    HttpRequest request = base;
+    request.headers.insert(request.headers.begin(), options_.headers.begin(),
+                           options_.headers.end());
     if (options_.prepare_request) GPUCOST_RETURN_IF_ERROR(options_.prepare_request(request));
     ++requests_;
     TransportResult r = transport_->Send(request);
     if (!r.response) {
-      last_error = StrCat("GET ", shown, ": ", r.error);
+      last_error = StrCat(shown, ": ", r.error);
       const bool retryable =
           r.failure == TransportFailure::kTimeout || r.failure == TransportFailure::kConnect;
       if (!retryable) return Status::Unavailable(last_error);
       continue;
     }
     HttpResponse& resp = *r.response;
-    const std::string api_error = ApiErrorOf(resp.body);
-    if (resp.status >= 200 && resp.status < 300) {
-      if (!api_error.empty()) {
-        return Status::InvalidArgument(
-            StrCat("GET ", shown, ": Prometheus error (", api_error, ")"));
-      }
-      return std::move(resp.body);
+    if (resp.status >= 500 || resp.status == 429) {
+      last_error = HttpFailure(request, resp);
+      continue;
     }
-    std::string detail = api_error;
-    if (detail.empty()) {
-      detail = std::string(Trim(std::string_view(resp.body).substr(0, 200)));
-    }
-    last_error = StrCat("GET ", shown, ": HTTP ", resp.status, detail.empty() ? "" : " (", detail,
-                        detail.empty() ? "" : ")");
-    if (resp.status >= 500 || resp.status == 429) continue;
-    return Status::InvalidArgument(last_error);
+    return std::move(resp);
   }
   return Status::Unavailable(StrCat(last_error, "; gave up after ", attempts, " attempts"));
 }

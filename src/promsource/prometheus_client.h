@@ -1,7 +1,7 @@
 // A client for the Prometheus HTTP API (Prometheus, Thanos, Mimir, VictoriaMetrics and other
-// stores that speak it): instant queries with retries. 5xx, 429, timeouts and refused connections
-// are retried with exponential backoff; 4xx and `"status":"error"` bodies fail at once with the
-// URL, the HTTP status and the body's errorType/error. Not thread-safe.
+// stores that speak it): instant queries and remote-read POSTs with retries. 5xx, 429, timeouts
+// and refused connections are retried with exponential backoff; 4xx and `"status":"error"` bodies
+// fail at once with the URL, the HTTP status and the body's errorType/error. Not thread-safe.
 #pragma once
 
 #include <functional>
@@ -45,11 +45,18 @@ class PrometheusClient {
   // GET /api/v1/query?query=<promql>&time=<time>; the body of a successful response.
   Result<std::string> Query(std::string_view promql, Instant time);
 
+  // POST /api/v1/read with `compressed_request` (a snappy-compressed ReadRequest); the response
+  // of a 2xx answer, whatever its content type. Fails with kUnimplemented when the server does
+  // not offer remote read (HTTP 404, 405, 406, 415, 501), so callers can fall back to Query.
+  Result<HttpResponse> RemoteRead(std::string_view compressed_request);
+
   const std::string& base_url() const { return base_url_; }
   uint64_t requests() const { return requests_; }
 
  private:
-  Result<std::string> Get(const std::string& url);
+  // Sends `request` with retries; the first 2xx or non-retryable response. Fails when no
+  // response came or the retries ran out.
+  Result<HttpResponse> Execute(const HttpRequest& request);
 
   std::string base_url_;
   PrometheusClientOptions options_;

@@ -7,6 +7,7 @@
 #include "core/strings.h"
 #include "inventory/input_metrics.h"
 #include "promsource/matrix_parser.h"
+#include "promsource/remote_read.h"
 
 namespace gpucost::promsource {
 
@@ -21,6 +22,23 @@ std::vector<Window> PlanChunks(Window range, Duration chunk) {
 
 std::string RawSamplesQuery(std::string_view metric, Window chunk) {
   return StrCat(metric, "[", chunk.length().count() + 1, "ms]");
+}
+
+Result<PrometheusApi> ParsePrometheusApi(std::string_view text) {
+  if (text == "auto") return PrometheusApi::kAuto;
+  if (text == "remote-read") return PrometheusApi::kRemoteRead;
+  if (text == "query") return PrometheusApi::kQuery;
+  return Status::InvalidArgument(
+      StrCat("unknown Prometheus API \"", text, "\" (auto, remote-read or query)"));
+}
+
+std::string_view PrometheusApiName(PrometheusApi api) {
+  switch (api) {
+    case PrometheusApi::kAuto: return "auto";
+    case PrometheusApi::kRemoteRead: return "remote-read";
+    case PrometheusApi::kQuery: return "query";
+  }
+  return "?";
 }
 
 Status StreamRawSamples(PrometheusClient& client, Window range, Duration chunk,
@@ -60,9 +78,83 @@ Status StreamRawSamples(PrometheusClient& client, Window range, Duration chunk,
   return Status::Ok();
 }
 
+Status StreamRawSamplesRemoteRead(PrometheusClient& client, Window range, Duration chunk,
+                                  std::span<const std::string_view> metrics,
+                                  ExpositionHandler& handler, FetchStats* stats, bool progress) {
+  FetchStats local;
+  FetchStats& st = stats != nullptr ? *stats : local;
+  st.api = PrometheusApi::kRemoteRead;
+  const std::vector<Window> chunks = PlanChunks(range, chunk);
+  static constexpr RemoteReadResponseType kAccepted[] = {
+      RemoteReadResponseType::kStreamedXorChunks, RemoteReadResponseType::kSamples};
+  size_t done = 0;
+  for (const Window& c : chunks) {
+    const std::string request = BuildReadRequest(metrics, c, kAccepted);
+    auto resp = client.RemoteRead(request);
+    ++st.requests;
+    if (!resp.ok()) return resp.status();
+    const std::string where = StrCat(client.base_url(), "/api/v1/read for ", FormatRfc3339(c.start),
+                                     " to ", FormatRfc3339(c.end));
+    const std::string type = ToLower(resp->content_type);
+    Result<RemoteReadStats> parsed = Status::Internal("unset");
+    if (type.starts_with("application/x-streamed-protobuf")) {
+      if (type.find("proto=prometheus.chunkedreadresponse") == std::string::npos) {
+        return Status::Unimplemented(
+            StrCat(where, ": unsupported stream type \"", resp->content_type, "\""));
+      }
+      parsed = StreamChunkedReadResponse(resp->body, c, metrics, handler);
+    } else if (type.starts_with("application/x-protobuf")) {
+      const std::string encoding = ToLower(resp->content_encoding);
+      if (!encoding.empty() && encoding != "snappy") {
+        return Status::Unimplemented(
+            StrCat(where, ": unsupported content encoding \"", resp->content_encoding, "\""));
+      }
+      parsed = StreamSamplesReadResponse(resp->body, c, metrics, handler);
+    } else {
+      return Status::Unimplemented(StrCat(where, ": answered with \"", resp->content_type,
+                                          "\", not a remote-read response"));
+    }
+    if (!parsed.ok()) {
+      return Status(parsed.status().code(), StrCat(where, ": ", parsed.status().message()));
+    }
+    st.series += parsed->series;
+    st.samples += parsed->kept;
+    ++done;
+    if (progress) {
+      std::fprintf(stderr, "\rprometheus: %zu/%zu remote-read requests, %llu samples", done,
+                   chunks.size(), static_cast<unsigned long long>(st.samples));
+      std::fflush(stderr);
+    }
+  }
+  if (progress && !chunks.empty()) std::fputc('\n', stderr);
+  return Status::Ok();
+}
+
+Status FetchRawSamples(PrometheusClient& client, PrometheusApi api, Window range, Duration chunk,
+                       std::span<const std::string_view> metrics, ExpositionHandler& handler,
+                       FetchStats* stats, bool progress) {
+  if (api == PrometheusApi::kQuery) {
+    if (stats != nullptr) stats->api = PrometheusApi::kQuery;
+    return StreamRawSamples(client, range, chunk, metrics, handler, stats, progress);
+  }
+  FetchStats local;
+  FetchStats& st = stats != nullptr ? *stats : local;
+  Status s = StreamRawSamplesRemoteRead(client, range, chunk, metrics, handler, &st, progress);
+  // kUnimplemented comes only before the first sample was handed over (it is decided by the
+  // first request), so falling back cannot feed a sample twice.
+  if (api == PrometheusApi::kAuto && s.code() == StatusCode::kUnimplemented && st.samples == 0) {
+    LogInfo(StrCat("prometheus: remote read not available (", s.message(),
+                   "); using the query API"));
+    st.api = PrometheusApi::kQuery;
+    return StreamRawSamples(client, range, chunk, metrics, handler, &st, progress);
+  }
+  return s;
+}
+
 Result<LoadedTimeline> LoadTimelineFromPrometheus(const PrometheusSourceOptions& options,
                                                   const TimelineOptions& timeline_options,
-                                                  std::unique_ptr<HttpTransport> transport) {
+                                                  std::unique_ptr<HttpTransport> transport,
+                                                  FetchStats* stats) {
   if (!timeline_options.window) {
     return Status::InvalidArgument("reading from Prometheus needs a window");
   }
@@ -75,8 +167,9 @@ Result<LoadedTimeline> LoadTimelineFromPrometheus(const PrometheusSourceOptions&
   PrometheusClient client(options.url, options.client, std::move(transport));
   InventoryBuilder builder(timeline_options);
   builder.BeginSource(StrCat("prometheus:", RedactUrl(client.base_url())));
-  GPUCOST_RETURN_IF_ERROR(StreamRawSamples(client, range, options.chunk, kInventoryMetricNames,
-                                           builder, nullptr, options.progress));
+  GPUCOST_RETURN_IF_ERROR(FetchRawSamples(client, options.api, range, options.chunk,
+                                          kInventoryMetricNames, builder, stats,
+                                          options.progress));
   return builder.Build();
 }
 

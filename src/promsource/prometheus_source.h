@@ -1,10 +1,12 @@
-// Loading the inventory and usage timelines from a Prometheus-compatible store over its HTTP API.
-// For each time chunk [t, t + chunk) of the window and each metric the inventory reads
-// (kInventoryMetricNames), it asks for the raw samples with the range selector `name[<chunk>]`
-// evaluated at the chunk's end, keeps those with t <= timestamp < t + chunk (so a sample on a
-// chunk boundary is counted once whether the store's ranges are left-open, as in Prometheus 3,
-// or left-closed, as in 2.x) and streams them into an InventoryBuilder. Memory beyond the
-// timelines is one response (one metric over one chunk). See docs/prometheus.md.
+// Loading the inventory and usage timelines from a Prometheus-compatible store over its HTTP API,
+// one time chunk [t, t + chunk) of the window after the other, every metric the inventory reads
+// (kInventoryMetricNames) in each, streamed into an InventoryBuilder. Two ways to ask:
+//  - remote read (POST /api/v1/read): one request per chunk with one query per metric, answered
+//    with streamed XOR chunks (or SAMPLES); memory beyond the timelines is one response;
+//  - the query API: per chunk and metric, the range selector `name[<chunk>]` evaluated at the
+//    chunk's end; memory is one response (one metric over one chunk) and its JSON document.
+// Either way only samples with t <= timestamp < t + chunk are kept, so a sample on a chunk
+// boundary is counted once whatever the store's range semantics. See docs/prometheus.md.
 #pragma once
 
 #include <memory>
@@ -20,9 +22,18 @@
 
 namespace gpucost::promsource {
 
+enum class PrometheusApi {
+  kAuto,        // remote read; the query API when the server does not offer remote read
+  kRemoteRead,  // remote read only
+  kQuery,       // the query API only
+};
+Result<PrometheusApi> ParsePrometheusApi(std::string_view text);  // auto | remote-read | query
+std::string_view PrometheusApiName(PrometheusApi api);
+
 struct PrometheusSourceOptions {
   std::string url;  // server root, e.g. "http://prometheus:9090"
   Duration chunk = std::chrono::hours(2);
+  PrometheusApi api = PrometheusApi::kAuto;
   PrometheusClientOptions client;
   bool progress = false;  // a progress line on stderr (callers enable it for terminals)
 };
@@ -31,6 +42,7 @@ struct FetchStats {
   uint64_t requests = 0;
   uint64_t series = 0;
   uint64_t samples = 0;  // handed to the handler
+  PrometheusApi api = PrometheusApi::kQuery;  // the API that answered
 };
 
 // [start, start + chunk), [start + chunk, start + 2 chunk), ... with the last one ending at
@@ -43,11 +55,24 @@ std::vector<Window> PlanChunks(Window range, Duration chunk);
 std::string RawSamplesQuery(std::string_view metric, Window chunk);
 
 // Streams the raw samples of `metrics` with timestamps in `range` into `handler` (normally an
-// InventoryBuilder), chunk by chunk
-// (each chunk all metrics, so every series arrives in time order).
+// InventoryBuilder) through the query API, chunk by chunk (each chunk all metrics, so every
+// series arrives in time order).
 Status StreamRawSamples(PrometheusClient& client, Window range, Duration chunk,
                         std::span<const std::string_view> metrics, ExpositionHandler& handler,
                         FetchStats* stats = nullptr, bool progress = false);
+
+// The same through remote read: one request per chunk. Fails with kUnimplemented, before any
+// sample reached the handler, when the server does not offer remote read (HTTP 404/405/406/415/
+// 501, or a 2xx answer that is neither streamed chunks nor a protobuf ReadResponse).
+Status StreamRawSamplesRemoteRead(PrometheusClient& client, Window range, Duration chunk,
+                                  std::span<const std::string_view> metrics,
+                                  ExpositionHandler& handler, FetchStats* stats = nullptr,
+                                  bool progress = false);
+
+// Dispatches on `api`; kAuto tries remote read and falls back to the query API.
+Status FetchRawSamples(PrometheusClient& client, PrometheusApi api, Window range, Duration chunk,
+                       std::span<const std::string_view> metrics, ExpositionHandler& handler,
+                       FetchStats* stats = nullptr, bool progress = false);
 
 // The Prometheus counterpart of LoadTimelineFromFiles. `timeline_options.window` is required;
 // samples are fetched from window.start - staleness (a sample shortly before the window stands
@@ -55,6 +80,6 @@ Status StreamRawSamples(PrometheusClient& client, Window range, Duration chunk,
 // Without `transport`, libcurl is used.
 Result<LoadedTimeline> LoadTimelineFromPrometheus(
     const PrometheusSourceOptions& options, const TimelineOptions& timeline_options,
-    std::unique_ptr<HttpTransport> transport = nullptr);
+    std::unique_ptr<HttpTransport> transport = nullptr, FetchStats* stats = nullptr);
 
 }  // namespace gpucost::promsource

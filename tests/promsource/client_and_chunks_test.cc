@@ -230,6 +230,7 @@ TEST(LoadTimelineFromPrometheus, AsksForEveryInventoryMetricAndNeedsAWindow) {
     script.push_back(Answer(200, kOkEmpty));
   PrometheusSourceOptions o;
   o.url = "http://store";
+  o.api = PrometheusApi::kQuery;  // remote read is covered in remote_read_test.cc
   o.chunk = std::chrono::minutes(5);
   TimelineOptions t;
   EXPECT_FALSE(LoadTimelineFromPrometheus(o, t).ok());

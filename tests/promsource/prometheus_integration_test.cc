@@ -1,6 +1,8 @@
 // `gpucost report --prometheus` against a real Prometheus (Debian's 2.x): the demo's input and a
-// golden case are imported with promtool, served by Prometheus, and the report read through the
-// HTTP API in chunks shorter than the window must equal the report read from the files.
+// golden case are imported with promtool, served by Prometheus, and the report read through
+// remote read (streamed XOR chunks) and through the query API, in chunks shorter than the window,
+// must equal the report read from the files. Sample by sample, remote read must hand over exactly
+// what the query API does.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -16,7 +18,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <bit>
 #include <iostream>
+#include <map>
+#include <tuple>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -25,7 +30,10 @@
 
 #include "cli/cli_test_util.h"
 #include "core/strings.h"
+#include "inventory/input_metrics.h"
 #include "promsource/http_transport.h"
+#include "promsource/prometheus_source.h"
+#include "promsource/promsource_test_util.h"
 
 extern char** environ;
 
@@ -209,10 +217,16 @@ TEST_F(PrometheusIntegration, DemoReportEqualsTheFileReport) {
   const std::string flags =
       "--window 1790812800,1790816400 --by namespace --accumulate --price-per-gpu-hour 12 "
       "--format json";
-  const json via_api = Report("--prometheus " + prom->url() + " --prometheus-chunk 20m", flags);
+  const std::string source = "--prometheus " + prom->url();
+  const json via_api = Report(source + " --prometheus-api query --prometheus-chunk 20m", flags);
   const json via_file = Report("--input " + om.string(), flags);
   ASSERT_FALSE(via_api.empty());
   ExpectSameReport(via_api, via_file);
+  const json via_remote_read =
+      Report(source + " --prometheus-api remote-read --prometheus-chunk 20m", flags);
+  ASSERT_FALSE(via_remote_read.empty());
+  ExpectSameReport(via_remote_read, via_file);
+  ExpectSameReport(via_remote_read, via_api);
   ASSERT_EQ(via_api["rows"].size(), 3u) << via_api.dump(1);
   EXPECT_EQ(via_api["rows"][0]["namespace"], "bu-a");
   EXPECT_NEAR(via_api["rows"][0]["allocated_usd"].get<double>(), 12.0 * 3 / 7, 1e-9);
@@ -220,15 +234,20 @@ TEST_F(PrometheusIntegration, DemoReportEqualsTheFileReport) {
   EXPECT_NEAR(via_api["rows"][2]["allocated_usd"].get<double>(), 12.0 * 2 / 7, 1e-9);
   EXPECT_NEAR(via_api["totals"]["cost_usd"].get<double>(), 12.0, 1e-9);
 
-  // A chunk that does not divide the window, and one longer than it, read the same.
-  ExpectSameReport(Report("--prometheus " + prom->url() + " --prometheus-chunk 7m", flags),
-                   via_file);
-  ExpectSameReport(Report("--prometheus " + prom->url() + " --prometheus-chunk 2h", flags),
-                   via_file);
+  // A chunk that does not divide the window, and one longer than it, read the same, by either
+  // API (auto picks remote read, which Prometheus offers).
+  for (const char* api : {"query", "auto"}) {
+    for (const char* chunk : {"7m", "2h"}) {
+      SCOPED_TRACE(StrCat(api, " ", chunk));
+      ExpectSameReport(
+          Report(StrCat(source, " --prometheus-api ", api, " --prometheus-chunk ", chunk), flags),
+          via_file);
+    }
+  }
   const auto done = std::chrono::steady_clock::now();
   using ms = std::chrono::milliseconds;
   std::cout << "prometheus integration: import + start "
-            << std::chrono::duration_cast<ms>(ready - started).count() << " ms, three reports "
+            << std::chrono::duration_cast<ms>(ready - started).count() << " ms, six reports "
             << std::chrono::duration_cast<ms>(done - ready).count() << " ms\n";
 }
 
@@ -242,11 +261,53 @@ TEST_F(PrometheusIntegration, GoldenCaseReportEqualsTheFileReport) {
   std::string args = testing_util::RunShell("cat " + (dir / "args").string()).output;
   while (!args.empty() && (args.back() == '\n' || args.back() == ' ')) args.pop_back();
   const std::string flags = args + " --format json";
-  const json via_api = Report("--prometheus " + prom->url() + " --prometheus-chunk 3m", flags);
   const json via_file = Report("--input " + (dir / "input").string(), flags);
-  ASSERT_FALSE(via_api.empty());
-  ASSERT_FALSE(via_api["rows"].empty());
-  ExpectSameReport(via_api, via_file);
+  for (const char* api : {"query", "remote-read"}) {
+    SCOPED_TRACE(api);
+    const json via_api = Report(
+        StrCat("--prometheus ", prom->url(), " --prometheus-chunk 3m --prometheus-api ", api),
+        flags);
+    ASSERT_FALSE(via_api.empty());
+    ASSERT_FALSE(via_api["rows"].empty());
+    ExpectSameReport(via_api, via_file);
+  }
+}
+
+// Every inventory metric of the demo, fetched by both APIs in 25-minute chunks: the same
+// samples (series, timestamps, bit-identical values) in the same order per series.
+TEST_F(PrometheusIntegration, RemoteReadHandsOverWhatTheQueryApiDoes) {
+  const fs::path om = tmp_.path() / "demo.om";
+  const RunResult w = RunShell(kBinary + " demo --write-openmetrics " + om.string() + " 2>&1");
+  ASSERT_EQ(w.exit_code, 0) << w.output;
+  const auto prom = Serve(om);
+  ASSERT_NE(prom, nullptr);
+  const Window range{InstantFromUnixMs(1790812800000 - 300000), InstantFromUnixMs(1790816400000)};
+  using Key = std::tuple<std::string, std::vector<std::pair<std::string, std::string>>, int64_t>;
+  auto fetch = [&](PrometheusApi api, FetchStats& stats) {
+    PrometheusClient client(prom->url(), {});
+    testing::RecordingHandler h;
+    const Status s = FetchRawSamples(client, api, range, std::chrono::minutes(25),
+                                     kInventoryMetricNames, h, &stats);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    std::map<Key, uint64_t> out;
+    for (auto& r : h.samples) {
+      std::sort(r.labels.begin(), r.labels.end());
+      const bool fresh =
+          out.emplace(Key{r.name, r.labels, r.t_ms}, std::bit_cast<uint64_t>(r.value)).second;
+      EXPECT_TRUE(fresh) << "sample handed over twice: " << r.name << " at " << r.t_ms;
+    }
+    return out;
+  };
+  FetchStats rr_stats, q_stats;
+  const auto via_remote_read = fetch(PrometheusApi::kRemoteRead, rr_stats);
+  const auto via_query = fetch(PrometheusApi::kQuery, q_stats);
+  EXPECT_EQ(rr_stats.api, PrometheusApi::kRemoteRead);
+  EXPECT_GT(via_query.size(), 5000u);
+  EXPECT_EQ(via_remote_read.size(), via_query.size());
+  EXPECT_TRUE(via_remote_read == via_query);
+  // One request per chunk instead of one per chunk and metric.
+  EXPECT_EQ(rr_stats.requests, 3u);
+  EXPECT_EQ(q_stats.requests, 3u * kInventoryMetricNames.size());
 }
 
 TEST_F(PrometheusIntegration, FlagsAreChecked) {

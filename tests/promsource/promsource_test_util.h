@@ -29,13 +29,15 @@ class RecordingHandler final : public ExpositionHandler {
   std::vector<RecordedSample> samples;
 };
 
-// Answers each request with the next canned result; records the URLs asked for.
+// Answers each request with the next canned result; records the URLs (and requests) asked for.
 class ScriptedTransport final : public HttpTransport {
  public:
-  explicit ScriptedTransport(std::deque<TransportResult> script, std::vector<std::string>* urls)
-      : script_(std::move(script)), urls_(urls) {}
+  explicit ScriptedTransport(std::deque<TransportResult> script, std::vector<std::string>* urls,
+                             std::vector<HttpRequest>* requests = nullptr)
+      : script_(std::move(script)), urls_(urls), requests_(requests) {}
   TransportResult Send(const HttpRequest& request) override {
     if (urls_ != nullptr) urls_->push_back(request.url);
+    if (requests_ != nullptr) requests_->push_back(request);
     if (script_.empty()) return TransportResult{std::nullopt, TransportFailure::kOther, "no more"};
     TransportResult r = std::move(script_.front());
     script_.pop_front();
@@ -45,10 +47,34 @@ class ScriptedTransport final : public HttpTransport {
  private:
   std::deque<TransportResult> script_;
   std::vector<std::string>* urls_;
+  std::vector<HttpRequest>* requests_;
 };
 
-inline TransportResult Answer(long status, std::string body) {
-  return TransportResult{HttpResponse{status, std::move(body)}, TransportFailure::kNone, ""};
+inline TransportResult Answer(long status, std::string body, std::string content_type = "",
+                              std::string content_encoding = "") {
+  return TransportResult{
+      HttpResponse{status, std::move(body), std::move(content_type), std::move(content_encoding)},
+      TransportFailure::kNone, ""};
+}
+
+// Bytes from a hex string ("0a1b...", whitespace ignored).
+inline std::string FromHex(std::string_view hex) {
+  std::string out;
+  int hi = -1;
+  for (const char c : hex) {
+    int v = -1;
+    if (c >= '0' && c <= '9') v = c - '0';
+    if (c >= 'a' && c <= 'f') v = c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') v = c - 'A' + 10;
+    if (v < 0) continue;
+    if (hi < 0) {
+      hi = v;
+    } else {
+      out.push_back(static_cast<char>(hi * 16 + v));
+      hi = -1;
+    }
+  }
+  return out;
 }
 
 }  // namespace gpucost::promsource::testing
