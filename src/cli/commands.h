@@ -10,5 +10,6 @@ void AddVersionCommand(CLI::App& app, int& exit_code);
 void AddParseCommand(CLI::App& app, int& exit_code);
 void AddReportCommand(CLI::App& app, int& exit_code);
 void AddDemoCommand(CLI::App& app, int& exit_code);
+void AddSimulateCommand(CLI::App& app, int& exit_code);
 
 }  // namespace gpucost::cli
