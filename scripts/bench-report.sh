@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Whole `gpucost report` runs on generated clusters of 1, 10 and 100 nodes x 7 days (timestamped
-# kube-state-metrics + dcgm-exporter text written by bench/gen_cluster.cc). Times each run with
+# kube-state-metrics + dcgm-exporter text written by `gpucost simulate`, src/simulate/). Times each run with
 # /usr/bin/time -v (wall time, peak RSS), checks the output once (allocated + idle = cost, cost =
 # physical GPUs x price x hours, one row per namespace plus __idle__) and prints a table.
 # docs/perf.md ("Whole report runs") records results.
@@ -21,10 +21,9 @@ data="${DATA:-bench/data}"
 price=2.5
 if [ -z "${BUILD:-}" ]; then
   cmake --preset release >/dev/null
-  cmake --build --preset release --target gpucost gen_cluster
+  cmake --build --preset release --target gpucost
 fi
 gpucost="${GPUCOST:-$build/src/cli/gpucost}"
-gen="${GEN:-$build/bench/gen_cluster}"
 mkdir -p "$data"
 
 rows=()
@@ -35,7 +34,8 @@ for n in $nodes_list; do
   if [ ! -s "$file" ] || [ ! -s "$meta" ]; then
     echo "generating $file" >&2
     t0=$(date +%s.%N)
-    "$gen" --nodes "$n" --days "$days" --interval "$interval" --seed "$seed" --out "$file" 2>"$meta.tmp"
+    "$gpucost" simulate --nodes "$n" --duration "${days}d" --scrape-interval "${interval}s" \
+      --seed "$seed" --format prom --out "$file" 2>"$meta.tmp"
     t1=$(date +%s.%N)
     mv "$meta.tmp" "$meta"
     echo "  $(python3 -c "print(f'{$t1 - $t0:.1f}')") s" >&2

@@ -8,7 +8,7 @@ packages=(
   clang libclang-rt-14-dev            # libFuzzer and the sanitizer runtimes
   libgtest-dev libgmock-dev libbenchmark-dev
   zlib1g-dev libxxhash-dev libfmt-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
-  libcurl4-openssl-dev libssl-dev openssl
+  libcurl4-openssl-dev libssl-dev openssl libcpp-httplib-dev
   libprotobuf-dev protobuf-compiler libsnappy-dev   # remote read: protobuf + snappy
   prometheus                          # promtool and a real Prometheus for integration tests
   python3 time

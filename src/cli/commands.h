@@ -11,5 +11,6 @@ void AddParseCommand(CLI::App& app, int& exit_code);
 void AddReportCommand(CLI::App& app, int& exit_code);
 void AddDemoCommand(CLI::App& app, int& exit_code);
 void AddPricesCommand(CLI::App& app, int& exit_code);
+void AddSimulateCommand(CLI::App& app, int& exit_code);
 
 }  // namespace gpucost::cli

@@ -1,0 +1,35 @@
+// The GPU models `gpucost simulate` can put in a cluster: how dcgm-exporter and GPU Feature
+// Discovery name them, their memory, the cloud instance that usually carries them and, for
+// MIG-capable models, the MIG profile for each compute-slice count. Immutable; thread-safe.
+#pragma once
+
+#include <array>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpucost::simulate {
+
+struct GpuModelSpec {
+  std::string_view key;            // what --gpu-models names it by: "a100-80gb"
+  std::string_view model_name;     // dcgm-exporter `modelName`
+  std::string_view product;        // GFD `nvidia.com/gpu.product`
+  int memory_mib = 0;              // GFD `nvidia.com/gpu.memory`
+  int gpus_per_node = 8;           // of `instance_type`
+  std::string_view instance_type;  // `node.kubernetes.io/instance-type`
+  int cpus = 96;
+  // MIG profile by compute slices (index 1..7, "" where the model has no such profile); all
+  // empty for models without MIG.
+  std::array<std::string_view, 8> mig_profiles{};
+  bool mig_capable() const { return !mig_profiles[1].empty(); }
+};
+
+const std::vector<GpuModelSpec>& GpuModels();
+
+// nullptr when `key` names no model.
+const GpuModelSpec* FindGpuModel(std::string_view key);
+
+// "a100-80gb, h100-80gb, ..." for help and error messages.
+std::string GpuModelKeys();
+
+}  // namespace gpucost::simulate
