@@ -43,6 +43,8 @@ struct ReportFlags {
   std::string bill;
   bool bill_net = false;
   std::string format = "table";
+  bool step_given = false;  // --step on the command line (FOCUS charge periods)
+  std::string focus_provider = "gpucost";
   std::string cluster = "default";
   std::string team_labels = "pod:team,namespace:team";
   std::string staleness = "5m";
@@ -88,7 +90,20 @@ Status Run(const ReportFlags& flags) {
   GPUCOST_ASSIGN_OR_RETURN(settings.by, ParseDimensions(flags.by));
   GPUCOST_ASSIGN_OR_RETURN(settings.idle.policy, ParseIdlePolicy(flags.idle));
   GPUCOST_ASSIGN_OR_RETURN(settings.idle.scope, ParseIdleScope(flags.idle_scope));
-  GPUCOST_ASSIGN_OR_RETURN(OutputFormat format, ParseOutputFormat(flags.format));
+  const bool focus = flags.format == "focus";
+  OutputFormat format = OutputFormat::kTable;
+  if (!focus) {
+    auto parsed = ParseOutputFormat(flags.format);
+    if (!parsed.ok()) {
+      return Status::InvalidArgument(
+          StrCat("unknown output format \"", flags.format, "\" (expected table, csv, json, focus)"));
+    }
+    format = *parsed;
+  } else if (flags.accumulate) {
+    return Status::InvalidArgument(
+        "--accumulate does not apply to --format focus: its charge periods are UTC days, or the "
+        "--step buckets when --step is given");
+  }
   PriceOptions popts;
   popts.usd_per_gpu_hour = flags.price_per_gpu_hour;
   popts.prices_file = flags.prices;
@@ -158,6 +173,13 @@ Status Run(const ReportFlags& flags) {
   }
   if (timeline.window.empty()) return Status::InvalidArgument("the input covers no time");
   settings.window = timeline.window;
+  if (focus) {
+    GPUCOST_ASSIGN_OR_RETURN(FocusRun frun, RunFocusExport(timeline, price, settings,
+                                                           flags.step_given, flags.focus_provider));
+    PrintWarnings(timeline, frun.run.summary, flags.max_warnings);
+    WriteFocusCsv(frun.table, std::cout);
+    return Status::Ok();
+  }
   GPUCOST_ASSIGN_OR_RETURN(ReportRun run, RunReport(timeline, price, settings));
   PrintWarnings(timeline, run.summary, flags.max_warnings);
   Render(run.report, format, std::cout);
@@ -241,7 +263,13 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
                   "AWS Cost and Usage Report (legacy or 2.0, CSV or gzip): price nodes by their "
                   "billed instance-hours (docs/billing.md)");
   cmd->add_flag("--bill-net", f->bill_net, "With --bill: use the net (after-discount) columns");
-  cmd->add_option("--format", f->format, "table | csv | json")->capture_default_str();
+  cmd->add_option("--format", f->format,
+                  "table | csv | json | focus (FinOps FOCUS 1.3 Cost and Usage CSV, "
+                  "docs/focus.md)")
+      ->capture_default_str();
+  cmd->add_option("--focus-provider", f->focus_provider,
+                  "With --format focus: ServiceProviderName, InvoiceIssuerName and the like")
+      ->capture_default_str();
   cmd->add_option("--cluster", f->cluster, "Cluster name for series without a cluster label")
       ->capture_default_str();
   cmd->add_option("--team-labels", f->team_labels,
@@ -255,9 +283,10 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
   cmd->footer(
       "Nodes are priced by the price book (`gpucost prices` explains each node): overrides, rate "
       "card, built-in catalog by instance type, default rate. A node nothing prices has its money "
-      "reported as unknown (null), never as zero. Exit status: 0 on success, 2 on bad flags or "
-      "input.");
-  cmd->callback([f, &exit_code] {
+      "reported as unknown (null), never as zero; --format focus then fails, naming the nodes "
+      "without a price. Exit status: 0 on success, 2 on bad flags or input.");
+  cmd->callback([f, cmd, &exit_code] {
+    f->step_given = cmd->count("--step") > 0;
     const Status s = Run(*f);
     if (!s.ok()) {
       LogError(s.ToString());

@@ -1,13 +1,31 @@
 #include "cli/report_pipeline.h"
 
+#include <algorithm>
 #include <cmath>
+#include <span>
 
 #include "core/strings.h"
 
 namespace gpucost::cli {
+namespace {
+
+class TeeSink final : public CostSink {
+ public:
+  TeeSink(CostSink& a, CostSink& b) : a_(a), b_(b) {}
+  void Consume(std::span<const CostRecord> records) override {
+    a_.Consume(records);
+    b_.Consume(records);
+  }
+
+ private:
+  CostSink& a_;
+  CostSink& b_;
+};
+
+}  // namespace
 
 Result<ReportRun> RunReport(const LoadedTimeline& timeline, const PriceFn& price,
-                            const ReportSettings& settings) {
+                            const ReportSettings& settings, CostSink* also) {
   AggregatorOptions agg;
   agg.window = settings.window;
   agg.engine_step = settings.step;
@@ -21,8 +39,14 @@ Result<ReportRun> RunReport(const LoadedTimeline& timeline, const PriceFn& price
   options.step = settings.step;
   options.staleness = settings.staleness;
   ReportRun run;
-  GPUCOST_ASSIGN_OR_RETURN(run.summary,
-                           Attribute(timeline.inventory, timeline.usage, price, options, aggregator));
+  if (also != nullptr) {
+    TeeSink tee(aggregator, *also);
+    GPUCOST_ASSIGN_OR_RETURN(run.summary,
+                             Attribute(timeline.inventory, timeline.usage, price, options, tee));
+  } else {
+    GPUCOST_ASSIGN_OR_RETURN(
+        run.summary, Attribute(timeline.inventory, timeline.usage, price, options, aggregator));
+  }
   run.report = aggregator.Finish();
 
   // Conservation, end to end: what the report says the GPUs cost is what the nodes cost.
@@ -33,6 +57,31 @@ Result<ReportRun> RunReport(const LoadedTimeline& timeline, const PriceFn& price
                                    " USD != node GPU cost ", want, " USD"));
   }
   return run;
+}
+
+Result<FocusRun> RunFocusExport(const LoadedTimeline& timeline, const PriceFn& price,
+                                const ReportSettings& settings, bool per_step,
+                                std::string provider_name) {
+  FocusOptions fopts;
+  fopts.window = settings.window;
+  fopts.engine_step = settings.step;
+  fopts.per_step = per_step;
+  fopts.idle = settings.idle;
+  fopts.provider_name = std::move(provider_name);
+  GPUCOST_ASSIGN_OR_RETURN(FocusExporter exporter,
+                           FocusExporter::Create(timeline.inventory, price, fopts));
+  FocusRun out;
+  GPUCOST_ASSIGN_OR_RETURN(out.run, RunReport(timeline, price, settings, &exporter));
+  GPUCOST_ASSIGN_OR_RETURN(out.table, exporter.Finish());
+
+  // The FOCUS rows carry exactly the report's money: allocated plus idle.
+  const double want = out.run.report.totals.cost_usd;
+  const double got = out.table.effective_cost_usd;
+  if (std::isfinite(want) && std::fabs(got - want) > 1e-9 * std::max(1.0, std::fabs(want))) {
+    return Status::Internal(StrCat("FOCUS export: sum of EffectiveCost ", got,
+                                   " USD != report cost ", want, " USD"));
+  }
+  return out;
 }
 
 }  // namespace gpucost::cli

@@ -10,6 +10,7 @@
 #include "inventory/inventory_builder.h"
 #include "model/price.h"
 #include "report/aggregator.h"
+#include "report/focus_export.h"
 #include "report/report.h"
 
 namespace gpucost::cli {
@@ -30,7 +31,21 @@ struct ReportRun {
 
 // Runs the engine over `timeline` and aggregates. Fails if Σ allocated + Σ idle differs from the
 // nodes' GPU cost by more than 1e-9 relative (an internal error: it should never happen).
+// `also`, when given, receives every record too (the same engine run).
 Result<ReportRun> RunReport(const LoadedTimeline& timeline, const PriceFn& price,
-                            const ReportSettings& settings);
+                            const ReportSettings& settings, CostSink* also = nullptr);
+
+struct FocusRun {
+  FocusTable table;  // points into `timeline`, which must outlive it
+  ReportRun run;
+};
+
+// `gpucost report --format focus`: one engine run feeds both the report and the FOCUS exporter
+// (docs/focus.md). Charge periods are the --step buckets when `per_step`, else UTC days. Fails
+// naming the nodes without a price, and (internally) if Σ EffectiveCost differs from the
+// report's cost by more than 1e-9 relative.
+Result<FocusRun> RunFocusExport(const LoadedTimeline& timeline, const PriceFn& price,
+                                const ReportSettings& settings, bool per_step,
+                                std::string provider_name);
 
 }  // namespace gpucost::cli
