@@ -223,7 +223,8 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->footer(
       "Without a price (--price-per-gpu-hour or --prices), money is reported as unknown (null), "
-      "never as zero; --format focus then fails, naming the nodes without a price. Exit status: 0 on success, 2 on bad flags or input.");
+      "never as zero; --format focus then fails, naming the nodes without a price. Exit status: "
+      "0 on success, 2 on bad flags or input.");
   cmd->callback([f, cmd, &exit_code] {
     f->step_given = cmd->count("--step") > 0;
     const Status s = Run(*f);
