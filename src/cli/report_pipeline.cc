@@ -70,8 +70,11 @@ Result<FocusRun> RunFocusExport(const LoadedTimeline& timeline, const PriceFn& p
   fopts.provider_name = std::move(provider_name);
   GPUCOST_ASSIGN_OR_RETURN(FocusExporter exporter,
                            FocusExporter::Create(timeline.inventory, price, fopts));
+  // The report beside the export only supplies the cost to check against: one bucket will do.
+  ReportSettings report_settings = settings;
+  report_settings.accumulate = true;
   FocusRun out;
-  GPUCOST_ASSIGN_OR_RETURN(out.run, RunReport(timeline, price, settings, &exporter));
+  GPUCOST_ASSIGN_OR_RETURN(out.run, RunReport(timeline, price, report_settings, &exporter));
   GPUCOST_ASSIGN_OR_RETURN(out.table, exporter.Finish());
 
   // The FOCUS rows carry exactly the report's money: allocated plus idle.

@@ -126,7 +126,6 @@ void FocusExporter::Add(const CostRecord& r, NodeIndex node, int64_t bucket, uin
       c.period_end = std::min(c.period_end, step_start + options_.engine_step);
     }
     charges_.push_back(std::move(c));
-    keys_.push_back(key);
   }
   FocusCharge& c = charges_[it->second];
   c.held_gpu_hours += r.gpu_hours * hours_f;

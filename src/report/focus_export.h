@@ -117,7 +117,6 @@ class FocusExporter final : public CostSink {
   std::vector<bool> slurm_node_;
   std::unordered_map<Key, uint32_t, KeyHash> index_;
   std::vector<FocusCharge> charges_;
-  std::vector<Key> keys_;
   std::vector<bool> unpriced_;  // per node
 };
 

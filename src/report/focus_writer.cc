@@ -168,6 +168,8 @@ std::string_view PricingCategory(PriceSource s) {
   }
 }
 
+constexpr std::string_view kNodeLabelPrefix = "node-label/";
+
 // Generator-defined tags carry the "gpucost/" prefix (docs/focus.md "Tags").
 std::vector<std::pair<std::string, std::string>> NodeTags(const Node& node) {
   std::vector<std::pair<std::string, std::string>> kv;
@@ -179,7 +181,19 @@ std::vector<std::pair<std::string, std::string>> NodeTags(const Node& node) {
   add("gpu-model", node.gpu_model);
   add("instance-type", node.instance_type);
   add("node", node.name);
+  // Node labels: a second user-defined tag scheme, so under its own prefix.
+  for (const Label& l : node.labels) {
+    if (!l.value.empty()) kv.emplace_back(StrCat(kNodeLabelPrefix, l.name), JsonString(l.value));
+  }
   return kv;
+}
+
+bool HasReservedPrefix(std::string_view key) {
+  for (std::string_view p : {std::string_view("gpucost/"), std::string_view("slurm/"),
+                             kNodeLabelPrefix}) {
+    if (key.substr(0, p.size()) == p) return true;
+  }
+  return false;
 }
 
 std::vector<std::pair<std::string, std::string>> HolderTags(
@@ -202,9 +216,16 @@ std::vector<std::pair<std::string, std::string>> HolderTags(
   add("gpucost/team", h.team);
   add("gpucost/workload", h.workload);
   add("gpucost/workload-kind", h.workload_kind);
-  // Pod labels are user-defined tags under their own keys; Slurm job fields are generator
-  // defined, under "slurm/".
-  for (const Label& l : h.labels) add(slurm ? StrCat("slurm/", l.name) : l.name, l.value);
+  // Pod labels are user-defined tags under their own keys (those that would look like one of
+  // gpucost's reserved prefixes are left out); Slurm job fields are generator defined, under
+  // "slurm/".
+  for (const Label& l : h.labels) {
+    if (slurm) {
+      add(StrCat("slurm/", l.name), l.value);
+    } else if (!HasReservedPrefix(l.name)) {
+      add(l.name, l.value);
+    }
+  }
   return kv;
 }
 

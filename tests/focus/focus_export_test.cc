@@ -31,6 +31,7 @@ Node MakeNode(std::string name, int gpus, std::string instance_type, std::string
   n.region = "us-east-1";
   n.zone = "us-east-1a";
   n.provider_id = std::move(provider_id);
+  n.labels = LabelSet{{"pool", "gpu-a"}};
   return n;
 }
 
@@ -55,7 +56,8 @@ HolderIndex AddHolder(LoadedTimeline& t, std::string ns, std::string pod, std::s
   h.workload = h.pod.substr(0, h.pod.find('-'));
   h.workload_kind = "StatefulSet";
   h.team = std::move(team);
-  h.labels = LabelSet{{"app", h.workload}};
+  // A pod label under a prefix gpucost reserves for its own tags must not reach the export.
+  h.labels = LabelSet{{"app", h.workload}, {"gpucost/spoof", "1"}};
   t.inventory.holders.push_back(h);
   return static_cast<HolderIndex>(t.inventory.holders.size() - 1);
 }
@@ -218,6 +220,11 @@ TEST(FocusExport, WindowAcrossPriceChangesIsPricedOnEachSide) {
   EXPECT_EQ(tags["gpucost/namespace"], "a");
   EXPECT_EQ(tags["gpucost/workload"], "train");
   EXPECT_EQ(tags["app"], "train");
+  EXPECT_FALSE(tags.contains("gpucost/spoof"));
+  const auto node_tags = nlohmann::json::parse(t.Str(june, "Tags"));
+  EXPECT_EQ(node_tags["node-label/pool"], "gpu-a");
+  EXPECT_EQ(node_tags["gpucost/instance-type"], "p4d.24xlarge");
+  EXPECT_EQ(node_tags["gpucost/capacity-type"], "on_demand");
   // No usage samples: the utilization-weighted columns are unknown, not zero.
   EXPECT_FALSE(t.At(june, "x_UtilizedCost").has_value());
   EXPECT_FALSE(t.At(june, "x_Utilization").has_value());
@@ -302,7 +309,10 @@ TEST(FocusValidator, CatchesViolations) {
     for (const auto& row : tab.rows) {
       for (size_t i = 0; i < row.size(); ++i) {
         if (i) out += ',';
-        if (row[i]) out += '"' + std::regex_replace(*row[i], std::regex("\""), "\"\"") + '"';
+        if (!row[i]) continue;
+        out += '"';
+        for (char ch : *row[i]) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+        out += '"';
       }
       out += '\n';
     }

@@ -4,11 +4,12 @@
 // Validate() returns every violation, each naming the row (1 = first data row) and column.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
+#include <ctime>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <regex>
 #include <set>
 #include <string>
 #include <string_view>
@@ -211,31 +212,65 @@ inline const std::map<std::string, std::string>& ComputeSubcategories() {
   return kSub;
 }
 
-inline bool IsDecimal(const std::string& s) {
-  static const std::regex kRe("-?(0|[1-9][0-9]*)(\\.[0-9]+)?");
-  return std::regex_match(s, kRe);
+// Hand-written matchers (no std::regex: GCC 12 warns inside it at -O1, and CI builds with -Werror).
+inline bool AllDigits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+inline bool IsUpper(char c) { return c >= 'A' && c <= 'Z'; }
+inline bool IsAlpha(char c) { return IsUpper(c) || (c >= 'a' && c <= 'z'); }
+inline bool IsAlnum(char c) { return IsAlpha(c) || (c >= '0' && c <= '9'); }
+
+// NumericFormat: -?(0|[1-9][0-9]*)(\.[0-9]+)? : no "+", exponent, commas or fractions.
+inline bool IsDecimal(std::string_view s) {
+  if (!s.empty() && s[0] == '-') s.remove_prefix(1);
+  const size_t dot = s.find('.');
+  const std::string_view whole = s.substr(0, dot);
+  if (!AllDigits(whole) || (whole.size() > 1 && whole[0] == '0')) return false;
+  return dot == std::string_view::npos || AllDigits(s.substr(dot + 1));
 }
 
-inline bool IsDateTime(const std::string& s) {
-  static const std::regex kRe("([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})Z");
-  std::smatch m;
-  if (!std::regex_match(s, m, kRe)) return false;
-  const int mo = std::stoi(m[2]), d = std::stoi(m[3]), h = std::stoi(m[4]), mi = std::stoi(m[5]),
-            se = std::stoi(m[6]);
-  return mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h <= 23 && mi <= 59 && se <= 59;
+// DateTimeFormat: YYYY-MM-DDTHH:mm:ssZ with a valid calendar date and time.
+inline bool IsDateTime(std::string_view s) {
+  if (s.size() != 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' ||
+      s[16] != ':' || s[19] != 'Z') {
+    return false;
+  }
+  for (size_t i : {0, 5, 8, 11, 14, 17}) {
+    if (!AllDigits(s.substr(i, i == 0 ? 4 : 2))) return false;
+  }
+  const int y = std::stoi(std::string(s.substr(0, 4))), mo = std::stoi(std::string(s.substr(5, 2)));
+  const int d = std::stoi(std::string(s.substr(8, 2))), h = std::stoi(std::string(s.substr(11, 2)));
+  const int mi = std::stoi(std::string(s.substr(14, 2)));
+  const int se = std::stoi(std::string(s.substr(17, 2)));
+  static const int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  if (mo < 1 || mo > 12) return false;
+  const int month_days = kDays[mo - 1] + (mo == 2 && leap ? 1 : 0);
+  return d >= 1 && d <= month_days && h <= 23 && mi <= 59 && se <= 59;
+}
+
+inline bool IsCurrencyCode(std::string_view s) {
+  return s.size() == 3 && IsUpper(s[0]) && IsUpper(s[1]) && IsUpper(s[2]);
+}
+
+// A custom column ID: x_ then PascalCase alphanumerics.
+inline bool IsCustomColumnId(std::string_view s) {
+  if (s.size() < 3 || s.substr(0, 2) != "x_" || !IsUpper(s[2])) return false;
+  return std::all_of(s.begin() + 2, s.end(), IsAlnum);
 }
 
 // UnitFormat: base units capitalized, compound units joined by "-" ("GB-Hours"), the time unit
 // one of the allowed names.
-inline bool IsUnit(const std::string& s) {
-  static const std::set<std::string> kTime = {
+inline bool IsUnit(std::string_view s) {
+  static const std::set<std::string, std::less<>> kTime = {
       "Year", "Years", "Month", "Months", "Day", "Days", "Hour", "Hours", "Minute", "Minutes",
       "Second", "Seconds", "Millisecond", "Milliseconds", "Microsecond", "Microseconds"};
-  static const std::regex kBase("[A-Z][A-Za-z]*");
+  const auto base = [](std::string_view b) {
+    return !b.empty() && IsUpper(b[0]) && std::all_of(b.begin(), b.end(), IsAlpha);
+  };
   const size_t dash = s.find('-');
-  if (dash == std::string::npos) return std::regex_match(s, kBase);
-  const std::string a = s.substr(0, dash), b = s.substr(dash + 1);
-  return std::regex_match(a, kBase) && kTime.count(b) > 0;
+  if (dash == std::string_view::npos) return base(s);
+  return base(s.substr(0, dash)) && kTime.count(s.substr(dash + 1)) > 0;
 }
 
 // Seconds since the epoch of a validated date/time, for ordering checks.
@@ -292,8 +327,7 @@ inline Report Validate(const std::string& csv) {
     if (!seen.insert(h).second) rep.violations.push_back("header: duplicate column " + h);
     if (h.rfind("x_", 0) == 0) {
       custom_started = true;
-      static const std::regex kPascal("x_[A-Z][A-Za-z0-9]*");
-      if (!std::regex_match(h, kPascal)) {
+      if (!IsCustomColumnId(h)) {
         rep.violations.push_back("header: custom column " + h + " is not x_PascalCase");
       }
     } else if (focus_names.count(h) == 0) {
@@ -349,7 +383,7 @@ inline Report Validate(const std::string& csv) {
           std::find(c.allowed.begin(), c.allowed.end(), *v) == c.allowed.end()) {
         bad(r, c.name, "not an allowed value: " + *v);
       }
-      if (c.currency && !std::regex_match(*v, std::regex("[A-Z]{3}"))) {
+      if (c.currency && !IsCurrencyCode(*v)) {
         bad(r, c.name, "not an ISO 4217 code: " + *v);
       }
       if (c.unit && !IsUnit(*v)) bad(r, c.name, "not in UnitFormat: " + *v);
