@@ -57,18 +57,16 @@ Result<std::string> TzForSetting(const std::string& time_zone) {
   if (name == "local") return std::string();
   if (name == "UTC") return std::string("UTC0");
   if (name.front() == '+' || name.front() == '-') {
-    // POSIX TZ offsets count west of UTC: "+02:00" is "<+0200>-02:00".
-    const std::string_view body = std::string_view(name).substr(1);
-    std::string hhmm;
-    if (body.size() <= 2) {
-      hhmm = StrCat(body, ":00");
-    } else if (body.size() == 4) {
-      hhmm = StrCat(body.substr(0, 2), ":", body.substr(2));
-    } else {
-      hhmm = std::string(body);
+    // POSIX TZ offsets count west of UTC: "+02:00" is "<+0200>-02:00". The setting was
+    // validated by LocalTimeZone::Make: "+H", "+HH", "+HHMM" or "+HH:MM".
+    std::string digits;
+    for (char c : std::string_view(name).substr(1)) {
+      if (c != ':') digits += c;
     }
-    return StrCat("<", name.front(), hhmm.substr(0, 2), hhmm.substr(3), ">",
-                  name.front() == '+' ? "-" : "+", hhmm);
+    if (digits.size() <= 2) digits += "00";
+    if (digits.size() == 3) digits.insert(digits.begin(), '0');
+    const std::string hh = digits.substr(0, 2), mm = digits.substr(2, 2);
+    return StrCat("<", name.front(), hh, mm, ">", name.front() == '+' ? "-" : "+", hh, ":", mm);
   }
   return name;
 }
