@@ -61,6 +61,7 @@ Result<UsageIndex> UsageIndex::Build(const Usage& usage) {
     }
     if (h.gpu_instance_id != -1) continue;  // per-holder data is used on whole GPUs only
     index.holders_.emplace(HolderKey(h.holder, h.node, h.gpu_uuid), static_cast<int32_t>(i));
+    index.any_gpu_holders_ |= h.gpu_uuid.empty() && h.node == kNoIndex;
   }
   return index;
 }
@@ -82,6 +83,11 @@ int32_t UsageIndex::FindHolder(HolderIndex holder, NodeIndex node,
   }
   if (auto it = holders_.find(HolderKey(holder, kNoIndex, gpu_uuid)); it != holders_.end()) {
     return it->second;
+  }
+  if (any_gpu_holders_) {
+    if (auto it = holders_.find(HolderKey(holder, kNoIndex, "")); it != holders_.end()) {
+      return it->second;
+    }
   }
   return -1;
 }

@@ -63,12 +63,14 @@ class UsageIndex {
 
   // Index into usage.devices, or -1. A series with no node matches any node.
   int32_t FindDevice(NodeIndex node, std::string_view gpu_uuid, int gpu_instance_id) const;
-  // Index into usage.holders of the holder's whole-GPU series on that GPU, or -1.
+  // Index into usage.holders of the holder's whole-GPU series on that GPU, else of its series
+  // with no node and no GPU (its activity on every whole GPU it holds), or -1.
   int32_t FindHolder(HolderIndex holder, NodeIndex node, std::string_view gpu_uuid) const;
 
  private:
   std::unordered_map<std::string, int32_t> devices_;
   std::unordered_map<std::string, int32_t> holders_;
+  bool any_gpu_holders_ = false;  // some holder series names no GPU
 };
 
 }  // namespace gpucost::attribution

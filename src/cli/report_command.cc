@@ -16,6 +16,7 @@
 #include "promsource/auth.h"
 #include "promsource/prometheus_source.h"
 #include "report/render.h"
+#include "slurm/sacct_runner.h"
 #include "slurm/slurm_timeline.h"
 
 namespace gpucost::cli {
@@ -53,6 +54,11 @@ struct ReportFlags {
   std::string slurm_time_zone = "local";
   int slurm_gpus_per_node = 0;
   std::string slurm_gpu_model;
+  bool slurm = false;
+  std::string slurm_sacct_bin = "sacct";
+  std::string slurm_clusters;
+  std::string slurm_billing_weights;
+  bool slurm_billing_max_tres = false;
 };
 
 void PrintWarnings(const LoadedTimeline& timeline, const AttributionSummary& summary, int max) {
@@ -119,9 +125,16 @@ Status Run(const ReportFlags& flags) {
     return Status::InvalidArgument("--prometheus needs --window");
   }
   const bool kubernetes = !flags.inputs.empty() || !flags.prometheus.empty();
-  if (!kubernetes && flags.slurm_sacct.empty()) {
+  const bool slurm = flags.slurm || !flags.slurm_sacct.empty();
+  if (!kubernetes && !slurm) {
     return Status::InvalidArgument(
-        "nothing to attribute: give --input or --prometheus and/or --slurm-sacct");
+        "nothing to attribute: give --input or --prometheus and/or --slurm-sacct or --slurm");
+  }
+  if (flags.slurm && !flags.slurm_sacct.empty()) {
+    return Status::InvalidArgument("give either --slurm or --slurm-sacct, not both");
+  }
+  if (flags.slurm && !kubernetes && !topts.window) {
+    return Status::InvalidArgument("--slurm needs --window (or --input to take the window from)");
   }
   LoadedTimeline timeline;
   if (!flags.inputs.empty()) {
@@ -155,20 +168,39 @@ Status Run(const ReportFlags& flags) {
       return Status::InvalidArgument("Prometheus returned no samples for the window");
     }
   }
-  if (!flags.slurm_sacct.empty()) {
+  if (slurm) {
     slurm::SlurmOptions sopts;
     sopts.cluster = flags.cluster;
     sopts.format.time_zone = flags.slurm_time_zone;
     sopts.default_gpus_per_node = flags.slurm_gpus_per_node;
     sopts.default_gpu_model = flags.slurm_gpu_model;
+    sopts.usage_sample_interval = std::min(settings.step, staleness);
+    if (!flags.slurm_billing_weights.empty()) {
+      GPUCOST_ASSIGN_OR_RETURN(sopts.billing, slurm::LoadBillingWeights(flags.slurm_billing_weights));
+      sopts.billing->max_tres = sopts.billing->max_tres || flags.slurm_billing_max_tres;
+    }
     // With Kubernetes input too, both timelines are attributed over the same window.
     sopts.window =
         kubernetes ? std::optional<Window>(timeline.window) : topts.window;
-    GPUCOST_ASSIGN_OR_RETURN(slurm::SlurmTimeline slurm, slurm::LoadSacct(flags.slurm_sacct, sopts));
-    if (!kubernetes) {
-      timeline = slurm::ToLoadedTimeline(std::move(slurm));
+    slurm::SlurmTimeline piece;
+    if (flags.slurm) {
+      slurm::SacctRunOptions run;
+      run.binary = flags.slurm_sacct_bin;
+      run.window = *sopts.window;
+      run.time_zone = flags.slurm_time_zone;
+      for (std::string_view c : Split(flags.slurm_clusters, ',')) {
+        if (!Trim(c).empty()) run.clusters.emplace_back(Trim(c));
+      }
+      GPUCOST_ASSIGN_OR_RETURN(std::string text, slurm::RunSacct(run));
+      sopts.format.fields = slurm::SacctFields();
+      GPUCOST_ASSIGN_OR_RETURN(piece, slurm::LoadSacctText(text, sopts, "sacct"));
     } else {
-      slurm::MergeSlurmTimeline(timeline, std::move(slurm));
+      GPUCOST_ASSIGN_OR_RETURN(piece, slurm::LoadSacct(flags.slurm_sacct, sopts));
+    }
+    if (!kubernetes) {
+      timeline = slurm::ToLoadedTimeline(std::move(piece));
+    } else {
+      slurm::MergeSlurmTimeline(timeline, std::move(piece), flags.cluster);
     }
   }
   if (timeline.window.empty()) return Status::InvalidArgument("the input covers no time");
@@ -232,6 +264,18 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--slurm-sacct", f->slurm_sacct,
                   "Slurm accounting: `sacct --parsable2` output with a header line (- is stdin); "
                   "with --input, both clusters are attributed together");
+  cmd->add_flag("--slurm", f->slurm,
+                "Run sacct for the window (all users, all states) instead of reading a file");
+  cmd->add_option("--slurm-sacct-bin", f->slurm_sacct_bin, "The sacct program run by --slurm")
+      ->capture_default_str();
+  cmd->add_option("--slurm-clusters", f->slurm_clusters,
+                  "With --slurm: clusters to ask sacct for (--clusters), comma-separated");
+  cmd->add_option("--slurm-billing-weights", f->slurm_billing_weights,
+                  "`scontrol show partition` output (or slurm.conf PartitionName lines): "
+                  "recompute each job's billing TRES from its partition's TRESBillingWeights");
+  cmd->add_flag("--slurm-billing-max-tres", f->slurm_billing_max_tres,
+                "Billing as with PriorityFlags=MAX_TRES (also read from a PriorityFlags line "
+                "in the weights file)");
   cmd->add_option("--slurm-time-zone", f->slurm_time_zone,
                   "Time zone of sacct's times: local, UTC, +02:00 or an IANA name")
       ->capture_default_str();

@@ -68,6 +68,8 @@ void BuildNodesAndUnits(Assembly& a);
 void BuildHoldersAndHoldings(Assembly& a);
 // Device and per-holder activity series (usage_assembly.cc).
 void BuildUsage(Assembly& a);
+// Units dcgm-exporter labelled with an hpc_job, and when (usage_assembly.cc).
+std::vector<DeviceJob> BuildDeviceJobs(Assembly& a);
 
 // Whether dcgm pod labels from `direct` pod/namespace labels are to be trusted.
 inline bool TrustPodLabels(const Assembly& a, bool from_direct) {

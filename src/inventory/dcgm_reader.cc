@@ -156,6 +156,11 @@ bool DcgmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& 
     data_.pod_labels[DcgmPodLabelKey{dev, pod, !vgpu.empty(), from_direct}].Add(t_ms, 1);
   }
 
+  // HPC job mapping: one series copy per job listed for the device (dcgm-exporter hpc.go).
+  if (const std::string_view job = Trim(LabelValue(s, "hpc_job")); !job.empty()) {
+    data_.hpc_jobs[DcgmHpcJobKey{dev, std::string(job)}].Add(t_ms, 1);
+  }
+
   MetricInfo info{};
   if (!UsageMetricOf(s.name, info)) return true;
   // GPU_UTIL is not supported on MIG instances and reads 0 there (dcgm-exporter #216).
@@ -180,6 +185,7 @@ void DcgmReader::Finish() {
   for (auto& [k, d] : data_.devices) d.seen.Finish();
   for (auto& [k, u] : data_.usage) u.points.Finish();
   for (auto& [k, p] : data_.pod_labels) p.Finish();
+  for (auto& [k, p] : data_.hpc_jobs) p.Finish();
 }
 
 }  // namespace gpucost

@@ -73,8 +73,15 @@ enum class DcgmPodLabels : uint8_t {
   kExported,  // only exported_pod/exported_namespace/exported_container
 };
 
+struct DcgmHpcJobKey {
+  DeviceKey device;
+  std::string job;
+  auto operator<=>(const DcgmHpcJobKey&) const = default;
+};
+
 struct DcgmData {
   std::map<DeviceKey, DcgmDevice> devices;
+  std::map<DcgmHpcJobKey, PresenceSeries> hpc_jobs;  // hpc_job label per device, over time
   std::map<DcgmUsageKey, DcgmUsageSeries> usage;
   std::map<DcgmPodLabelKey, PresenceSeries> pod_labels;
   bool saw_exported_labels = false;

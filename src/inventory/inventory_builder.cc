@@ -81,6 +81,7 @@ Result<LoadedTimeline> InventoryBuilder::Build() {
   BuildNodesAndUnits(a);
   BuildHoldersAndHoldings(a);
   BuildUsage(a);
+  out.device_jobs = BuildDeviceJobs(a);
 
   for (GpuUnit& u : a.inventory.units) {
     if (u.present.empty()) continue;

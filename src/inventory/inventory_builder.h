@@ -44,6 +44,15 @@ struct TimelineOptions {
   int hami_device_split_count = 10;
 };
 
+// A job id dcgm-exporter put on a device's series (`hpc_job` label, from its
+// --hpc-job-mapping-dir files), and when: which HPC (Slurm) job ran on which unit.
+struct DeviceJob {
+  NodeIndex node = kNoIndex;
+  UnitIndex unit = kNoIndex;
+  std::string job;                // as the mapping file wrote it
+  std::vector<Interval> present;  // when series carried the label, clipped to the window
+};
+
 struct LoadedTimeline {
   Inventory inventory;
   Usage usage;
@@ -52,6 +61,7 @@ struct LoadedTimeline {
   std::vector<InputWarning> warnings;
   uint64_t samples = 0;       // samples read
   uint64_t parse_errors = 0;  // malformed lines skipped
+  std::vector<DeviceJob> device_jobs;  // dcgm hpc_job labels, for the Slurm source to match
 };
 
 class InventoryBuilder final : public ExpositionHandler {

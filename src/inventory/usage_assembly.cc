@@ -179,3 +179,26 @@ void BuildUsage(Assembly& a) {
 }
 
 }  // namespace gpucost
+
+namespace gpucost {
+
+std::vector<DeviceJob> BuildDeviceJobs(Assembly& a) {
+  std::vector<DeviceJob> out;
+  for (const auto& [key, series] : a.dcgm.hpc_jobs) {
+    const DeviceKey& dev = key.device;
+    auto host = a.host_to_node.find({dev.cluster, dev.host});
+    if (host == a.host_to_node.end()) continue;
+    const NodeIndex node = a.node_index.at(host->second);
+    auto unit = a.unit_by_device.find({node, dev.uuid, dev.gpu_instance_id});
+    if (unit == a.unit_by_device.end()) continue;
+    DeviceJob j;
+    j.node = node;
+    j.unit = unit->second;
+    j.job = key.job;
+    j.present = ClipIntervals(PresentIntervals(series, a.presence), a.window);
+    if (!j.present.empty()) out.push_back(std::move(j));
+  }
+  return out;
+}
+
+}  // namespace gpucost

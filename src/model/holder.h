@@ -2,6 +2,7 @@
 // node, and when (DESIGN.md "Holders" and "Share"). Plain value types.
 #pragma once
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct Holder {
   std::string workload_kind;   // Deployment, StatefulSet, DaemonSet, Job, CronJob, Pod, SlurmJob
   std::string team;
   LabelSet labels;             // allow-listed pod labels (namespace labels fill gaps), dotted keys
+  // Slurm: the job's billing TRES per GPU-equivalent hour it holds (billing / the job's GPU
+  // equivalents), so that a record's billing units are its gpu_hours times this. NaN: none.
+  double billing_per_gpu_hour = NAN;
 };
 
 // What a holding asks for when no device assignment is known.

@@ -25,7 +25,9 @@ struct DeviceSeries {
 };
 
 // A holder's own part of a device's activity, in units of the whole device (0..1), measured per
-// process. Preferred over the even split of a shared GPU's activity.
+// process. Preferred over the even split of a shared GPU's activity. A series with no node and
+// an empty gpu_uuid is the holder's activity on each whole GPU it holds (a job-level measure such
+// as Slurm's gres/gpuutil).
 struct HolderDeviceSeries {
   HolderIndex holder = kNoIndex;
   NodeIndex node = kNoIndex;

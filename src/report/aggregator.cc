@@ -128,7 +128,7 @@ void Aggregator::Consume(std::span<const CostRecord> records) {
     if (r.is_idle()) {
       cell.acc.AddIdle(r);
     } else {
-      cell.acc.AddHolder(r);
+      cell.acc.AddHolder(r, inventory_->holders[r.holder].billing_per_gpu_hour);
       if (count_holders &&
           holder_seen_.insert({bucket, (static_cast<uint64_t>(info.scope) << 32) | r.holder})
               .second) {
@@ -192,6 +192,7 @@ Report Aggregator::Finish() const {
       SumColumn(rows, [](const ReportRow& r) { return r.unmeasured_gpu_hours; });
   t.unpriced_gpu_hours = SumColumn(rows, [](const ReportRow& r) { return r.unpriced_gpu_hours; });
   t.activity_gpu_hours = SumColumn(rows, [](const ReportRow& r) { return r.activity_gpu_hours; });
+  t.billing_units = SumColumn(rows, [](const ReportRow& r) { return r.billing_units; });
   if (rows.empty())
     t.gpu_hours = t.unmeasured_gpu_hours = t.unpriced_gpu_hours = t.activity_gpu_hours = 0;
   // Idle received is already inside the holders' allocated, so only unshared idle is added.

@@ -5,6 +5,7 @@
 //   for (const MetricColumn& c : kMetricColumns) { c.name; row.*c.row; totals.*c.total; }
 #pragma once
 
+#include <cmath>
 #include <string_view>
 
 #include "report/report.h"
@@ -19,7 +20,15 @@ struct MetricColumn {
   double ReportRow::*row;
   double ReportTotals::*total;
   bool in_table;  // activity hours stay in the machine formats only
+  // Printed only when the totals have a value (Slurm billing units): reports without it keep
+  // their columns.
+  bool only_when_present = false;
 };
+
+// Whether column `c` appears in a report with these totals.
+inline bool ColumnShown(const MetricColumn& c, const ReportTotals& totals) {
+  return !c.only_when_present || !std::isnan(totals.*c.total);
+}
 
 inline constexpr MetricColumn kMetricColumns[] = {
     {"gpu_hours", ColumnKind::kHours, &ReportRow::gpu_hours, &ReportTotals::gpu_hours, true},
@@ -37,6 +46,8 @@ inline constexpr MetricColumn kMetricColumns[] = {
      &ReportTotals::unpriced_gpu_hours, true},
     {"activity_gpu_hours", ColumnKind::kHours, &ReportRow::activity_gpu_hours,
      &ReportTotals::activity_gpu_hours, false},
+    {"billing_units", ColumnKind::kHours, &ReportRow::billing_units, &ReportTotals::billing_units,
+     true, true},
 };
 
 inline constexpr std::string_view kStartColumn = "start";

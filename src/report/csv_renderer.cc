@@ -41,6 +41,7 @@ void RenderCsv(const Report& report, std::ostream& out) {
     out << kEndColumn;
   }
   for (const MetricColumn& c : kMetricColumns) {
+    if (!ColumnShown(c, report.totals)) continue;
     sep();
     out << c.name;
   }
@@ -61,6 +62,7 @@ void RenderCsv(const Report& report, std::ostream& out) {
       out << FormatRfc3339(row.end);
     }
     for (const MetricColumn& c : kMetricColumns) {
+      if (!ColumnShown(c, report.totals)) continue;
       sep();
       const double v = row.*c.row;
       if (!std::isnan(v)) out << FormatDouble(v);  // null: empty field

@@ -45,7 +45,9 @@ void RenderJson(const Report& report, std::ostream& out) {
       r["start"] = FormatRfc3339(row.start);
       r["end"] = FormatRfc3339(row.end);
     }
-    for (const MetricColumn& c : kMetricColumns) r[std::string(c.name)] = Number(row.*c.row);
+    for (const MetricColumn& c : kMetricColumns) {
+      if (ColumnShown(c, report.totals)) r[std::string(c.name)] = Number(row.*c.row);
+    }
     r["estimated"] = row.estimated;
     r["oversubscribed"] = row.oversubscribed;
     rows.push_back(std::move(r));
@@ -54,7 +56,9 @@ void RenderJson(const Report& report, std::ostream& out) {
 
   const ReportTotals& t = report.totals;
   Json totals = Json::object();
-  for (const MetricColumn& c : kMetricColumns) totals[std::string(c.name)] = Number(t.*c.total);
+  for (const MetricColumn& c : kMetricColumns) {
+    if (ColumnShown(c, t)) totals[std::string(c.name)] = Number(t.*c.total);
+  }
   totals[std::string(kCostColumn)] = Number(t.cost_usd);
   totals["estimated"] = t.estimated;
   totals["oversubscribed"] = t.oversubscribed;

@@ -56,6 +56,7 @@ struct ReportRow {
   double unmeasured_gpu_hours = 0;
   double unpriced_gpu_hours = 0;  // hours on nodes whose price is unknown
   double activity_gpu_hours = 0;  // measured activity in GPU-equivalent hours
+  double billing_units = NAN;     // Slurm billing TRES x hours held; null without Slurm billing
   bool estimated = false;
   bool oversubscribed = false;
 };
@@ -72,6 +73,7 @@ struct ReportTotals {
   double unmeasured_gpu_hours = 0;
   double unpriced_gpu_hours = 0;
   double activity_gpu_hours = 0;
+  double billing_units = NAN;
   bool estimated = false;
   bool oversubscribed = false;
   bool prices_known = true;  // false: some capacity had no price; money covers the rest

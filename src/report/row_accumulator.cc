@@ -5,8 +5,12 @@
 
 namespace gpucost {
 
-void RowAccumulator::AddHolder(const CostRecord& r) {
+void RowAccumulator::AddHolder(const CostRecord& r, double billing_per_gpu_hour) {
   (r.price_known ? priced_hours_ : unpriced_hours_).Add(r.gpu_hours);
+  if (std::isfinite(billing_per_gpu_hour)) {
+    billing_.Add(r.gpu_hours * billing_per_gpu_hour);
+    has_billing_ = true;
+  }
   unmeasured_hours_.Add(r.unmeasured_gpu_hours);
   estimated_ = estimated_ || r.estimated;
   oversubscribed_ = oversubscribed_ || r.oversubscribed;
@@ -60,6 +64,8 @@ void RowAccumulator::Merge(const RowAccumulator& o) {
   measured_allocated_.Add(o.measured_allocated_);
   effective_.Add(o.effective_);
   idle_.Add(o.idle_);
+  billing_.Add(o.billing_);
+  has_billing_ = has_billing_ || o.has_billing_;
   has_effective_ = has_effective_ || o.has_effective_;
   has_idle_money_ = has_idle_money_ || o.has_idle_money_;
   received_idle_ = received_idle_ || o.received_idle_;
@@ -73,6 +79,7 @@ void RowAccumulator::Fill(bool is_idle, ReportRow& row) const {
   row.unmeasured_gpu_hours = unmeasured_hours_.value();
   row.unpriced_gpu_hours = unpriced_hours_.value();
   row.activity_gpu_hours = activity_hours_.value();
+  row.billing_units = has_billing_ && !is_idle ? billing_.value() : NAN;
   row.estimated = estimated_;
   row.oversubscribed = oversubscribed_;
   row.effective_usd = row.waste_usd = row.utilization = row.efficiency = NAN;

@@ -7,6 +7,8 @@
 //   void Fill(ReportRow& row) const;
 #pragma once
 
+#include <cmath>
+
 #include "core/money.h"
 #include "model/cost_record.h"
 #include "report/report.h"
@@ -16,7 +18,8 @@ namespace gpucost {
 class RowAccumulator {
  public:
   // A holder's record: hours, own allocation, measured part, flags.
-  void AddHolder(const CostRecord& r);
+  // `billing_per_gpu_hour` is the holder's Slurm billing rate (NaN: none).
+  void AddHolder(const CostRecord& r, double billing_per_gpu_hour = NAN);
   // An idle record: unheld hours and their cost.
   void AddIdle(const CostRecord& r);
   // Adds idle cost shared to this (holder) cell.
@@ -47,6 +50,8 @@ class RowAccumulator {
   CompensatedSum measured_allocated_;  // own allocation over measured, priced hours
   CompensatedSum effective_;
   CompensatedSum idle_;          // idle cost (idle cells) or idle received (others)
+  CompensatedSum billing_;       // Slurm billing units
+  bool has_billing_ = false;
   bool has_effective_ = false;   // a measured, priced record was seen
   bool has_idle_money_ = false;  // a priced idle record was seen
   bool received_idle_ = false;

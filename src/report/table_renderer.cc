@@ -76,7 +76,7 @@ void RenderTable(const Report& report, std::ostream& out) {
   int64_t printed_cost = 0;
   const std::vector<int64_t> cost_units = RoundPreservingTotal(cost_parts, kDecimals, &printed_cost);
   for (const MetricColumn& m : kMetricColumns) {
-    if (!m.in_table) continue;
+    if (!m.in_table || !ColumnShown(m, totals)) continue;
     if (m.row == &ReportRow::unpriced_gpu_hours && !(totals.unpriced_gpu_hours > 0)) continue;
     Column c{std::string(m.name), true, {}};
     if (m.kind == ColumnKind::kRatio) {

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
+#include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <mutex>
@@ -145,6 +146,46 @@ Result<Instant> LocalTimeZone::ToInstant(std::string_view text) {
   }
   GPUCOST_ASSIGN_OR_RETURN(const int64_t offset, OffsetAt(*local));
   return InstantFromUnixMs((*local - offset) * 1000);
+}
+
+Result<std::string> LocalTimeZone::Format(Instant t) const {
+  const int64_t unix_s = std::chrono::floor<std::chrono::seconds>(t.time_since_epoch()).count();
+  int64_t local_s = unix_s + offset_s_;
+  if (kind_ != Kind::kFixed) {
+    std::tm tm{};
+    const auto tt = static_cast<std::time_t>(unix_s);
+    bool ok = false;
+    {
+      std::lock_guard<std::mutex> lock(TzMutex());
+      std::optional<std::string> saved;
+      if (kind_ == Kind::kNamed) {
+        if (const char* old = std::getenv("TZ")) saved = old;
+        setenv("TZ", name_.c_str(), 1);
+      }
+      tzset();
+      ok = localtime_r(&tt, &tm) != nullptr;
+      if (kind_ == Kind::kNamed) {
+        if (saved) {
+          setenv("TZ", saved->c_str(), 1);
+        } else {
+          unsetenv("TZ");
+        }
+        tzset();
+      }
+    }
+    if (!ok) return Status::InvalidArgument(StrCat("time is out of range for time zone ", name_));
+    local_s = unix_s + tm.tm_gmtoff;
+  }
+  const std::chrono::sys_seconds as_utc{std::chrono::seconds(local_s)};
+  const std::chrono::sys_days day = std::chrono::floor<std::chrono::days>(as_utc);
+  const std::chrono::year_month_day ymd(day);
+  const std::chrono::hh_mm_ss hms(as_utc - day);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02d:%02d:%02d", static_cast<int>(ymd.year()),
+                static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
+                static_cast<int>(hms.hours().count()), static_cast<int>(hms.minutes().count()),
+                static_cast<int>(hms.seconds().count()));
+  return std::string(buf);
 }
 
 }  // namespace gpucost::slurm

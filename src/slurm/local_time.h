@@ -33,6 +33,10 @@ class LocalTimeZone {
   // name the text.
   Result<Instant> ToInstant(std::string_view text);
 
+  // The instant as wall-clock time in this zone, "YYYY-MM-DDTHH:MM:SS" (what sacct's
+  // --starttime/--endtime read), whole seconds rounded down.
+  Result<std::string> Format(Instant t) const;
+
  private:
   enum class Kind : uint8_t { kFixed, kNamed, kLocal };
   LocalTimeZone(Kind kind, std::string name, int64_t offset_s)

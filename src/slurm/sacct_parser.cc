@@ -47,7 +47,7 @@ std::vector<std::string_view> SplitFields(std::string_view line, char delimiter)
 
 enum Field : uint8_t {
   kJobId, kJobIdRaw, kCluster, kUser, kAccount, kPartition, kQos, kAllocTres, kStart, kEnd,
-  kElapsed, kState, kNodeList, kJobName, kFieldCount
+  kElapsed, kState, kNodeList, kJobName, kNTasks, kTresUsageInTot, kTresUsageInAve, kFieldCount
 };
 
 struct FieldSpec {
@@ -64,6 +64,8 @@ constexpr FieldSpec kFields[kFieldCount] = {
     {"start", "Start", true},         {"end", "End", true},
     {"elapsed", "Elapsed", false},    {"state", "State", false},
     {"nodelist", "NodeList", true},   {"jobname", "JobName", false},
+    {"ntasks", "NTasks", false},      {"tresusageintot", "TRESUsageInTot", false},
+    {"tresusageinave", "TRESUsageInAve", false},
 };
 
 constexpr int kAbsent = -1;
@@ -142,6 +144,21 @@ std::string NormalizeState(std::string_view s) {
   return out;
 }
 
+// The gres/gpuutil value of a TRESUsageIn* string ("cpu=01:09:20,gres/gpuutil=66,mem=2810884K"),
+// nullopt when absent; -1 when present but not a number.
+std::optional<double> GpuUtilIn(std::string_view tres) {
+  for (std::string_view item : Split(tres, ',')) {
+    const size_t eq = item.find('=');
+    if (eq == std::string_view::npos || ToLower(Trim(item.substr(0, eq))) != "gres/gpuutil") continue;
+    const std::string_view v = Trim(item.substr(eq + 1));
+    double d = 0;
+    auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), d);
+    if (ec != std::errc() || p != v.data() + v.size() || d < 0 || !(d == d)) return -1;
+    return d;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<Duration> ParseSlurmElapsed(std::string_view text) {
@@ -183,6 +200,52 @@ Result<SacctParse> ParseSacct(std::string_view text, const SacctFormat& format,
     warn.Warn(StrCat("field:", field), source, line, StrCat(field, ": ", message, "; line skipped"));
   };
 
+  // Step rows carry the usage TRES: gres/gpuutil is kept per step and joined to its job below.
+  std::map<std::string, std::vector<StepGpuUtil>> step_utils;  // job id as written -> steps
+  std::vector<std::string> cells;
+  auto cell = [&](Field f) -> const std::string& {
+    static const std::string kEmpty;
+    const int i = header->index[f];
+    return i == kAbsent ? kEmpty : cells[static_cast<size_t>(i)];
+  };
+  auto ReadStepUtil = [&](const std::string& id, size_t dot, uint64_t line) {
+    std::optional<double> tot = GpuUtilIn(cell(kTresUsageInTot));
+    std::optional<double> ave = GpuUtilIn(cell(kTresUsageInAve));
+    if (!tot && !ave) return;
+    if (tot.value_or(0) < 0 || ave.value_or(0) < 0) {
+      warn.Warn("field:gpuutil", source, line, "TRESUsageIn*: gres/gpuutil is not a number; step ignored");
+      return;
+    }
+    if (IsUnknownTime(cell(kStart))) return;
+    StepGpuUtil st;
+    st.step_id = id;
+    if (tot) {
+      st.percent_total = *tot;
+    } else {
+      double ntasks = 1;
+      const std::string& nt = cell(kNTasks);
+      if (!nt.empty() && std::from_chars(nt.data(), nt.data() + nt.size(), ntasks).ec != std::errc()) {
+        ntasks = 1;
+      }
+      st.percent_total = *ave * std::max(1.0, ntasks);
+    }
+    auto start = tz.ToInstant(cell(kStart));
+    if (!start.ok()) {
+      warn.Warn("field:Start", source, line, StrCat("Start: ", start.status().message(), "; step ignored"));
+      return;
+    }
+    st.start = *start;
+    if (!IsUnknownTime(cell(kEnd))) {
+      auto end = tz.ToInstant(cell(kEnd));
+      if (!end.ok() || *end < st.start) {
+        warn.Warn("field:End", source, line, StrCat("End: \"", cell(kEnd), "\" is not a time after Start; step ignored"));
+        return;
+      }
+      st.end = *end;
+    }
+    step_utils[id.substr(0, dot)].push_back(std::move(st));
+  };
+
   uint64_t line_no = 0;
   size_t pos = 0;
   while (pos < text.size()) {
@@ -193,7 +256,7 @@ Result<SacctParse> ParseSacct(std::string_view text, const SacctFormat& format,
     ++line_no;
     if (line.ends_with('\r')) line.remove_suffix(1);
     if (Trim(line).empty() || Trim(line).starts_with('#')) continue;
-    std::vector<std::string> cells = ToStrings(SplitFields(line, format.delimiter));
+    cells = ToStrings(SplitFields(line, format.delimiter));
     if (!header) {
       auto h = MakeHeader(cells);
       if (!h.ok()) return h.status().WithContext(StrCat(source, ":", line_no));
@@ -215,11 +278,7 @@ Result<SacctParse> ParseSacct(std::string_view text, const SacctFormat& format,
                        "; line skipped"));
       continue;
     }
-    auto get = [&](Field f) -> const std::string& {
-      static const std::string kEmpty;
-      const int i = header->index[f];
-      return i == kAbsent ? kEmpty : cells[static_cast<size_t>(i)];
-    };
+    auto get = cell;
 
     SacctJob job;
     job.line = line_no;
@@ -228,8 +287,9 @@ Result<SacctParse> ParseSacct(std::string_view text, const SacctFormat& format,
       malformed(line_no, "JobID", "empty");
       continue;
     }
-    if (job.job_id.find('.') != std::string::npos) {
+    if (const size_t dot = job.job_id.find('.'); dot != std::string::npos) {
       ++out.steps_skipped;  // 123.batch, 123.extern, 123.0: the allocation row covers them
+      ReadStepUtil(job.job_id, dot, line_no);
       continue;
     }
     bool pending_array = false;
@@ -257,6 +317,7 @@ Result<SacctParse> ParseSacct(std::string_view text, const SacctFormat& format,
       continue;
     }
     job.gpus = std::move(*tres);
+    job.alloc_tres = get(kAllocTres);
     if (job.gpus.empty()) {
       ++out.no_gpu_skipped;
       continue;
@@ -303,6 +364,10 @@ Result<SacctParse> ParseSacct(std::string_view text, const SacctFormat& format,
   }
   if (!header) {
     return Status::ParseError(StrCat(source, ": no sacct header line (or give the field list)"));
+  }
+  for (SacctJob& job : out.jobs) {
+    auto it = step_utils.find(job.job_id);
+    if (it != step_utils.end()) job.step_gpu_util = std::move(it->second);
   }
   return out;
 }

@@ -24,6 +24,16 @@ struct SacctFormat {
   std::string time_zone = "local";      // LocalTimeZone setting the Start/End times are read in
 };
 
+// One step's GPU utilization as Slurm accounting reports it (gres/gpuutil, gpu/nvml plugin).
+struct StepGpuUtil {
+  std::string step_id;         // "123.0", "123.batch"
+  Instant start;
+  std::optional<Instant> end;  // nullopt: still running
+  // Percent summed over the step's tasks: TRESUsageInTot, else TRESUsageInAve x NTasks (or
+  // TRESUsageInAve alone without NTasks). 100 = one GPU fully busy.
+  double percent_total = 0;
+};
+
 struct SacctJob {
   uint64_t line = 0;
   std::string job_id;        // as written: "123", "2736118_0", "77+1"
@@ -39,6 +49,8 @@ struct SacctJob {
   std::optional<Duration> elapsed;
   std::vector<std::string> nodes;  // NodeList expanded
   GpuTres gpus;
+  std::string alloc_tres;          // AllocTRES as written (billing weights read it)
+  std::vector<StepGpuUtil> step_gpu_util;  // from the job's step rows, in file order
 };
 
 struct SacctParse {

@@ -1,6 +1,7 @@
 #include "slurm/slurm_timeline.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -9,11 +10,13 @@
 
 #include "core/strings.h"
 #include "inventory/resource_names.h"
+#include "inventory/series_timeline.h"
 
 namespace gpucost::slurm {
 namespace {
 
 constexpr std::string_view kWholeResource = "nvidia.com/gpu";
+constexpr std::string_view kPartitionLabel = "slurm.partition";
 
 // What one node needs, gathered over the jobs that ran on it.
 struct NodeDemand {
@@ -23,6 +26,7 @@ struct NodeDemand {
   std::map<std::string, std::vector<std::pair<Instant, int>>> events;
   std::set<std::string> whole_types;
   std::string mig_model_hint;
+  std::set<std::string> partitions;
 };
 
 // Most units of one class held at one time. Ends sort before starts at the same instant.
@@ -150,6 +154,105 @@ int AddUnits(Inventory& inv, NodeIndex n, const NodeDemand& d, const SlurmOption
   return gpu_index;
 }
 
+using HeldJobs = std::vector<std::pair<const SacctJob*, Interval>>;
+
+// GPU equivalents each holder requests over all its nodes (MIG slices at their unit fraction).
+std::vector<double> GpuEquivalents(const Inventory& inv) {
+  std::map<std::pair<NodeIndex, std::string>, double> fraction;
+  for (const GpuUnit& u : inv.units) {
+    if (u.holdable) fraction.emplace(std::make_pair(u.node, u.resource), u.fraction);
+  }
+  std::vector<double> out(inv.holders.size(), 0.0);
+  for (const Holding& h : inv.holdings) {
+    auto it = fraction.find({h.node, h.request.resource});
+    out[h.holder] += h.request.count * (it != fraction.end() ? it->second : 1.0);
+  }
+  return out;
+}
+
+void AddBillingRates(SlurmTimeline& out, const HeldJobs& jobs, const SlurmOptions& options,
+                     const std::string& source, Diagnostics& diag) {
+  const std::vector<double> gpu_eq = GpuEquivalents(out.inventory);
+  for (HolderIndex h = 0; h < jobs.size(); ++h) {
+    const SacctJob& job = *jobs[h].first;
+    std::optional<double> billing;
+    if (options.billing) {
+      // A job runs in one partition; a list is printed only for jobs that never started.
+      const std::string partition(Trim(Split(job.partition, ',').front()));
+      auto p = options.billing->partitions.find(partition);
+      if (p == options.billing->partitions.end()) {
+        diag.Warn(StrCat("billing-partition:", partition), source, job.line,
+                  StrCat("partition \"", partition, "\" is not in the billing weights; its jobs "
+                         "have no billing units"));
+      } else {
+        auto b = BillingOf(job.alloc_tres, p->second, options.billing->max_tres);
+        if (!b.ok()) {
+          diag.Warn("billing-tres", source, job.line, StrCat("AllocTRES: ", b.status().message(),
+                                                             "; no billing units"));
+        } else {
+          billing = *b;
+          const std::optional<double> recorded = RecordedBilling(job.alloc_tres);
+          if (recorded && *recorded != *billing) {
+            diag.Warn("billing-differs", source, job.line,
+                      StrCat("job ", job.job_id, ": billing from the weights is ", *billing,
+                             ", Slurm recorded billing=", *recorded, " (weights changed since?)"));
+          }
+        }
+      }
+    } else {
+      billing = RecordedBilling(job.alloc_tres);
+    }
+    if (billing && gpu_eq[h] > 0) out.inventory.holders[h].billing_per_gpu_hour = *billing / gpu_eq[h];
+  }
+}
+
+// A job's utilization from its steps' gres/gpuutil: at each instant, the sum over the steps
+// running then of percent_total / (100 x the job's GPUs), at most 1; NaN (unmeasured) while no
+// step with a value runs. Sampled every usage_sample_interval and at each step boundary.
+void AddGpuUtilSeries(SlurmTimeline& out, const HeldJobs& jobs, const SlurmOptions& options,
+                      Diagnostics& diag) {
+  const Duration every = options.usage_sample_interval > Duration(0)
+                             ? options.usage_sample_interval
+                             : Duration(std::chrono::seconds(60));
+  for (HolderIndex h = 0; h < jobs.size(); ++h) {
+    const SacctJob& job = *jobs[h].first;
+    const Interval held = jobs[h].second;
+    if (job.step_gpu_util.empty()) continue;
+    if (!job.gpus.mig.empty()) {
+      diag.Warn("gpuutil-mig", "", 0, StrCat("job ", job.job_id, " holds MIG slices: its gres/gpuutil is "
+                                      "not used (NVML does not measure per-process use on MIG)"));
+      continue;
+    }
+    if (job.gpus.whole <= 0) continue;
+    std::vector<Instant> times;
+    for (Instant t = held.start; t < held.end; t += every) times.push_back(t);
+    for (const StepGpuUtil& st : job.step_gpu_util) {
+      for (Instant t : {st.start, st.end.value_or(held.end)}) {
+        if (t > held.start && t < held.end) times.push_back(t);
+      }
+    }
+    std::sort(times.begin(), times.end());
+    times.erase(std::unique(times.begin(), times.end()), times.end());
+    HolderDeviceSeries series;
+    series.holder = h;
+    for (Instant t : times) {
+      double sum = 0;
+      bool any = false;
+      for (const StepGpuUtil& st : job.step_gpu_util) {
+        if (st.start <= t && t < st.end.value_or(held.end)) {
+          sum += st.percent_total;
+          any = true;
+        }
+      }
+      const double v = any ? std::min(1.0, sum / (100.0 * job.gpus.whole)) : std::nan("");
+      series.samples.push_back(UsageSample{t, v});
+    }
+    if (series.samples.empty()) continue;
+    out.usage.holders.push_back(std::move(series));
+    ++out.stats.gpuutil_jobs;
+  }
+}
+
 Window Hull(const Window& a, const Window& b) {
   if (a.empty()) return b;
   if (b.empty()) return a;
@@ -192,6 +295,7 @@ Result<SlurmTimeline> BuildSlurmTimeline(const SacctParse& parsed, const SlurmOp
   Inventory& inv = out.inventory;
   std::map<std::pair<std::string, std::string>, NodeIndex> node_index;
   std::vector<NodeDemand> demand;
+  std::vector<std::pair<const SacctJob*, Interval>> held_jobs;  // per holder
   bool have_span = false;
   for (const SacctJob& job : parsed.jobs) {
     const Instant end = job.end.value_or(out.window.end);
@@ -225,6 +329,7 @@ Result<SlurmTimeline> BuildSlurmTimeline(const SacctParse& parsed, const SlurmOp
     GPUCOST_ASSIGN_OR_RETURN(h.labels, LabelSet::Make(std::move(labels)));
     const HolderIndex hi = static_cast<HolderIndex>(inv.holders.size());
     inv.holders.push_back(std::move(h));
+    held_jobs.push_back({&job, held});
 
     // AllocTRES counts are the job's totals: spread them evenly over its nodes.
     std::vector<std::pair<std::string, int>> classes;  // ("" or MIG profile, total)
@@ -234,9 +339,12 @@ Result<SlurmTimeline> BuildSlurmTimeline(const SacctParse& parsed, const SlurmOp
       auto [it, inserted] = node_index.emplace(std::make_pair(cluster, job.nodes[i]),
                                                static_cast<NodeIndex>(demand.size()));
       if (inserted) {
-        demand.push_back(NodeDemand{cluster, job.nodes[i], {}, {}, {}});
+        demand.push_back(NodeDemand{cluster, job.nodes[i], {}, {}, {}, {}});
       }
       NodeDemand& d = demand[it->second];
+      for (std::string_view p : Split(job.partition, ',')) {
+        if (!Trim(p).empty()) d.partitions.emplace(Trim(p));
+      }
       if (!job.gpus.whole_type.empty()) d.whole_types.insert(job.gpus.whole_type);
       if (!job.gpus.mig_model_hint.empty()) d.mig_model_hint = job.gpus.mig_model_hint;
       for (const auto& [cls, total] : classes) {
@@ -272,9 +380,15 @@ Result<SlurmTimeline> BuildSlurmTimeline(const SacctParse& parsed, const SlurmOp
       node.gpu_model = d.mig_model_hint;
     }
     node.present = {Interval{out.window.start, out.window.end}};
+    if (!d.partitions.empty()) {
+      std::vector<std::string> parts(d.partitions.begin(), d.partitions.end());
+      node.labels = LabelSet({{kPartitionLabel, Join(parts, ",")}});
+    }
     inv.nodes.push_back(std::move(node));
     inv.nodes[n].physical_gpus = AddUnits(inv, n, d, options, diag);
   }
+  AddBillingRates(out, held_jobs, options, source, diag);
+  AddGpuUtilSeries(out, held_jobs, options, diag);
   for (const InputWarning& w : diag.warnings()) out.warnings.push_back(w);
   return out;
 }
@@ -303,6 +417,7 @@ Result<SlurmTimeline> LoadSacct(const std::string& path, const SlurmOptions& opt
 LoadedTimeline ToLoadedTimeline(SlurmTimeline slurm) {
   LoadedTimeline out;
   out.inventory = std::move(slurm.inventory);
+  out.usage = std::move(slurm.usage);
   out.span = slurm.span;
   out.window = slurm.window;
   out.warnings = std::move(slurm.warnings);
@@ -310,22 +425,153 @@ LoadedTimeline ToLoadedTimeline(SlurmTimeline slurm) {
   return out;
 }
 
-void MergeSlurmTimeline(LoadedTimeline& target, SlurmTimeline slurm) {
+namespace {
+
+// Whether dcgm-exporter's hpc_job value names this job: its JobIDRaw ($SLURM_JOB_ID in a
+// prolog) or the id as sacct prints it ("2736118_0", "77+1").
+bool NamesJob(const std::string& label, const Holder& h) {
+  return label == h.pod_uid || label == h.pod;
+}
+
+// Pins Slurm holdings on taken-over nodes to the units dcgm-exporter labelled with their job.
+// Returns the holders pinned.
+std::set<HolderIndex> PinToLabelledUnits(LoadedTimeline& target, size_t first_holding,
+                                         const std::set<NodeIndex>& adopted) {
   Inventory& inv = target.inventory;
-  const auto node0 = static_cast<NodeIndex>(inv.nodes.size());
+  std::map<NodeIndex, std::vector<const DeviceJob*>> by_node;
+  for (const DeviceJob& j : target.device_jobs) {
+    if (adopted.contains(j.node)) by_node[j.node].push_back(&j);
+  }
+  std::set<HolderIndex> pinned;
+  if (by_node.empty()) return pinned;
+  const size_t n_holdings = inv.holdings.size();
+  for (size_t i = first_holding; i < n_holdings; ++i) {
+    auto it = by_node.find(inv.holdings[i].node);
+    if (it == by_node.end()) continue;
+    const Holder& holder = inv.holders[inv.holdings[i].holder];
+    std::vector<UnitIndex> units;
+    std::vector<const DeviceJob*> matched;
+    for (const DeviceJob* j : it->second) {
+      if (NamesJob(j->job, holder)) matched.push_back(j);
+    }
+    // A het-job component may be labelled with the het job's leading id ("77" for "77+1"):
+    // accepted when it is the only component of that het job on the node.
+    const std::string_view het = holder.labels.Get("het_job_id");
+    if (matched.empty() && !het.empty()) {
+      size_t components = 0;
+      for (size_t k = first_holding; k < n_holdings; ++k) {
+        const Holding& o = inv.holdings[k];
+        if (o.node == inv.holdings[i].node && o.holder != inv.holdings[i].holder &&
+            inv.holders[o.holder].labels.Get("het_job_id") == het) {
+          ++components;
+        }
+      }
+      if (components == 0) {
+        for (const DeviceJob* j : it->second) {
+          if (j->job == het) matched.push_back(j);
+        }
+      }
+    }
+    for (const DeviceJob* j : matched) {
+      const GpuUnit& u = inv.units[j->unit];
+      if (!u.holdable || u.resource != inv.holdings[i].request.resource) continue;
+      if (std::find(units.begin(), units.end(), j->unit) == units.end()) units.push_back(j->unit);
+    }
+    if (units.empty()) continue;
+    Holding& h = inv.holdings[i];
+    const auto want = static_cast<size_t>(std::llround(h.request.count));
+    if (units.size() > want) {
+      target.warnings.push_back(InputWarning{
+          "", 0,
+          StrCat("slurm job ", holder.pod, " on node ", inv.nodes[h.node].name, ": dcgm-exporter "
+                 "labels ", units.size(), " devices with the job, which holds ", want,
+                 "; the job draws from the node's GPUs instead"),
+          1});
+      continue;
+    }
+    std::sort(units.begin(), units.end());
+    pinned.insert(h.holder);
+    if (units.size() < want) {
+      Holding rest = h;  // the GPUs no series was labelled for still come from the pool
+      rest.request.count = static_cast<double>(want - units.size());
+      h.request.count = static_cast<double>(units.size());
+      h.units = std::move(units);
+      inv.holdings.push_back(std::move(rest));
+    } else {
+      h.units = std::move(units);
+    }
+  }
+  return pinned;
+}
+
+}  // namespace
+
+void MergeSlurmTimeline(LoadedTimeline& target, SlurmTimeline slurm,
+                        const std::string& unlabelled_cluster) {
+  Inventory& inv = target.inventory;
   const auto unit0 = static_cast<UnitIndex>(inv.units.size());
   const auto holder0 = static_cast<HolderIndex>(inv.holders.size());
-  for (Node& n : slurm.inventory.nodes) inv.nodes.push_back(std::move(n));
+  const size_t holding0 = inv.holdings.size();
+
+  // Nodes the target knows only from dcgm data (no Kubernetes holding), by name.
+  std::vector<bool> k8s_held(inv.nodes.size(), false);
+  for (const Holding& h : inv.holdings) {
+    if (h.node != kNoIndex) k8s_held[h.node] = true;
+    for (UnitIndex u : h.units) k8s_held[inv.units[u].node] = true;
+  }
+  std::map<std::string, std::vector<NodeIndex>> by_name;
+  for (NodeIndex n = 0; n < inv.nodes.size(); ++n) {
+    if (!k8s_held[n]) by_name[inv.nodes[n].name].push_back(n);
+  }
+  std::vector<NodeIndex> node_map(slurm.inventory.nodes.size(), kNoIndex);
+  std::set<NodeIndex> adopted;
+  for (NodeIndex s = 0; s < slurm.inventory.nodes.size(); ++s) {
+    Node& sn = slurm.inventory.nodes[s];
+    auto it = by_name.find(sn.name);
+    NodeIndex pick = kNoIndex;
+    if (it != by_name.end()) {
+      for (NodeIndex t : it->second) {
+        const std::string& c = inv.nodes[t].cluster;
+        if (adopted.contains(t) || (c != sn.cluster && c != unlabelled_cluster)) continue;
+        if (pick == kNoIndex || c == sn.cluster) pick = t;
+      }
+    }
+    if (pick == kNoIndex) {
+      node_map[s] = static_cast<NodeIndex>(inv.nodes.size());
+      inv.nodes.push_back(std::move(sn));
+      continue;
+    }
+    Node& t = inv.nodes[pick];
+    if (sn.physical_gpus > t.physical_gpus) {
+      target.warnings.push_back(InputWarning{
+          "", 0,
+          StrCat("node ", sn.name, ": Slurm jobs held ", sn.physical_gpus, " GPUs at one time, "
+                 "dcgm-exporter shows ", t.physical_gpus, "; the dcgm count is used"),
+          1});
+    }
+    t.cluster = sn.cluster;
+    for (const Label& l : sn.labels) t.labels = t.labels.With(l.name, l.value);
+    t.present = UnionIntervals(t.present, sn.present);
+    node_map[s] = pick;
+    adopted.insert(pick);
+  }
   for (GpuUnit& u : slurm.inventory.units) {
-    u.node += node0;
+    if (adopted.contains(node_map[u.node])) continue;  // the node's real GPUs stand instead
+    u.node = node_map[u.node];
     inv.units.push_back(std::move(u));
   }
   for (Holder& h : slurm.inventory.holders) inv.holders.push_back(std::move(h));
   for (Holding& h : slurm.inventory.holdings) {
     h.holder += holder0;
-    h.node += node0;
+    h.node = node_map[h.node];
     for (UnitIndex& u : h.units) u += unit0;
     inv.holdings.push_back(std::move(h));
+  }
+  const std::set<HolderIndex> pinned = PinToLabelledUnits(target, holding0, adopted);
+  for (HolderDeviceSeries& series : slurm.usage.holders) {
+    series.holder += holder0;
+    if (pinned.contains(series.holder)) continue;  // measured on its own GPUs instead
+    target.usage.holders.push_back(std::move(series));
   }
   target.span = Hull(target.span, slurm.span);
   target.window = Hull(target.window, slurm.window);

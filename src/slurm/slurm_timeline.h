@@ -16,6 +16,8 @@
 #include "inventory/inventory_builder.h"
 #include "inventory/mig_profiles.h"
 #include "model/inventory.h"
+#include "model/usage.h"
+#include "slurm/billing_weights.h"
 #include "slurm/sacct_parser.h"
 
 namespace gpucost::slurm {
@@ -38,6 +40,12 @@ struct SlurmOptions {
   MigWeight mig_weight = MigWeight::kCompute;
   // Team by account; accounts not listed are their own team.
   std::map<std::string, std::string> account_teams;
+  // Partitions' TRESBillingWeights: each job's billing TRES is recomputed from its partition's
+  // weights. Unset: the `billing=` value Slurm recorded in AllocTRES, where present.
+  std::optional<BillingWeights> billing;
+  // Spacing of the samples of a job's utilization series built from its steps' gres/gpuutil;
+  // keep it at or below the engine's staleness limit.
+  Duration usage_sample_interval = std::chrono::seconds(60);
 };
 
 struct SlurmStats {
@@ -48,10 +56,14 @@ struct SlurmStats {
   uint64_t no_gpu_skipped = 0;
   uint64_t outside_window = 0;   // GPU jobs that did not overlap the window
   uint64_t malformed_lines = 0;
+  uint64_t gpuutil_jobs = 0;     // jobs with a utilization series from gres/gpuutil
 };
 
 struct SlurmTimeline {
   Inventory inventory;
+  // Per-job utilization from the steps' gres/gpuutil: one HolderDeviceSeries per job with an
+  // empty gpu_uuid and no node, i.e. the job's activity on each whole GPU it holds.
+  Usage usage;
   Window span;    // earliest job start to latest job end (running jobs: the window end)
   Window window;  // what holdings and nodes are clipped to
   std::vector<InputWarning> warnings;
@@ -69,12 +81,20 @@ Result<SlurmTimeline> LoadSacctText(std::string_view text, const SlurmOptions& o
 // Reads a sacct output file ("-" is stdin) and builds the piece. Errors name the file.
 Result<SlurmTimeline> LoadSacct(const std::string& path, const SlurmOptions& options);
 
-// A LoadedTimeline holding only the Slurm piece (no usage: every step is unmeasured).
+// A LoadedTimeline holding only the Slurm piece (usage only from gres/gpuutil).
 LoadedTimeline ToLoadedTimeline(SlurmTimeline slurm);
 
-// Appends the Slurm piece to `target` (e.g. a Kubernetes timeline): nodes, units, holders and
-// holdings with their indexes shifted, warnings appended; span and window become the hull of
-// both. Usage is left as it is: the Slurm piece brings none yet.
-void MergeSlurmTimeline(LoadedTimeline& target, SlurmTimeline slurm);
+// Appends the Slurm piece to `target` (e.g. a timeline read from exposition files): nodes,
+// units, holders, holdings and usage with their indexes shifted, warnings appended; span and
+// window become the hull of both.
+//
+// A Slurm node that `target` already has from dcgm-exporter data alone (same name, same cluster
+// or `unlabelled_cluster`, the cluster given to series without a cluster label; no Kubernetes
+// holding on it) is taken over instead of added: the Slurm jobs draw from its real GPUs, which
+// carry their measured activity, and the node joins the Slurm cluster. Where dcgm-exporter
+// labelled a GPU with the job (`hpc_job`, target.device_jobs), the job's holding is pinned to
+// exactly those GPUs, and its gres/gpuutil series is dropped in favour of the measurement.
+void MergeSlurmTimeline(LoadedTimeline& target, SlurmTimeline slurm,
+                        const std::string& unlabelled_cluster = "");
 
 }  // namespace gpucost::slurm

@@ -1,6 +1,8 @@
 // `gpucost report` as a user runs it: flags, errors that name what is wrong, unknown prices.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -134,6 +136,84 @@ TEST(ReportCommand, KubernetesAndSlurmInOneReport) {
   EXPECT_NEAR(idle + allocated["default/ml"] + allocated["hpc1/physics"] +
                   allocated["hpc1/chemistry"],
               6 * 4 * h, 1e-9);
+}
+
+}  // namespace
+}  // namespace gpucost
+
+namespace gpucost {
+namespace {
+
+// `--slurm` runs sacct itself: a fake sacct (a script in a temporary folder) checks the
+// arguments it is given, as they must be for the window in the Berlin zone, and prints rows
+// shaped like real `sacct --parsable2 --noheader` output, times in Berlin time. Job 601 held 1
+// GPU for 5 minutes at billing=8 (gres/gpuutil 50 % on its srun step), job 602 both GPUs of
+// gpu02 all window; billing units are billing x hours.
+TEST(ReportCommand, SlurmRunsSacctForTheWindow) {
+  TempDir dir;
+  const std::string argv =
+      "--parsable2 --noheader --allusers --noconvert --starttime=2026-10-01T02:00:00 "
+      "--endtime=2026-10-01T02:10:00 --format=JobID,JobIDRaw,Cluster,User,Account,Partition,QOS,"
+      "JobName,AllocTRES,Start,End,Elapsed,State,NodeList,NTasks,TRESUsageInTot --clusters=hpc1";
+  const std::string script = (dir.path() / "fake-sacct").string();
+  {
+    std::ofstream out(script);
+    out << "#!/bin/sh\n"
+        << "if [ \"$*\" != '" << argv << "' ] || [ \"$TZ\" != Europe/Berlin ]; then\n"
+        << "  echo \"sacct: unexpected call: $* (TZ=$TZ)\" >&2; exit 1\nfi\n"
+        << "cat <<'EOF'\n"
+        << "601|601|hpc1|alice|physics|gpu|normal|short|billing=8,cpu=8,gres/gpu=1,mem=64G,node=1|"
+           "2026-10-01T02:00:00|2026-10-01T02:05:00|00:05:00|COMPLETED|gpu01||\n"
+        << "601.0|601.0|hpc1||physics||||cpu=8,gres/gpu=1,mem=64G,node=1|2026-10-01T02:00:00|"
+           "2026-10-01T02:05:00|00:05:00|COMPLETED|gpu01|1|cpu=00:04:00,gres/gpuutil=50,mem=1G\n"
+        << "602|602|hpc1|bob|chemistry|gpu|normal|long|billing=16,cpu=16,gres/gpu=2,mem=128G,"
+           "node=1|2026-10-01T01:00:00|Unknown|01:10:00|RUNNING|gpu02||\n"
+        << "EOF\n";
+  }
+  ::chmod(script.c_str(), 0755);
+  const std::string common = kBinary + " report --slurm --slurm-sacct-bin " + script +
+                             " --slurm-clusters hpc1 --slurm-time-zone Europe/Berlin"
+                             " --window 1790812800,1790813400 --by team --accumulate"
+                             " --price-per-gpu-hour 4";
+  const RunResult r = RunShell(common + " --format json 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto doc = nlohmann::json::parse(r.output);
+  const double h = 1.0 / 6;
+  std::map<std::string, nlohmann::json> rows;
+  for (const auto& row : doc["rows"]) rows[row["team"].get<std::string>()] = row;
+  EXPECT_NEAR(rows["physics"]["allocated_usd"].get<double>(), 4 * 5.0 / 60, 1e-9);
+  EXPECT_NEAR(rows["physics"]["utilization"].get<double>(), 0.5, 1e-9);
+  EXPECT_NEAR(rows["physics"]["billing_units"].get<double>(), 8 * 5.0 / 60, 1e-9);
+  EXPECT_NEAR(rows["chemistry"]["billing_units"].get<double>(), 16 * h, 1e-9);
+  EXPECT_TRUE(rows["chemistry"]["utilization"].is_null());
+  EXPECT_TRUE(rows["__idle__"]["billing_units"].is_null());
+  EXPECT_NEAR(doc["totals"]["billing_units"].get<double>(), 8 * 5.0 / 60 + 16 * h, 1e-9);
+  EXPECT_NEAR(doc["totals"]["cost_usd"].get<double>(), 3 * 4 * h, 1e-9);
+
+  const RunResult csv = RunShell(common + " --format csv 2>&1");
+  ASSERT_EQ(csv.exit_code, 0) << csv.output;
+  EXPECT_TRUE(Contains(csv.output.substr(0, csv.output.find('\n')), "billing_units"));
+  const RunResult table = RunShell(common + " 2>&1");
+  ASSERT_EQ(table.exit_code, 0) << table.output;
+  EXPECT_TRUE(Contains(table.output, "billing_units")) << table.output;
+
+  // A failing sacct is a clear error with its stderr and exit 2.
+  const RunResult bad = RunShell(kBinary + " report --slurm --slurm-sacct-bin " + script +
+                                 " --slurm-time-zone UTC --window 1790812800,1790813400 2>&1");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_TRUE(Contains(bad.output, "exited with status 1")) << bad.output;
+  EXPECT_TRUE(Contains(bad.output, "sacct: unexpected call")) << bad.output;
+  const RunResult no_window = RunShell(kBinary + " report --slurm 2>&1");
+  EXPECT_EQ(no_window.exit_code, 2);
+  EXPECT_TRUE(Contains(no_window.output, "--slurm needs --window")) << no_window.output;
+}
+
+// Reports without Slurm billing keep their columns.
+TEST(ReportCommand, NoBillingColumnWithoutSlurm) {
+  const RunResult r = RunShell(kBinary + " report --input " + kCase +
+                               " --price-per-gpu-hour 4 --format csv 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_FALSE(Contains(r.output, "billing_units"));
 }
 
 }  // namespace

@@ -555,6 +555,64 @@ minutes are idle.""", s,
             idle_row(["namespace"], H / 2, p * H / 2)))
 
 
+# ----------------------------------------------------------------------------- Slurm
+
+s = Scrape()
+g0 = "GPU-51a0c000-0000-4000-8000-000000000000"
+g1 = "GPU-51a0c000-0000-4000-8000-000000000001"
+# gpu01 runs dcgm-exporter with --hpc-job-mapping-dir: job 701 holds GPU 1 for the first five
+# minutes (its series carry hpc_job="701", activity 0.9); GPU 0 is free all along (0.1).
+dcgm(s, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "gpu01", 0, g0, A100_80, 0.1)
+dcgm(s, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "gpu01", 1, g1, A100_80, 0.9, extra=[("hpc_job", "701")],
+     times=SCRAPES[:5])
+dcgm(s, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "gpu01", 1, g1, A100_80, 0.0, times=SCRAPES[5:])
+SACCT = """JobID|JobIDRaw|Cluster|User|Account|Partition|QOS|JobName|AllocTRES|Start|End|Elapsed|State|NodeList|NTasks|TRESUsageInTot
+701|701|hpc1|alice|physics|gpu|normal|train|billing=8,cpu=8,gres/gpu:a100=1,gres/gpu=1,mem=64G,node=1|2026-10-01T00:00:00|2026-10-01T00:05:00|00:05:00|COMPLETED|gpu01||
+701.batch|701.batch|hpc1||physics||||cpu=8,gres/gpu:a100=1,gres/gpu=1,mem=64G,node=1|2026-10-01T00:00:00|2026-10-01T00:05:00|00:05:00|COMPLETED|gpu01|1|cpu=00:04:10,gres/gpumem=20480M,gres/gpuutil=30,mem=2000000K
+702|702|hpc1|bob|chemistry|gpu|normal|md|billing=6,cpu=4,gres/gpu=1,mem=32G,node=1|2026-09-30T23:50:00|2026-10-01T00:10:00|00:20:00|COMPLETED|gpu02||
+702.batch|702.batch|hpc1||chemistry||||cpu=4,gres/gpu=1,mem=32G,node=1|2026-09-30T23:50:00|2026-10-01T00:10:00|00:20:00|COMPLETED|gpu02|1|cpu=00:19:00,gres/gpumem=8192M,gres/gpuutil=40,mem=900000K
+702.extern|702.extern|hpc1||chemistry||||billing=6,cpu=4,gres/gpu=1,mem=32G,node=1|2026-09-30T23:50:00|2026-10-01T00:10:00|00:20:00|COMPLETED|gpu02|1|cpu=00:00:00,energy=0,fs/disk=5329,mem=0,pages=0,vmem=0
+703|703|hpc1|carol|bio|debug|normal|align|billing=8,cpu=8,gres/gpu=1,mem=16G,node=1|2026-10-01T00:00:00|Unknown|00:12:00|RUNNING|gpu02||
+"""
+PARTITIONS = """PartitionName=gpu
+   AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL
+   Nodes=gpu[01-02]
+   State=UP TotalCPUs=128 TotalNodes=2 SelectTypeParameters=NONE
+   TRES=cpu=128,mem=1000G,node=2,billing=96,gres/gpu=4
+   TRESBillingWeights=CPU=0.5,GRES/gpu=4.0
+
+PartitionName=debug
+   AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL
+   Nodes=gpu02
+   State=UP TotalCPUs=64 TotalNodes=1 SelectTypeParameters=NONE
+   TRES=cpu=64,mem=500G,node=1,billing=64,gres/gpu=2
+"""
+p = 4.0
+# Billing from the weights: 701 8x0.5 + 1x4 = 8; 702 4x0.5 + 1x4 = 6; 703 in debug (no
+# weights) bills its 8 CPUs. Billing units = billing x hours held in the window.
+rows = [row({"team": "physics"}, H / 2, p * H / 2, 0.9 * p * H / 2),
+        row({"team": "chemistry"}, H, p * H, 0.4 * p * H),
+        row({"team": "bio"}, H, p * H, None, unmeasured=H)]
+for r, billing in zip(rows, [8 * H / 2, 6 * H, 8 * H]):
+    r["billing_units"] = billing
+doc = expect(["team"], rows, idle_row(["team"], 1.5 * H, p * 1.5 * H))
+doc["rows"][-1]["billing_units"] = None
+doc["totals"]["billing_units"] = 8 * H / 2 + 6 * H + 8 * H
+case("slurm_utilization_and_billing", """A Slurm cluster measured two ways, with billing units. gpu01 runs dcgm-exporter
+with HPC job mapping: its GPU 1 carries `hpc_job="701"` (activity 0.9) while job 701 holds one GPU
+for five minutes; GPU 0 is free (0.1). gpu02 has no dcgm-exporter: job 702 (one GPU, all window)
+reports `gres/gpuutil=40` in its batch step's TRESUsageInTot, job 703 (one GPU, running) nothing.
+Proves: the dcgm-only node is taken over by the Slurm node of the same name (2 real GPUs, not 2
+more); job 701 is pinned to the labelled GPU (drawn from the pool it would get GPU 0 at 0.1) so its
+utilization is 0.9, not its step's gres/gpuutil 30; 702's utilization is 40/100 per GPU; 703 is
+unmeasured (null effective, 1/6 h unmeasured); billing units are the partition's
+TRESBillingWeights (CPU=0.5, GRES/gpu=4; debug without weights bills CPUs) x hours held; idle is
+GPU 0 all window plus GPU 1's last five minutes, and allocated + idle = 4 GPUs x $4 x 1/6 h.""", s,
+     f"{WINDOW_ARGS} --by team --price-per-gpu-hour 4 --slurm-sacct {{case}}/sacct.txt "
+     "--slurm-time-zone UTC --slurm-gpus-per-node 2 --slurm-billing-weights {case}/partitions.txt",
+     doc, extra_files={"sacct.txt": SACCT, "partitions.txt": PARTITIONS})
+
+
 # ----------------------------------------------------------------------------- prices
 # Catalog numbers below are the built-in catalog's (data/price-catalog.yaml), written out here
 # from the reference's published prices, not read from the catalog file.
