@@ -36,6 +36,9 @@ struct PricePeriod {
   // discount shown by `gpucost prices`. NaN when there is no public price (an on-premises rate):
   // list is then taken to equal the price itself.
   double list_usd_per_gpu_hour = NAN;
+  // With source kCommitment: the commitment that applied, by its name in the price file (or the
+  // entry that defines it), for CommitmentDiscountId/Name in exports.
+  std::string commitment{};
   bool known() const { return source != PriceSource::kUnknown; }
   double list_or_price() const {
     return std::isnan(list_usd_per_gpu_hour) ? usd_per_gpu_hour : list_usd_per_gpu_hour;

@@ -40,7 +40,8 @@ int64_t PresentMs(const Node& node, Instant a, Instant b) {
 
 bool SamePrice(const PricePeriod& a, const PricePeriod& b) {
   const auto same = [](double x, double y) { return x == y || (std::isnan(x) && std::isnan(y)); };
-  return a.source == b.source && same(a.usd_per_gpu_hour, b.usd_per_gpu_hour) &&
+  return a.source == b.source && a.commitment == b.commitment &&
+         same(a.usd_per_gpu_hour, b.usd_per_gpu_hour) &&
          same(a.list_usd_per_gpu_hour, b.list_usd_per_gpu_hour) && a.why == b.why &&
          a.effective_from == b.effective_from;
 }
@@ -215,6 +216,7 @@ void PriceBook::ApplyCommitment(const Node& node, Instant t, PricePeriod& p) con
     p.why += StrCat("; commitment ", name, ": ", Usd(c->usd_per_hour), "/h / ", gpus, " GPUs");
   }
   p.source = PriceSource::kCommitment;
+  p.commitment = c->name.empty() ? c->why : c->name;
   if (c->from && *c->from > p.effective_from) p.effective_from = *c->from;
 }
 

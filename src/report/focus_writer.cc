@@ -333,7 +333,9 @@ void WriteFocusCsv(const FocusTable& t, std::ostream& out) {
     l.Put("ChargePeriodEnd", Time(c.period_end, true));
     l.Put("ChargePeriodStart", Time(c.period_start, false));
     if (committed) {
-      const std::string id = price.why.empty() ? std::string("gpucost-commitment") : price.why;
+      const std::string id = !price.commitment.empty() ? price.commitment
+                             : price.why.empty()       ? std::string("gpucost-commitment")
+                                                       : price.why;
       l.Put("CommitmentDiscountCategory", "Usage");
       l.Put("CommitmentDiscountId", id);
       l.Put("CommitmentDiscountName", id);

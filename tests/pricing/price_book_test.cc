@@ -246,6 +246,7 @@ prices:
   EXPECT_DOUBLE_EQ(p5[1].usd_per_gpu_hour, 6.88 * 0.69);
   EXPECT_DOUBLE_EQ(p5[1].list_usd_per_gpu_hour, 6.88);  // ListCost stays the public price
   EXPECT_NE(p5[1].why.find("1-yr compute savings plan"), std::string::npos) << p5[1].why;
+  EXPECT_EQ(p5[1].commitment, "1-yr compute savings plan");
   // An effective instance rate, spread over the GPUs.
   EXPECT_DOUBLE_EQ(One(b, MakeNode("m", "p4d.24xlarge")).usd_per_gpu_hour, 14.0 / 8);
   // Commitments apply to rate-card prices too.
