@@ -89,6 +89,22 @@ const std::vector<BilledCharge>& PriceBook::ChargesForInstance(const std::string
   return it == bill_.end() ? kNone : it->second;
 }
 
+std::optional<PriceBook::InstanceSplit> PriceBook::SplitOf(const Node& node) const {
+  const CatalogInstance* entry = nullptr;
+  if (catalog_ != nullptr && !node.instance_type.empty()) {
+    entry = catalog_->Find(node.instance_type, node.region).instance;
+  }
+  InstanceSplit split;
+  split.gpus = entry != nullptr ? entry->gpus : node.physical_gpus;
+  if (split.gpus <= 0) return std::nullopt;
+  const std::optional<double> share =
+      entry != nullptr ? config_.gpu_share.Of(entry->gpus, entry->vcpus, entry->memory_gib)
+                       : config_.gpu_share.Of(split.gpus, 0, 0);
+  if (!share) return std::nullopt;
+  split.share = *share;
+  return split;
+}
+
 double PriceBook::ListPrice(const Node& node, Instant t, const CatalogInstance** entry) const {
   if (entry != nullptr) *entry = nullptr;
   if (catalog_ == nullptr || node.instance_type.empty()) return NAN;
@@ -118,21 +134,17 @@ std::optional<PricePeriod> PriceBook::FromBill(const Node& node, Instant t) cons
       c.usage_hours > 0 ? c.usage_hours
                         : static_cast<double>(PresentMs(node, c.start, c.end)) / kMsPerHour;
   if (run_hours <= 0) return std::nullopt;
-  const CatalogInstance* entry = nullptr;
-  (void)ListPrice(node, t, &entry);
-  std::optional<double> share = entry != nullptr
-                                    ? config_.gpu_share.Of(entry->gpus, entry->vcpus,
-                                                           entry->memory_gib)
-                                    : config_.gpu_share.Of(node.physical_gpus, 0, 0);
-  if (!share) return std::nullopt;  // a split mode without the instance's vCPUs and memory
+  const std::optional<InstanceSplit> split = SplitOf(node);
+  if (!split) return std::nullopt;  // a split mode without the instance's vCPUs and memory
+  const double share = split->share;
   // The GPU part of the charge spread over the GPU-hours the instance ran, so that the node's GPU
   // cost over the charge's period equals the GPU part of the charge exactly when its presence
   // agrees with the bill, and a window that cuts the period gets its part.
   const double gpu_hours = node.physical_gpus * run_hours;
   PricePeriod p;
-  p.usd_per_gpu_hour = c.effective_usd * *share / gpu_hours;
+  p.usd_per_gpu_hour = c.effective_usd * share / gpu_hours;
   p.list_usd_per_gpu_hour =
-      std::isnan(c.list_usd) ? ListPrice(node, t) : c.list_usd * *share / gpu_hours;
+      std::isnan(c.list_usd) ? ListPrice(node, t) : c.list_usd * share / gpu_hours;
   p.source = PriceSource::kBill;
   p.effective_from = c.start;
   p.why = StrCat(bill_source_, " (", c.where, "): ", c.instance_id, " ", FormatRfc3339(c.start),
@@ -205,15 +217,11 @@ void PriceBook::ApplyCommitment(const Node& node, Instant t, PricePeriod& p) con
     p.usd_per_gpu_hour = c->usd_per_gpu_hour;
     p.why += StrCat("; commitment ", name, ": ", Usd(c->usd_per_gpu_hour), "/GPU-hour");
   } else {
-    const CatalogInstance* entry = nullptr;
-    (void)ListPrice(node, t, &entry);
-    const int gpus = entry != nullptr ? entry->gpus : node.physical_gpus;
-    const std::optional<double> share =
-        entry != nullptr ? config_.gpu_share.Of(entry->gpus, entry->vcpus, entry->memory_gib)
-                         : config_.gpu_share.Of(gpus, 0, 0);
-    if (!share || gpus <= 0) return;
-    p.usd_per_gpu_hour = c->usd_per_hour * *share / gpus;
-    p.why += StrCat("; commitment ", name, ": ", Usd(c->usd_per_hour), "/h / ", gpus, " GPUs");
+    const std::optional<InstanceSplit> split = SplitOf(node);
+    if (!split) return;
+    p.usd_per_gpu_hour = c->usd_per_hour * split->per_gpu();
+    p.why += StrCat("; commitment ", name, ": ", Usd(c->usd_per_hour), "/h / ", split->gpus,
+                    " GPUs");
   }
   p.source = PriceSource::kCommitment;
   p.commitment = c->name.empty() ? c->why : c->name;
@@ -247,18 +255,12 @@ PricePeriod PriceBook::At(const Node& node, Instant t, Instant end) const {
   }
   if (IsSpot(node)) {
     if (const PriceRule* r = FirstActive(config_.spot_prices, node, t)) {
-      const CatalogInstance* entry = nullptr;
-      (void)ListPrice(node, t, &entry);
       double usd = r->usd_per_gpu_hour;
       std::string why = r->why;
       if (std::isnan(usd)) {
-        const int gpus = entry != nullptr ? entry->gpus : node.physical_gpus;
-        const std::optional<double> share =
-            entry != nullptr ? config_.gpu_share.Of(entry->gpus, entry->vcpus, entry->memory_gib)
-                             : config_.gpu_share.Of(gpus, 0, 0);
-        if (share && gpus > 0) {
-          usd = r->usd_per_hour * *share / gpus;
-          why += StrCat(": ", Usd(r->usd_per_hour), "/h / ", gpus, " GPUs");
+        if (const std::optional<InstanceSplit> split = SplitOf(node)) {
+          usd = r->usd_per_hour * split->per_gpu();
+          why += StrCat(": ", Usd(r->usd_per_hour), "/h / ", split->gpus, " GPUs");
         }
       }
       if (!std::isnan(usd)) {

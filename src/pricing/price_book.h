@@ -59,6 +59,16 @@ class PriceBook {
   // configured GPU share, and the catalog entry; NaN / null when unknown.
   double ListPrice(const Node& node, Instant t, const CatalogInstance** entry = nullptr) const;
 
+  // How an instance-hour price of `node` becomes a GPU-hour price: the instance's GPUs (the
+  // catalog's count for its type, else the node's) and the GPU share of the configured mode.
+  // None when the mode needs the type's vCPUs and memory and they are unknown.
+  struct InstanceSplit {
+    int gpus = 0;
+    double share = 1;
+    double per_gpu() const { return share / gpus; }
+  };
+  std::optional<InstanceSplit> SplitOf(const Node& node) const;
+
   // The bill's charges for a node's instance, sorted by start (empty without a bill).
   const std::vector<BilledCharge>& ChargesFor(const Node& node) const;
   // Every instance ID in the bill, sorted, and the charges of one (empty when unknown).

@@ -49,19 +49,14 @@ Reconciliation Reconcile(const PriceBook& book, const std::vector<Node>& nodes, 
     const std::vector<BilledCharge>& charges = book.ChargesFor(node);
     if (!charges.empty()) {
       matched.insert(r.instance_id);
-      const CatalogInstance* entry = nullptr;
-      (void)book.ListPrice(node, window.start, &entry);
-      const std::optional<double> share =
-          entry != nullptr
-              ? book.config().gpu_share.Of(entry->gpus, entry->vcpus, entry->memory_gib)
-              : book.config().gpu_share.Of(node.physical_gpus, 0, 0);
+      const std::optional<PriceBook::InstanceSplit> split = book.SplitOf(node);
       CompensatedSum sum;
       for (const BilledCharge& c : charges) {
         if (!window.Contains(c.start)) continue;
         sum.Add(c.effective_usd);
         r.bill_hours += static_cast<double>(UnixMs(c.end) - UnixMs(c.start)) / kMsPerHour;
       }
-      r.bill_gpu_usd = share ? sum.value() * *share : NAN;
+      r.bill_gpu_usd = split ? sum.value() * split->share : NAN;
       if (!std::isnan(r.bill_gpu_usd)) bill.Add(r.bill_gpu_usd);
     }
     list.Add(r.list_usd);
