@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/price_flags.h"
 #include "core/log.h"
 #include "core/strings.h"
 #include "inventory/timeline_loader.h"
@@ -23,12 +24,8 @@ struct PricesFlags {
   std::vector<std::string> inputs;
   std::string window;
   std::string cluster = "default";
-  std::optional<double> price_per_gpu_hour;
-  std::string prices;
-  bool no_catalog = false;
+  PriceOptions price;
   bool catalog = false;
-  std::string bill;
-  bool bill_net = false;
 };
 
 std::string Money(double v) {
@@ -98,13 +95,7 @@ Status Run(const PricesFlags& flags) {
   if (flags.inputs.empty()) {
     return Status::InvalidArgument("give --input (the cluster's series) or --catalog");
   }
-  PriceOptions popts;
-  popts.usd_per_gpu_hour = flags.price_per_gpu_hour;
-  popts.prices_file = flags.prices;
-  popts.use_catalog = !flags.no_catalog;
-  popts.bill_file = flags.bill;
-  popts.bill_net = flags.bill_net;
-  GPUCOST_ASSIGN_OR_RETURN(std::shared_ptr<const PriceBook> book, MakePriceBook(popts));
+  GPUCOST_ASSIGN_OR_RETURN(std::shared_ptr<const PriceBook> book, MakePriceBook(flags.price));
   TimelineOptions topts;
   topts.cluster = flags.cluster;
   if (!flags.window.empty()) {
@@ -163,14 +154,8 @@ void AddPricesCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--window", f->window, "START,END (default: the input's span)");
   cmd->add_option("--cluster", f->cluster, "Cluster name for series without a cluster label")
       ->capture_default_str();
-  cmd->add_option("--price-per-gpu-hour", f->price_per_gpu_hour,
-                  "As for `report`: flat, or with --prices the default rate");
-  cmd->add_option("--prices", f->prices, "Price file (YAML), see docs/pricing.md");
-  cmd->add_flag("--no-catalog", f->no_catalog, "Do not price nodes from the built-in catalog");
+  AddPriceFlags(*cmd, f->price);
   cmd->add_flag("--catalog", f->catalog, "Print the built-in catalog with its sources");
-  cmd->add_option("--bill", f->bill,
-                  "AWS Cost and Usage Report (CSV or gzip): price from it and reconcile");
-  cmd->add_flag("--bill-net", f->bill_net, "With --bill: use the net (after-discount) columns");
   cmd->footer("Exit status: 0 on success, 2 on bad flags or input.");
   cmd->callback([f, &exit_code] {
     const Status s = Run(*f);

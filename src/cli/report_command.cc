@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/price_flags.h"
 #include "cli/report_pipeline.h"
 #include "core/log.h"
 #include "core/strings.h"
@@ -38,11 +39,7 @@ struct ReportFlags {
   bool accumulate = false;
   std::string idle = "separate";
   std::string idle_scope = "cluster";
-  std::optional<double> price_per_gpu_hour;
-  std::string prices;
-  bool no_catalog = false;
-  std::string bill;
-  bool bill_net = false;
+  PriceOptions price;
   std::string format = "table";
   bool step_given = false;  // --step on the command line (FOCUS charge periods)
   std::string focus_provider = "gpucost";
@@ -110,13 +107,7 @@ Status Run(const ReportFlags& flags) {
         "--accumulate does not apply to --format focus: its charge periods are UTC days, or the "
         "--step buckets when --step is given");
   }
-  PriceOptions popts;
-  popts.usd_per_gpu_hour = flags.price_per_gpu_hour;
-  popts.prices_file = flags.prices;
-  popts.use_catalog = !flags.no_catalog;
-  popts.bill_file = flags.bill;
-  popts.bill_net = flags.bill_net;
-  GPUCOST_ASSIGN_OR_RETURN(PriceFn price, MakePriceFn(popts));
+  GPUCOST_ASSIGN_OR_RETURN(PriceFn price, MakePriceFn(flags.price));
 
   if (!flags.prometheus.empty() && !flags.inputs.empty()) {
     return Status::InvalidArgument("give either --input or --prometheus, not both");
@@ -296,17 +287,7 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--idle-scope", f->idle_scope, "Share idle within: node | cluster")
       ->capture_default_str();
-  cmd->add_option("--price-per-gpu-hour", f->price_per_gpu_hour,
-                  "Flat $/GPU-hour for every node (with --prices: the default rate for nodes "
-                  "nothing else prices)");
-  cmd->add_option("--prices", f->prices,
-                  "Price file (YAML): overrides, rate-card rules, spot, commitments, GPU share; "
-                  "see docs/pricing.md");
-  cmd->add_flag("--no-catalog", f->no_catalog, "Do not price nodes from the built-in catalog");
-  cmd->add_option("--bill", f->bill,
-                  "AWS Cost and Usage Report (legacy or 2.0, CSV or gzip): price nodes by their "
-                  "billed instance-hours (docs/billing.md)");
-  cmd->add_flag("--bill-net", f->bill_net, "With --bill: use the net (after-discount) columns");
+  AddPriceFlags(*cmd, f->price);
   cmd->add_option("--format", f->format,
                   "table | csv | json | focus (FinOps FOCUS 1.3 Cost and Usage CSV, "
                   "docs/focus.md)")
