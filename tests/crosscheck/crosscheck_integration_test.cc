@@ -20,7 +20,7 @@
 #include <string>
 
 #include "cli/cli_test_util.h"
-#include "crosscheck/child_process.h"
+#include "common/child_process.h"
 #include "promsource/http_transport.h"
 #include "promsource/prometheus_client.h"
 

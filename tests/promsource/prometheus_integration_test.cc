@@ -3,15 +3,7 @@
 // remote read (streamed XOR chunks) and through the query API, in chunks shorter than the window,
 // must equal the report read from the files. Sample by sample, remote read must hand over exactly
 // what the query API does.
-#include <arpa/inet.h>
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -29,13 +21,12 @@
 #include <vector>
 
 #include "cli/cli_test_util.h"
+#include "common/child_process.h"
 #include "core/strings.h"
 #include "inventory/input_metrics.h"
 #include "promsource/http_transport.h"
 #include "promsource/prometheus_source.h"
 #include "promsource/promsource_test_util.h"
-
-extern char** environ;
 
 namespace gpucost::promsource {
 namespace {
@@ -44,97 +35,12 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using testing_util::RunResult;
 using testing_util::RunShell;
+using testing_util::PrometheusProcess;
 using testing_util::TempDir;
 
 const std::string kBinary = GPUCOST_BINARY;
 const char kPrometheus[] = "/usr/bin/prometheus";
 const char kPromtool[] = "/usr/bin/promtool";
-
-int FreePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t len = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
-
-// A Prometheus serving `tsdb`, stopped (and reaped) when the guard goes away, also when a test
-// assertion fails.
-class PrometheusProcess {
- public:
-  PrometheusProcess(const fs::path& dir, const fs::path& tsdb) : port_(FreePort()) {
-    const fs::path config = dir / "prometheus.yml";
-    std::ofstream(config) << "global:\n  scrape_interval: 1h\n";  // no scrape jobs
-    log_ = (dir / "prometheus.log").string();
-    std::vector<std::string> args = {
-        kPrometheus,
-        "--config.file=" + config.string(),
-        "--storage.tsdb.path=" + tsdb.string(),
-        "--storage.tsdb.retention.time=100y",
-        StrCat("--web.listen-address=127.0.0.1:", port_),
-    };
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    if (posix_spawn(&pid_, kPrometheus, &actions, nullptr, argv.data(), environ) != 0) pid_ = -1;
-    posix_spawn_file_actions_destroy(&actions);
-  }
-  ~PrometheusProcess() {
-    if (pid_ <= 0) return;
-    ::kill(pid_, SIGTERM);
-    for (int i = 0; i < 100; ++i) {
-      if (::waitpid(pid_, nullptr, WNOHANG) == pid_) return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, nullptr, 0);
-  }
-  PrometheusProcess(const PrometheusProcess&) = delete;
-  PrometheusProcess& operator=(const PrometheusProcess&) = delete;
-
-  std::string url() const { return StrCat("http://127.0.0.1:", port_); }
-
-  // Polls /-/ready for up to `limit`.
-  bool WaitReady(std::chrono::seconds limit) {
-    if (pid_ <= 0) return false;
-    HttpOptions o;
-    o.request_timeout = std::chrono::seconds(2);
-    auto transport = MakeCurlTransport(o);
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
-        pid_ = -1;
-        return false;
-      }
-      HttpRequest r;
-      r.url = url() + "/-/ready";
-      const TransportResult res = transport->Send(r);
-      if (res.response && res.response->status == 200) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    return false;
-  }
-
-  std::string Log() const {
-    std::ifstream in(log_);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  }
-
- private:
-  int port_;
-  pid_t pid_ = -1;
-  std::string log_;
-};
 
 // Prometheus text with millisecond timestamps -> OpenMetrics with second timestamps, the form
 // promtool imports. Comment lines are dropped (every family becomes "unknown").

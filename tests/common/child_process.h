@@ -18,6 +18,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -105,7 +106,9 @@ class PrometheusProcess {
 
   // Polls /-/ready for up to `limit`.
   bool WaitReady(std::chrono::seconds limit) {
-    auto transport = promsource::MakeCurlTransport();
+    promsource::HttpOptions options;
+    options.request_timeout = std::chrono::seconds(2);
+    auto transport = promsource::MakeCurlTransport(options);
     const auto deadline = std::chrono::steady_clock::now() + limit;
     while (std::chrono::steady_clock::now() < deadline) {
       if (process_->Exited()) return false;
