@@ -121,6 +121,7 @@ void NvmlCollector::ReadGpu(nvml::Device device, NvmlGpu& gpu, Calls& calls) {
     return;
   }
   gpu.whole.activity = GpmActivity(device, -1, state, calls);
+  if (state.gpm_supported) gpu.supported["nvmlGpmSampleGet"] = *state.gpm_supported;
   if (gpu.whole.activity) {
     gpu.whole.activity_source = "gpm";
   } else {
@@ -194,6 +195,7 @@ void NvmlCollector::ReadMig(nvml::Device device, NvmlGpu& gpu, GpuState& state, 
     return;
   }
   for (unsigned int i = 0; i < max_count; ++i) {
+    if (state.gpm_supported) gpu.supported["nvmlGpmMigSampleGet"] = *state.gpm_supported;
     nvml::Device mig = nullptr;
     const nvml::Return r = nvml_.DeviceGetMigDeviceHandleByIndex(device, i, &mig);
     if (r == nvml::kErrorNotFound) continue;  // an empty index

@@ -12,5 +12,6 @@ void AddReportCommand(CLI::App& app, int& exit_code);
 void AddDemoCommand(CLI::App& app, int& exit_code);
 void AddPricesCommand(CLI::App& app, int& exit_code);
 void AddSimulateCommand(CLI::App& app, int& exit_code);
+void AddAgentCommand(CLI::App& app, int& exit_code);
 
 }  // namespace gpucost::cli

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   gpucost::cli::AddParseCommand(app, exit_code);
   gpucost::cli::AddPricesCommand(app, exit_code);
   gpucost::cli::AddSimulateCommand(app, exit_code);
+  gpucost::cli::AddAgentCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
