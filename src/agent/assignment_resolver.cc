@@ -1,0 +1,70 @@
+#include "agent/assignment_resolver.h"
+
+#include "agent/device_id.h"
+
+namespace gpucost::agent {
+namespace {
+
+// Fills gpu_uuid and gpu_instance_id of `a` from a parsed id.
+void Resolve(const DeviceId& id, const NvmlReading& reading, DeviceAssignment& a) {
+  a.replica = id.replica;
+  switch (id.kind) {
+    case DeviceIdKind::kGpuUuid:
+      a.gpu_uuid = id.gpu_uuid;
+      return;
+    case DeviceIdKind::kMigLegacy:
+      a.gpu_uuid = id.gpu_uuid;
+      a.gpu_instance_id = id.gpu_instance_id;
+      return;
+    case DeviceIdKind::kMigUuid:
+      for (const NvmlGpu& g : reading.gpus) {
+        for (const NvmlUnit& u : g.mig) {
+          if (u.uuid == id.mig_uuid) {
+            a.gpu_uuid = g.uuid;
+            a.gpu_instance_id = u.gpu_instance_id;
+            return;
+          }
+        }
+      }
+      return;
+    case DeviceIdKind::kGpuIndex:
+      for (const NvmlGpu& g : reading.gpus) {
+        if (static_cast<int>(g.index) == id.gpu_index) a.gpu_uuid = g.uuid;
+      }
+      return;
+    default:
+      // MIG device indexes and GKE device minors do not map to NVML's GPU instance ids or
+      // indexes without more driver queries; they stay unresolved (docs/agent.md).
+      return;
+  }
+}
+
+}  // namespace
+
+std::vector<DeviceAssignment> ResolveAssignments(const PodResourcesList& list,
+                                                 const NvmlReading& reading) {
+  std::vector<DeviceAssignment> out;
+  for (const PodDevices& pod : list.pods) {
+    for (const ContainerDevices& c : pod.containers) {
+      for (const ResourceDevices& r : c.devices) {
+        // NVIDIA's device plugins (and HAMi, GKE) all register under nvidia.com/; other
+        // devices (RDMA, FPGAs) may use the same id shapes and are no GPUs.
+        if (r.resource_name.rfind("nvidia.com/", 0) != 0) continue;
+        for (const std::string& raw : r.device_ids) {
+          const DeviceId id = ParseDeviceId(raw);
+          DeviceAssignment a;
+          a.namespace_name = pod.pod_namespace;
+          a.pod = pod.pod_name;
+          a.container = c.container_name;
+          a.resource = r.resource_name;
+          a.device_id = raw;
+          Resolve(id, reading, a);
+          out.push_back(std::move(a));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace gpucost::agent

@@ -1,0 +1,19 @@
+// Turns the kubelet's PodResources answer into device assignments on this node's GPUs: the
+// device ids a container holds under an nvidia.com/ resource (GPU-…, GPU-…::n, MIG-…, legacy
+// MIG-GPU-…/gi/ci, NVML indexes) resolved to the physical GPU's UUID, the MIG GPU instance and
+// the replica, using the NVML reading of the same collection. Ids that name no GPU of this node
+// keep an empty gpu_uuid. Pure.
+#pragma once
+
+#include <vector>
+
+#include "agent/agent_snapshot.h"
+#include "agent/nvml_collector.h"
+#include "agent/pod_resources.h"
+
+namespace gpucost::agent {
+
+std::vector<DeviceAssignment> ResolveAssignments(const PodResourcesList& list,
+                                                 const NvmlReading& reading);
+
+}  // namespace gpucost::agent
