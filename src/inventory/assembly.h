@@ -1,5 +1,5 @@
 // Internal to the inventory module: the steps InventoryBuilder::Build runs, in order, over the
-// collected kube-state-metrics and dcgm-exporter data. Each step reads what earlier steps put
+// collected kube-state-metrics, dcgm-exporter and node agent data. Each step reads what earlier steps put
 // into the shared Assembly and adds its part. Not thread-safe.
 #pragma once
 
@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "inventory/agent_reader.h"
 #include "inventory/dcgm_reader.h"
 #include "inventory/diagnostics.h"
 #include "inventory/inventory_builder.h"
@@ -22,6 +23,8 @@
 namespace gpucost {
 
 using NodeKey = std::pair<std::string, std::string>;  // (cluster, node)
+// (cluster, namespace, pod, container)
+using ContainerKey = std::tuple<std::string, std::string, std::string, std::string>;
 
 // One container's GPU request over time.
 struct ContainerRequest {
@@ -45,6 +48,7 @@ struct Assembly {
   Window window;
   KsmData& ksm;
   DcgmData& dcgm;
+  AgentData& agent;
   Diagnostics& diag;
 
   Inventory inventory;
@@ -53,12 +57,21 @@ struct Assembly {
   std::map<NodeKey, NodeIndex> node_index;
   std::map<NodeKey, NodeKey> host_to_node;  // dcgm (cluster, host) -> node
   std::map<std::tuple<NodeIndex, std::string, int>, UnitIndex> unit_by_device;  // gi -1: whole
-  // (cluster, namespace, pod, container) -> holders (one per pod uid).
-  std::map<std::tuple<std::string, std::string, std::string, std::string>,
-           std::vector<HolderIndex>> holders_by_container;
+  // (node, GPU UUID, replica number) -> time-slicing / MPS replica unit.
+  std::map<std::tuple<NodeIndex, std::string, int>, UnitIndex> replica_units;
+  std::map<ContainerKey, std::vector<HolderIndex>> holders_by_container;  // one per pod uid
   std::vector<std::string> holder_uids;  // per holder, for matching dcgm pod_uid
   std::vector<std::vector<Interval>> holder_active;  // per holder: its pod's active intervals
 };
+
+// A unit a container holds by an exact device assignment (a dcgm-exporter pod label or a node
+// agent assignment), and when.
+struct DevicePin {
+  UnitIndex unit = kNoIndex;
+  std::vector<Interval> when;
+  bool from_agent = false;
+};
+using PinMap = std::map<ContainerKey, std::vector<DevicePin>>;
 
 // Pod phases, nodes and container GPU requests (holding_assembly.cc).
 void BuildPodTimelines(Assembly& a);
@@ -68,8 +81,17 @@ void BuildNodesAndUnits(Assembly& a);
 void BuildHoldersAndHoldings(Assembly& a);
 // Device and per-holder activity series (usage_assembly.cc).
 void BuildUsage(Assembly& a);
+// Pins from the node agent's device assignments; they replace a container's dcgm pins
+// (agent_assembly.cc).
+void AddAgentPins(Assembly& a, PinMap& pins);
+// The node agent's unit and holder activity, preferred over dcgm-exporter's where it reports
+// (agent_assembly.cc). Runs after BuildUsage.
+void BuildAgentUsage(Assembly& a);
 // Units dcgm-exporter labelled with an hpc_job, and when (usage_assembly.cc).
 std::vector<DeviceJob> BuildDeviceJobs(Assembly& a);
+
+// The samples of `m` inside `keep`, in time order (usage_assembly.cc).
+std::vector<UsageSample> ToSamples(const std::map<int64_t, double>& m, Window keep);
 
 // Whether dcgm pod labels from `direct` pod/namespace labels are to be trusted.
 inline bool TrustPodLabels(const Assembly& a, bool from_direct) {

@@ -1,6 +1,6 @@
 // Pods -> holders and holdings: phases and scheduling give when a pod holds GPUs; container
-// requests (or, when dcgm-exporter pins a device to the pod exclusively, the device itself) give
-// what it holds.
+// requests (or, when the node agent reports the kubelet's device assignment or dcgm-exporter pins
+// a device to the pod exclusively, the device itself) give what it holds.
 #include <algorithm>
 #include <cmath>
 
@@ -152,11 +152,6 @@ HolderIndex AddHolder(Assembly& a, Holder h, const std::string& uid,
   return idx;
 }
 
-struct Pin {
-  UnitIndex unit;
-  std::vector<Interval> when;
-};
-
 }  // namespace
 
 void BuildHoldersAndHoldings(Assembly& a) {
@@ -175,8 +170,7 @@ void BuildHoldersAndHoldings(Assembly& a) {
   };
 
   // Exclusive device pins from dcgm pod labels: MIG instances, or whole GPUs on unshared nodes.
-  // (cluster, namespace, pod, container) -> pins.
-  std::map<std::tuple<std::string, std::string, std::string, std::string>, std::vector<Pin>> pins;
+  PinMap pins;
   for (const auto& [key, series] : a.dcgm.pod_labels) {
     if (key.vgpu || !TrustPodLabels(a, key.pod_from_direct_labels)) continue;
     auto host = a.host_to_node.find({key.device.cluster, key.device.host});
@@ -188,8 +182,9 @@ void BuildHoldersAndHoldings(Assembly& a) {
     auto unit = a.unit_by_device.find({n, key.device.uuid, key.device.gpu_instance_id});
     if (unit == a.unit_by_device.end()) continue;
     pins[{key.device.cluster, key.pod.namespace_name, key.pod.pod, key.pod.container}].push_back(
-        Pin{unit->second, PresentIntervals(series, a.presence)});
+        DevicePin{unit->second, PresentIntervals(series, a.presence), false});
   }
+  AddAgentPins(a, pins);
 
   for (const auto& [key, pt] : a.pods) {
     auto node_it = a.node_index.find({key.cluster, pt.node});
@@ -232,7 +227,8 @@ void BuildHoldersAndHoldings(Assembly& a) {
         holding.request = cr.request;
         if (pin_it != pins.end()) {
           std::vector<UnitIndex> units;
-          for (const Pin& p : pin_it->second) {
+          const bool from_agent = pin_it->second.front().from_agent;
+          for (const DevicePin& p : pin_it->second) {
             const GpuUnit& u = a.inventory.units[p.unit];
             if (u.node != holding.node || u.resource != cr.request.resource) continue;
             if (!IntersectIntervals(p.when, {iv}).empty()) units.push_back(p.unit);
@@ -244,8 +240,9 @@ void BuildHoldersAndHoldings(Assembly& a) {
           } else if (!units.empty()) {
             a.diag.Warn(StrCat("pin-count:", PodName(key), "/", cr.container), "", 0,
                         StrCat("pod ", PodName(key), " container ", cr.container, " requests ",
-                               cr.request.count, " ", cr.request.resource, " but dcgm-exporter "
-                               "labels ", units.size(), " devices with it; using the request"));
+                               cr.request.count, " ", cr.request.resource, " but ",
+                               from_agent ? "the node agent assigns it " : "dcgm-exporter labels ",
+                               units.size(), " devices; using the request"));
           }
         }
         a.inventory.holdings.push_back(std::move(holding));
@@ -253,15 +250,18 @@ void BuildHoldersAndHoldings(Assembly& a) {
     }
   }
 
-  // Pods that dcgm-exporter pins to devices but kube-state-metrics never showed.
+  // Pods that dcgm-exporter or the node agent pins to devices but kube-state-metrics never
+  // showed.
   std::set<std::tuple<std::string, std::string, std::string>> ksm_pods;
   for (const auto& [key, pod] : a.ksm.pods) ksm_pods.insert({key.cluster, key.namespace_name, key.pod});
   for (const auto& [pkey, plist] : pins) {
     const auto& [cluster, ns, pod, container] = pkey;
     if (ksm_pods.contains({cluster, ns, pod})) continue;
     a.diag.Warn(StrCat("dcgm-only-pod:", ns, "/", pod), "", 0,
-                StrCat("pod ", ns, "/", pod, " is known only from dcgm-exporter labels; it holds "
-                       "the devices labelled with it, as a bare pod"));
+                StrCat("pod ", ns, "/", pod, " is known only from ",
+                       plist.front().from_agent ? "node agent device assignments"
+                                                : "dcgm-exporter labels",
+                       "; it holds the devices assigned to it, as a bare pod"));
     Holder h;
     h.cluster = cluster;
     h.namespace_name = ns;
@@ -271,10 +271,10 @@ void BuildHoldersAndHoldings(Assembly& a) {
     h.workload_kind = "Pod";
     h.team = ResolveTeam(chain, kNoLabels, ns_labels_of(cluster, ns), ns);
     std::vector<Interval> active;
-    for (const Pin& p : plist) active = UnionIntervals(active, p.when);
+    for (const DevicePin& p : plist) active = UnionIntervals(active, p.when);
     active = ClipIntervals(active, a.window);
     const HolderIndex hi = AddHolder(a, std::move(h), "", active);
-    for (const Pin& p : plist) {
+    for (const DevicePin& p : plist) {
       const GpuUnit& u = a.inventory.units[p.unit];
       for (const Interval& iv : ClipIntervals(p.when, a.window)) {
         Holding holding;

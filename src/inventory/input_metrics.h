@@ -1,6 +1,6 @@
-// The metric names InventoryBuilder reads (kube-state-metrics and dcgm-exporter). Sources that
-// must ask for series by name (a Prometheus API) fetch exactly these; keep it in step with
-// ksm_reader.cc and dcgm_reader.cc.
+// The metric names InventoryBuilder reads (kube-state-metrics, dcgm-exporter and the node agent).
+// Sources that must ask for series by name (a Prometheus API) fetch exactly these; keep it in step
+// with ksm_reader.cc, dcgm_reader.cc and agent_reader.cc.
 #pragma once
 
 #include <array>
@@ -8,7 +8,7 @@
 
 namespace gpucost {
 
-inline constexpr std::array<std::string_view, 16> kInventoryMetricNames = {
+inline constexpr std::array<std::string_view, 22> kInventoryMetricNames = {
     "kube_pod_container_resource_requests",
     "kube_pod_container_resource_limits",
     "kube_pod_status_phase",
@@ -21,10 +21,16 @@ inline constexpr std::array<std::string_view, 16> kInventoryMetricNames = {
     "kube_node_labels",
     "kube_node_status_capacity",
     "kube_node_info",
+    "kube_pod_container_info",
     "DCGM_FI_PROF_GR_ENGINE_ACTIVE",
     "DCGM_FI_PROF_GR_ENGINE_UTIL_RATIO",
     "DCGM_FI_DEV_GPU_UTIL",
     "DCGM_FI_DEV_GPU_UTIL_RATIO",
+    "gpucost_agent_unit_activity_ratio",
+    "gpucost_agent_holder_activity_ratio",
+    "gpucost_agent_device_assignment",
+    "gpucost_agent_gpu_info",
+    "gpucost_agent_mig_instance_info",
 };
 
 }  // namespace gpucost

@@ -10,7 +10,8 @@ namespace gpucost {
 InventoryBuilder::InventoryBuilder(TimelineOptions options)
     : options_(std::move(options)),
       ksm_(options_.cluster),
-      dcgm_(options_.cluster, options_.dcgm_pod_labels) {}
+      dcgm_(options_.cluster, options_.dcgm_pod_labels),
+      agent_(options_.cluster) {}
 
 InventoryBuilder::~InventoryBuilder() = default;
 
@@ -40,7 +41,8 @@ void InventoryBuilder::OnSample(const SampleView& sample) {
     t_ms = UnixMs(*options_.untimestamped_at);
   }
   const bool used = ksm_.OnSample(sample, t_ms, source_, diag_) ||
-                    dcgm_.OnSample(sample, t_ms, source_, diag_);
+                    dcgm_.OnSample(sample, t_ms, source_, diag_) ||
+                    agent_.OnSample(sample, t_ms, source_, diag_);
   if (!used) return;
   min_t_ms_ = std::min(min_t_ms_, t_ms);
   max_t_ms_ = std::max(max_t_ms_, t_ms);
@@ -51,6 +53,7 @@ Result<LoadedTimeline> InventoryBuilder::Build() {
   built_ = true;
   ksm_.Finish();
   dcgm_.Finish();
+  agent_.Finish();
   LoadedTimeline out;
   out.samples = samples_;
   out.parse_errors = errors_;
@@ -66,21 +69,23 @@ Result<LoadedTimeline> InventoryBuilder::Build() {
     };
     for (const auto& [k, n] : ksm_.data().nodes) extend(n.seen);
     for (const auto& [k, d] : dcgm_.data().devices) extend(d.seen);
+    for (const auto& [k, g] : agent_.data().gpus) extend(g.seen);
     for (const auto& [k, p] : ksm_.data().pods) {
       for (const auto& [ph, s] : p.phases) extend(s);
     }
     out.span = Window{InstantFromUnixMs(min_t_ms_), end};
   } else {
-    diag_.Warn("the input holds no kube-state-metrics or dcgm-exporter samples");
+    diag_.Warn("the input holds no kube-state-metrics, dcgm-exporter or node agent samples");
   }
   out.window = options_.window.value_or(out.span);
 
-  Assembly a{options_, presence, out.window, ksm_.data(), dcgm_.data(), diag_, {}, {}, {},
-             {}, {}, {}, {}, {}, {}};
+  Assembly a{options_, presence, out.window, ksm_.data(), dcgm_.data(), agent_.data(), diag_,
+             {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
   BuildPodTimelines(a);
   BuildNodesAndUnits(a);
   BuildHoldersAndHoldings(a);
   BuildUsage(a);
+  BuildAgentUsage(a);
   out.device_jobs = BuildDeviceJobs(a);
 
   for (GpuUnit& u : a.inventory.units) {

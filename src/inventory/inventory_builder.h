@@ -1,5 +1,5 @@
-// InventoryBuilder: turns exposition samples from kube-state-metrics and dcgm-exporter into the
-// inventory timeline (nodes, GPU units, holders, holdings) and the usage timeline the attribution
+// InventoryBuilder: turns exposition samples from kube-state-metrics, dcgm-exporter and the node
+// agent (`gpucost agent`) into the inventory timeline (nodes, GPU units, holders, holdings) and the usage timeline the attribution
 // engine consumes, with warnings for everything it had to skip or guess (docs/inputs.md). Feed it
 // as an ExpositionHandler (one BeginSource per input) or through AddText, then call Build once.
 // Not thread-safe.
@@ -13,6 +13,7 @@
 #include "core/result.h"
 #include "core/time.h"
 #include "ingest/exposition.h"
+#include "inventory/agent_reader.h"
 #include "inventory/dcgm_reader.h"
 #include "inventory/diagnostics.h"
 #include "inventory/ksm_reader.h"
@@ -89,6 +90,7 @@ class InventoryBuilder final : public ExpositionHandler {
   Diagnostics diag_;
   KsmReader ksm_;
   DcgmReader dcgm_;
+  AgentReader agent_;
   uint64_t samples_ = 0;
   uint64_t errors_ = 0;
   int64_t min_t_ms_ = INT64_MAX;

@@ -38,6 +38,11 @@ void MergeLatest(std::map<std::string, std::string>& labels, int64_t& labels_t,
 
 }  // namespace
 
+std::string_view ContainerIdWithoutRuntime(std::string_view id) {
+  if (const size_t sep = id.find("://"); sep != std::string_view::npos) id.remove_prefix(sep + 3);
+  return id;
+}
+
 std::string KsmReader::Cluster(const SampleView& s) const {
   const std::string_view c = LabelValue(s, "cluster");
   return c.empty() ? default_cluster_ : std::string(c);
@@ -107,6 +112,16 @@ bool KsmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& s
     if (LabelValue(s, "pod").empty()) return true;
     KsmPod& pod = Pod(s);
     MergeLatest(pod.labels, pod.labels_t, PrefixedLabels(s), t_ms);
+    return true;
+  }
+  if (name == "kube_pod_container_info") {
+    // One series per container and scrape: only the first sight of an id builds anything.
+    const std::string_view id = ContainerIdWithoutRuntime(LabelValue(s, "container_id"));
+    if (id.empty() || LabelValue(s, "pod").empty() || data_.containers.contains(id)) return true;
+    data_.containers.emplace(std::string(id),
+                             KsmContainer{Cluster(s), LabelString(s, "namespace"),
+                                          LabelString(s, "pod"), LabelString(s, "uid"),
+                                          LabelString(s, "container")});
     return true;
   }
   if (name == "kube_replicaset_owner") {

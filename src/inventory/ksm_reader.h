@@ -4,8 +4,10 @@
 #pragma once
 
 #include <compare>
+#include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ingest/exposition.h"
@@ -53,12 +55,26 @@ struct KsmNode {
 
 using ClusterNamespace = std::pair<std::string, std::string>;
 
+// A container named by kube_pod_container_info, for joining a container id to its pod.
+struct KsmContainer {
+  std::string cluster;
+  std::string namespace_name;
+  std::string pod;
+  std::string uid;
+  std::string container;
+};
+
+// "containerd://<id>" -> "<id>": the id without its runtime prefix (containerd, cri-o, docker).
+std::string_view ContainerIdWithoutRuntime(std::string_view id);
+
 struct KsmData {
   std::map<PodKey, KsmPod> pods;
   std::map<std::pair<std::string, std::string>, KsmNode> nodes;  // (cluster, node)
   std::map<ClusterNamespace, std::map<std::string, OwnerRef>> replicaset_owners;
   std::map<ClusterNamespace, std::map<std::string, OwnerRef>> job_owners;
   std::map<ClusterNamespace, std::map<std::string, std::string>> namespace_labels;
+  // kube_pod_container_info: container id (runtime prefix removed) -> container.
+  std::map<std::string, KsmContainer, std::less<>> containers;
 };
 
 class KsmReader {

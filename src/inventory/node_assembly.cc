@@ -1,7 +1,7 @@
-// Nodes and their GPU units: presence from kube_node_* series (or dcgm data for nodes KSM does
-// not show), physical GPUs from dcgm UUIDs or GFD gpu.count (never the replica-inflated
-// capacity), the sharing mode, and one unit per whole GPU, MIG instance (plus the unpartitioned
-// rest) or time-slicing/MPS replica.
+// Nodes and their GPU units: presence from kube_node_* series (or dcgm or node agent data for
+// nodes KSM does not show), physical GPUs from the GPU UUIDs dcgm-exporter and the node agent
+// report or GFD gpu.count (never the replica-inflated capacity), the sharing mode, and one unit
+// per whole GPU, MIG instance (plus the unpartitioned rest) or time-slicing/MPS replica.
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -14,11 +14,17 @@
 namespace gpucost {
 namespace {
 
-struct DcgmGpu {
+struct MigInstance {
+  std::string profile;
+  const PresenceSeries* seen = nullptr;
+};
+
+// A physical GPU as dcgm-exporter or the node agent reports it (dcgm first where both do).
+struct KnownGpu {
   std::string uuid;
   int index = -1;
   std::string model;
-  std::map<int, const DcgmDevice*> instances;  // GPU instance id -> device
+  std::map<int, MigInstance> instances;  // GPU instance id -> instance
 };
 
 int IntLabel(const std::map<std::string, std::string>& labels, const std::string& key) {
@@ -79,7 +85,7 @@ double Capacity(const KsmNode* n, const std::string& res) {
 struct MigSlot {
   int gi;
   std::string profile;
-  const DcgmDevice* device;  // nullptr when synthesised from labels
+  const PresenceSeries* seen;  // nullptr when synthesised from labels
 };
 
 class NodeUnits {
@@ -89,7 +95,9 @@ class NodeUnits {
   UnitIndex Add(GpuUnit u) {
     u.node = n_;
     const UnitIndex idx = static_cast<UnitIndex>(a_.inventory.units.size());
-    if (u.partition.kind != PartitionKind::kReplica && u.holdable) {
+    if (u.partition.kind == PartitionKind::kReplica) {
+      a_.replica_units[{n_, u.gpu_uuid, u.partition.index}] = idx;
+    } else if (u.holdable) {
       a_.unit_by_device[{n_, u.gpu_uuid, u.gpu_instance_id}] = idx;
     }
     a_.inventory.units.push_back(std::move(u));
@@ -123,7 +131,7 @@ class NodeUnits {
                             f ? StrCat("fraction taken as ", *f) : std::string("fraction 0")));
       }
       u.resource = node.mig_single ? "nvidia.com/gpu" : MigResourceName(u.mig_profile);
-      if (s.device != nullptr) u.present = PresentIntervals(s.device->seen, a_.presence);
+      if (s.seen != nullptr) u.present = PresentIntervals(*s.seen, a_.presence);
       Add(std::move(u));
     }
     const int total = mm != nullptr ? mm->compute_slices : 7;
@@ -151,19 +159,37 @@ class NodeUnits {
 
 void BuildNodesAndUnits(Assembly& a) {
   // GPUs per dcgm host.
-  std::map<NodeKey, std::map<std::string, DcgmGpu>> host_gpus;
+  std::map<NodeKey, std::map<std::string, KnownGpu>> host_gpus;
   for (const auto& [key, dev] : a.dcgm.devices) {
-    DcgmGpu& g = host_gpus[{key.cluster, key.host}][key.uuid];
+    KnownGpu& g = host_gpus[{key.cluster, key.host}][key.uuid];
     g.uuid = key.uuid;
     if (dev.gpu_index >= 0) g.index = dev.gpu_index;
     if (g.model.empty()) g.model = dev.model;
-    if (key.gpu_instance_id >= 0) g.instances[key.gpu_instance_id] = &dev;
+    if (key.gpu_instance_id >= 0) {
+      g.instances[key.gpu_instance_id] = MigInstance{dev.profile, &dev.seen};
+    }
   }
-  // dcgm hosts -> node names: the node itself, else (an exporter pod's name in old releases) the
-  // node of the pods it labels, else a node of that name.
+  // (cluster, GPU UUID) -> the node the agent runs on: UUIDs are unique, the agent's node label
+  // is the Kubernetes node name.
+  std::map<std::pair<std::string, std::string>, NodeKey> agent_node_of_gpu;
+  for (const auto& [key, g] : a.agent.gpus) {
+    agent_node_of_gpu.try_emplace({key.cluster, key.uuid}, NodeKey{key.cluster, key.node});
+  }
+  // dcgm hosts -> node names: the node itself, else the node the agent reports the same GPUs on,
+  // else (an exporter pod's name in old releases) the node of the pods it labels, else a node of
+  // that name.
   for (const auto& [hk, gpus] : host_gpus) {
     if (a.ksm.nodes.contains(hk)) {
       a.host_to_node[hk] = hk;
+      continue;
+    }
+    const NodeKey* agent_node = nullptr;
+    for (const auto& [uuid, g] : gpus) {
+      auto it = agent_node_of_gpu.find({hk.first, uuid});
+      if (it != agent_node_of_gpu.end()) agent_node = &it->second;
+    }
+    if (agent_node != nullptr) {
+      a.host_to_node[hk] = *agent_node;
       continue;
     }
     std::map<std::string, int> votes;
@@ -184,6 +210,8 @@ void BuildNodesAndUnits(Assembly& a) {
   std::set<NodeKey> names;
   for (const auto& [k, n] : a.ksm.nodes) names.insert(k);
   for (const auto& [hk, nk] : a.host_to_node) names.insert(nk);
+  for (const auto& [key, g] : a.agent.gpus) names.insert({key.cluster, key.node});
+  for (const auto& [key, u] : a.agent.units) names.insert({key.cluster, key.node});
   std::map<NodeKey, std::vector<Interval>> pod_presence;
   std::set<NodeKey> hami_nodes, shared_nodes;
   for (const auto& [pk, pt] : a.pods) {
@@ -198,16 +226,41 @@ void BuildNodesAndUnits(Assembly& a) {
                        "its GPU capacity is unknown"));
     names.insert(nk);
   }
-  // GPUs per node (a node may have several dcgm host names).
-  std::map<NodeKey, std::vector<const DcgmGpu*>> node_gpus;
-  std::map<NodeKey, std::vector<Interval>> dcgm_presence;
+  // GPUs per node (a node may have several dcgm host names), then the agent's GPUs and MIG
+  // instances where dcgm-exporter did not report them.
+  std::map<NodeKey, std::map<std::string, KnownGpu>> node_gpus;
+  std::map<NodeKey, std::vector<Interval>> dcgm_presence;  // and the agent's
   for (const auto& [hk, gpus] : host_gpus) {
-    const NodeKey nk = a.host_to_node[hk];
-    for (const auto& [uuid, g] : gpus) node_gpus[nk].push_back(&g);
+    std::map<std::string, KnownGpu>& known = node_gpus[a.host_to_node[hk]];
+    for (const auto& [uuid, g] : gpus) {
+      auto [it, fresh] = known.try_emplace(uuid, g);
+      if (!fresh) it->second.instances.insert(g.instances.begin(), g.instances.end());
+    }
+  }
+  for (const auto& [key, ag] : a.agent.gpus) {
+    KnownGpu& g = node_gpus[{key.cluster, key.node}][key.uuid];
+    g.uuid = key.uuid;
+    if (key.gpu_instance_id < 0) {
+      if (g.index < 0) g.index = ag.gpu_index;
+      if (g.model.empty()) g.model = ag.model;
+    } else {
+      auto [it, fresh] = g.instances.try_emplace(key.gpu_instance_id, MigInstance{ag.profile, &ag.seen});
+      if (!fresh && it->second.profile.empty()) it->second.profile = ag.profile;
+    }
   }
   for (const auto& [key, dev] : a.dcgm.devices) {
     const NodeKey nk = a.host_to_node[{key.cluster, key.host}];
     dcgm_presence[nk] = UnionIntervals(dcgm_presence[nk], PresentIntervals(dev.seen, a.presence));
+  }
+  for (const auto& [key, ag] : a.agent.gpus) {
+    const NodeKey nk{key.cluster, key.node};
+    dcgm_presence[nk] = UnionIntervals(dcgm_presence[nk], PresentIntervals(ag.seen, a.presence));
+  }
+  for (const auto& [key, u] : a.agent.units) {
+    const NodeKey nk{key.cluster, key.node};
+    for (const PointSeries* p : {&u.gpm, &u.utilization}) {
+      dcgm_presence[nk] = UnionIntervals(dcgm_presence[nk], PresentIntervals(p->points(), a.presence));
+    }
   }
   const LabelKeyRestorer restorer(a.options.known_label_keys);
 
@@ -239,8 +292,9 @@ void BuildNodesAndUnits(Assembly& a) {
     node.region = StrLabel(l, "topology_kubernetes_io_region");
     if (node.region.empty()) node.region = StrLabel(l, "failure_domain_beta_kubernetes_io_region");
 
-    std::vector<const DcgmGpu*> gpus = node_gpus[nk];
-    std::sort(gpus.begin(), gpus.end(), [](const DcgmGpu* x, const DcgmGpu* y) {
+    std::vector<const KnownGpu*> gpus;
+    for (const auto& [uuid, g] : node_gpus[nk]) gpus.push_back(&g);
+    std::sort(gpus.begin(), gpus.end(), [](const KnownGpu* x, const KnownGpu* y) {
       return std::tie(x->index, x->uuid) < std::tie(y->index, y->uuid);
     });
     const std::string product = StrLabel(l, "nvidia_com_gpu_product");
@@ -258,7 +312,7 @@ void BuildNodesAndUnits(Assembly& a) {
       }
     }
     bool dcgm_mig = false;
-    for (const DcgmGpu* g : gpus) dcgm_mig = dcgm_mig || !g->instances.empty();
+    for (const KnownGpu* g : gpus) dcgm_mig = dcgm_mig || !g->instances.empty();
     const std::string product_profile = ProductMigProfile(product);
     const bool mig = dcgm_mig || (mig_strategy == "single" && !product_profile.empty()) ||
                      (mig_strategy == "mixed" && !mig_capacity.empty());
@@ -315,8 +369,8 @@ void BuildNodesAndUnits(Assembly& a) {
       // dcgm-exporter may not report every GPU (a GPU it cannot read, a device filter), and a
       // label may be stale: the larger count is capacity; GPUs without dcgm series get
       // placeholder ids below.
-      a.diag.Warn(StrCat("node ", node.name, ": ", physical, " GPUs in dcgm data but GFD gpu.count "
-                         "says ", label_physical, "; using ", std::max(physical, label_physical)));
+      a.diag.Warn(StrCat("node ", node.name, ": ", physical, " GPUs in dcgm/agent data but GFD "
+                         "gpu.count says ", label_physical, "; using ", std::max(physical, label_physical)));
       physical = std::max(physical, label_physical);
     }
     const bool amd = cap_amd > 0 && cap_gpu + cap_shared <= 0 && gpus.empty();
@@ -326,7 +380,7 @@ void BuildNodesAndUnits(Assembly& a) {
     // Units.
     NodeUnits units(a, n);
     std::vector<std::pair<std::string, std::string>> gpu_ids;  // (uuid, model)
-    for (const DcgmGpu* g : gpus) gpu_ids.emplace_back(g->uuid, g->model.empty() ? node.gpu_model : g->model);
+    for (const KnownGpu* g : gpus) gpu_ids.emplace_back(g->uuid, g->model.empty() ? node.gpu_model : g->model);
     for (int i = static_cast<int>(gpu_ids.size()); i < physical; ++i) {
       gpu_ids.emplace_back(StrCat(node.name, "-gpu", i), node.gpu_model);
     }
@@ -352,14 +406,14 @@ void BuildNodesAndUnits(Assembly& a) {
     }
     for (size_t i = 0; i < gpu_ids.size(); ++i) {
       const auto& [uuid, model] = gpu_ids[i];
-      const DcgmGpu* g = i < gpus.size() ? gpus[i] : nullptr;
+      const KnownGpu* g = i < gpus.size() ? gpus[i] : nullptr;
       if (g != nullptr && !g->instances.empty()) {
         std::vector<MigSlot> slots;
-        for (const auto& [gi, dev] : g->instances) {
-          slots.push_back(MigSlot{gi, dev->profile, dev});
-          if (dev->profile.empty()) {
+        for (const auto& [gi, inst] : g->instances) {
+          slots.push_back(MigSlot{gi, inst.profile, inst.seen});
+          if (inst.profile.empty()) {
             a.diag.Warn(StrCat("node ", node.name, " GPU ", uuid, " instance ", gi,
-                               ": no GPU_I_PROFILE label; fraction unknown"));
+                               ": no GPU_I_PROFILE label (or agent profile); fraction unknown"));
           }
         }
         units.Mig(uuid, model, slots);

@@ -55,6 +55,16 @@ Normalised Normalise(const DcgmUsageKey& key, const DcgmUsageSeries& s, Assembly
   return out;
 }
 
+bool DiffersAtSomeInstant(const std::map<int64_t, double>& x, const std::map<int64_t, double>& y) {
+  for (const auto& [t, v] : x) {
+    auto it = y.find(t);
+    if (it != y.end() && std::abs(it->second - v) > 1e-9) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::vector<UsageSample> ToSamples(const std::map<int64_t, double>& m, Window keep) {
   std::vector<UsageSample> out;
   out.reserve(m.size());
@@ -65,16 +75,6 @@ std::vector<UsageSample> ToSamples(const std::map<int64_t, double>& m, Window ke
   }
   return out;
 }
-
-bool DiffersAtSomeInstant(const std::map<int64_t, double>& x, const std::map<int64_t, double>& y) {
-  for (const auto& [t, v] : x) {
-    auto it = y.find(t);
-    if (it != y.end() && std::abs(it->second - v) > 1e-9) return true;
-  }
-  return false;
-}
-
-}  // namespace
 
 void BuildUsage(Assembly& a) {
   // Samples just before the window still stand for its start.

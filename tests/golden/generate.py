@@ -7,6 +7,7 @@ code. Run it after changing a case; review the diff of cases/ before committing.
 Every case uses a 10-minute window from T0 with 60 s steps and scrapes every 60 s, so a series
 sampled at T0..T0+540 is present for the whole window.
 """
+import hashlib
 import json
 import os
 import shutil
@@ -293,6 +294,140 @@ activity is split in proportion to shares (a = 0.15 and 0.25, u = 0.5 each, esti
      expect(["namespace"], [row({"namespace": "team-y"}, 0.5 * H, 0.5 * p * H, 0.5 * 0.5 * p * H, estimated=True),
                             row({"namespace": "team-x"}, 0.3 * H, 0.3 * p * H, 0.5 * 0.3 * p * H, estimated=True)],
             idle_row(["namespace"], 0.2 * H, 0.2 * p * H)))
+
+# ----------------------------------------------------------------------------- node agent
+
+def agent_gpu(s, node_name, uuid, index, model):
+    s.add("gpucost_agent_gpu_info", [("node", node_name), ("gpu_uuid", uuid), ("gpu_index", str(index)),
+                                     ("model", model), ("mig_mode", "disabled")], 1)
+
+
+def agent_unit(s, node_name, uuid, values, source="gpm"):
+    s.add("gpucost_agent_unit_activity_ratio", [("node", node_name), ("gpu_uuid", uuid), ("source", source)],
+          values)
+
+
+def agent_holder(s, node_name, uuid, values, pod_uid, container_id, names=("", "", ""), times=SCRAPES):
+    """A holder's part of a GPU's activity. Like the agent, labels it cannot tell are left out."""
+    labels = [("node", node_name), ("gpu_uuid", uuid), ("pod_uid", pod_uid), ("container_id", container_id)]
+    labels += [(k, v) for k, v in zip(("namespace", "pod", "container"), names) if v]
+    s.add("gpucost_agent_holder_activity_ratio", labels, values, times=times)
+
+
+def agent_assign(s, node_name, ns, name, uuid, replica=None, container="main"):
+    device_id = uuid if replica is None else f"{uuid}::{replica}"
+    labels = [("node", node_name), ("namespace", ns), ("pod", name), ("container", container),
+              ("resource", "nvidia.com/gpu"), ("device_id", device_id), ("gpu_uuid", uuid)]
+    if replica is not None:
+        labels.append(("replica", str(replica)))
+    s.add("gpucost_agent_device_assignment", labels, 1)
+
+
+def container_id(name):
+    return hashlib.sha256(name.encode()).hexdigest()
+
+
+STEP_H = 60 / 3600.0
+
+
+def shared_gpu_rows(p, holders, device, measured):
+    """Rows of the holders of one shared GPU. holders: {pod: (share, own activity per step)};
+    device: the GPU's activity per step. Measured: a holder's activity is its own part (zero in a
+    step where the agent saw no process of it). Otherwise the GPU's activity is split in
+    proportion to shares and the row is estimated. u = min(1, a / share) per step."""
+    total = sum(share for share, _ in holders.values())
+    rows = []
+    for name, (share, own) in holders.items():
+        effective = 0.0
+        for k, dev in enumerate(device):
+            a = own[k] if measured else dev * share / total
+            effective += share * p * STEP_H * min(1.0, a / share)
+        rows.append(row({"pod": name}, share * H, share * p * H, effective,
+                        estimated=(not measured) and total > share))
+    return rows
+
+
+TS_UUID = "GPU-7e1d0c2b-3a4f-4b5c-8d6e-9f0a1b2c3d4e"
+HAMI_UUID = "GPU-0fc3a1b2-0000-4000-8000-000000001448"
+# svc-a runs at 0.15 of the T4 all window; svc-b at 0.2 for five minutes, then no process;
+# svc-c holds its replica and runs nothing. The GPU's activity is the sum of the parts.
+TS_OWN = {"svc-a": [0.15] * 10, "svc-b": [0.2] * 5 + [0.0] * 5, "svc-c": [0.0] * 10}
+TS_DEVICE = [sum(v[k] for v in TS_OWN.values()) for k in range(10)]
+HAMI_OWN = {"small": [0.1] * 10, "medium": [0.3] * 10}
+HAMI_DEVICE = [0.4] * 10
+
+
+def shared_cluster(with_agent):
+    s = Scrape()
+    node(s, "ts-node", 1, "Tesla-T4-SHARED", capacity=4,
+         extra=[("label_nvidia_com_gpu_replicas", "4"), ("label_nvidia_com_gpu_sharing_strategy", "time-slicing")])
+    for name in TS_OWN:
+        pod(s, "inference", name, "ts-node", [("nvidia_com_gpu", 1)])
+    node(s, "hami-node", 1, "NVIDIA-A100-SXM4-80GB", capacity=10)
+    pod(s, "team-x", "small", "hami-node", [("nvidia_com_gpu", 1), ("nvidia_com_gpucores", 30)])
+    pod(s, "team-y", "medium", "hami-node", [("nvidia_com_gpu", 1), ("nvidia_com_gpucores", 50)])
+    # dcgm-exporter labels the shared T4 with one arbitrary pod; the HAMi GPU with none.
+    dcgm(s, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "ts-node", 0, TS_UUID, T4, TS_DEVICE,
+         pod_labels=podlabels("inference", "svc-b"))
+    dcgm(s, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "hami-node", 0, HAMI_UUID, A100_80, HAMI_DEVICE)
+    if not with_agent:
+        return s
+    agent_gpu(s, "ts-node", TS_UUID, 0, T4)
+    agent_gpu(s, "hami-node", HAMI_UUID, 0, A100_80)
+    agent_unit(s, "ts-node", TS_UUID, TS_DEVICE, source="utilization")
+    agent_unit(s, "hami-node", HAMI_UUID, HAMI_DEVICE)
+    # svc-a's series carries its names; svc-b's only its pod uid and container id (the agent
+    # could not tell the names), and only while its process runs; svc-c has none.
+    agent_holder(s, "ts-node", TS_UUID, TS_OWN["svc-a"], "uid-inference-svc-a", container_id("svc-a"),
+                 names=("inference", "svc-a", "main"))
+    agent_holder(s, "ts-node", TS_UUID, TS_OWN["svc-b"][:5], "uid-inference-svc-b", container_id("svc-b"),
+                 times=SCRAPES[:5])
+    for name, replica in [("svc-a", 2), ("svc-b", 0), ("svc-c", 3)]:
+        agent_assign(s, "ts-node", "inference", name, TS_UUID, replica=replica)
+    agent_holder(s, "hami-node", HAMI_UUID, HAMI_OWN["small"], "uid-team-x-small", container_id("small"),
+                 names=("team-x", "small", "main"))
+    agent_holder(s, "hami-node", HAMI_UUID, HAMI_OWN["medium"], "uid-team-y-medium", container_id("medium"),
+                 names=("team-y", "medium", "main"))
+    agent_assign(s, "hami-node", "team-x", "small", HAMI_UUID)
+    agent_assign(s, "hami-node", "team-y", "medium", HAMI_UUID)
+    return s
+
+
+def shared_cluster_expected(measured):
+    p = 2.0
+    rows = (shared_gpu_rows(p, {n: (0.25, own) for n, own in TS_OWN.items()}, TS_DEVICE, measured) +
+            shared_gpu_rows(p, {"small": (0.3, HAMI_OWN["small"]), "medium": (0.5, HAMI_OWN["medium"])},
+                            HAMI_DEVICE, measured))
+    idle = idle_row(["pod"], (0.25 + 0.2) * H, (0.25 + 0.2) * p * H)
+    node_cost = 2 * p * H  # two physical GPUs, never the replica-inflated four
+    # Conservation: allocated + idle is the nodes' GPU cost.
+    assert abs(sum(r["allocated_usd"] for r in rows) + idle["idle_usd"] - node_cost) < 1e-12
+    # Measured or split, the holders' effective cost is the GPUs' activity x price.
+    assert abs(sum(r["effective_usd"] for r in rows) - p * STEP_H * (sum(TS_DEVICE) + sum(HAMI_DEVICE))) < 1e-12
+    return expect(["pod"], rows, idle, cost=node_cost)
+
+
+SHARED_README = """A time-sliced T4 (4 replicas) and a HAMi A100-80GB at $2/GPU-hour. inference/svc-a, svc-b and
+svc-c hold one replica each (f = 1/4); team-x/small and team-y/medium hold 30 % and 50 % of the
+A100 (gpucores). Per step, svc-a uses 0.15 of the T4, svc-b 0.2 for the first five minutes and
+nothing after, svc-c nothing; small uses 0.1 and medium 0.3 of the A100. dcgm-exporter reports
+each GPU's activity (the T4's is the sum of the parts, labelled with svc-b only)."""
+
+case("shared_gpus_dcgm_only", SHARED_README + """ This case has dcgm-exporter only: nothing says which pod
+used what, so each GPU's activity is split in proportion to shares (svc-a/b/c all get u = 1/3,
+small and medium u = 0.5) and every holder row is `estimated`. Its twin `shared_gpus_agent` adds the
+node agent. Conservation: allocated + idle (one replica, 20 % of the A100) = 2 GPUs x $2 x 1/6 h.""",
+     shared_cluster(False), f"{WINDOW_ARGS} --by pod --price-per-gpu-hour 2", shared_cluster_expected(False))
+
+case("shared_gpus_agent", SHARED_README + """ This case adds the node agent's series: each GPU's
+activity, each holder's part (svc-a by names; svc-b by pod uid only, and only while its process
+runs), and the kubelet's device assignments (replicas 2, 0 and 3 of the T4; the A100 for both HAMi
+pods). Proves: holders are measured (`estimated` false) with their exact shares of activity:
+svc-a u = 0.6, svc-b u = 0.4 (0.8 for five minutes, then measured idle, not unmeasured), svc-c
+u = 0 (assigned but no process: measured idle), small u = 1/3, medium u = 0.6; the GPUs'
+effective cost is the same total as the even split, only redistributed; and allocated + idle is
+still 2 GPUs x $2 x 1/6 h. Twin of `shared_gpus_dcgm_only`.""",
+     shared_cluster(True), f"{WINDOW_ARGS} --by pod --price-per-gpu-hour 2", shared_cluster_expected(True))
 
 # ----------------------------------------------------------------------------- input traps
 

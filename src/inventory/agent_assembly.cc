@@ -1,0 +1,284 @@
+// The node agent's part of the timelines (docs/agent.md, "How the engine uses agent data"):
+// device assignments from the kubelet pin containers to exact units (whole GPUs, MIG instances,
+// time-slicing/MPS replicas); unit activity replaces dcgm-exporter's for the time the agent
+// reports a device; holder activity on whole GPUs becomes per-holder series, with the holders
+// the agent places on a GPU but saw no process of counted as measured idle.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "core/strings.h"
+#include "inventory/assembly.h"
+
+namespace gpucost {
+namespace {
+
+using GpuRef = std::pair<NodeIndex, std::string>;  // (node, GPU UUID)
+
+double Clamp01(double v) { return std::clamp(v, 0.0, 1.0); }  // NaN stays NaN
+
+// Whether t falls in one of the sorted, disjoint intervals.
+bool Covered(const std::vector<Interval>& iv, Instant t) {
+  auto it = std::upper_bound(iv.begin(), iv.end(), t,
+                             [](Instant x, const Interval& i) { return x < i.start; });
+  return it != iv.begin() && std::prev(it)->Contains(t);
+}
+
+// Keeps the samples the agent does not stand for: those outside its presence.
+void DropCovered(std::vector<UsageSample>& samples, const std::vector<Interval>& agent) {
+  std::erase_if(samples, [&](const UsageSample& s) { return Covered(agent, s.t); });
+}
+
+// The agent's samples and the kept ones in time order; the agent's wins an instant both have.
+std::vector<UsageSample> MergeSamples(const std::vector<UsageSample>& kept,
+                                      std::vector<UsageSample> agent) {
+  agent.insert(agent.end(), kept.begin(), kept.end());
+  std::stable_sort(agent.begin(), agent.end(),
+                   [](const UsageSample& x, const UsageSample& y) { return x.t < y.t; });
+  agent.erase(std::unique(agent.begin(), agent.end(),
+                          [](const UsageSample& x, const UsageSample& y) { return x.t == y.t; }),
+              agent.end());
+  return agent;
+}
+
+std::string PodText(const AgentHolderRef& r) {
+  std::string out = r.pod_uid.empty() ? std::string() : StrCat("pod uid ", r.pod_uid);
+  if (!r.pod.empty()) {
+    out += StrCat(out.empty() ? "pod " : " (", r.namespace_name, "/", r.pod, " container ",
+                  r.container, out.empty() ? "" : ")");
+  }
+  if (!r.container_id.empty()) {
+    out += StrCat(out.empty() ? "" : ", ", "container id ", r.container_id.substr(0, 12));
+  }
+  return out;
+}
+
+// Finds the holder a holder series is about: by namespace/pod/container (the pod uid, when both
+// sides know it, must agree), else the pod uid's only GPU-holding container, else the container
+// id through kube_pod_container_info.
+class HolderJoin {
+ public:
+  explicit HolderJoin(const Assembly& a) : a_(a) {
+    for (HolderIndex h = 0; h < a.inventory.holders.size(); ++h) {
+      if (!a.holder_uids[h].empty()) {
+        by_uid_[{a.inventory.holders[h].cluster, a.holder_uids[h]}].push_back(h);
+      }
+    }
+  }
+
+  HolderIndex Find(const std::string& cluster, const AgentHolderRef& r) const {
+    if (!r.pod.empty() && !r.container.empty()) {
+      const HolderIndex h = ByName(cluster, r.namespace_name, r.pod, r.container, r.pod_uid);
+      if (h != kNoIndex) return h;
+    }
+    if (!r.pod_uid.empty()) {
+      auto it = by_uid_.find({cluster, r.pod_uid});
+      if (it != by_uid_.end() && it->second.size() == 1) return it->second.front();
+    }
+    if (!r.container_id.empty()) {
+      auto it = a_.ksm.containers.find(r.container_id);
+      if (it != a_.ksm.containers.end() && it->second.cluster == cluster) {
+        const KsmContainer& c = it->second;
+        return ByName(cluster, c.namespace_name, c.pod, c.container, c.uid);
+      }
+    }
+    return kNoIndex;
+  }
+
+ private:
+  HolderIndex ByName(const std::string& cluster, const std::string& ns, const std::string& pod,
+                     const std::string& container, const std::string& uid) const {
+    auto it = a_.holders_by_container.find({cluster, ns, pod, container});
+    if (it == a_.holders_by_container.end()) return kNoIndex;
+    for (HolderIndex h : it->second) {
+      if (uid.empty() || a_.holder_uids[h].empty() || a_.holder_uids[h] == uid) return h;
+    }
+    return kNoIndex;
+  }
+
+  const Assembly& a_;
+  std::map<std::pair<std::string, std::string>, std::vector<HolderIndex>> by_uid_;
+};
+
+}  // namespace
+
+void AddAgentPins(Assembly& a, PinMap& pins) {
+  PinMap agent_pins;
+  for (const auto& [key, assignment] : a.agent.assignments) {
+    auto node = a.node_index.find({key.cluster, key.node});
+    const char* what = key.gpu_instance_id >= 0 ? "MIG instance"
+                       : key.replica >= 0       ? "replica"
+                                                : "GPU";
+    UnitIndex unit = kNoIndex;
+    if (node != a.node_index.end()) {
+      const auto& units = key.replica >= 0 && key.gpu_instance_id < 0 ? a.replica_units
+                                                                      : a.unit_by_device;
+      const int index = key.gpu_instance_id >= 0 ? key.gpu_instance_id : key.replica;
+      auto it = units.find({node->second, key.gpu_uuid, index});
+      if (it != units.end()) unit = it->second;
+    }
+    if (unit == kNoIndex) {
+      a.diag.Warn(StrCat("agent-assignment-unmatched:", key.node), assignment.source,
+                  assignment.first_line,
+                  StrCat("node agent: ", key.namespace_name, "/", key.pod, " container ",
+                         key.container, " holds device ", key.device_id, " on node ", key.node,
+                         ", which matches no ", what, " unit of the node (", key.gpu_uuid,
+                         key.gpu_instance_id >= 0 ? StrCat(" instance ", key.gpu_instance_id)
+                         : key.replica >= 0       ? StrCat(" replica ", key.replica)
+                                                  : std::string(),
+                         "); its request draws from the node's pool"));
+      continue;
+    }
+    agent_pins[{key.cluster, key.namespace_name, key.pod, key.container}].push_back(
+        DevicePin{unit, PresentIntervals(assignment.seen, a.presence), true});
+  }
+  // The kubelet's assignment is exact: it replaces what dcgm-exporter's labels suggest.
+  for (auto& [key, list] : agent_pins) pins[key] = std::move(list);
+}
+
+void BuildAgentUsage(Assembly& a) {
+  if (a.agent.units.empty() && a.agent.holders.empty()) return;
+  const Window keep{a.window.start - a.options.staleness, a.window.end};
+  // Per-holder activity is used on shared whole GPUs (time-slicing, MPS, HAMi). A MIG instance's
+  // activity is its holder's, and so is an unshared GPU's (DESIGN.md: the GPU's own activity,
+  // GPM preferred, stands for its one holder).
+  auto shared = [&](NodeIndex n) {
+    const SharingMode m = a.inventory.nodes[n].sharing;
+    return m == SharingMode::kTimeSlicing || m == SharingMode::kMps || m == SharingMode::kHami;
+  };
+
+  // Unit activity: GPM where the agent has it, else NVML's utilization rate.
+  std::map<std::tuple<NodeIndex, std::string, int>, size_t> device_index;
+  for (size_t i = 0; i < a.usage.devices.size(); ++i) {
+    const DeviceSeries& d = a.usage.devices[i];
+    device_index.emplace(std::tuple{d.node, d.gpu_uuid, d.gpu_instance_id}, i);
+  }
+  std::map<GpuRef, std::vector<Interval>> gpu_presence;  // shared whole GPUs the agent reports
+  std::map<GpuRef, std::vector<int64_t>> gpu_instants;   // ... and when it measured them
+  for (auto& [key, unit] : a.agent.units) {
+    const NodeIndex node = a.node_index.at({key.cluster, key.node});
+    const PointSeries& points = unit.gpm.empty() ? unit.utilization : unit.gpm;
+    std::vector<UsageSample> samples;  // points are sorted, one per instant
+    double max_v = 0;
+    for (const Point& p : points.points()) {
+      if (p.v > max_v) max_v = p.v;
+      const Instant at = InstantFromUnixMs(p.t_ms);
+      if (at >= keep.start && at < keep.end) samples.push_back(UsageSample{at, Clamp01(p.v)});
+    }
+    if (max_v > 1.0 + 1e-6) {
+      a.diag.Warn("agent-ratio-over-one", unit.source, unit.first_line,
+                  StrCat("gpucost_agent_unit_activity_ratio above 1 (", max_v, "); clamped to 1"));
+    }
+    const std::vector<Interval> present = PresentIntervals(points.points(), a.presence);
+    unit = AgentUnitActivity{};  // the raw points are not needed again
+    if (key.gpu_instance_id < 0 && shared(node)) {
+      std::vector<int64_t>& instants = gpu_instants[{node, key.uuid}];
+      for (const UsageSample& s : samples) {
+        if (!std::isnan(s.value)) instants.push_back(UnixMs(s.t));
+      }
+      gpu_presence[{node, key.uuid}] = present;
+    }
+    auto it = device_index.find({node, key.uuid, key.gpu_instance_id});
+    if (it != device_index.end()) {
+      // dcgm-exporter fills the time the agent does not report (before it was deployed, say).
+      DeviceSeries& d = a.usage.devices[it->second];
+      DropCovered(d.samples, present);
+      d.samples = MergeSamples(d.samples, std::move(samples));
+    } else if (!samples.empty()) {
+      a.usage.devices.push_back(DeviceSeries{node, key.uuid, key.gpu_instance_id, std::move(samples)});
+    }
+  }
+
+  // Holder activity on shared whole GPUs.
+  const HolderJoin join(a);
+  std::map<std::tuple<HolderIndex, NodeIndex, std::string>, std::map<int64_t, double>> series;
+  std::map<GpuRef, std::set<HolderIndex>> placed;  // holders the agent puts on each GPU
+  for (const auto& [key, activity] : a.agent.holders) {
+    if (key.gpu.gpu_instance_id >= 0) continue;
+    const AgentHolderRef& r = key.holder;
+    if (!r.slurm_job.empty() && r.pod_uid.empty()) {
+      a.diag.Warn("agent-slurm-job", activity.source, activity.first_line,
+                  "node agent: per-job activity of Slurm jobs is not joined to Slurm holders; "
+                  "their rows use their GPU's activity");
+      continue;
+    }
+    const HolderIndex h = join.Find(key.gpu.cluster, r);
+    if (h == kNoIndex) {
+      const std::string who = PodText(r);
+      a.diag.Warn(StrCat("agent-no-holder:", r.pod_uid.empty() ? who : r.pod_uid),
+                  activity.source, activity.first_line,
+                  StrCat("node agent: GPU activity of ", who.empty() ? "a process of no pod" : who,
+                         " on node ", key.gpu.node, " GPU ", key.gpu.uuid,
+                         " matches no container holding a GPU; it counts only in the GPU's "
+                         "activity"));
+      continue;
+    }
+    auto node_it = a.node_index.find({key.gpu.cluster, key.gpu.node});
+    if (node_it == a.node_index.end() || !shared(node_it->second)) continue;
+    const NodeIndex node = node_it->second;
+    placed[{node, key.gpu.uuid}].insert(h);
+    std::map<int64_t, double>& values = series[{h, node, key.gpu.uuid}];
+    for (const Point& p : activity.points.points()) {
+      // Two series of one holder at one instant are parts of its activity: they add up.
+      auto [it, fresh] = values.emplace(p.t_ms, Clamp01(p.v));
+      if (!fresh && !std::isnan(p.v)) {
+        it->second = std::isnan(it->second) ? Clamp01(p.v) : Clamp01(it->second + p.v);
+      }
+    }
+  }
+  a.agent.holders.clear();  // the raw points are not needed again
+  for (const auto& [key, assignment] : a.agent.assignments) {
+    if (key.gpu_instance_id >= 0) continue;
+    auto node = a.node_index.find({key.cluster, key.node});
+    auto holders =
+        a.holders_by_container.find({key.cluster, key.namespace_name, key.pod, key.container});
+    if (node == a.node_index.end() || holders == a.holders_by_container.end() ||
+        !shared(node->second)) {
+      continue;
+    }
+    for (HolderIndex h : holders->second) placed[{node->second, key.gpu_uuid}].insert(h);
+  }
+  // A holder the agent places on a GPU, with no sample where the GPU has one, ran no process on
+  // it then: measured idle, not unmeasured. Only while its pod is active (and one staleness
+  // before, for the sample that stands for its start): the series grow with pod time, not with
+  // the window times the pods a GPU ever had.
+  const int64_t staleness_ms = a.options.staleness.count();
+  for (const auto& [gpu, holders] : placed) {
+    auto instants = gpu_instants.find(gpu);
+    if (instants == gpu_instants.end()) continue;
+    const std::vector<int64_t>& at = instants->second;
+    for (HolderIndex h : holders) {
+      std::map<int64_t, double>& values = series[{h, gpu.first, gpu.second}];
+      for (const Interval& iv : a.holder_active[h]) {
+        auto t = std::lower_bound(at.begin(), at.end(), UnixMs(iv.start) - staleness_ms);
+        for (; t != at.end() && *t < UnixMs(iv.end); ++t) values.emplace(*t, 0.0);
+      }
+    }
+  }
+
+  // dcgm-exporter's per-process series keep the time the agent does not report; the agent's
+  // series replace them for the rest.
+  std::map<std::tuple<HolderIndex, NodeIndex, std::string>, size_t> holder_index;
+  for (size_t i = 0; i < a.usage.holders.size(); ++i) {
+    HolderDeviceSeries& hs = a.usage.holders[i];
+    if (hs.gpu_instance_id >= 0) continue;
+    if (auto p = gpu_presence.find({hs.node, hs.gpu_uuid}); p != gpu_presence.end()) {
+      DropCovered(hs.samples, p->second);
+    }
+    holder_index.emplace(std::tuple{hs.holder, hs.node, hs.gpu_uuid}, i);
+  }
+  for (auto& [key, values] : series) {
+    const auto& [h, node, uuid] = key;
+    std::vector<UsageSample> samples = ToSamples(values, keep);
+    if (auto it = holder_index.find(key); it != holder_index.end()) {
+      HolderDeviceSeries& hs = a.usage.holders[it->second];
+      hs.samples = MergeSamples(hs.samples, std::move(samples));
+    } else if (!samples.empty()) {
+      a.usage.holders.push_back(HolderDeviceSeries{h, node, uuid, -1, std::move(samples)});
+    }
+  }
+}
+
+}  // namespace gpucost

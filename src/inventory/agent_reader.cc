@@ -1,0 +1,159 @@
+#include "inventory/agent_reader.h"
+
+#include <charconv>
+
+#include "core/strings.h"
+#include "inventory/ksm_reader.h"
+#include "inventory/sample_labels.h"
+
+namespace gpucost {
+namespace {
+
+// The agent's own value of a label. When the scrape target carries the same label (a pod
+// scrape adds `namespace`, `pod`, `container`, often `node`), Prometheus renames the agent's to
+// `exported_<name>` and the plain one is the agent pod's own.
+std::string_view AgentLabel(const SampleView& s, std::string_view name) {
+  for (const LabelView& l : s.labels) {
+    if (l.name.size() == name.size() + 9 && l.name.starts_with("exported_") &&
+        l.name.ends_with(name) && !l.value.empty()) {
+      return l.value;
+    }
+  }
+  return LabelValue(s, name);
+}
+
+// A non-negative integer label; -1 when absent; false when malformed.
+bool IndexLabel(std::string_view text, int& out) {
+  out = -1;
+  if (text.empty()) return true;
+  int v = -1;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || p != text.data() + text.size() || v < 0) return false;
+  out = v;
+  return true;
+}
+
+}  // namespace
+
+bool AgentReader::GpuKey(const SampleView& s, const std::string& source, Diagnostics& diag,
+                         AgentGpuKey& key) const {
+  const std::string_view cluster = LabelValue(s, "cluster");
+  key.cluster = cluster.empty() ? default_cluster_ : std::string(cluster);
+  key.node = std::string(AgentLabel(s, "node"));
+  key.uuid = LabelString(s, "gpu_uuid");
+  if (key.node.empty() || key.uuid.empty()) {
+    diag.Warn(StrCat("agent-no-node:", s.name), source, s.line,
+              StrCat(s.name, " without a node or gpu_uuid label; ignored"));
+    return false;
+  }
+  const std::string_view gi = LabelValue(s, "gpu_instance_id");
+  if (!IndexLabel(gi, key.gpu_instance_id)) {
+    diag.Warn(StrCat("agent-bad-label:", s.name), source, s.line,
+              StrCat(s.name, ": gpu_instance_id \"", gi, "\" is not a GPU instance id; ignored"));
+    return false;
+  }
+  return true;
+}
+
+bool AgentReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& source,
+                           Diagnostics& diag) {
+  const std::string_view name = s.name;
+  if (!name.starts_with("gpucost_agent_")) return false;
+  if (name == "gpucost_agent_unit_activity_ratio") {
+    AgentGpuKey key;
+    if (!GpuKey(s, source, diag, key)) return true;
+    AgentUnitActivity& unit = data_.units[std::move(key)];
+    if (unit.first_line == 0) {
+      unit.source = source;
+      unit.first_line = s.line;
+    }
+    (LabelValue(s, "source") == "gpm" ? unit.gpm : unit.utilization).Add(t_ms, s.value);
+    return true;
+  }
+  if (name == "gpucost_agent_holder_activity_ratio") {
+    AgentHolderKey key;
+    if (!GpuKey(s, source, diag, key.gpu)) return true;
+    AgentHolderRef& h = key.holder;
+    h.pod_uid = LabelString(s, "pod_uid");
+    h.container_id = std::string(ContainerIdWithoutRuntime(LabelValue(s, "container_id")));
+    h.namespace_name = std::string(AgentLabel(s, "namespace"));
+    h.pod = std::string(AgentLabel(s, "pod"));
+    h.container = std::string(AgentLabel(s, "container"));
+    h.slurm_job = LabelString(s, "slurm_job");
+    AgentHolderActivity& series = data_.holders[std::move(key)];
+    if (series.first_line == 0) {
+      series.source = source;
+      series.first_line = s.line;
+    }
+    series.points.Add(t_ms, s.value);
+    return true;
+  }
+  if (name == "gpucost_agent_device_assignment") {
+    AgentAssignmentKey key;
+    const std::string_view cluster = LabelValue(s, "cluster");
+    key.cluster = cluster.empty() ? default_cluster_ : std::string(cluster);
+    key.node = std::string(AgentLabel(s, "node"));
+    key.namespace_name = std::string(AgentLabel(s, "namespace"));
+    key.pod = std::string(AgentLabel(s, "pod"));
+    key.container = std::string(AgentLabel(s, "container"));
+    key.device_id = LabelString(s, "device_id");
+    key.gpu_uuid = LabelString(s, "gpu_uuid");
+    std::string_view replica = LabelValue(s, "replica");
+    // A replica id is "GPU-<uuid>::<n>": read what the labels leave out from it.
+    if (const size_t sep = key.device_id.find("::"); sep != std::string::npos) {
+      if (key.gpu_uuid.empty()) key.gpu_uuid = key.device_id.substr(0, sep);
+      if (replica.empty()) replica = std::string_view(key.device_id).substr(sep + 2);
+    }
+    const std::string_view gi = LabelValue(s, "gpu_instance_id");
+    if (key.node.empty() || key.pod.empty() || key.gpu_uuid.empty()) {
+      diag.Warn("agent-assignment-incomplete", source, s.line,
+                "gpucost_agent_device_assignment without node, pod or gpu_uuid; ignored");
+      return true;
+    }
+    if (!IndexLabel(gi, key.gpu_instance_id) || !IndexLabel(replica, key.replica)) {
+      diag.Warn("agent-bad-label:gpucost_agent_device_assignment", source, s.line,
+                StrCat("gpucost_agent_device_assignment: gpu_instance_id \"", gi, "\" or replica \"",
+                       replica, "\" is not a number; ignored"));
+      return true;
+    }
+    if (s.value < 0.5) return true;  // not held
+    AgentAssignment& a = data_.assignments[std::move(key)];
+    if (a.first_line == 0) {
+      a.source = source;
+      a.first_line = s.line;
+    }
+    a.seen.Add(t_ms, 1);
+    return true;
+  }
+  if (name == "gpucost_agent_gpu_info" || name == "gpucost_agent_mig_instance_info") {
+    AgentGpuKey key;
+    if (!GpuKey(s, source, diag, key)) return true;
+    const bool mig = name == "gpucost_agent_mig_instance_info";
+    if (mig != (key.gpu_instance_id >= 0)) return true;  // a MIG instance names its instance
+    AgentGpu& gpu = data_.gpus[std::move(key)];
+    gpu.seen.Add(t_ms, 1);
+    if (!mig) {
+      int index = -1;
+      if (gpu.gpu_index < 0 && IndexLabel(LabelValue(s, "gpu_index"), index)) gpu.gpu_index = index;
+      if (gpu.model.empty()) gpu.model = LabelString(s, "model");
+    } else if (gpu.profile.empty()) {
+      std::string_view profile = LabelValue(s, "profile");
+      if (profile.starts_with("MIG ")) profile.remove_prefix(4);
+      gpu.profile = std::string(profile);
+    }
+    return true;
+  }
+  return false;  // the agent's own health series: not inventory
+}
+
+void AgentReader::Finish() {
+  for (auto& [k, g] : data_.gpus) g.seen.Finish();
+  for (auto& [k, u] : data_.units) {
+    u.gpm.Finish();
+    u.utilization.Finish();
+  }
+  for (auto& [k, h] : data_.holders) h.points.Finish();
+  for (auto& [k, a] : data_.assignments) a.seen.Finish();
+}
+
+}  // namespace gpucost

@@ -1,0 +1,112 @@
+// Collects the node agent's series (`gpucost agent`, docs/agent.md): the GPUs and MIG instances
+// of each node, each unit's activity, each holder's part of a GPU's activity, and which container
+// the kubelet assigned which device. Keyed by (cluster, node), the node being the `node` label (the
+// Kubernetes node name). What the series mean is decided later, by the inventory builder
+// (agent_assembly.cc). Not thread-safe.
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "ingest/exposition.h"
+#include "inventory/diagnostics.h"
+#include "inventory/series_timeline.h"
+
+namespace gpucost {
+
+// A physical GPU (gpu_instance_id -1) or a MIG instance on a node.
+struct AgentGpuKey {
+  std::string cluster;
+  std::string node;
+  std::string uuid;
+  int gpu_instance_id = -1;
+  auto operator<=>(const AgentGpuKey&) const = default;
+};
+
+// gpucost_agent_gpu_info (whole GPUs) and gpucost_agent_mig_instance_info (MIG instances).
+struct AgentGpu {
+  int gpu_index = -1;
+  std::string model;
+  std::string profile;  // MIG instances: "1g.10gb" ("MIG " prefix removed)
+  PresenceSeries seen;
+};
+
+// gpucost_agent_unit_activity_ratio of one unit: GPM activity where the GPU has it, else NVML's
+// utilization rate. Values are ratios 0..1 as written.
+struct AgentUnitActivity {
+  PointSeries gpm;
+  PointSeries utilization;
+  std::string source;
+  uint64_t first_line = 0;
+};
+
+// Who a holder series or a device assignment names. Empty strings are absent labels.
+struct AgentHolderRef {
+  std::string pod_uid;
+  std::string container_id;  // the 64-hex id, runtime prefix removed
+  std::string namespace_name;
+  std::string pod;
+  std::string container;
+  std::string slurm_job;
+  auto operator<=>(const AgentHolderRef&) const = default;
+};
+
+struct AgentHolderKey {
+  AgentGpuKey gpu;
+  AgentHolderRef holder;
+  auto operator<=>(const AgentHolderKey&) const = default;
+};
+
+struct AgentHolderActivity {
+  PointSeries points;  // ratios of the whole device, as written
+  std::string source;
+  uint64_t first_line = 0;
+};
+
+// gpucost_agent_device_assignment: a container holds a device id (kubelet PodResources).
+struct AgentAssignmentKey {
+  std::string cluster;
+  std::string node;
+  std::string namespace_name;
+  std::string pod;
+  std::string container;
+  std::string device_id;
+  std::string gpu_uuid;
+  int gpu_instance_id = -1;  // MIG instance, else -1
+  int replica = -1;          // time-slicing / MPS replica ("GPU-<uuid>::<n>"), else -1
+  auto operator<=>(const AgentAssignmentKey&) const = default;
+};
+
+struct AgentAssignment {
+  PresenceSeries seen;
+  std::string source;
+  uint64_t first_line = 0;
+};
+
+struct AgentData {
+  std::map<AgentGpuKey, AgentGpu> gpus;
+  std::map<AgentGpuKey, AgentUnitActivity> units;
+  std::map<AgentHolderKey, AgentHolderActivity> holders;
+  std::map<AgentAssignmentKey, AgentAssignment> assignments;
+};
+
+class AgentReader {
+ public:
+  explicit AgentReader(std::string default_cluster)
+      : default_cluster_(std::move(default_cluster)) {}
+  // Returns false when the sample is not a series this reader consumes.
+  bool OnSample(const SampleView& s, int64_t t_ms, const std::string& source, Diagnostics& diag);
+  // Sorts every series. Call once, after the last sample.
+  void Finish();
+  AgentData& data() { return data_; }
+
+ private:
+  bool GpuKey(const SampleView& s, const std::string& source, Diagnostics& diag,
+              AgentGpuKey& key) const;
+  std::string default_cluster_;
+  AgentData data_;
+};
+
+}  // namespace gpucost
