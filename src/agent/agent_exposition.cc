@@ -7,6 +7,10 @@ namespace gpucost::agent {
 namespace {
 
 void AppendEscaped(std::string& out, const std::string& v) {
+  if (v.find_first_of("\\\"\n") == std::string::npos) {  // the usual case: nothing to escape
+    out += v;
+    return;
+  }
   for (const char c : v) {
     if (c == '\\') {
       out += "\\\\";

@@ -66,72 +66,105 @@ void AddUnit(const NvmlGpu& gpu, const NvmlUnit& unit, const OwnerLookup& owner_
 
 void NameHolders(std::vector<HolderActivity>& holders,
                  const std::vector<DeviceAssignment>& assignments) {
-  std::map<UnitKey, std::set<PodName>> pods_on_unit;
-  std::map<std::pair<PodName, UnitKey>, std::set<std::string>> containers;
+  // Pods, units and pod uids become small integers: this runs every collection over every
+  // GPU process of the node.
+  std::map<PodName, int> pod_ids;
+  std::map<UnitKey, int> unit_ids;
+  std::vector<PodName> pods;
+  std::vector<std::vector<int>> pods_on_unit;                 // unit -> pods, sorted
+  std::map<std::pair<int, int>, std::set<std::string>> containers;  // (pod, unit) -> names
   for (const DeviceAssignment& a : assignments) {
     if (a.gpu_uuid.empty()) continue;
-    const UnitKey unit{a.gpu_uuid, a.gpu_instance_id};
-    const PodName pod{a.namespace_name, a.pod};
-    pods_on_unit[unit].insert(pod);
-    containers[{pod, unit}].insert(a.container);
-    // A process on a MIG instance is also "on" its GPU for naming purposes; a whole-GPU
-    // assignment covers the GPU's processes.
+    auto [u, new_unit] = unit_ids.try_emplace({a.gpu_uuid, a.gpu_instance_id},
+                                              static_cast<int>(unit_ids.size()));
+    if (new_unit) pods_on_unit.emplace_back();
+    auto [p, new_pod] = pod_ids.try_emplace({a.namespace_name, a.pod},
+                                            static_cast<int>(pod_ids.size()));
+    if (new_pod) pods.push_back(p->first);
+    pods_on_unit[u->second].push_back(p->second);
+    containers[{p->second, u->second}].insert(a.container);
   }
-  // Candidates per pod uid: pods assigned to every unit the uid runs on.
-  std::map<std::string, std::set<PodName>> candidates;
-  std::map<std::string, std::set<UnitKey>> units_of;
+  for (std::vector<int>& v : pods_on_unit) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+  }
+  // Per pod uid: the units its processes run on (-1: a unit nobody is assigned) and how many
+  // container ids it has.
+  std::map<std::string, int> uid_ids;
+  std::vector<std::vector<int>> units_of;
+  std::vector<std::set<std::string>> container_ids_of;
   for (const HolderActivity& h : holders) {
     if (h.holder.pod_uid.empty()) continue;
-    units_of[h.holder.pod_uid].insert({h.gpu_uuid, h.gpu_instance_id});
+    auto [it, fresh] = uid_ids.try_emplace(h.holder.pod_uid, static_cast<int>(uid_ids.size()));
+    if (fresh) {
+      units_of.emplace_back();
+      container_ids_of.emplace_back();
+    }
+    auto unit = unit_ids.find({h.gpu_uuid, h.gpu_instance_id});
+    units_of[it->second].push_back(unit == unit_ids.end() ? -1 : unit->second);
+    container_ids_of[it->second].insert(h.holder.container_id);
   }
-  for (const auto& [uid, units] : units_of) {
-    std::set<PodName> c;
+  // Candidates per uid: the pods assigned to every unit it runs on.
+  std::vector<std::vector<int>> candidates(units_of.size());
+  std::vector<std::vector<int>> wanted_by(pods.size());  // pod -> uids
+  for (size_t uid = 0; uid < units_of.size(); ++uid) {
+    std::vector<int>& c = candidates[uid];
     bool first = true;
-    for (const UnitKey& u : units) {
-      auto it = pods_on_unit.find(u);
-      const std::set<PodName> here = it == pods_on_unit.end() ? std::set<PodName>{} : it->second;
+    for (const int u : units_of[uid]) {
+      if (u < 0) {
+        c.clear();
+        break;
+      }
+      const std::vector<int>& here = pods_on_unit[static_cast<size_t>(u)];
       if (first) {
         c = here;
         first = false;
-      } else {
-        std::set<PodName> both;
-        std::set_intersection(c.begin(), c.end(), here.begin(), here.end(),
-                              std::inserter(both, both.begin()));
-        c = std::move(both);
+        continue;
       }
+      std::vector<int> both;
+      std::set_intersection(c.begin(), c.end(), here.begin(), here.end(), std::back_inserter(both));
+      c = std::move(both);
     }
-    candidates[uid] = std::move(c);
+    for (const int p : c) wanted_by[static_cast<size_t>(p)].push_back(static_cast<int>(uid));
   }
-  // Elimination: a uid with one candidate claims it; the pod leaves every other uid's list.
-  std::map<std::string, PodName> named;
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (auto& [uid, c] : candidates) {
-      if (named.contains(uid) || c.size() != 1) continue;
-      const PodName pod = *c.begin();
-      named[uid] = pod;
-      changed = true;
-      for (auto& [other, oc] : candidates) {
-        if (other != uid) oc.erase(pod);
-      }
+  // Elimination: a uid left with one candidate claims it; the pod leaves every other uid's
+  // candidates, which may leave one of them with a single candidate in turn.
+  std::vector<int> named(units_of.size(), -1);
+  std::vector<int> ready;
+  for (size_t uid = 0; uid < candidates.size(); ++uid) {
+    if (candidates[uid].size() == 1) ready.push_back(static_cast<int>(uid));
+  }
+  while (!ready.empty()) {
+    const auto uid = static_cast<size_t>(ready.back());
+    ready.pop_back();
+    if (named[uid] >= 0 || candidates[uid].size() != 1) continue;
+    const int pod = candidates[uid][0];
+    named[uid] = pod;
+    for (const int other : wanted_by[static_cast<size_t>(pod)]) {
+      if (static_cast<size_t>(other) == uid) continue;
+      std::vector<int>& oc = candidates[static_cast<size_t>(other)];
+      auto at = std::find(oc.begin(), oc.end(), pod);
+      if (at == oc.end()) continue;
+      oc.erase(at);
+      if (oc.size() == 1) ready.push_back(other);
     }
   }
   for (HolderActivity& h : holders) {
-    auto it = named.find(h.holder.pod_uid);
-    if (it == named.end()) continue;
-    h.holder.namespace_name = it->second.first;
-    h.holder.pod = it->second.second;
+    auto it = uid_ids.find(h.holder.pod_uid);
+    if (it == uid_ids.end()) continue;
+    const auto uid = static_cast<size_t>(it->second);
+    if (named[uid] < 0) continue;
+    const PodName& pod = pods[static_cast<size_t>(named[uid])];
+    h.holder.namespace_name = pod.first;
+    h.holder.pod = pod.second;
+    // The container name too when the pod has one container on these units and the uid one
+    // container id.
     std::set<std::string> names;
-    for (const UnitKey& u : units_of[h.holder.pod_uid]) {
-      auto c = containers.find({it->second, u});
+    for (const int u : units_of[uid]) {
+      auto c = containers.find({named[uid], u});
       if (c != containers.end()) names.insert(c->second.begin(), c->second.end());
     }
-    // One container of the pod on these units, and the pod has only this one container id here.
-    std::set<std::string> ids;
-    for (const HolderActivity& other : holders) {
-      if (other.holder.pod_uid == h.holder.pod_uid) ids.insert(other.holder.container_id);
-    }
-    if (names.size() == 1 && ids.size() == 1) h.holder.container = *names.begin();
+    if (names.size() == 1 && container_ids_of[uid].size() == 1) h.holder.container = *names.begin();
   }
 }
 

@@ -174,9 +174,16 @@ void BuildAgentUsage(Assembly& a) {
     const std::vector<Interval> present = PresentIntervals(points.points(), a.presence);
     unit = AgentUnitActivity{};  // the raw points are not needed again
     if (key.gpu_instance_id < 0 && shared(node)) {
+      // Only instants where the agent also measured every process of the GPU.
+      std::set<int64_t> measured;
+      if (auto pm = a.agent.process_measured.find(key); pm != a.agent.process_measured.end()) {
+        for (const Point& p : pm->second.points()) {
+          if (p.v >= 0.5) measured.insert(p.t_ms);
+        }
+      }
       std::vector<int64_t>& instants = gpu_instants[{node, key.uuid}];
       for (const UsageSample& s : samples) {
-        if (!std::isnan(s.value)) instants.push_back(UnixMs(s.t));
+        if (!std::isnan(s.value) && measured.contains(UnixMs(s.t))) instants.push_back(UnixMs(s.t));
       }
       gpu_presence[{node, key.uuid}] = present;
     }

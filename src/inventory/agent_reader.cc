@@ -70,6 +70,13 @@ bool AgentReader::OnSample(const SampleView& s, int64_t t_ms, const std::string&
     (LabelValue(s, "source") == "gpm" ? unit.gpm : unit.utilization).Add(t_ms, s.value);
     return true;
   }
+  if (name == "gpucost_agent_nvml_supported") {
+    if (LabelValue(s, "call") != "nvmlDeviceGetProcessUtilization") return true;
+    AgentGpuKey key;
+    if (!GpuKey(s, source, diag, key)) return true;
+    data_.process_measured[std::move(key)].Add(t_ms, s.value);
+    return true;
+  }
   if (name == "gpucost_agent_holder_activity_ratio") {
     AgentHolderKey key;
     if (!GpuKey(s, source, diag, key.gpu)) return true;
@@ -154,6 +161,7 @@ void AgentReader::Finish() {
   }
   for (auto& [k, h] : data_.holders) h.points.Finish();
   for (auto& [k, a] : data_.assignments) a.seen.Finish();
+  for (auto& [k, p] : data_.process_measured) p.Finish();
 }
 
 }  // namespace gpucost

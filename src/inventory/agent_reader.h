@@ -90,6 +90,9 @@ struct AgentData {
   std::map<AgentGpuKey, AgentUnitActivity> units;
   std::map<AgentHolderKey, AgentHolderActivity> holders;
   std::map<AgentAssignmentKey, AgentAssignment> assignments;
+  // gpucost_agent_nvml_supported{call="nvmlDeviceGetProcessUtilization"} per GPU: where it is 1
+  // the agent measured every process, so a holder without a series used nothing.
+  std::map<AgentGpuKey, PointSeries> process_measured;
 };
 
 class AgentReader {

@@ -8,7 +8,7 @@
 
 namespace gpucost {
 
-inline constexpr std::array<std::string_view, 22> kInventoryMetricNames = {
+inline constexpr std::array<std::string_view, 23> kInventoryMetricNames = {
     "kube_pod_container_resource_requests",
     "kube_pod_container_resource_limits",
     "kube_pod_status_phase",
@@ -31,6 +31,7 @@ inline constexpr std::array<std::string_view, 22> kInventoryMetricNames = {
     "gpucost_agent_device_assignment",
     "gpucost_agent_gpu_info",
     "gpucost_agent_mig_instance_info",
+    "gpucost_agent_nvml_supported",
 };
 
 }  // namespace gpucost

@@ -46,6 +46,8 @@ std::string Scrapes(bool with_agent) {
     out += "gpucost_agent_gpu_info{node=\"ts\",gpu_uuid=\"GPU-t\",gpu_index=\"0\",model=\"Tesla "
            "T4\"} 1" + ts;
     out += "gpucost_agent_unit_activity_ratio{node=\"ts\",gpu_uuid=\"GPU-t\",source=\"gpm\"} 0.4" + ts;
+    out += "gpucost_agent_nvml_supported{node=\"ts\",gpu_uuid=\"GPU-t\",call=\""
+           "nvmlDeviceGetProcessUtilization\"} 1" + ts;
     out += "gpucost_agent_holder_activity_ratio{node=\"ts\",gpu_uuid=\"GPU-t\",pod_uid=\"uid-duo\","
            "container_id=\"" + kCid + "\"} 0.4" + ts;
     out += "gpucost_agent_device_assignment{node=\"ts\",namespace=\"ml\",pod=\"duo\",container="

@@ -305,6 +305,9 @@ def agent_gpu(s, node_name, uuid, index, model):
 def agent_unit(s, node_name, uuid, values, source="gpm"):
     s.add("gpucost_agent_unit_activity_ratio", [("node", node_name), ("gpu_uuid", uuid), ("source", source)],
           values)
+    # The agent measured every process of the GPU: holders without a series used nothing.
+    s.add("gpucost_agent_nvml_supported", [("node", node_name), ("gpu_uuid", uuid),
+                                           ("call", "nvmlDeviceGetProcessUtilization")], 1)
 
 
 def agent_holder(s, node_name, uuid, values, pod_uid, container_id, names=("", "", ""), times=SCRAPES):

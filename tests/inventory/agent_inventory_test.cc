@@ -43,10 +43,17 @@ std::string GpuInfo(const std::string& node, const std::string& uuid, int index,
          std::to_string(index) + "\",model=\"" + model + "\",mig_mode=\"disabled\"} 1 %T\n";
 }
 
+// A unit's activity, and (unless `processes_measured` is false) the agent's word that it
+// measured every process of the GPU at that instant.
 std::string UnitActivity(const std::string& node, const std::string& uuid, double v,
-                         const std::string& extra = "") {
-  return "gpucost_agent_unit_activity_ratio{node=\"" + node + "\",gpu_uuid=\"" + uuid + "\"" +
-         extra + ",source=\"utilization\"} " + std::to_string(v) + " %T\n";
+                         const std::string& extra = "", bool processes_measured = true) {
+  std::string out = "gpucost_agent_unit_activity_ratio{node=\"" + node + "\",gpu_uuid=\"" + uuid +
+                    "\"" + extra + ",source=\"utilization\"} " + std::to_string(v) + " %T\n";
+  if (processes_measured && extra.empty()) {
+    out += "gpucost_agent_nvml_supported{node=\"" + node + "\",gpu_uuid=\"" + uuid +
+           "\",call=\"nvmlDeviceGetProcessUtilization\"} 1 %T\n";
+  }
+  return out;
 }
 
 std::string HolderActivity(const std::string& node, const std::string& uuid,
@@ -228,6 +235,19 @@ TEST(AgentInventory, NoZeroFillWhereTheUnitIsNotReported) {
                      Every30s(HolderActivity("ts", "GPU-t", "pod_uid=\"uid-b\"", 0.2), 1);
   auto t = Load(text);
   EXPECT_EQ(HolderValues(t, "b", "GPU-t"), (std::vector<double>{0.2, 0}));
+}
+
+TEST(AgentInventory, NoZeroFillWhereTheAgentDidNotMeasureProcesses) {
+  // Per-process utilization unsupported (or not reported): a holder without a series is not
+  // known to be idle, so it gets no series and the engine splits the GPU's activity.
+  std::string text = kTsNode + GpuInfo("ts", "GPU-t", 0) + Pod("a", "ts") + Pod("c", "ts") +
+                     UnitActivity("ts", "GPU-t", 0.5, "", /*processes_measured=*/false) +
+                     "gpucost_agent_nvml_supported{node=\"ts\",gpu_uuid=\"GPU-t\",call=\""
+                     "nvmlDeviceGetProcessUtilization\"} 0 %T\n" +
+                     Assignment("ts", "c", "device_id=\"GPU-t::3\",gpu_uuid=\"GPU-t\",replica=\"3\"");
+  auto t = Load(Every30s(text, 3));
+  EXPECT_TRUE(HolderValues(t, "c", "GPU-t").empty());
+  EXPECT_EQ(DeviceValues(t, "GPU-t"), (std::vector<double>{0.5, 0.5, 0.5}));
 }
 
 TEST(AgentInventory, AssignmentsPinReplicasWholeGpusAndMigInstances) {

@@ -11,7 +11,8 @@
 //   mig <i> gi=<n> ci=<n> uuid=.. name="..." gpm_util=<pct>
 //   proc <i> pid=<n> mem=<B>|na [gi=<n>]    a running compute process (in MIG instance gi)
 //   sample <i> pid=<n> ts=<us> sm=<pct>     a process-utilization sample in the driver's buffer
-//                                           from this frame on (returned while ts > lastSeen)
+//                                           from this frame on (returned while ts > lastSeen);
+//                                           a GPU's samples must come in rising ts order
 //   unsupported <i>|* <function>            the call answers NVML_ERROR_NOT_SUPPORTED
 //   fail <i>|* <function> <code>            the call answers <code>
 //
@@ -65,7 +66,7 @@ struct Frame {
 struct State {
   bool initialised = false;
   std::vector<Frame> frames;
-  std::vector<Sample> samples;
+  std::map<unsigned, std::vector<Sample>> samples_by_gpu;  // in script order, ts rising
   size_t count_calls = 0;
   size_t frame() const { return count_calls == 0 ? 0 : std::min(count_calls - 1, frames.size() - 1); }
   const Frame& current() const { return frames[frame()]; }
@@ -172,7 +173,7 @@ void Load() {
       smp.ts = num("ts", 0);
       smp.sm = static_cast<unsigned>(num("sm", 0));
       smp.frame = s.frames.size() - 1;
-      s.samples.push_back(smp);
+      s.samples_by_gpu[gi].push_back(smp);
     }
   }
 }
@@ -383,10 +384,16 @@ __attribute__((visibility("default"))) Return nvmlDeviceGetProcessUtilization(
   const Handle h = Decode(dev);
   FAKE_CHECK(h, "nvmlDeviceGetProcessUtilization");
   if (h.gpu->mig != 0) return kNotSupported;  // as NVML: not on MIG-enabled GPUs
+  // Samples are kept per GPU in script order (timestamps rising), so the ones after
+  // last_seen are a suffix: found by binary search, as a benchmark runs many collections.
   std::vector<FakeProcUtil> matching;
-  for (const Sample& s : S().samples) {
-    if (s.gpu == h.index && s.frame <= S().frame() && s.ts > last_seen) {
-      matching.push_back(FakeProcUtil{s.pid, s.ts, s.sm, 0, 0, 0});
+  auto it = S().samples_by_gpu.find(h.index);
+  if (it != S().samples_by_gpu.end()) {
+    const std::vector<Sample>& all = it->second;
+    auto from = std::upper_bound(all.begin(), all.end(), last_seen,
+                                 [](unsigned long long v, const Sample& x) { return v < x.ts; });
+    for (; from != all.end() && from->frame <= S().frame(); ++from) {
+      matching.push_back(FakeProcUtil{from->pid, from->ts, from->sm, 0, 0, 0});
     }
   }
   if (matching.empty()) return kNotFound;
