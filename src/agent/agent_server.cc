@@ -14,6 +14,9 @@ struct AgentServer::Http {
 
 AgentServer::AgentServer(Agent& agent, std::chrono::milliseconds interval)
     : agent_(agent), interval_(interval), http_(std::make_unique<Http>()) {
+  // Prometheus scrapes one request at a time; two workers leave room for a probe beside it and
+  // keep the agent's threads (and their stacks) few.
+  http_->server.new_task_queue = [] { return new httplib::ThreadPool(2); };
   http_->server.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(agent_.Metrics(), "text/plain; version=0.0.4; charset=utf-8");
   });

@@ -12,7 +12,7 @@
 #include "agent/nvml_probe.h"
 #include "cli/commands.h"
 #include "core/log.h"
-#include "simulate/metrics_server.h"
+#include "core/listen_address.h"
 
 namespace gpucost::cli {
 namespace {
@@ -71,7 +71,7 @@ int RunAgent(const AgentFlags& f) {
     std::fputs(a.Metrics().c_str(), stdout);
     return 0;
   }
-  auto address = simulate::ParseListenAddress(f.listen);
+  auto address = ParseListenAddress(f.listen);
   if (!address.ok()) {
     LogError(address.status().ToString());
     return 2;
@@ -108,9 +108,7 @@ int RunAgent(const AgentFlags& f) {
 
 }  // namespace
 
-void AddAgentCommand(CLI::App& app, int& exit_code) {
-  CLI::App* cmd = app.add_subcommand(
-      "agent", "Node agent: per-pod GPU activity and device assignments on /metrics");
+void AddAgentOptions(CLI::App* cmd, int& exit_code) {
   auto f = std::make_shared<AgentFlags>();
   cmd->add_option("--node-name", f->node_name,
                   "Kubernetes node name for the node label (default: $NODE_NAME, else hostname)");
@@ -134,6 +132,12 @@ void AddAgentCommand(CLI::App& app, int& exit_code) {
                   "Print what each NVML call returns over N collections, then exit")
       ->check(CLI::Range(1, 1000));
   cmd->callback([f, &exit_code] { exit_code = RunAgent(*f); });
+}
+
+void AddAgentCommand(CLI::App& app, int& exit_code) {
+  AddAgentOptions(app.add_subcommand(
+                      "agent", "Node agent: per-pod GPU activity and device assignments on /metrics"),
+                  exit_code);
 }
 
 }  // namespace gpucost::cli

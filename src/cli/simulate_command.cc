@@ -150,7 +150,7 @@ Status WriteWindow(const SimulateFlags& f, const simulate::SimOptions& o) {
 }
 
 Status Serve(const SimulateFlags& f, const simulate::SimOptions& o) {
-  GPUCOST_ASSIGN_OR_RETURN(auto address, simulate::ParseListenAddress(f.serve));
+  GPUCOST_ASSIGN_OR_RETURN(auto address, ParseListenAddress(f.serve, "--serve"));
   Duration serve_for = Duration::zero();
   if (!f.serve_for.empty()) {
     GPUCOST_ASSIGN_OR_RETURN(serve_for, ParseDuration(f.serve_for));

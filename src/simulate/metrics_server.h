@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "core/listen_address.h"
 #include "core/result.h"
 #include "core/time.h"
 #include "simulate/cluster_simulator.h"
@@ -36,8 +37,5 @@ class MetricsServer {
   class Impl;
   std::unique_ptr<Impl> impl_;
 };
-
-// "127.0.0.1:9400", ":9400" (all interfaces... written as 0.0.0.0), "localhost:0".
-Result<std::pair<std::string, int>> ParseListenAddress(const std::string& text);
 
 }  // namespace gpucost::simulate

@@ -191,6 +191,26 @@ TEST_F(AgentEndToEnd, AgentMetricsMakeTimeSlicedHoldersMeasuredInTheReport) {
   EXPECT_NEAR(doc["totals"]["cost_usd"].get<double>(), 2.0 / 6, 1e-9);
 }
 
+// The same /metrics without the collection's own timing, which differs run to run.
+std::string WithoutTiming(const std::string& metrics) {
+  std::istringstream in(metrics);
+  std::string out;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("gpucost_agent_collection_seconds{", 0) != 0) out += line + "\n";
+  }
+  return out;
+}
+
+TEST_F(AgentEndToEnd, TheSmallAgentBinaryAnswersLikeTheSubcommand) {
+  const auto sub = RunShell(kBinary + " agent --once" + AgentFlags() + " 2>/dev/null");
+  const auto small =
+      RunShell(std::string(GPUCOST_AGENT_BINARY) + " --once" + AgentFlags() + " 2>/dev/null");
+  ASSERT_EQ(sub.exit_code, 0);
+  ASSERT_EQ(small.exit_code, 0) << small.output;
+  EXPECT_TRUE(Contains(small.output, "gpucost_agent_holder_activity_ratio{node=\"ts-node\""));
+  EXPECT_EQ(WithoutTiming(small.output), WithoutTiming(sub.output));
+}
+
 TEST_F(AgentEndToEnd, ServesMetricsAndHealthUntilTerminated) {
   const int port = testing_util::FreePort();
   testing_util::TempDir dir;

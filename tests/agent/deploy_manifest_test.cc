@@ -41,9 +41,9 @@ TEST(AgentDeployTest, DaemonSetIsLeastPrivilegeOnGpuNodes) {
     EXPECT_TRUE(m["readOnly"].as<bool>()) << m["mountPath"].as<std::string>();
   }
   // The flags point the agent at those mounts, and the node name comes from the downward API.
+  EXPECT_EQ(c["command"][0].as<std::string>(), "gpucost-agent");
   std::vector<std::string> args;
   for (const YAML::Node& a : c["args"]) args.push_back(a.as<std::string>());
-  EXPECT_EQ(args.front(), "agent");
   EXPECT_NE(std::find(args.begin(), args.end(), "--proc-root=/host/proc"), args.end());
   bool node_name = false;
   for (const YAML::Node& e : c["env"]) {

@@ -348,19 +348,5 @@ TEST(MetricsServer, ServesScrapesAtTheClocksTime) {
   EXPECT_GT(loaded->inventory.holders.size(), 2u);
 }
 
-TEST(MetricsServer, ParsesListenAddresses) {
-  auto a = ParseListenAddress("127.0.0.1:9400");
-  ASSERT_TRUE(a.ok());
-  EXPECT_EQ(a->first, "127.0.0.1");
-  EXPECT_EQ(a->second, 9400);
-  auto b = ParseListenAddress(":0");
-  ASSERT_TRUE(b.ok());
-  EXPECT_EQ(b->first, "0.0.0.0");
-  EXPECT_EQ(b->second, 0);
-  EXPECT_FALSE(ParseListenAddress("localhost").ok());
-  EXPECT_FALSE(ParseListenAddress("localhost:70000").ok());
-  EXPECT_FALSE(ParseListenAddress("localhost:x").ok());
-}
-
 }  // namespace
 }  // namespace gpucost::simulate
