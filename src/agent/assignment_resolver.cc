@@ -32,9 +32,27 @@ void Resolve(const DeviceId& id, const NvmlReading& reading, DeviceAssignment& a
         if (static_cast<int>(g.index) == id.gpu_index) a.gpu_uuid = g.uuid;
       }
       return;
-    default:
-      // MIG device indexes and GKE device minors do not map to NVML's GPU instance ids or
-      // indexes without more driver queries; they stay unresolved (docs/agent.md).
+    case DeviceIdKind::kMigIndex:
+      for (const NvmlGpu& g : reading.gpus) {
+        if (static_cast<int>(g.index) != id.gpu_index) continue;
+        for (const NvmlUnit& u : g.mig) {
+          if (u.mig_index == id.mig_index) {
+            a.gpu_uuid = g.uuid;
+            a.gpu_instance_id = u.gpu_instance_id;
+          }
+        }
+      }
+      return;
+    case DeviceIdKind::kGkeGpu:
+    case DeviceIdKind::kGkeMig:
+      // GKE names GPUs by their device node, /dev/nvidia<minor>, not by NVML's index.
+      for (const NvmlGpu& g : reading.gpus) {
+        if (g.minor_number < 0 || g.minor_number != id.device_minor) continue;
+        a.gpu_uuid = g.uuid;
+        a.gpu_instance_id = id.kind == DeviceIdKind::kGkeMig ? id.gpu_instance_id : -1;
+      }
+      return;
+    case DeviceIdKind::kUnknown:
       return;
   }
 }

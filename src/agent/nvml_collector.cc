@@ -99,6 +99,10 @@ NvmlReading NvmlCollector::Collect() {
 void NvmlCollector::ReadGpu(nvml::Device device, NvmlGpu& gpu, Calls& calls) {
   GpuState& state = state_[gpu.uuid];
   (void)calls.Check("nvmlDeviceGetName", nvml_.DeviceGetName(device, &gpu.name), &gpu);
+  unsigned int minor = 0;
+  if (calls.Check("nvmlDeviceGetMinorNumber", nvml_.DeviceGetMinorNumber(device, &minor), &gpu)) {
+    gpu.minor_number = static_cast<int>(minor);
+  }
   unsigned int current = 0, pending = 0;
   if (calls.Check("nvmlDeviceGetMigMode", nvml_.DeviceGetMigMode(device, &current, &pending),
                   &gpu)) {
@@ -201,6 +205,7 @@ void NvmlCollector::ReadMig(nvml::Device device, NvmlGpu& gpu, GpuState& state, 
     if (r == nvml::kErrorNotFound) continue;  // an empty index
     if (!calls.Check("nvmlDeviceGetMigDeviceHandleByIndex", r, &gpu)) continue;
     NvmlUnit unit;
+    unit.mig_index = static_cast<int>(i);
     unsigned int gi = 0, ci = 0;
     if (!calls.Check("nvmlDeviceGetGpuInstanceId", nvml_.DeviceGetGpuInstanceId(mig, &gi), &gpu)) {
       continue;  // an instance that cannot be named cannot be attributed

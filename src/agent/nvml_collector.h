@@ -30,6 +30,7 @@ struct NvmlProcess {
 struct NvmlUnit {
   int gpu_instance_id = -1;  // -1: the whole GPU
   int compute_instance_id = -1;
+  int mig_index = -1;        // NVML's MIG device index on the GPU (device plugins' "0:<n>")
   std::string uuid;          // the GPU's GPU-… or the instance's MIG-…
   std::string name;          // NVML's device name ("NVIDIA H100 80GB HBM3 MIG 1g.10gb")
   std::string profile;       // MIG profile from the name ("1g.10gb"), "" for a whole GPU
@@ -40,6 +41,7 @@ struct NvmlUnit {
 
 struct NvmlGpu {
   unsigned int index = 0;
+  int minor_number = -1;  // /dev/nvidia<minor> (GKE's device ids name GPUs by it); -1 unknown
   std::string uuid;
   std::string name;
   std::optional<bool> mig_enabled;

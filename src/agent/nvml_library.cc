@@ -15,6 +15,7 @@ struct NvmlLibrary::Symbols {
   nvml::DeviceGetStringFn get_uuid = nullptr;
   nvml::DeviceGetStringFn get_name = nullptr;
   nvml::DeviceGetUintFn get_index = nullptr;
+  nvml::DeviceGetUintFn get_minor_number = nullptr;
   nvml::DeviceGetMigModeFn get_mig_mode = nullptr;
   nvml::DeviceGetUintFn get_max_mig_device_count = nullptr;
   nvml::DeviceGetMigDeviceHandleByIndexFn get_mig_device_handle_by_index = nullptr;
@@ -79,6 +80,7 @@ Result<std::unique_ptr<NvmlLibrary>> NvmlLibrary::Open(const std::string& path) 
   Bind(handle, "nvmlDeviceGetUUID", fn->get_uuid);
   Bind(handle, "nvmlDeviceGetName", fn->get_name);
   Bind(handle, "nvmlDeviceGetIndex", fn->get_index);
+  Bind(handle, "nvmlDeviceGetMinorNumber", fn->get_minor_number);
   Bind(handle, "nvmlDeviceGetMigMode", fn->get_mig_mode);
   Bind(handle, "nvmlDeviceGetMaxMigDeviceCount", fn->get_max_mig_device_count);
   Bind(handle, "nvmlDeviceGetMigDeviceHandleByIndex", fn->get_mig_device_handle_by_index);
@@ -149,6 +151,9 @@ nvml::Return NvmlLibrary::DeviceGetName(nvml::Device d, std::string* name) const
 }
 nvml::Return NvmlLibrary::DeviceGetIndex(nvml::Device d, unsigned int* index) const {
   return Call(fn_->get_index, d, index);
+}
+nvml::Return NvmlLibrary::DeviceGetMinorNumber(nvml::Device d, unsigned int* minor) const {
+  return Call(fn_->get_minor_number, d, minor);
 }
 nvml::Return NvmlLibrary::DeviceGetMigMode(nvml::Device d, unsigned int* current,
                                            unsigned int* pending) const {

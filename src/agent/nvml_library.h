@@ -32,6 +32,7 @@ class NvmlLibrary {
   nvml::Return DeviceGetUuid(nvml::Device d, std::string* uuid) const;
   nvml::Return DeviceGetName(nvml::Device d, std::string* name) const;
   nvml::Return DeviceGetIndex(nvml::Device d, unsigned int* index) const;
+  nvml::Return DeviceGetMinorNumber(nvml::Device d, unsigned int* minor) const;
   nvml::Return DeviceGetMigMode(nvml::Device d, unsigned int* current, unsigned int* pending) const;
   nvml::Return DeviceGetMaxMigDeviceCount(nvml::Device d, unsigned int* count) const;
   nvml::Return DeviceGetMigDeviceHandleByIndex(nvml::Device d, unsigned int index,

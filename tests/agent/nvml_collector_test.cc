@@ -39,7 +39,7 @@ TEST(NvmlLibraryTest, LibraryWithoutNvmlSymbolsIsRefused) {
 
 TEST(NvmlCollectorTest, ProcessSamplesAreCountedOnceAcrossCollections) {
   auto lib = OpenFake("once", R"(
-gpu 0 uuid=GPU-aaaa name="NVIDIA T4" util=60 mem_total=16000 mem_used=3000 energy=5000
+gpu 0 uuid=GPU-aaaa name="NVIDIA T4" util=60 mem_total=16000 mem_used=3000 energy=5000 minor=4
 proc 0 pid=100 mem=1000
 proc 0 pid=200 mem=na
 sample 0 pid=100 ts=1000 sm=30
@@ -57,6 +57,7 @@ sample 0 pid=100 ts=2000 sm=40
   const NvmlGpu& g = first.gpus[0];
   EXPECT_EQ(g.uuid, "GPU-aaaa");
   EXPECT_EQ(g.name, "NVIDIA T4");
+  EXPECT_EQ(g.minor_number, 4);
   EXPECT_EQ(g.mig_enabled, std::optional<bool>(false));
   EXPECT_EQ(g.memory_total_bytes, std::optional<uint64_t>(16000));
   EXPECT_EQ(g.energy_mj, std::optional<uint64_t>(5000));
@@ -130,6 +131,9 @@ proc 0 pid=300 mem=700 gi=5
   EXPECT_EQ(g1.mig[0].gpu_instance_id, 1);
   EXPECT_EQ(g1.mig[0].uuid, "MIG-one");
   EXPECT_EQ(g1.mig[0].profile, "3g.20gb");
+  EXPECT_EQ(g1.mig[0].mig_index, 0);
+  EXPECT_EQ(g1.mig[1].mig_index, 1);
+  EXPECT_EQ(g1.minor_number, 0) << "the fake's minor defaults to the index";
   EXPECT_FALSE(g1.mig[0].activity.has_value()) << "one GPM sample is no measurement";
   EXPECT_FALSE(g1.whole.activity.has_value());
 

@@ -7,7 +7,8 @@
 //                                           next frame, so collection n sees frame n (the last
 //                                           frame repeats)
 //   gpu <i> uuid=.. name="..." util=<pct> mem_total=<B> mem_used=<B> energy=<mJ> mig=0|1
-//           gpm=0|1 gpm_util=<pct>          a GPU (fields merge into the previous frame's)
+//           gpm=0|1 gpm_util=<pct> minor=<n> a GPU (fields merge into the previous frame's);
+//                                           minor defaults to the index
 //   mig <i> gi=<n> ci=<n> uuid=.. name="..." gpm_util=<pct>
 //   proc <i> pid=<n> mem=<B>|na [gi=<n>]    a running compute process (in MIG instance gi)
 //   sample <i> pid=<n> ts=<us> sm=<pct>     a process-utilization sample in the driver's buffer
@@ -48,6 +49,7 @@ struct Proc {
 struct Gpu {
   std::string uuid, name = "NVIDIA Fake GPU";
   unsigned util = 0, mig = 0, gpm = 0;
+  int minor = -1;
   double gpm_util = 0;
   unsigned long long mem_total = 0, mem_used = 0, energy = 0;
   std::vector<Mig> migs;
@@ -146,6 +148,7 @@ void Load() {
       g.util = static_cast<unsigned>(num("util", g.util));
       g.mig = static_cast<unsigned>(num("mig", g.mig));
       g.gpm = static_cast<unsigned>(num("gpm", g.gpm));
+      if (kv.contains("minor")) g.minor = static_cast<int>(num("minor", 0));
       if (kv.contains("gpm_util")) g.gpm_util = std::stod(kv["gpm_util"]);
       g.mem_total = num("mem_total", g.mem_total);
       g.mem_used = num("mem_used", g.mem_used);
@@ -309,6 +312,13 @@ __attribute__((visibility("default"))) Return nvmlDeviceGetName(void* dev, char*
   const Handle h = Decode(dev);
   FAKE_CHECK(h, "nvmlDeviceGetName");
   return CopyString(h.mig != nullptr ? h.mig->name : h.gpu->name, buf, len);
+}
+// The device node's minor number: `minor=` of the gpu line, else its index.
+__attribute__((visibility("default"))) Return nvmlDeviceGetMinorNumber(void* dev, unsigned* minor) {
+  const Handle h = Decode(dev);
+  FAKE_CHECK(h, "nvmlDeviceGetMinorNumber");
+  *minor = h.gpu->minor >= 0 ? static_cast<unsigned>(h.gpu->minor) : h.index;
+  return kSuccess;
 }
 __attribute__((visibility("default"))) Return nvmlDeviceGetIndex(void* dev, unsigned* i) {
   const Handle h = Decode(dev);
