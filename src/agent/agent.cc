@@ -65,11 +65,25 @@ PodResourcesList Agent::ReadKubelet(AgentHealth& health) {
   return std::move(list).value();
 }
 
+AllocatableDevices Agent::ReadAllocatable(AgentHealth& health) {
+  if (kubelet_ == nullptr || !health.kubelet_up || allocatable_unimplemented_) return {};
+  auto allocatable = kubelet_->GetAllocatableResources();
+  if (allocatable.ok()) return std::move(allocatable).value();
+  if (allocatable.status().code() == StatusCode::kUnimplemented) {
+    allocatable_unimplemented_ = true;  // kubelets before 1.23 lack the call
+    LogInfo(allocatable.status().ToString());
+  } else {
+    ++health.kubelet_errors["GetAllocatableResources"];
+  }
+  return {};
+}
+
 void Agent::Collect() {
   const auto start = std::chrono::steady_clock::now();
   AgentHealth& h = counters_;
   const NvmlReading reading = ReadNvml(h);
   const PodResourcesList pods = ReadKubelet(h);
+  const AllocatableDevices allocatable = ReadAllocatable(h);
 
   std::vector<uint32_t> pids;
   for (const NvmlGpu& g : reading.gpus) {
@@ -91,6 +105,7 @@ void Agent::Collect() {
     return owner;
   };
   AgentSnapshot snapshot = BuildSnapshot(reading, owner_of, ResolveAssignments(pods, reading));
+  snapshot.allocatable = ResolveAllocatable(allocatable, reading);
   procs_.Prune(pids);
 
   ++h.collections;

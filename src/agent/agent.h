@@ -40,6 +40,7 @@ class Agent {
  private:
   NvmlReading ReadNvml(AgentHealth& health);
   PodResourcesList ReadKubelet(AgentHealth& health);
+  AllocatableDevices ReadAllocatable(AgentHealth& health);
 
   AgentOptions options_;
   std::unique_ptr<NvmlLibrary> nvml_;
@@ -49,6 +50,7 @@ class Agent {
   AgentHealth counters_;  // owned by the collecting thread; copied into health_
   std::string last_nvml_error_;     // logged once until it changes
   std::string last_kubelet_error_;
+  bool allocatable_unimplemented_ = false;  // an older kubelet: not asked again
 
   mutable std::mutex mu_;
   AgentSnapshot snapshot_;

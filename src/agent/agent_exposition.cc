@@ -149,6 +149,14 @@ std::string RenderMetrics(const std::string& node, const AgentSnapshot& s, const
               {"gpu_instance_id", Gi(a.gpu_instance_id)}, {"replica", Gi(a.replica)}},
              1);
   }
+  w.Family("gpucost_agent_allocatable_device", "gauge",
+           "A GPU device id the kubelet can allocate, from GetAllocatableResources (value 1).");
+  for (const DeviceAssignment& a : s.allocatable) {
+    w.Sample("gpucost_agent_allocatable_device",
+             {{"resource", a.resource}, {"device_id", a.device_id}, {"gpu_uuid", a.gpu_uuid},
+              {"gpu_instance_id", Gi(a.gpu_instance_id)}, {"replica", Gi(a.replica)}},
+             1);
+  }
   w.Family("gpucost_agent_nvml_supported", "gauge",
            "Whether an NVML call works on a GPU (0: its values are not measured).");
   for (const CallSupport& c : s.support) {

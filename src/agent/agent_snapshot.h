@@ -81,6 +81,7 @@ struct AgentSnapshot {
   // Activity of GPU processes that belong to no pod and no Slurm job, per unit.
   std::vector<UnitActivity> unowned;
   std::vector<DeviceAssignment> assignments;
+  std::vector<DeviceAssignment> allocatable;  // the node's GPU device ids; no pod
   std::vector<CallSupport> support;
 };
 

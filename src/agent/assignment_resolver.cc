@@ -57,6 +57,21 @@ void Resolve(const DeviceId& id, const NvmlReading& reading, DeviceAssignment& a
   }
 }
 
+// NVIDIA's device plugins (and HAMi, GKE) all register under nvidia.com/; other devices (RDMA,
+// FPGAs) may use the same id shapes and are no GPUs.
+bool IsGpuResource(const ResourceDevices& r) { return r.resource_name.rfind("nvidia.com/", 0) == 0; }
+
+void AddResolved(const ResourceDevices& r, const NvmlReading& reading, const DeviceAssignment& who,
+                 std::vector<DeviceAssignment>& out) {
+  for (const std::string& raw : r.device_ids) {
+    DeviceAssignment a = who;
+    a.resource = r.resource_name;
+    a.device_id = raw;
+    Resolve(ParseDeviceId(raw), reading, a);
+    out.push_back(std::move(a));
+  }
+}
+
 }  // namespace
 
 std::vector<DeviceAssignment> ResolveAssignments(const PodResourcesList& list,
@@ -64,23 +79,23 @@ std::vector<DeviceAssignment> ResolveAssignments(const PodResourcesList& list,
   std::vector<DeviceAssignment> out;
   for (const PodDevices& pod : list.pods) {
     for (const ContainerDevices& c : pod.containers) {
+      DeviceAssignment who;
+      who.namespace_name = pod.pod_namespace;
+      who.pod = pod.pod_name;
+      who.container = c.container_name;
       for (const ResourceDevices& r : c.devices) {
-        // NVIDIA's device plugins (and HAMi, GKE) all register under nvidia.com/; other
-        // devices (RDMA, FPGAs) may use the same id shapes and are no GPUs.
-        if (r.resource_name.rfind("nvidia.com/", 0) != 0) continue;
-        for (const std::string& raw : r.device_ids) {
-          const DeviceId id = ParseDeviceId(raw);
-          DeviceAssignment a;
-          a.namespace_name = pod.pod_namespace;
-          a.pod = pod.pod_name;
-          a.container = c.container_name;
-          a.resource = r.resource_name;
-          a.device_id = raw;
-          Resolve(id, reading, a);
-          out.push_back(std::move(a));
-        }
+        if (IsGpuResource(r)) AddResolved(r, reading, who, out);
       }
     }
+  }
+  return out;
+}
+
+std::vector<DeviceAssignment> ResolveAllocatable(const AllocatableDevices& allocatable,
+                                                 const NvmlReading& reading) {
+  std::vector<DeviceAssignment> out;
+  for (const ResourceDevices& r : allocatable.devices) {
+    if (IsGpuResource(r)) AddResolved(r, reading, DeviceAssignment{}, out);
   }
   return out;
 }

@@ -16,4 +16,9 @@ namespace gpucost::agent {
 std::vector<DeviceAssignment> ResolveAssignments(const PodResourcesList& list,
                                                  const NvmlReading& reading);
 
+// The node's allocatable GPU device ids (GetAllocatableResources), resolved the same way; the
+// namespace, pod and container of each are empty. A time-sliced GPU lists one id per replica.
+std::vector<DeviceAssignment> ResolveAllocatable(const AllocatableDevices& allocatable,
+                                                 const NvmlReading& reading);
+
 }  // namespace gpucost::agent

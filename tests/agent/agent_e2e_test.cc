@@ -91,6 +91,9 @@ class AgentEndToEnd : public ::testing::Test {
       d->set_resource_name("nvidia.com/gpu");
       d->add_device_ids(kGpu + "::" + std::to_string(p.replica));
     }
+    auto* allocatable = script.allocatable.add_devices();
+    allocatable->set_resource_name("nvidia.com/gpu");
+    for (int r = 0; r < 4; ++r) allocatable->add_device_ids(kGpu + "::" + std::to_string(r));
     socket_ = (proc_.root() / "kubelet.sock").string();
     kubelet_ = FakeKubelet::Start(socket_, std::move(script));
     ASSERT_NE(kubelet_, nullptr);
@@ -160,7 +163,11 @@ TEST_F(AgentEndToEnd, AgentMetricsMakeTimeSlicedHoldersMeasuredInTheReport) {
   EXPECT_TRUE(Contains(m, "gpucost_agent_up{node=\"ts-node\",component=\"kubelet\"} 1")) << m;
   EXPECT_TRUE(Contains(m, "gpucost_agent_up{node=\"ts-node\",component=\"nvml\"} 1")) << m;
   EXPECT_TRUE(Contains(m, "gpucost_agent_holder_memory_bytes")) << m;
+  EXPECT_TRUE(Contains(m, "gpucost_agent_allocatable_device{node=\"ts-node\",resource=\"nvidia.com/gpu\","
+                          "device_id=\"" + kGpu + "::3\",gpu_uuid=\"" + kGpu + "\",replica=\"3\"} 1"))
+      << m;
   EXPECT_EQ(kubelet_->list_calls(), 2);
+  EXPECT_EQ(kubelet_->allocatable_calls(), 2);
 
   testing_util::TempDir dir;
   const std::string ksm = (dir.path() / "ksm.prom").string();
@@ -189,6 +196,19 @@ TEST_F(AgentEndToEnd, AgentMetricsMakeTimeSlicedHoldersMeasuredInTheReport) {
   }
   // Conservation: one physical GPU at $2/h for 1/6 h, replicas never inflate it.
   EXPECT_NEAR(doc["totals"]["cost_usd"].get<double>(), 2.0 / 6, 1e-9);
+}
+
+TEST_F(AgentEndToEnd, AnOlderKubeletWithoutAllocatableResourcesIsAskedOnce) {
+  FakeKubelet::Script script;
+  script.allocatable_mode = FakeKubelet::Mode::kUnimplemented;
+  kubelet_->SetScript(std::move(script));
+  const auto once = RunShell(kBinary + " agent --once" + AgentFlags() + " 2>/dev/null");
+  ASSERT_EQ(once.exit_code, 0) << once.output;
+  EXPECT_EQ(kubelet_->list_calls(), 2);
+  EXPECT_EQ(kubelet_->allocatable_calls(), 1) << "UNIMPLEMENTED is not asked again";
+  EXPECT_TRUE(Contains(once.output, "gpucost_agent_up{node=\"ts-node\",component=\"kubelet\"} 1"));
+  EXPECT_FALSE(Contains(once.output, "gpucost_agent_kubelet_errors_total{"));
+  EXPECT_FALSE(Contains(once.output, "gpucost_agent_allocatable_device{"));
 }
 
 // The same /metrics without the collection's own timing, which differs run to run.
