@@ -13,6 +13,7 @@ void AddDemoCommand(CLI::App& app, int& exit_code);
 void AddPricesCommand(CLI::App& app, int& exit_code);
 void AddSimulateCommand(CLI::App& app, int& exit_code);
 void AddAgentCommand(CLI::App& app, int& exit_code);
+void AddKubeCommand(CLI::App& app, int& exit_code);
 // The agent's options and callback on `cmd` (the `agent` subcommand, or gpucost-agent's app).
 void AddAgentOptions(CLI::App* cmd, int& exit_code);
 

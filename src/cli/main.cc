@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   gpucost::cli::AddPricesCommand(app, exit_code);
   gpucost::cli::AddSimulateCommand(app, exit_code);
   gpucost::cli::AddAgentCommand(app, exit_code);
+  gpucost::cli::AddKubeCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

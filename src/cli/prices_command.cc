@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/kube_flags.h"
 #include "cli/price_flags.h"
 #include "core/log.h"
 #include "core/strings.h"
@@ -25,6 +26,7 @@ struct PricesFlags {
   std::string window;
   std::string cluster = "default";
   PriceOptions price;
+  KubeFlags kube;
   bool catalog = false;
 };
 
@@ -92,8 +94,8 @@ Status Run(const PricesFlags& flags) {
     PrintCatalog(std::cout);
     return Status::Ok();
   }
-  if (flags.inputs.empty()) {
-    return Status::InvalidArgument("give --input (the cluster's series) or --catalog");
+  if (flags.inputs.empty() && !flags.kube.wanted()) {
+    return Status::InvalidArgument("give --input (the cluster's series), --kube or --catalog");
   }
   GPUCOST_ASSIGN_OR_RETURN(std::shared_ptr<const PriceBook> book, MakePriceBook(flags.price));
   TimelineOptions topts;
@@ -102,7 +104,16 @@ Status Run(const PricesFlags& flags) {
     GPUCOST_ASSIGN_OR_RETURN(Window w, ParseWindow(flags.window));
     topts.window = w;
   }
-  GPUCOST_ASSIGN_OR_RETURN(LoadedTimeline timeline, LoadTimelineFromFiles(flags.inputs, topts));
+  GPUCOST_ASSIGN_OR_RETURN(std::optional<KubeState> kube_state,
+                           ReadKubeState(flags.kube, flags.cluster, {}, {}));
+  if (kube_state) topts.kube_states.push_back(std::move(*kube_state));
+  LoadedTimeline timeline;
+  if (flags.inputs.empty()) {
+    InventoryBuilder builder(topts);
+    GPUCOST_ASSIGN_OR_RETURN(timeline, builder.Build());
+  } else {
+    GPUCOST_ASSIGN_OR_RETURN(timeline, LoadTimelineFromFiles(flags.inputs, topts));
+  }
   if (timeline.window.empty()) return Status::InvalidArgument("the input covers no time");
   std::ostream& out = std::cout;
   out << "Prices per GPU-hour, " << FormatRfc3339(timeline.window.start) << " to "
@@ -155,6 +166,7 @@ void AddPricesCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--cluster", f->cluster, "Cluster name for series without a cluster label")
       ->capture_default_str();
   AddPriceFlags(*cmd, f->price);
+  AddKubeFlags(*cmd, f->kube);
   cmd->add_flag("--catalog", f->catalog, "Print the built-in catalog with its sources");
   cmd->footer("Exit status: 0 on success, 2 on bad flags or input.");
   cmd->callback([f, &exit_code] {

@@ -15,6 +15,7 @@
 #include "inventory/diagnostics.h"
 #include "inventory/inventory_builder.h"
 #include "inventory/ksm_reader.h"
+#include "inventory/kube_state.h"
 #include "inventory/resource_names.h"
 #include "inventory/series_timeline.h"
 #include "model/inventory.h"
@@ -72,6 +73,13 @@ struct DevicePin {
   bool from_agent = false;
 };
 using PinMap = std::map<ContainerKey, std::vector<DevicePin>>;
+
+// Merges the Kubernetes API's view of clusters into the kube-state-metrics data: identity
+// (owners, labels, namespace labels, ReplicaSet and Job owners) from the API wherever it has it,
+// schedules from the series where they exist, else from the API (kube_merge.cc).
+void MergeKubeStates(std::vector<KubeState>& states, Assembly& a);
+// The original label keys the restorers know: the settings' and the API's.
+std::vector<std::string> KnownLabelKeys(const Assembly& a);
 
 // Pod phases, nodes and container GPU requests (holding_assembly.cc).
 void BuildPodTimelines(Assembly& a);

@@ -15,39 +15,75 @@ bool Positive(double v) { return v > 0.5; }
 
 std::string PodName(const PodKey& k) { return StrCat(k.namespace_name, "/", k.pod); }
 
-// Requests first; limits only for a (container, resource) with no request series.
-std::vector<ContainerRequest> ContainerRequests(const PodKey& key, const KsmPod& pod,
-                                                Assembly& a, bool& hami, bool& shared) {
+// One (container, resource) request, whichever source told it.
+struct ResourceSpan {
+  double count = 0;  // the latest positive value
+  double last = 0;   // the latest value (HAMi amounts)
+  std::vector<Interval> intervals;  // when it is present and positive
+};
+// container -> canonical resource -> span; requests first, limits only for a (container,
+// resource) with no request.
+using ContainerResources = std::map<std::string, std::map<std::string, ResourceSpan>>;
+
+ContainerResources SeriesResources(const KsmPod& pod, const Assembly& a) {
   std::map<std::string, std::map<std::string, const PresenceSeries*>> chosen;  // container->res
   for (const auto& [rk, series] : pod.resources) {
     auto& slot = chosen[rk.container][rk.resource];
     if (!rk.from_limits || slot == nullptr) slot = &series;
   }
-  std::vector<ContainerRequest> out;
+  ContainerResources out;
   for (const auto& [container, resources] : chosen) {
-    Request hami_parts;
     for (const auto& [res, series] : resources) {
+      ResourceSpan span;
+      span.last = series->last_value();
+      // The latest positive count: extended resources cannot be resized in place.
+      series->ForEach([&](int64_t, double v) {
+        if (v > 0) span.count = v;
+      });
+      span.intervals = PresentIntervals(*series, a.presence, [](double v) { return v > 0; });
+      out[container][res] = std::move(span);
+    }
+  }
+  return out;
+}
+
+ContainerResources ApiResources(const ApiPodSchedule& api) {
+  ContainerResources out;
+  for (const auto& [rk, quantity] : api.resources) {
+    auto& slot = out[rk.container];
+    if (rk.from_limits && slot.contains(rk.resource)) continue;
+    ResourceSpan span;
+    span.count = span.last = quantity;
+    if (quantity > 0) span.intervals = api.active;
+    slot[rk.resource] = std::move(span);
+  }
+  return out;
+}
+
+std::vector<ContainerRequest> ContainerRequests(const PodKey& key,
+                                                const ContainerResources& containers,
+                                                Assembly& a, bool& hami, bool& shared) {
+  std::vector<ContainerRequest> out;
+  for (const auto& [container, resources] : containers) {
+    Request hami_parts;
+    for (const auto& [res, span] : resources) {
       const ResourceName rn = CanonicalResourceName(res);
-      const double v = series->last_value();
-      if (rn.kind == ResourceKind::kHamiCores) hami_parts.hami_cores_percent = v;
-      if (rn.kind == ResourceKind::kHamiMem) hami_parts.hami_mem_mib = v;
-      if (rn.kind == ResourceKind::kHamiMemPercentage) hami_parts.hami_mem_percent = v;
+      if (rn.kind == ResourceKind::kHamiCores) hami_parts.hami_cores_percent = span.last;
+      if (rn.kind == ResourceKind::kHamiMem) hami_parts.hami_mem_mib = span.last;
+      if (rn.kind == ResourceKind::kHamiMemPercentage) hami_parts.hami_mem_percent = span.last;
     }
     const bool has_hami = hami_parts.hami_cores_percent >= 0 || hami_parts.hami_mem_mib >= 0 ||
                           hami_parts.hami_mem_percent >= 0;
     hami = hami || has_hami;
     bool hami_attached = false;
-    for (const auto& [res, series] : resources) {
+    for (const auto& [res, span] : resources) {
       const ResourceName rn = CanonicalResourceName(res);
       if (!rn.IsDevice()) continue;
       ContainerRequest cr;
       cr.container = container;
       cr.request.resource = rn.canonical;
-      // The latest positive count: extended resources cannot be resized in place.
-      series->ForEach([&](int64_t, double v) {
-        if (v > 0) cr.request.count = v;
-      });
-      cr.intervals = PresentIntervals(*series, a.presence, [](double v) { return v > 0; });
+      cr.request.count = span.count;
+      cr.intervals = span.intervals;
       if (cr.request.count <= 0 || cr.intervals.empty()) continue;
       if (rn.kind == ResourceKind::kNvidiaGpuShared) shared = true;
       if (has_hami && rn.kind == ResourceKind::kNvidiaGpu) {
@@ -67,13 +103,36 @@ std::vector<ContainerRequest> ContainerRequests(const PodKey& key, const KsmPod&
   return out;
 }
 
+// A pod only the Kubernetes API knows: its schedule is the API's.
+void ApiPodTimeline(const PodKey& key, const ApiPodSchedule& api, Assembly& a) {
+  if (api.node.empty()) {
+    bool asks = false;
+    for (const auto& [rk, quantity] : api.resources) {
+      asks = asks || (quantity > 0 && CanonicalResourceName(rk.resource).IsDevice());
+    }
+    if (!asks) return;
+    a.diag.Warn(StrCat("pod-no-node:", PodName(key)), "", 0,
+                StrCat("pod ", PodName(key), " requests GPUs but was never scheduled to a node"));
+    return;
+  }
+  PodTimeline pt;
+  pt.requests = ContainerRequests(key, ApiResources(api), a, pt.uses_hami, pt.uses_shared);
+  if (pt.requests.empty()) return;
+  pt.node = api.node;
+  pt.active = ClipIntervals(api.active, a.window);
+  a.pods.emplace(key, std::move(pt));
+}
+
 }  // namespace
 
 void BuildPodTimelines(Assembly& a) {
   for (const auto& [key, pod] : a.ksm.pods) {
-    if (pod.resources.empty()) continue;  // holds no GPU
+    if (pod.resources.empty()) {
+      if (pod.api) ApiPodTimeline(key, *pod.api, a);
+      continue;  // else holds no GPU
+    }
     PodTimeline pt;
-    pt.requests = ContainerRequests(key, pod, a, pt.uses_hami, pt.uses_shared);
+    pt.requests = ContainerRequests(key, SeriesResources(pod, a), a, pt.uses_hami, pt.uses_shared);
     if (pt.requests.empty()) continue;
     std::vector<Interval> scheduled;
     int64_t node_last = INT64_MIN;
@@ -161,7 +220,7 @@ void BuildHoldersAndHoldings(Assembly& a) {
     if (ParseTeamSource(t, s)) chain.push_back(std::move(s));
     else a.diag.Warn(StrCat("bad team source \"", t, "\" (want pod:<key> or namespace:<key>)"));
   }
-  const LabelKeyRestorer restorer(a.options.known_label_keys);
+  const LabelKeyRestorer restorer(KnownLabelKeys(a));
   static const std::map<std::string, std::string> kNoLabels;
   auto ns_labels_of = [&](const std::string& cluster, const std::string& ns)
       -> const std::map<std::string, std::string>& {

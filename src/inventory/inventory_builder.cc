@@ -11,7 +11,8 @@ InventoryBuilder::InventoryBuilder(TimelineOptions options)
     : options_(std::move(options)),
       ksm_(options_.cluster),
       dcgm_(options_.cluster, options_.dcgm_pod_labels),
-      agent_(options_.cluster) {}
+      agent_(options_.cluster),
+      kube_(std::move(options_.kube_states)) {}
 
 InventoryBuilder::~InventoryBuilder() = default;
 
@@ -48,6 +49,8 @@ void InventoryBuilder::OnSample(const SampleView& sample) {
   max_t_ms_ = std::max(max_t_ms_, t_ms);
 }
 
+void InventoryBuilder::AddKubeState(KubeState state) { kube_.push_back(std::move(state)); }
+
 Result<LoadedTimeline> InventoryBuilder::Build() {
   if (built_) return Status::FailedPrecondition("InventoryBuilder::Build called twice");
   built_ = true;
@@ -61,6 +64,17 @@ Result<LoadedTimeline> InventoryBuilder::Build() {
     return Status::InvalidArgument("staleness and default scrape interval must be positive");
   }
   const PresenceOptions presence{options_.default_scrape_interval, options_.staleness};
+  // The API's intervals count towards the span: a cluster read from the API with dcgm-exporter
+  // files for its usage spans both.
+  for (const KubeState& k : kube_) {
+    for (const KubePod& p : k.pods) {
+      for (const Interval& iv : p.active) {
+        if (p.resources.empty() || iv.end <= iv.start) continue;
+        min_t_ms_ = std::min(min_t_ms_, UnixMs(iv.start));
+        max_t_ms_ = std::max(max_t_ms_, UnixMs(iv.end) - 1);
+      }
+    }
+  }
   if (max_t_ms_ >= min_t_ms_) {
     Instant end = InstantFromUnixMs(max_t_ms_ + 1);
     auto extend = [&](const PresenceSeries& s) {
@@ -75,12 +89,14 @@ Result<LoadedTimeline> InventoryBuilder::Build() {
     }
     out.span = Window{InstantFromUnixMs(min_t_ms_), end};
   } else {
-    diag_.Warn("the input holds no kube-state-metrics, dcgm-exporter or node agent samples");
+    diag_.Warn("the input holds no kube-state-metrics, dcgm-exporter, node agent or Kubernetes "
+               "API data");
   }
   out.window = options_.window.value_or(out.span);
 
   Assembly a{options_, presence, out.window, ksm_.data(), dcgm_.data(), agent_.data(), diag_,
              {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
+  MergeKubeStates(kube_, a);
   BuildPodTimelines(a);
   BuildNodesAndUnits(a);
   BuildHoldersAndHoldings(a);

@@ -17,6 +17,7 @@
 #include "inventory/dcgm_reader.h"
 #include "inventory/diagnostics.h"
 #include "inventory/ksm_reader.h"
+#include "inventory/kube_state.h"
 #include "inventory/mig_profiles.h"
 #include "model/inventory.h"
 #include "model/usage.h"
@@ -43,6 +44,8 @@ struct TimelineOptions {
   bool infer_deployment_from_replicaset = true;
   // HAMi nodes without GFD gpu.count or dcgm data: physical GPUs = capacity / this.
   int hami_device_split_count = 10;
+  // What the Kubernetes API says about clusters (src/k8s), merged as AddKubeState does.
+  std::vector<KubeState> kube_states;
 };
 
 // A job id dcgm-exporter put on a device's series (`hpc_job` label, from its
@@ -81,6 +84,10 @@ class InventoryBuilder final : public ExpositionHandler {
   // Parses exposition text (Prometheus text or OpenMetrics) held in memory.
   Status AddText(std::string text, std::string source_name = "<string>");
 
+  // Adds what the Kubernetes API says about a cluster (src/k8s). Its identity wins over
+  // kube-state-metrics'; its schedules fill in for pods no series shows (docs/k8s.md).
+  void AddKubeState(KubeState state);
+
   // Builds the timelines. Call once; the builder is spent afterwards.
   Result<LoadedTimeline> Build();
 
@@ -91,6 +98,7 @@ class InventoryBuilder final : public ExpositionHandler {
   KsmReader ksm_;
   DcgmReader dcgm_;
   AgentReader agent_;
+  std::vector<KubeState> kube_;
   uint64_t samples_ = 0;
   uint64_t errors_ = 0;
   int64_t min_t_ms_ = INT64_MAX;

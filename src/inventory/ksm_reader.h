@@ -6,6 +6,7 @@
 #include <compare>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,13 @@ struct ContainerResourceKey {
   auto operator<=>(const ContainerResourceKey&) const = default;
 };
 
+// A pod's schedule as the Kubernetes API tells it, for a pod no kube-state-metrics series shows.
+struct ApiPodSchedule {
+  std::string node;
+  std::vector<Interval> active;  // scheduled and not terminated
+  std::map<ContainerResourceKey, double> resources;
+};
+
 struct KsmPod {
   std::map<std::string, PresenceSeries> phases;  // phase -> 0/1 series
   // kube_pod_info by its node label ("" unscheduled)
@@ -41,6 +49,7 @@ struct KsmPod {
   int64_t labels_t = INT64_MIN;
   std::map<ContainerResourceKey, PresenceSeries> resources;
   std::string request_node;                        // node label of the resource series
+  std::optional<ApiPodSchedule> api;  // known from the Kubernetes API alone
 };
 
 struct KsmNode {
@@ -51,6 +60,7 @@ struct KsmNode {
   std::map<std::string, int64_t> capacity_t;
   std::string provider_id;  // kube_node_info provider_id, latest
   int64_t provider_id_t = INT64_MIN;
+  std::vector<Interval> api_present;  // when the Kubernetes API showed the node
 };
 
 using ClusterNamespace = std::pair<std::string, std::string>;
@@ -75,6 +85,8 @@ struct KsmData {
   std::map<ClusterNamespace, std::map<std::string, std::string>> namespace_labels;
   // kube_pod_container_info: container id (runtime prefix removed) -> container.
   std::map<std::string, KsmContainer, std::less<>> containers;
+  // Label keys in their original spelling, as the Kubernetes API gave them: restored over KSM's.
+  std::vector<std::string> api_label_keys;
 };
 
 class KsmReader {

@@ -262,7 +262,7 @@ void BuildNodesAndUnits(Assembly& a) {
       dcgm_presence[nk] = UnionIntervals(dcgm_presence[nk], PresentIntervals(p->points(), a.presence));
     }
   }
-  const LabelKeyRestorer restorer(a.options.known_label_keys);
+  const LabelKeyRestorer restorer(KnownLabelKeys(a));
 
   for (const NodeKey& nk : names) {
     const NodeIndex n = static_cast<NodeIndex>(a.inventory.nodes.size());
@@ -275,7 +275,10 @@ void BuildNodesAndUnits(Assembly& a) {
     static const std::map<std::string, std::string> kNone;
     const auto& l = kn != nullptr ? kn->labels : kNone;
     std::vector<Interval> present = dcgm_presence[nk];
-    if (kn != nullptr) present = UnionIntervals(present, PresentIntervals(kn->seen, a.presence));
+    if (kn != nullptr) {
+      present = UnionIntervals(present, PresentIntervals(kn->seen, a.presence));
+      present = UnionIntervals(present, kn->api_present);
+    }
     present = UnionIntervals(present, pod_presence[nk]);
     node.present = ClipIntervals(present, a.window);
     {

@@ -1,5 +1,5 @@
 // Running `sacct` for a window: builds its argument vector (all users, all states, the fields
-// the parser reads, times in the cluster's zone) and runs it without a shell (posix_spawn),
+// the parser reads, times in the cluster's zone) and runs it without a shell (core's RunCommand),
 // collecting its output. A failure to start, a non-zero exit or a signal is an error carrying
 // sacct's stderr. Stateless functions; thread-compatible (the child's environment is built per
 // call).
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "core/subprocess.h"
 #include "core/time.h"
 
 namespace gpucost::slurm {
@@ -28,16 +29,6 @@ Result<std::vector<std::string>> SacctArgv(const SacctRunOptions& options);
 
 // The TZ value that makes a process read and print times in `time_zone` ("" for local).
 Result<std::string> TzForSetting(const std::string& time_zone);
-
-struct CommandOutput {
-  std::string out;
-  std::string err;
-};
-
-// Runs argv[0] (PATH lookup when it has no '/') with `env_overrides` ("NAME=value") added to
-// this process's environment. Errors name the command and carry its stderr.
-Result<CommandOutput> RunCommand(const std::vector<std::string>& argv,
-                                 const std::vector<std::string>& env_overrides);
 
 // Runs sacct as SacctArgv describes (SLURM_TIME_FORMAT=standard, TZ from the zone setting) and
 // returns its stdout: --parsable2 lines without a header, fields as SacctFields().

@@ -1,0 +1,240 @@
+#include "cli/input_flags.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <memory>
+#include <utility>
+
+#include "core/log.h"
+#include "core/strings.h"
+#include "inventory/timeline_loader.h"
+#include "promsource/prometheus_source.h"
+#include "slurm/sacct_runner.h"
+#include "slurm/slurm_timeline.h"
+
+namespace gpucost::cli {
+namespace {
+
+std::vector<std::string> CommaList(const std::string& text) {
+  std::vector<std::string> out;
+  for (std::string_view part : Split(text, ',')) {
+    if (!Trim(part).empty()) out.emplace_back(Trim(part));
+  }
+  return out;
+}
+
+Result<LoadedTimeline> LoadPrometheus(const InputFlags& flags, const TimelineOptions& topts) {
+  promsource::PrometheusSourceOptions popts;
+  popts.url = flags.prometheus;
+  GPUCOST_ASSIGN_OR_RETURN(popts.chunk, ParseDuration(flags.prometheus_chunk));
+  if (popts.chunk.count() <= 0) {
+    return Status::InvalidArgument("--prometheus-chunk must be positive");
+  }
+  GPUCOST_ASSIGN_OR_RETURN(popts.api, promsource::ParsePrometheusApi(flags.prometheus_api));
+  popts.progress = ::isatty(STDERR_FILENO) != 0;
+  popts.client.http.ca_file = flags.ca_file;
+  popts.client.http.cert_file = flags.cert_file;
+  popts.client.http.key_file = flags.key_file;
+  popts.client.http.verify_tls = !flags.insecure_skip_verify;
+  if (flags.cert_file.empty() != flags.key_file.empty()) {
+    return Status::InvalidArgument("--cert-file and --key-file go together");
+  }
+  GPUCOST_ASSIGN_OR_RETURN(
+      popts.client.prepare_request,
+      promsource::MakeAuthDecorator(flags.auth, std::make_shared<SystemClock>(),
+                                    promsource::ProcessEnv()));
+  GPUCOST_ASSIGN_OR_RETURN(LoadedTimeline timeline,
+                           promsource::LoadTimelineFromPrometheus(popts, topts));
+  if (timeline.samples == 0) {
+    return Status::InvalidArgument("Prometheus returned no samples for the window");
+  }
+  return timeline;
+}
+
+// Slurm's jobs over `window`: from a file, or from sacct run for the window.
+Result<slurm::SlurmTimeline> LoadSlurm(const InputFlags& flags, std::optional<Window> window,
+                                       Duration usage_sample_interval) {
+  slurm::SlurmOptions sopts;
+  sopts.cluster = flags.cluster;
+  sopts.format.time_zone = flags.slurm_time_zone;
+  sopts.default_gpus_per_node = flags.slurm_gpus_per_node;
+  sopts.default_gpu_model = flags.slurm_gpu_model;
+  sopts.usage_sample_interval = usage_sample_interval;
+  if (!flags.slurm_billing_weights.empty()) {
+    GPUCOST_ASSIGN_OR_RETURN(sopts.billing, slurm::LoadBillingWeights(flags.slurm_billing_weights));
+    sopts.billing->max_tres = sopts.billing->max_tres || flags.slurm_billing_max_tres;
+  }
+  sopts.window = window;
+  if (!flags.slurm) return slurm::LoadSacct(flags.slurm_sacct, sopts);
+  slurm::SacctRunOptions run;
+  run.binary = flags.slurm_sacct_bin;
+  run.window = *sopts.window;
+  run.time_zone = flags.slurm_time_zone;
+  run.clusters = CommaList(flags.slurm_clusters);
+  GPUCOST_ASSIGN_OR_RETURN(std::string text, slurm::RunSacct(run));
+  sopts.format.fields = slurm::SacctFields();
+  return slurm::LoadSacctText(text, sopts, "sacct");
+}
+
+}  // namespace
+
+void AddInputFlags(CLI::App& cmd, InputFlags& f) {
+  cmd.add_option("--input", f.inputs,
+                 "kube-state-metrics + dcgm-exporter files or folders (*.prom, *.txt, *.om, .gz; "
+                 "- is stdin)");
+  cmd.add_option("--prometheus", f.prometheus,
+                 "Read the series from this Prometheus-compatible HTTP API instead of files, "
+                 "e.g. http://prometheus:9090 (needs --window)");
+  cmd.add_option("--prometheus-chunk", f.prometheus_chunk,
+                 "Time span fetched per query with --prometheus")
+      ->capture_default_str();
+  cmd.add_option("--prometheus-api", f.prometheus_api,
+                 "auto (remote read, else the query API) | remote-read | query")
+      ->capture_default_str();
+  cmd.add_option("--bearer-token-file", f.auth.bearer_token_file,
+                 "With --prometheus: send this file's token as a bearer token (re-read per "
+                 "request)");
+  cmd.add_option("--bearer-token-env", f.auth.bearer_token_env,
+                 "With --prometheus: send the token in this environment variable");
+  cmd.add_option("--basic-auth-user", f.auth.basic_user, "With --prometheus: basic-auth user");
+  cmd.add_option("--basic-auth-password-file", f.auth.basic_password_file,
+                 "With --prometheus: file holding the basic-auth password");
+  cmd.add_flag("--sigv4", f.auth.sigv4,
+               "With --prometheus: sign requests with AWS SigV4 (Amazon Managed Prometheus); "
+               "credentials from AWS_* variables or ~/.aws profiles");
+  cmd.add_option("--sigv4-region", f.auth.sigv4_region,
+                 "AWS region for --sigv4 (default: AWS_REGION, AWS_DEFAULT_REGION or the "
+                 "profile's region)");
+  cmd.add_option("--sigv4-service", f.auth.sigv4_service, "AWS service name for --sigv4")
+      ->capture_default_str();
+  cmd.add_option("--aws-profile", f.auth.aws_profile,
+                 "AWS profile for --sigv4 (default: the AWS_* keys, else AWS_PROFILE or default)");
+  cmd.add_option("--ca-file", f.ca_file, "With --prometheus: PEM CA bundle to verify the server");
+  cmd.add_option("--cert-file", f.cert_file, "With --prometheus: PEM client certificate");
+  cmd.add_option("--key-file", f.key_file, "With --prometheus: PEM key of --cert-file");
+  cmd.add_flag("--insecure-skip-verify", f.insecure_skip_verify,
+               "With --prometheus: do not verify the server's certificate (testing only)");
+  cmd.add_option("--slurm-sacct", f.slurm_sacct,
+                 "Slurm accounting: `sacct --parsable2` output with a header line (- is stdin); "
+                 "with --input, both clusters are attributed together");
+  cmd.add_flag("--slurm", f.slurm,
+               "Run sacct for the window (all users, all states) instead of reading a file");
+  cmd.add_option("--slurm-sacct-bin", f.slurm_sacct_bin, "The sacct program run by --slurm")
+      ->capture_default_str();
+  cmd.add_option("--slurm-clusters", f.slurm_clusters,
+                 "With --slurm: clusters to ask sacct for (--clusters), comma-separated");
+  cmd.add_option("--slurm-billing-weights", f.slurm_billing_weights,
+                 "`scontrol show partition` output (or slurm.conf PartitionName lines): "
+                 "recompute each job's billing TRES from its partition's TRESBillingWeights");
+  cmd.add_flag("--slurm-billing-max-tres", f.slurm_billing_max_tres,
+               "Billing as with PriorityFlags=MAX_TRES (also read from a PriorityFlags line "
+               "in the weights file)");
+  cmd.add_option("--slurm-time-zone", f.slurm_time_zone,
+                 "Time zone of sacct's times: local, UTC, +02:00 or an IANA name")
+      ->capture_default_str();
+  cmd.add_option("--slurm-gpus-per-node", f.slurm_gpus_per_node,
+                 "Physical GPUs per Slurm node (0: the most its jobs held at once)")
+      ->capture_default_str();
+  cmd.add_option("--slurm-gpu-model", f.slurm_gpu_model,
+                 "GPU model of the Slurm nodes (MIG fractions, the gpu_model dimension)");
+  AddKubeFlags(cmd, f.kube);
+}
+
+void AddTimelineFlags(CLI::App& cmd, InputFlags& f) {
+  cmd.add_option("--label-allowlist", f.label_allowlist,
+                 "Pod and namespace labels kept on holders (the label:KEY dimension), "
+                 "comma-separated original keys; default: all")
+      ->capture_default_str();
+  cmd.add_option("--cluster", f.cluster, "Cluster name for series without a cluster label")
+      ->capture_default_str();
+  cmd.add_option("--team-labels", f.team_labels,
+                 "Team label chain, first match wins, then the namespace name")
+      ->capture_default_str();
+  cmd.add_option("--staleness", f.staleness,
+                 "Longest a sample stands for its series (usage and presence)")
+      ->capture_default_str();
+  cmd.add_option("--max-warnings", f.max_warnings, "Warnings printed to stderr")
+      ->capture_default_str();
+}
+
+Result<LoadedInput> LoadInput(const InputFlags& flags, std::optional<Window> window,
+                              Duration step) {
+  TimelineOptions topts;
+  topts.cluster = flags.cluster;
+  topts.team_labels = CommaList(flags.team_labels);
+  topts.label_allowlist = CommaList(flags.label_allowlist);
+  topts.window = window;
+  LoadedInput out;
+  GPUCOST_ASSIGN_OR_RETURN(out.staleness, ParseDuration(flags.staleness));
+  topts.staleness = out.staleness;
+
+  GPUCOST_ASSIGN_OR_RETURN(std::optional<KubeState> kube_state,
+                           ReadKubeState(flags.kube, flags.cluster, topts.label_allowlist,
+                                         topts.team_labels));
+  if (kube_state) topts.kube_states.push_back(std::move(*kube_state));
+  if (!flags.prometheus.empty() && !flags.inputs.empty()) {
+    return Status::InvalidArgument("give either --input or --prometheus, not both");
+  }
+  if (!flags.prometheus.empty() && !window) {
+    return Status::InvalidArgument("--prometheus needs --window");
+  }
+  const bool kubernetes = !flags.inputs.empty() || !flags.prometheus.empty() || flags.kube.wanted();
+  const bool slurm = flags.slurm || !flags.slurm_sacct.empty();
+  if (!kubernetes && !slurm) {
+    return Status::InvalidArgument(
+        "nothing to attribute: give --input, --prometheus or --kube, and/or --slurm-sacct or "
+        "--slurm");
+  }
+  if (flags.slurm && !flags.slurm_sacct.empty()) {
+    return Status::InvalidArgument("give either --slurm or --slurm-sacct, not both");
+  }
+  if (flags.slurm && !kubernetes && !window) {
+    return Status::InvalidArgument("--slurm needs --window (or --input to take the window from)");
+  }
+  LoadedTimeline& timeline = out.timeline;
+  if (!flags.inputs.empty()) {
+    GPUCOST_ASSIGN_OR_RETURN(timeline, LoadTimelineFromFiles(flags.inputs, topts));
+    if (timeline.samples == 0) {
+      return Status::InvalidArgument("the input holds no timestamped samples");
+    }
+  }
+  if (flags.inputs.empty() && flags.prometheus.empty() && flags.kube.wanted()) {
+    // The API alone: allocation without usage (every step unmeasured) unless Slurm adds some.
+    InventoryBuilder builder(topts);
+    GPUCOST_ASSIGN_OR_RETURN(timeline, builder.Build());
+  }
+  if (!flags.prometheus.empty()) {
+    GPUCOST_ASSIGN_OR_RETURN(timeline, LoadPrometheus(flags, topts));
+  }
+  if (slurm) {
+    // With Kubernetes input too, both timelines are attributed over the same window.
+    GPUCOST_ASSIGN_OR_RETURN(
+        slurm::SlurmTimeline piece,
+        LoadSlurm(flags, kubernetes ? std::optional<Window>(timeline.window) : window,
+                  std::min(step, out.staleness)));
+    if (!kubernetes) {
+      timeline = slurm::ToLoadedTimeline(std::move(piece));
+    } else {
+      slurm::MergeSlurmTimeline(timeline, std::move(piece), flags.cluster);
+    }
+  }
+  if (timeline.window.empty()) return Status::InvalidArgument("the input covers no time");
+  return out;
+}
+
+void PrintWarnings(const LoadedTimeline& timeline, const AttributionSummary& summary, int max) {
+  int printed = 0;
+  const size_t total = timeline.warnings.size() + summary.warnings.size();
+  for (const InputWarning& w : timeline.warnings) {
+    if (printed++ < max) LogWarn(w.ToString());
+  }
+  for (const std::string& w : summary.warnings) {
+    if (printed++ < max) LogWarn(w);
+  }
+  if (total > static_cast<size_t>(max)) {
+    LogWarn(StrCat(total - static_cast<size_t>(max), " more warnings (raise --max-warnings)"));
+  }
+}
+
+}  // namespace gpucost::cli

@@ -1,0 +1,69 @@
+// The input flags shared by the commands that attribute a cluster (`gpucost report`,
+// `gpucost chargeback`): exposition files, a Prometheus-compatible store, the Kubernetes API and
+// Slurm accounting, registered into an InputFlags, and the loading of the timeline they name.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "attribution/attributor.h"
+#include "cli/kube_flags.h"
+#include "core/result.h"
+#include "core/time.h"
+#include "inventory/inventory_builder.h"
+#include "promsource/auth.h"
+
+namespace gpucost::cli {
+
+struct InputFlags {
+  std::vector<std::string> inputs;
+  std::string prometheus;
+  std::string prometheus_chunk = "2h";
+  std::string prometheus_api = "auto";
+  promsource::AuthOptions auth;
+  std::string ca_file;
+  std::string cert_file;
+  std::string key_file;
+  bool insecure_skip_verify = false;
+  KubeFlags kube;
+  std::string label_allowlist;
+  std::string cluster = "default";
+  std::string team_labels = "pod:team,namespace:team";
+  std::string staleness = "5m";
+  int max_warnings = 20;
+  std::string slurm_sacct;
+  std::string slurm_time_zone = "local";
+  int slurm_gpus_per_node = 0;
+  std::string slurm_gpu_model;
+  bool slurm = false;
+  std::string slurm_sacct_bin = "sacct";
+  std::string slurm_clusters;
+  std::string slurm_billing_weights;
+  bool slurm_billing_max_tres = false;
+};
+
+// Registers the source flags (--input, --prometheus and its auth, --slurm*, the Kubernetes API).
+// `flags` must outlive the command.
+void AddInputFlags(CLI::App& cmd, InputFlags& flags);
+// Registers the flags that shape the timeline (--label-allowlist, --cluster, --team-labels,
+// --staleness, --max-warnings); they follow the command's own flags in --help.
+void AddTimelineFlags(CLI::App& cmd, InputFlags& flags);
+
+struct LoadedInput {
+  LoadedTimeline timeline;
+  Duration staleness{0};  // --staleness, for the engine as well
+};
+
+// Loads what the flags name over `window` (nullopt: the input's span); `step` bounds the
+// interval of Slurm's usage samples. InvalidArgument for contradictory or missing sources, an
+// input without samples, or a timeline that covers no time.
+Result<LoadedInput> LoadInput(const InputFlags& flags, std::optional<Window> window,
+                              Duration step);
+
+// Logs the loading and engine warnings, at most `max` of them, then how many were left out.
+void PrintWarnings(const LoadedTimeline& timeline, const AttributionSummary& summary, int max);
+
+}  // namespace gpucost::cli

@@ -1,0 +1,67 @@
+#include "cli/kube_flags.h"
+
+#include "core/log.h"
+#include "core/strings.h"
+
+namespace gpucost::cli {
+
+void AddKubeFlags(CLI::App& cmd, KubeFlags& flags) {
+  cmd.add_flag("--kube", flags.kube,
+               "Read pods, owners, labels and nodes from the Kubernetes API (kubeconfig: "
+               "$KUBECONFIG, the in-cluster service account, ~/.kube/config); its identity wins "
+               "over kube-state-metrics' (docs/k8s.md)");
+  cmd.add_option("--kubeconfig", flags.kubeconfig,
+                 "With the Kubernetes API: this kubeconfig (colon-separated list; implies --kube)");
+  cmd.add_option("--kube-context", flags.context,
+                 "With the Kubernetes API: this kubeconfig context (implies --kube)");
+  cmd.add_flag("--kube-in-cluster", flags.in_cluster,
+               "With the Kubernetes API: the pod's service account (implies --kube)");
+  cmd.add_option("--annotation-allowlist", flags.annotation_allowlist,
+                 "With the Kubernetes API: pod and namespace annotations kept beside the labels "
+                 "(label:KEY dimension), comma-separated; default: none");
+}
+
+Result<k8s::KubeConnection> ResolveKubeConnection(const KubeFlags& flags) {
+  k8s::ConnectionOptions copts;
+  copts.kubeconfig = flags.kubeconfig;
+  copts.context = flags.context;
+  copts.in_cluster = flags.in_cluster;
+  return k8s::ResolveConnection(copts);
+}
+
+k8s::KubeSourceOptions KubeSourceOptionsFor(const KubeFlags& flags, const std::string& cluster,
+                                            const std::vector<std::string>& label_allowlist,
+                                            const std::vector<std::string>& team_labels) {
+  k8s::KubeSourceOptions sopts;
+  sopts.cluster = cluster;
+  sopts.label_allowlist = label_allowlist;
+  for (std::string_view k : Split(flags.annotation_allowlist, ',')) {
+    if (!Trim(k).empty()) sopts.annotation_allowlist.emplace_back(Trim(k));
+  }
+  for (const std::string& t : team_labels) {
+    const size_t colon = t.find(':');
+    sopts.team_label_keys.push_back(colon == std::string::npos ? t : t.substr(colon + 1));
+  }
+  return sopts;
+}
+
+Result<std::optional<KubeState>> ReadKubeState(const KubeFlags& flags, const std::string& cluster,
+                                               const std::vector<std::string>& label_allowlist,
+                                               const std::vector<std::string>& team_labels) {
+  if (!flags.wanted()) return std::optional<KubeState>();
+  GPUCOST_ASSIGN_OR_RETURN(k8s::KubeConnection conn, ResolveKubeConnection(flags));
+  static const SystemClock clock;
+  k8s::KubeSource source(std::move(conn),
+                         KubeSourceOptionsFor(flags, cluster, label_allowlist, team_labels),
+                         clock);
+  Status listed = source.List();
+  if (!listed.ok()) return listed;
+  const k8s::KubeSourceStats st = source.stats();
+  if (st.decode_errors > 0) {
+    LogWarn(StrCat(st.decode_errors, " Kubernetes objects could not be read and were skipped; "
+                   "the last: ", st.last_decode_error));
+  }
+  return std::optional<KubeState>(source.Snapshot());
+}
+
+}  // namespace gpucost::cli

@@ -1,0 +1,194 @@
+// InventoryBuilder with the Kubernetes API's view of a cluster (KubeState), alone and merged with
+// kube-state-metrics series (docs/k8s.md "Merging with kube-state-metrics").
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "inventory/inventory_builder.h"
+#include "inventory/inventory_test_util.h"
+
+namespace gpucost {
+namespace {
+
+using namespace inventory_test;  // NOLINT(google-build-using-namespace): test helpers
+
+Instant T(int64_t s) { return InstantFromUnixMs(s * 1000); }
+
+KubeNode ApiNode(const std::string& name, std::map<std::string, std::string> labels,
+                 std::map<std::string, double> capacity) {
+  KubeNode n;
+  n.name = name;
+  n.labels = std::move(labels);
+  n.capacity = std::move(capacity);
+  n.present = {Interval{T(0), T(3600)}};
+  return n;
+}
+
+KubePod ApiPod(const std::string& ns, const std::string& name, const std::string& node,
+               const std::string& resource, double quantity, Interval active) {
+  KubePod p;
+  p.namespace_name = ns;
+  p.name = name;
+  p.uid = "uid-" + name;
+  p.node = node;
+  p.phase = "Running";
+  p.resources.push_back({"main", resource, quantity, false});
+  p.active = {active};
+  return p;
+}
+
+const Holder* FindHolder(const LoadedTimeline& t, const std::string& pod) {
+  for (const Holder& h : t.inventory.holders) {
+    if (h.pod == pod) return &h;
+  }
+  return nullptr;
+}
+
+double HeldHours(const LoadedTimeline& t, const std::string& pod) {
+  double hours = 0;
+  for (const Holding& h : t.inventory.holdings) {
+    if (t.inventory.holders[h.holder].pod == pod) hours += Hours(h.interval.end - h.interval.start);
+  }
+  return hours;
+}
+
+TEST(KubeMergeTest, ApiAloneGivesNodesHoldersAndSchedules) {
+  KubeState k;
+  k.observed_at = T(3600);
+  k.nodes.push_back(ApiNode("mig", {{"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-40GB-MIG-1g.5gb"},
+                                    {"nvidia.com/gpu.count", "1"},
+                                    {"nvidia.com/mig.strategy", "single"},
+                                    {"karpenter.sh/capacity-type", "spot"},
+                                    {"node.kubernetes.io/instance-type", "p4d.24xlarge"}},
+                            {{"nvidia.com/gpu", 7}}));
+  KubePod train = ApiPod("ml", "train-0", "mig", "nvidia.com/gpu", 2, Interval{T(600), T(1800)});
+  train.owners = {OwnerRef{"Job", "train-28999", true}};
+  train.labels = {{"team", "vision"}, {"app.kubernetes.io/name", "trainer"}};
+  k.pods.push_back(train);
+  k.job_owners["ml"]["train-28999"] = OwnerRef{"CronJob", "train", true};
+  k.namespace_labels["ml"] = {{"team", "research"}};
+  TimelineOptions o;
+  o.window = Window{T(0), T(3600)};
+  o.kube_states.push_back(k);
+  InventoryBuilder b(o);
+  auto r = b.Build();
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->inventory.nodes.size(), 1u);
+  const Node& n = r->inventory.nodes[0];
+  EXPECT_EQ(n.sharing, SharingMode::kMig);
+  EXPECT_TRUE(n.mig_single);
+  EXPECT_EQ(n.capacity_type, "spot");
+  EXPECT_EQ(n.instance_type, "p4d.24xlarge");
+  EXPECT_EQ(n.labels.Get("nvidia.com/mig.strategy"), "single");
+  const Holder* h = FindHolder(*r, "train-0");
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ(h->workload, "train");
+  EXPECT_EQ(h->workload_kind, "CronJob");
+  EXPECT_EQ(h->team, "vision");  // the pod's label wins over its namespace's
+  EXPECT_EQ(h->labels.Get("app.kubernetes.io/name"), "trainer");
+  EXPECT_EQ(h->pod_uid, "uid-train-0");
+  EXPECT_DOUBLE_EQ(HeldHours(*r, "train-0"), 20.0 / 60.0);
+}
+
+TEST(KubeMergeTest, ApiIdentityWinsOverKsmButKsmScheduleStays) {
+  // KSM saw the pod for 10 minutes with no labels (no allow-list) and no owner; the API knows its
+  // Deployment and labels, and thinks it has run for an hour (it cannot know better).
+  const std::string ksm = Every30s(
+      "kube_node_labels{node=\"n1\",label_nvidia_com_gpu_count=\"1\"} 1 %T\n"
+      "kube_node_status_capacity{node=\"n1\",resource=\"nvidia_com_gpu\",unit=\"integer\"} 1 %T\n"
+      "kube_pod_info{namespace=\"web\",pod=\"api-7d4b9c8f6d-x\",uid=\"u1\",node=\"n1\"} 1 %T\n"
+      "kube_pod_status_phase{namespace=\"web\",pod=\"api-7d4b9c8f6d-x\",uid=\"u1\",phase=\"Running\"} 1 %T\n"
+      "kube_pod_container_resource_requests{namespace=\"web\",pod=\"api-7d4b9c8f6d-x\",uid=\"u1\","
+      "container=\"main\",node=\"n1\",resource=\"nvidia_com_gpu\",unit=\"integer\"} 1 %T\n",
+      20);
+  KubeState k;
+  k.observed_at = T(3600);
+  KubePod p = ApiPod("web", "api-7d4b9c8f6d-x", "n1", "nvidia.com/gpu", 1, Interval{T(0), T(3600)});
+  p.uid = "u1";
+  p.owners = {OwnerRef{"ReplicaSet", "api-7d4b9c8f6d", true}};
+  p.labels = {{"cost-center", "cc-42"}};
+  k.pods.push_back(p);
+  k.replicaset_owners["web"]["api-7d4b9c8f6d"] = OwnerRef{"Deployment", "api-server", true};
+  TimelineOptions o;
+  o.window = Window{T(0), T(3600)};
+  o.kube_states.push_back(k);
+  o.team_labels = {"pod:cost-center"};
+  const LoadedTimeline t = Load(ksm, o);
+  const Holder* h = FindHolder(t, "api-7d4b9c8f6d-x");
+  ASSERT_NE(h, nullptr);
+  // The Deployment named by the API's ReplicaSet, not the name inferred from the hash.
+  EXPECT_EQ(h->workload, "api-server");
+  EXPECT_EQ(h->workload_kind, "Deployment");
+  EXPECT_EQ(h->team, "cc-42");
+  EXPECT_EQ(h->labels.Get("cost-center"), "cc-42");
+  EXPECT_DOUBLE_EQ(HeldHours(t, "api-7d4b9c8f6d-x"), 600.0 / 3600.0);  // KSM's 10 minutes
+}
+
+TEST(KubeMergeTest, KsmPodsTheApiForgotKeepKsmIdentityAndApiOwnerTables) {
+  // A Job pod deleted since: only KSM shows it; the API still has its Job (owned by a CronJob).
+  const std::string ksm = Every30s(
+      "kube_node_labels{node=\"n1\",label_nvidia_com_gpu_count=\"1\"} 1 %T\n"
+      "kube_pod_info{namespace=\"b\",pod=\"nightly-1-abc\",uid=\"u9\",node=\"n1\"} 1 %T\n"
+      "kube_pod_owner{namespace=\"b\",pod=\"nightly-1-abc\",uid=\"u9\",owner_kind=\"Job\","
+      "owner_name=\"nightly-1\",owner_is_controller=\"true\"} 1 %T\n"
+      "kube_pod_status_phase{namespace=\"b\",pod=\"nightly-1-abc\",uid=\"u9\",phase=\"Running\"} 1 %T\n"
+      "kube_pod_container_resource_requests{namespace=\"b\",pod=\"nightly-1-abc\",uid=\"u9\","
+      "container=\"main\",node=\"n1\",resource=\"nvidia_com_gpu\",unit=\"integer\"} 1 %T\n",
+      10);
+  KubeState k;
+  k.observed_at = T(3600);
+  k.job_owners["b"]["nightly-1"] = OwnerRef{"CronJob", "nightly", true};
+  TimelineOptions o;
+  o.kube_states.push_back(k);
+  const LoadedTimeline t = Load(ksm, o);
+  const Holder* h = FindHolder(t, "nightly-1-abc");
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ(h->workload, "nightly");
+  EXPECT_EQ(h->workload_kind, "CronJob");
+}
+
+TEST(KubeMergeTest, LabelKeysThatSanitizeAlikeKeepTheFirstWithAWarning) {
+  KubeState k;
+  k.observed_at = T(3600);
+  k.nodes.push_back(ApiNode("n1", {{"nvidia.com/gpu.count", "1"}}, {{"nvidia.com/gpu", 1}}));
+  KubePod p = ApiPod("a", "p", "n1", "nvidia.com/gpu", 1, Interval{T(0), T(60)});
+  p.labels = {{"team.name", "x"}, {"team_name", "y"}};
+  k.pods.push_back(p);
+  TimelineOptions o;
+  o.window = Window{T(0), T(3600)};
+  o.kube_states.push_back(k);
+  InventoryBuilder b(o);
+  auto r = b.Build();
+  ASSERT_TRUE(r.ok());
+  const Holder* h = FindHolder(*r, "p");
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ(h->labels.Get("team.name"), "x");
+  EXPECT_EQ(h->labels.size(), 1u);
+  bool warned = false;
+  for (const InputWarning& w : r->warnings) warned = warned || w.ToString().find("read alike") != std::string::npos;
+  EXPECT_TRUE(warned);
+}
+
+TEST(KubeMergeTest, UnscheduledApiPodHoldsNothingAndIsReported) {
+  KubeState k;
+  k.observed_at = T(3600);
+  k.nodes.push_back(ApiNode("n1", {{"nvidia.com/gpu.count", "1"}}, {{"nvidia.com/gpu", 1}}));
+  KubePod p = ApiPod("a", "waiting", "", "nvidia.com/gpu", 1, Interval{T(0), T(60)});
+  p.phase = "Pending";
+  p.active.clear();
+  k.pods.push_back(p);
+  TimelineOptions o;
+  o.window = Window{T(0), T(3600)};
+  o.kube_states.push_back(k);
+  InventoryBuilder b(o);
+  auto r = b.Build();
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(FindHolder(*r, "waiting"), nullptr);
+  EXPECT_DOUBLE_EQ(HeldHours(*r, "waiting"), 0);
+  bool warned = false;
+  for (const InputWarning& w : r->warnings) warned = warned || w.ToString().find("never scheduled") != std::string::npos;
+  EXPECT_TRUE(warned);
+}
+
+}  // namespace
+}  // namespace gpucost
