@@ -32,14 +32,6 @@ struct KubeCommandFlags {
   std::string team_labels = "pod:team,namespace:team";
 };
 
-std::vector<std::string> List(const std::string& csv) {
-  std::vector<std::string> out;
-  for (std::string_view s : Split(csv, ',')) {
-    if (!Trim(s).empty()) out.emplace_back(Trim(s));
-  }
-  return out;
-}
-
 double CpuSeconds(const rusage& u) {
   return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
          static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
@@ -51,8 +43,8 @@ Status Run(const KubeCommandFlags& f) {
   GPUCOST_ASSIGN_OR_RETURN(k8s::KubeConnection conn, ResolveKubeConnection(kf));
   const std::string server = conn.server;
   const std::string context = conn.context;
-  const std::vector<std::string> team_labels = List(f.team_labels);
-  const std::vector<std::string> allowlist = List(f.label_allowlist);
+  const std::vector<std::string> team_labels = SplitList(f.team_labels);
+  const std::vector<std::string> allowlist = SplitList(f.label_allowlist);
   static const SystemClock clock;
   k8s::KubeSource source(std::move(conn), KubeSourceOptionsFor(kf, f.cluster, allowlist, team_labels),
                          clock);

@@ -35,9 +35,7 @@ k8s::KubeSourceOptions KubeSourceOptionsFor(const KubeFlags& flags, const std::s
   k8s::KubeSourceOptions sopts;
   sopts.cluster = cluster;
   sopts.label_allowlist = label_allowlist;
-  for (std::string_view k : Split(flags.annotation_allowlist, ',')) {
-    if (!Trim(k).empty()) sopts.annotation_allowlist.emplace_back(Trim(k));
-  }
+  sopts.annotation_allowlist = SplitList(flags.annotation_allowlist);
   for (const std::string& t : team_labels) {
     const size_t colon = t.find(':');
     sopts.team_label_keys.push_back(colon == std::string::npos ? t : t.substr(colon + 1));

@@ -35,6 +35,14 @@ std::vector<std::string_view> Split(std::string_view s, char sep) {
   }
 }
 
+std::vector<std::string> SplitList(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  for (std::string_view part : Split(s, sep)) {
+    if (!Trim(part).empty()) out.emplace_back(Trim(part));
+  }
+  return out;
+}
+
 std::string Join(const std::vector<std::string>& parts, std::string_view sep) {
   std::string out;
   for (size_t i = 0; i < parts.size(); ++i) {

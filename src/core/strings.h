@@ -38,6 +38,8 @@ std::string StrCat(const Args&... args) {
 
 std::string_view Trim(std::string_view s);
 std::vector<std::string_view> Split(std::string_view s, char sep);
+// "a, b,,c " -> {"a", "b", "c"}: the parts trimmed, empty ones dropped (flag lists).
+std::vector<std::string> SplitList(std::string_view s, char sep = ',');
 std::string Join(const std::vector<std::string>& parts, std::string_view sep);
 std::string ToLower(std::string_view s);
 

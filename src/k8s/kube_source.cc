@@ -48,11 +48,11 @@ KubeSource::KubeSource(KubeConnection connection, KubeSourceOptions options, con
       pods_(&DecodePod, PodLabels(options_), [](const PodObject& p) { return p.HoldsGpus(); }),
       nodes_(&DecodeNode, LabelFilter{}),
       namespaces_(&DecodePlain, PodLabels(options_)),
-      replicasets_(&DecodePlain, LabelFilter{{"-"}}),
-      jobs_(&DecodePlain, LabelFilter{{"-"}}),
-      cronjobs_(&DecodePlain, LabelFilter{{"-"}}),
-      statefulsets_(&DecodePlain, LabelFilter{{"-"}}),
-      daemonsets_(&DecodePlain, LabelFilter{{"-"}}) {
+      replicasets_(&DecodePlain, LabelFilter::None()),
+      jobs_(&DecodePlain, LabelFilter::None()),
+      cronjobs_(&DecodePlain, LabelFilter::None()),
+      statefulsets_(&DecodePlain, LabelFilter::None()),
+      daemonsets_(&DecodePlain, LabelFilter::None()) {
   pods_.OnDelete([](PodObject& p, Instant at) {
     if (!p.finished || *p.finished > at) p.finished = at;
     if (!p.removed) p.removed = at;

@@ -62,7 +62,7 @@ class TypedStore final : public ObjectStore {
     objects_.insert_or_assign(std::move(key), Entry{std::move(t).value(), generation_});
   }
   void Delete(const nlohmann::json& object, Instant at) override {
-    Result<ObjectMeta> meta = DecodeMeta(object, LabelFilter{{"-"}});
+    Result<ObjectMeta> meta = DecodeMeta(object, LabelFilter::None());
     if (!meta.ok()) return;
     std::lock_guard lock(mu_);
     auto it = objects_.find(Key(*meta));

@@ -81,6 +81,7 @@ Status DecodeResources(const json& container, std::string_view where,
 }  // namespace
 
 bool LabelFilter::Keeps(std::string_view key) const {
+  if (no_labels) return false;
   return keys.empty() || std::find(keys.begin(), keys.end(), key) != keys.end();
 }
 

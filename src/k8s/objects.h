@@ -63,6 +63,12 @@ struct PlainObject {
 struct LabelFilter {
   std::vector<std::string> keys;
   std::vector<std::string> annotation_keys;
+  bool no_labels = false;  // keep no label at all
+  static LabelFilter None() {
+    LabelFilter f;
+    f.no_labels = true;
+    return f;
+  }
   bool Keeps(std::string_view key) const;
   bool KeepsAnnotation(std::string_view key) const;
 };

@@ -2,6 +2,7 @@
 // after Invalidate, and exec plugins: a real /bin/sh plugin run through core's RunCommand
 // (KUBERNETES_EXEC_INFO, args and env reach it; expiry and Invalidate run it again; a failing
 // exit carries its stderr), and ExecCredential parsing errors through an injected runner.
+#include "cli/cli_test_util.h"
 #include "k8s/credentials.h"
 
 #include <gmock/gmock.h>
@@ -29,35 +30,7 @@ constexpr char kCaPem[] = "-----BEGIN CERTIFICATE-----\nCA-DATA\n-----END CERTIF
 constexpr char kCaB64[] =
     "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCkNBLURBVEEKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo=";
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "gpucost-credentials-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const fs::path& path() const { return path_; }
-  std::string Write(const std::string& name, const std::string& text) const {
-    const fs::path p = path_ / name;
-    std::ofstream(p, std::ios::binary) << text;
-    return p.string();
-  }
-  std::string Read(const std::string& name) const {
-    std::ifstream in(path_ / name, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  }
-
- private:
-  fs::path path_;
-};
+using testing_util::TempDir;
 
 Instant T0() { return ParseInstant("2030-01-01T00:00:00Z").value(); }
 

@@ -1,6 +1,7 @@
 // Connection settings: kubeconfig files (several entries, kubectl's merge rules, relative paths,
 // base64 data, errors that name the file and field), the in-cluster service account and the
 // order ResolveConnection tries them in. Files are written to a temporary directory.
+#include "cli/cli_test_util.h"
 #include "k8s/kube_config.h"
 
 #include <gmock/gmock.h>
@@ -33,31 +34,7 @@ constexpr char kKeyPem[] = "-----BEGIN PRIVATE KEY-----\nKEY-DATA\n-----END PRIV
 constexpr char kKeyB64[] =
     "LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tCktFWS1EQVRBCi0tLS0tRU5EIFBSSVZBVEUgS0VZLS0tLS0K";
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "gpucost-kubeconfig-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const fs::path& path() const { return path_; }
-  // Writes `text` to the relative path `name` (creating folders) and returns the full path.
-  std::string Write(const std::string& name, const std::string& text) const {
-    const fs::path p = path_ / name;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << text;
-    return p.string();
-  }
-
- private:
-  fs::path path_;
-};
+using testing_util::TempDir;
 
 // A getenv backed by a map, so tests never touch the real environment.
 std::function<std::optional<std::string>(std::string_view)> EnvOf(
