@@ -9,6 +9,7 @@ namespace gpucost::cli {
 void AddVersionCommand(CLI::App& app, int& exit_code);
 void AddParseCommand(CLI::App& app, int& exit_code);
 void AddReportCommand(CLI::App& app, int& exit_code);
+void AddChargebackCommand(CLI::App& app, int& exit_code);
 void AddDemoCommand(CLI::App& app, int& exit_code);
 void AddPricesCommand(CLI::App& app, int& exit_code);
 void AddSimulateCommand(CLI::App& app, int& exit_code);

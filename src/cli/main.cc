@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   gpucost::cli::AddVersionCommand(app, exit_code);
   gpucost::cli::AddDemoCommand(app, exit_code);
   gpucost::cli::AddReportCommand(app, exit_code);
+  gpucost::cli::AddChargebackCommand(app, exit_code);
   gpucost::cli::AddParseCommand(app, exit_code);
   gpucost::cli::AddPricesCommand(app, exit_code);
   gpucost::cli::AddSimulateCommand(app, exit_code);

@@ -73,4 +73,11 @@ std::vector<int64_t> RoundToCents(std::span<const double> dollars, int64_t* tota
 std::vector<int64_t> RoundPreservingTotal(std::span<const double> values, int decimals,
                                           int64_t* total_units = nullptr);
 
+// Rounds `values` to `decimals` so that they add up to `total_units` (in units of 10^-decimals),
+// a total rounded elsewhere (e.g. the same money summed by another grouping): floors first, then
+// a unit each to the largest remainders, or back from the smallest when the floors overshoot.
+// Ties go to the earlier value.
+std::vector<int64_t> RoundToTotal(std::span<const double> values, int decimals,
+                                  int64_t total_units);
+
 }  // namespace gpucost

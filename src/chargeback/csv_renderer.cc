@@ -1,0 +1,59 @@
+// CSV: a header row, then one row per team and charge line. `amount_usd` is the line's money
+// rounded to cents as printed (the lines of a team add up to its printed total); the other
+// numbers carry full precision. Unknown values are empty fields; RFC 4180 quoting.
+#include <cmath>
+#include <ostream>
+#include <string>
+
+#include "chargeback/render.h"
+#include "chargeback/rounding.h"
+#include "core/strings.h"
+
+namespace gpucost::chargeback {
+namespace {
+
+std::string Field(std::string_view s) {
+  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out.push_back('"');
+    out.push_back(c);
+  }
+  return out + "\"";
+}
+
+std::string Number(double v) { return std::isfinite(v) ? FormatDouble(v) : ""; }
+
+std::string Cents(int64_t cents) {
+  const int64_t abs = cents < 0 ? -cents : cents;
+  return StrCat(cents < 0 ? "-" : "", abs / 100, abs % 100 < 10 ? ".0" : ".", abs % 100);
+}
+
+}  // namespace
+
+void RenderCsv(const StatementSet& set, std::ostream& out) {
+  out << "team,period_start,period_end,gpu_model,capacity_type,rate_usd_per_gpu_hour,gpu_hours,"
+         "amount_usd,allocated_usd,effective_usd,waste_usd,idle_gpu_hours,idle_usd,"
+         "unmeasured_gpu_hours,spot,price_known\n";
+  const std::string start = FormatRfc3339(set.period.window.start);
+  const std::string end = FormatRfc3339(set.period.window.end);
+  for (const Statement& s : set.statements) {
+    const RoundedStatement r = RoundStatement(s);
+    for (size_t i = 0; i < s.lines.size(); ++i) {
+      const StatementLine& l = s.lines[i];
+      const ChargeTotals& t = l.totals;
+      const bool priced = l.priced();
+      out << Field(s.team) << ',' << start << ',' << end << ',' << Field(l.gpu_model) << ','
+          << Field(l.capacity_type) << ',' << Number(l.rate_usd_per_gpu_hour) << ','
+          << Number(t.gpu_hours) << ',' << (r.line_cents[i] ? Cents(*r.line_cents[i]) : "") << ','
+          << (priced ? Number(t.allocated_usd) : "") << ','
+          << (priced && t.measured_allocated_usd > 0 ? Number(t.effective_usd) : "") << ','
+          << (priced ? Number(t.waste_usd()) : "") << ',' << Number(t.idle_gpu_hours) << ','
+          << (priced ? Number(t.idle_usd) : "") << ',' << Number(t.unmeasured_gpu_hours()) << ','
+          << (l.capacity_type == "spot" ? "true" : "false") << ',' << (priced ? "true" : "false")
+          << "\n";
+    }
+  }
+}
+
+}  // namespace gpucost::chargeback

@@ -1,0 +1,160 @@
+#include "chargeback/format.h"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "core/strings.h"
+
+namespace gpucost::chargeback {
+namespace {
+
+std::string GroupThousands(const std::string& digits) {
+  std::string out;
+  const size_t n = digits.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (i > 0 && (n - i) % 3 == 0) out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return out;
+}
+
+bool HasDigit(std::string_view s) {
+  return std::any_of(s.begin(), s.end(),
+                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+}
+
+// Vendor words as dcgm-exporter (spaces) and GPU feature discovery labels (hyphens) write them.
+constexpr std::string_view kVendorPrefixes[] = {"NVIDIA ", "NVIDIA-", "Tesla ",   "Tesla-",
+                                                "AMD ",    "AMD-",    "Instinct "};
+
+std::string_view StripVendor(std::string_view model) {
+  for (std::string_view prefix : kVendorPrefixes) {
+    if (model.substr(0, prefix.size()) == prefix) model.remove_prefix(prefix.size());
+  }
+  return Trim(model);
+}
+
+}  // namespace
+
+std::string FormatUnits(int64_t units, int decimals) {
+  const uint64_t magnitude =
+      units < 0 ? 0 - static_cast<uint64_t>(units) : static_cast<uint64_t>(units);
+  std::string digits = std::to_string(magnitude);
+  const size_t frac_len = static_cast<size_t>(std::max(0, decimals));
+  if (digits.size() <= frac_len) digits = std::string(frac_len + 1 - digits.size(), '0') + digits;
+  const size_t whole_len = digits.size() - frac_len;
+  std::string out = GroupThousands(digits.substr(0, whole_len));
+  if (frac_len > 0) out += "." + digits.substr(whole_len);
+  return units < 0 ? "-" + out : out;
+}
+
+std::string FormatHours(double hours, int decimals) {
+  return FormatUnits(std::llround(hours * std::pow(10.0, decimals)), decimals);
+}
+
+std::string FormatCents(int64_t cents) {
+  return cents < 0 ? "-$" + FormatUnits(-cents, 2) : "$" + FormatUnits(cents, 2);
+}
+
+std::string FormatPercent(double ratio) {
+  if (!std::isfinite(ratio)) return "-";
+  return FormatUnits(std::llround(ratio * 1000.0), 1) + "%";
+}
+
+std::string FormatTarget(double ratio) {
+  const int64_t tenths = std::llround(ratio * 1000.0);
+  return tenths % 10 == 0 ? FormatUnits(tenths / 10, 0) + "%" : FormatUnits(tenths, 1) + "%";
+}
+
+std::string FormatRate(double usd) {
+  if (!std::isfinite(usd)) return "unknown price";
+  int64_t units = std::llround(usd * 10000.0);
+  int decimals = 4;
+  while (decimals > 2 && units % 10 == 0) {
+    units /= 10;
+    --decimals;
+  }
+  return "$" + FormatUnits(units, decimals);
+}
+
+std::string FormatDate(Instant t) { return FormatRfc3339(t).substr(0, 10); }
+
+std::string EscapeXml(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out.push_back(c);
+    }
+  }
+  return out;
+}
+
+std::string GpuShortName(std::string_view model) {
+  const std::string_view rest = StripVendor(model);
+  if (rest.empty()) return "GPU";
+  // Words up to and including the first with a digit ("RTX A6000"); a hyphen ends it too
+  // ("A100-SXM4-80GB").
+  std::string out;
+  for (std::string_view word : Split(rest, ' ')) {
+    if (word.empty()) continue;
+    const std::string_view head = word.substr(0, word.find('-'));
+    if (!out.empty()) out.push_back(' ');
+    out.append(head);
+    if (HasDigit(head) || head.size() != word.size()) break;
+  }
+  return out;
+}
+
+std::string CapacityLabel(std::string_view capacity_type) {
+  if (capacity_type.empty()) return "unknown capacity";
+  std::string out(capacity_type);
+  std::replace(out.begin(), out.end(), '_', '-');
+  return out;
+}
+
+std::vector<std::string> LineLabels(const Statement& s) {
+  std::map<std::string, std::set<std::string>> models_by_short;
+  for (const StatementLine& line : s.lines) {
+    models_by_short[GpuShortName(line.gpu_model)].insert(line.gpu_model);
+  }
+  std::vector<std::string> out;
+  for (const StatementLine& line : s.lines) {
+    std::string name = GpuShortName(line.gpu_model);
+    if (models_by_short[name].size() > 1) name = std::string(StripVendor(line.gpu_model));
+    out.push_back(StrCat(name, " ", CapacityLabel(line.capacity_type)));
+  }
+  return out;
+}
+
+std::vector<std::string> WorkloadLabels(const Statement& s) {
+  std::map<std::string, int> count;
+  for (const WorkloadUsage& w : s.workloads) ++count[w.workload];
+  std::vector<std::string> out;
+  for (const WorkloadUsage& w : s.workloads) {
+    out.push_back(count[w.workload] > 1 ? StrCat(w.namespace_name, "/", w.workload) : w.workload);
+  }
+  return out;
+}
+
+}  // namespace gpucost::chargeback

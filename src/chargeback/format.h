@@ -1,0 +1,45 @@
+// Text forms shared by the statement renderers: money and hours with thousands separators,
+// percents, rates, short GPU names ("NVIDIA A100-SXM4-80GB" -> "A100"), capacity types and
+// dates. Stateless and thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "chargeback/statement.h"
+#include "core/time.h"
+
+namespace gpucost::chargeback {
+
+// 284700 units with 2 decimals -> "2,847.00"; 0 decimals -> "284,700".
+std::string FormatUnits(int64_t units, int decimals);
+// 2846.9 hours with 0 decimals -> "2,847".
+std::string FormatHours(double hours, int decimals);
+// 342867 cents -> "$3,428.67".
+std::string FormatCents(int64_t cents);
+// 0.851 -> "85.1%"; NaN -> "-".
+std::string FormatPercent(double ratio);
+// A target as given: 0.8 -> "80%", 0.725 -> "72.5%".
+std::string FormatTarget(double ratio);
+// $/GPU-hour with 2 to 4 decimals: 3.06 -> "$3.06", 2.7447 -> "$2.7447"; NaN -> "unknown price".
+std::string FormatRate(double usd_per_gpu_hour);
+// "2026-10-01".
+std::string FormatDate(Instant t);
+
+// Escapes &, <, >, " and ' for HTML and SVG text and attributes.
+std::string EscapeXml(std::string_view text);
+
+// The GPU's name without its vendor and variant: "NVIDIA A100-SXM4-80GB" -> "A100",
+// "Tesla T4" -> "T4", "NVIDIA GeForce RTX 4090" -> "GeForce RTX 4090"; "" -> "GPU".
+std::string GpuShortName(std::string_view model);
+// "on_demand" -> "on-demand"; "" -> "unknown capacity".
+std::string CapacityLabel(std::string_view capacity_type);
+// "A100 on-demand" per line; models that share a short name in the statement keep their full
+// name so the lines stay distinguishable.
+std::vector<std::string> LineLabels(const Statement& statement);
+// Workload names, with the namespace where two workloads of the statement share a name.
+std::vector<std::string> WorkloadLabels(const Statement& statement);
+
+}  // namespace gpucost::chargeback

@@ -1,0 +1,109 @@
+// JSON: {"currency","period","settings","statements":[{team, totals, lines, workloads, days}]}.
+// `amount_usd` fields are cents as printed (lines and workloads add up to `total_usd`); the
+// `*_usd` sums beside them carry full precision; null where a value is unknown.
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+
+#include "chargeback/format.h"
+#include "chargeback/render.h"
+#include "chargeback/rounding.h"
+
+namespace gpucost::chargeback {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json Number(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+
+Json Cents(std::optional<int64_t> cents) {
+  return cents ? Json(static_cast<double>(*cents) / 100.0) : Json(nullptr);
+}
+
+// The sums every group reports; money is null when none of its hours had a price.
+void PutTotals(const ChargeTotals& t, Json& j) {
+  const bool priced = t.any_priced();
+  j["gpu_hours"] = t.gpu_hours;
+  j["allocated_usd"] = priced ? Json(t.allocated_usd) : Json(nullptr);
+  j["effective_usd"] =
+      priced && t.measured_allocated_usd > 0 ? Json(t.effective_usd) : Json(nullptr);
+  j["waste_usd"] = Number(t.waste_usd());
+  j["efficiency"] = Number(t.efficiency());
+  j["idle_gpu_hours"] = t.idle_gpu_hours;
+  j["idle_usd"] = priced ? Json(t.idle_usd) : Json(nullptr);
+  j["unmeasured_gpu_hours"] = t.unmeasured_gpu_hours();
+  j["unpriced_gpu_hours"] = t.unpriced_gpu_hours;
+  j["spot_gpu_hours"] = t.spot_gpu_hours;
+}
+
+Json StatementJson(const StatementSet& set, const Statement& s) {
+  const RoundedStatement r = RoundStatement(s);
+  const ChargeTotals& t = s.totals;
+  const ChargebackSettings& cfg = set.settings;
+  Json j;
+  j["team"] = s.team;
+  j["total_usd"] = t.any_priced() ? Cents(r.total_cents) : Json(nullptr);
+  j["prices_known"] = t.prices_known();
+  PutTotals(t, j);
+  j["idle_ratio"] = Number(t.idle_ratio());
+  j["spot_ratio"] = Number(t.spot_ratio());
+  j["efficiency_met"] = std::isfinite(t.efficiency()) && t.efficiency() > cfg.efficiency_target;
+  j["spot_ratio_met"] = std::isfinite(t.spot_ratio()) && t.spot_ratio() > cfg.spot_ratio_target;
+  const std::vector<std::string> labels = LineLabels(s);
+  Json lines = Json::array();
+  for (size_t i = 0; i < s.lines.size(); ++i) {
+    const StatementLine& l = s.lines[i];
+    Json line;
+    line["label"] = labels[i];
+    line["gpu_model"] = l.gpu_model;
+    line["capacity_type"] = l.capacity_type;
+    line["rate_usd_per_gpu_hour"] = Number(l.rate_usd_per_gpu_hour);
+    line["amount_usd"] = Cents(r.line_cents[i]);
+    PutTotals(l.totals, line);
+    lines.push_back(std::move(line));
+  }
+  j["lines"] = std::move(lines);
+  Json workloads = Json::array();
+  for (size_t i = 0; i < s.workloads.size(); ++i) {
+    const WorkloadUsage& w = s.workloads[i];
+    Json wl;
+    wl["rank"] = i + 1;
+    wl["namespace"] = w.namespace_name;
+    wl["workload"] = w.workload;
+    wl["workload_kind"] = w.workload_kind;
+    wl["amount_usd"] = Cents(r.workload_cents[i]);
+    PutTotals(w.totals, wl);
+    workloads.push_back(std::move(wl));
+  }
+  j["workloads"] = std::move(workloads);
+  Json days = Json::array();
+  for (const DayUsage& d : s.days) {
+    Json day;
+    day["date"] = FormatDate(d.start);
+    PutTotals(d.totals, day);
+    days.push_back(std::move(day));
+  }
+  j["days"] = std::move(days);
+  return j;
+}
+
+}  // namespace
+
+void RenderJson(const StatementSet& set, std::ostream& out) {
+  Json doc;
+  doc["currency"] = "USD";
+  doc["period"] = {{"start", FormatRfc3339(set.period.window.start)},
+                   {"end", FormatRfc3339(set.period.window.end)},
+                   {"month", set.period.month.empty() ? Json(nullptr) : Json(set.period.month)}};
+  doc["settings"] = {{"idle_threshold", set.settings.idle_threshold},
+                     {"efficiency_target", set.settings.efficiency_target},
+                     {"spot_ratio_target", set.settings.spot_ratio_target},
+                     {"top", set.settings.top}};
+  Json statements = Json::array();
+  for (const Statement& s : set.statements) statements.push_back(StatementJson(set, s));
+  doc["statements"] = std::move(statements);
+  out << doc.dump(2) << "\n";
+}
+
+}  // namespace gpucost::chargeback

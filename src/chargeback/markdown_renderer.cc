@@ -1,0 +1,51 @@
+// Markdown: per team a heading, the charge lines as a table with a total row, the waste and
+// spot sentences as a list, and the top consumers as a table. `|` in names is escaped.
+#include <ostream>
+#include <string>
+
+#include "chargeback/render.h"
+#include "chargeback/statement_text.h"
+
+namespace gpucost::chargeback {
+namespace {
+
+std::string Cell(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|' || c == '\\') out.push_back('\\');
+    out.push_back(c == '\n' ? ' ' : c);
+  }
+  return out;
+}
+
+void RenderOne(const StatementText& t, std::ostream& out) {
+  out << "## " << Cell(t.title) << "\n\n";
+  out << "Period: " << t.period << "\n\n";
+  out << "| GPU and capacity | GPU-hours | rate | amount |\n";
+  out << "|---|--:|--:|--:|\n";
+  for (const StatementText::Line& l : t.lines) {
+    out << "| " << Cell(l.label) << " | " << l.hours << " | " << l.rate << " | " << l.amount
+        << " |\n";
+  }
+  out << "| **Total** | **" << t.hours << "** | | **" << t.total << "** |\n\n";
+  out << "- Waste: " << t.waste << "; " << t.waste_detail << "\n";
+  out << "- Spot ratio: " << t.spot << "\n";
+  if (!t.unmeasured.empty()) out << "- Unmeasured: " << t.unmeasured << "\n";
+  if (!t.consumers.empty()) {
+    out << "\nTop consumers:\n\n";
+    out << "| # | workload | GPU-hours | amount |\n";
+    out << "|--:|---|--:|--:|\n";
+    for (const StatementText::Consumer& c : t.consumers) {
+      out << "| " << c.rank << " | " << Cell(c.name) << " | " << c.hours << " | " << c.amount
+          << " |\n";
+    }
+  }
+}
+
+}  // namespace
+
+void RenderMarkdown(const StatementSet& set, std::ostream& out) {
+  WriteEachStatement(set, out, &RenderOne);
+}
+
+}  // namespace gpucost::chargeback

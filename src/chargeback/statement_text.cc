@@ -1,0 +1,91 @@
+#include "chargeback/statement_text.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "chargeback/format.h"
+#include "core/strings.h"
+
+namespace gpucost::chargeback {
+namespace {
+
+std::string Target(double value, double target) {
+  const bool met = std::isfinite(value) && value > target;
+  return StrCat("(target > ", FormatTarget(target), met ? ")" : ", missed)");
+}
+
+// Priced money, and a note when part of it has no price.
+std::string Money(std::optional<int64_t> cents, bool some_unpriced) {
+  if (!cents) return "unknown";
+  return some_unpriced ? FormatCents(*cents) + " + unknown" : FormatCents(*cents);
+}
+
+}  // namespace
+
+StatementText DescribeStatement(const StatementSet& set, const Statement& s) {
+  const RoundedStatement r = RoundStatement(s);
+  const ChargeTotals& t = s.totals;
+  const ChargebackSettings& cfg = set.settings;
+  const int hd = r.hours_decimals;
+  StatementText out;
+  out.title = StrCat(set.period.month.empty() ? "GPU Report" : "Monthly GPU Report", " — ", s.team);
+  out.period =
+      StrCat(FormatRfc3339(set.period.window.start), " to ", FormatRfc3339(set.period.window.end));
+  out.hours = FormatUnits(r.total_hours, hd) + " hrs";
+
+  const std::vector<std::string> labels = LineLabels(s);
+  for (size_t i = 0; i < s.lines.size(); ++i) {
+    out.lines.push_back({labels[i], FormatUnits(r.line_hours[i], hd),
+                         FormatRate(s.lines[i].rate_usd_per_gpu_hour),
+                         r.line_cents[i] ? FormatCents(*r.line_cents[i]) : "unknown"});
+  }
+  out.total = FormatCents(r.total_cents);
+  if (!t.any_priced()) {
+    out.total = StrCat("unknown (no price for ", out.hours, ")");
+  } else if (!t.prices_known()) {
+    out.total +=
+        StrCat(" + unknown (", FormatHours(t.unpriced_gpu_hours, hd), " hrs have no price)");
+  }
+
+  // No idle hours cost nothing; idle hours that all lack a price cost an unknown amount.
+  const bool idle_all_unpriced =
+      t.idle_gpu_hours > 0 && t.idle_unpriced_gpu_hours >= t.idle_gpu_hours;
+  const std::string idle_cost =
+      Money(idle_all_unpriced ? std::nullopt : std::optional<int64_t>(r.idle_cents),
+            t.idle_unpriced_gpu_hours > 0);
+  const double efficiency = t.efficiency();
+  out.waste = StrCat("idle GPU-hours ", FormatUnits(r.idle_hours, hd), " hrs (",
+                     FormatPercent(t.idle_ratio()), "), idle cost ", idle_cost, ", efficiency ",
+                     std::isfinite(efficiency) ? FormatPercent(efficiency) : "unknown", " ",
+                     Target(efficiency, cfg.efficiency_target));
+  out.waste_detail = StrCat("utilization-weighted waste ", Money(r.waste_cents, false),
+                            ", effective cost ", Money(r.effective_cents, false),
+                            " (idle: utilization under ", FormatTarget(cfg.idle_threshold), ")");
+  out.spot =
+      StrCat(FormatPercent(t.spot_ratio()), " ", Target(t.spot_ratio(), cfg.spot_ratio_target));
+  if (r.unmeasured_hours > 0) {
+    out.unmeasured = StrCat(FormatUnits(r.unmeasured_hours, hd),
+                            " hrs had no usage sample: their cost is neither effective nor "
+                            "waste, and efficiency is a lower bound");
+  }
+
+  const std::vector<std::string> names = WorkloadLabels(s);
+  const size_t top = std::min(s.workloads.size(), static_cast<size_t>(std::max(0, cfg.top)));
+  for (size_t i = 0; i < top; ++i) {
+    out.consumers.push_back({static_cast<int>(i + 1), names[i],
+                             FormatUnits(r.workload_hours[i], hd),
+                             Money(r.workload_cents[i], !s.workloads[i].totals.prices_known())});
+  }
+  return out;
+}
+
+void WriteEachStatement(const StatementSet& set, std::ostream& out,
+                        void (*write)(const StatementText&, std::ostream&)) {
+  for (size_t i = 0; i < set.statements.size(); ++i) {
+    if (i > 0) out << "\n";
+    write(DescribeStatement(set, set.statements[i]), out);
+  }
+}
+
+}  // namespace gpucost::chargeback

@@ -1,0 +1,46 @@
+// StatementText: a statement's printed phrases (title, lines, total, waste, spot ratio, top
+// consumers) with money and hours rounded once (rounding.h), so that the text, Markdown and
+// HTML renderers say exactly the same thing. Plain value type; DescribeStatement is stateless.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "chargeback/rounding.h"
+#include "chargeback/statement.h"
+
+namespace gpucost::chargeback {
+
+struct StatementText {
+  struct Line {
+    std::string label;   // "A100 on-demand"
+    std::string hours;   // "312"
+    std::string rate;    // "$3.06" or "unknown price"
+    std::string amount;  // "$954.72" or "unknown"
+  };
+  struct Consumer {
+    int rank = 0;
+    std::string name;    // "training-llama-ft-v3"
+    std::string hours;   // "1,200"
+    std::string amount;  // "$1,404.00", "unknown", "$12.00 + unknown"
+  };
+  std::string title;   // "Monthly GPU Report — ml-research"
+  std::string period;  // "2026-10-01T00:00:00Z to 2026-11-01T00:00:00Z"
+  std::string hours;   // "2,847 hrs"
+  std::vector<Line> lines;
+  std::string total;         // "$3,428.67", or "$3,428.67 + unknown (10 hrs have no price)"
+  std::string waste;         // "idle GPU-hours 423 hrs (14.9%), idle cost $495.09, efficiency ..."
+  std::string waste_detail;  // "utilization-weighted waste $511.02, effective cost $2,917.65 ..."
+  std::string spot;          // "89.0% (target > 70%)"
+  std::string unmeasured;    // "" or why efficiency is a lower bound
+  std::vector<Consumer> consumers;  // the top N workloads
+};
+
+StatementText DescribeStatement(const StatementSet& set, const Statement& statement);
+
+// Describes every statement of `set` and writes each with `write`, a blank line between them.
+void WriteEachStatement(const StatementSet& set, std::ostream& out,
+                        void (*write)(const StatementText&, std::ostream&));
+
+}  // namespace gpucost::chargeback

@@ -1,0 +1,55 @@
+// Text: the statement as a tree of charge lines, labels padded and hours and rates right-aligned
+// so the lines read as columns; statements of several teams are separated by a blank line.
+#include <algorithm>
+#include <ostream>
+#include <string>
+
+#include "chargeback/render.h"
+#include "chargeback/statement_text.h"
+
+namespace gpucost::chargeback {
+namespace {
+
+std::string PadRight(const std::string& s, size_t width) {
+  return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
+}
+
+std::string PadLeft(const std::string& s, size_t width) {
+  return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
+}
+
+void RenderOne(const StatementText& t, std::ostream& out) {
+  out << t.title << "\n";
+  out << "Period: " << t.period << "\n";
+  out << "GPU-hours consumed: " << t.hours << "\n";
+  size_t label_w = 0, hours_w = 0, rate_w = 0;
+  for (const StatementText::Line& l : t.lines) {
+    label_w = std::max(label_w, l.label.size() + 1);
+    hours_w = std::max(hours_w, l.hours.size());
+    rate_w = std::max(rate_w, l.rate.size());
+  }
+  for (size_t i = 0; i < t.lines.size(); ++i) {
+    const StatementText::Line& l = t.lines[i];
+    out << (i + 1 == t.lines.size() ? "└── " : "├── ") << PadRight(l.label + ":", label_w) << " "
+        << PadLeft(l.hours, hours_w) << " hrs × " << PadLeft(l.rate, rate_w) << " = " << l.amount
+        << "\n";
+  }
+  out << "Total: " << t.total << "\n";
+  out << "Waste: " << t.waste << "\n";
+  out << "       " << t.waste_detail << "\n";
+  out << "Spot ratio: " << t.spot << "\n";
+  if (!t.unmeasured.empty()) out << "Unmeasured: " << t.unmeasured << "\n";
+  const std::string indent(std::string("Top consumers: ").size(), ' ');
+  for (const StatementText::Consumer& c : t.consumers) {
+    out << (c.rank == 1 ? "Top consumers: " : indent) << c.rank << ". " << c.name << " " << c.hours
+        << " GPU-hrs (" << c.amount << ")\n";
+  }
+}
+
+}  // namespace
+
+void RenderText(const StatementSet& set, std::ostream& out) {
+  WriteEachStatement(set, out, &RenderOne);
+}
+
+}  // namespace gpucost::chargeback

@@ -1,0 +1,163 @@
+// `gpucost chargeback`: per-team chargeback statements for a month or a window (charge lines by
+// GPU model, capacity type and rate; idle hours, efficiency and spot ratio against targets; top
+// consumers) from the same inputs and prices as `gpucost report` (docs/chargeback.md).
+#include <cmath>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "chargeback/charge_sink.h"
+#include "chargeback/period.h"
+#include "chargeback/render.h"
+#include "chargeback/statement_builder.h"
+#include "cli/commands.h"
+#include "cli/input_flags.h"
+#include "cli/price_flags.h"
+#include "cli/report_pipeline.h"
+#include "core/log.h"
+#include "core/strings.h"
+#include "pricing/price_fn.h"
+
+namespace gpucost::cli {
+namespace {
+
+using chargeback::ChargebackSettings;
+using chargeback::Period;
+
+struct ChargebackFlags {
+  InputFlags input;
+  std::string team;
+  std::string by;
+  std::string month;
+  std::string window;
+  std::string step = "60s";
+  PriceOptions price;
+  std::string format = "text";
+  std::string idle_threshold = "5%";
+  std::string efficiency_target = "80%";
+  std::string spot_ratio_target = "70%";
+  int top = 5;
+};
+
+// "80%" or "0.8" -> 0.8.
+Result<double> ParseRatio(std::string_view flag, const std::string& text) {
+  std::string number = std::string(Trim(text));
+  const bool percent = !number.empty() && number.back() == '%';
+  if (percent) number.pop_back();
+  char* end = nullptr;
+  const double v = std::strtod(number.c_str(), &end);
+  if (number.empty() || end != number.c_str() + number.size() || !std::isfinite(v)) {
+    return Status::InvalidArgument(
+        StrCat(flag, ": \"", text, "\" is not a fraction (0.8) or a percent (80%)"));
+  }
+  return percent ? v / 100 : v;
+}
+
+Result<ChargebackSettings> Settings(const ChargebackFlags& flags) {
+  ChargebackSettings s;
+  GPUCOST_ASSIGN_OR_RETURN(s.idle_threshold, ParseRatio("--idle-threshold", flags.idle_threshold));
+  GPUCOST_ASSIGN_OR_RETURN(s.efficiency_target,
+                           ParseRatio("--efficiency-target", flags.efficiency_target));
+  GPUCOST_ASSIGN_OR_RETURN(s.spot_ratio_target,
+                           ParseRatio("--spot-ratio-target", flags.spot_ratio_target));
+  s.top = flags.top;
+  GPUCOST_RETURN_IF_ERROR(s.Validate());
+  return s;
+}
+
+Result<std::vector<std::string>> Teams(const ChargebackFlags& flags) {
+  if (!flags.by.empty() && flags.by != "team") {
+    return Status::InvalidArgument(
+        StrCat("--by \"", flags.by, "\": statements are per team (--by team)"));
+  }
+  if (flags.team.empty() == flags.by.empty()) {
+    return Status::InvalidArgument("give --team NAME[,NAME...] or --by team (every team)");
+  }
+  std::vector<std::string> teams = SplitList(flags.team);
+  if (flags.by.empty() && teams.empty()) return Status::InvalidArgument("--team: no team named");
+  return teams;
+}
+
+Status Run(const ChargebackFlags& flags) {
+  GPUCOST_ASSIGN_OR_RETURN(ChargebackSettings cfg, Settings(flags));
+  GPUCOST_ASSIGN_OR_RETURN(std::vector<std::string> teams, Teams(flags));
+  GPUCOST_ASSIGN_OR_RETURN(chargeback::StatementFormat format,
+                           chargeback::ParseStatementFormat(flags.format));
+  if (!flags.month.empty() && !flags.window.empty()) {
+    return Status::InvalidArgument("give either --month or --window, not both");
+  }
+  std::optional<Period> month;
+  std::optional<Window> window;
+  if (!flags.month.empty()) {
+    GPUCOST_ASSIGN_OR_RETURN(month, chargeback::ParseMonth(flags.month));
+    window = month->window;
+  } else if (!flags.window.empty()) {
+    GPUCOST_ASSIGN_OR_RETURN(window, ParseWindow(flags.window));
+  }
+  ReportSettings settings;
+  GPUCOST_ASSIGN_OR_RETURN(settings.step, ParseDuration(flags.step));
+  if (settings.step.count() <= 0) return Status::InvalidArgument("--step must be positive");
+  settings.accumulate = true;
+  GPUCOST_ASSIGN_OR_RETURN(settings.by, ParseDimensions("team"));
+  GPUCOST_ASSIGN_OR_RETURN(PriceFn price, MakePriceFn(flags.price));
+
+  GPUCOST_ASSIGN_OR_RETURN(LoadedInput input, LoadInput(flags.input, window, settings.step));
+  const LoadedTimeline& timeline = input.timeline;
+  settings.staleness = input.staleness;
+  settings.window = timeline.window;
+  const Period period = month ? *month : chargeback::WindowPeriod(timeline.window);
+  chargeback::StatementBuilder builder(period, cfg);
+  chargeback::ChargeSink sink(timeline.inventory, settings.window, settings.step, builder);
+  // The report beside the statements checks conservation on the same engine run.
+  GPUCOST_ASSIGN_OR_RETURN(ReportRun run, RunReport(timeline, price, settings, &sink));
+  PrintWarnings(timeline, run.summary, flags.input.max_warnings);
+  GPUCOST_ASSIGN_OR_RETURN(chargeback::StatementSet set, builder.Finish(teams));
+  chargeback::RenderStatements(set, format, std::cout);
+  return Status::Ok();
+}
+
+}  // namespace
+
+void AddChargebackCommand(CLI::App& app, int& exit_code) {
+  auto f = std::make_shared<ChargebackFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "chargeback",
+      "Per-team chargeback statements for a month or window: GPU-hours and money by GPU model, "
+      "capacity type and rate, idle hours, efficiency, spot ratio, top consumers");
+  cmd->add_option("--team", f->team, "The team (or teams, comma-separated) to state");
+  cmd->add_option("--by", f->by, "team: a statement for every team with GPU usage");
+  cmd->add_option("--month", f->month, "Calendar month in UTC, YYYY-MM (e.g. 2026-10)");
+  cmd->add_option("--window", f->window,
+                  "START,END as RFC 3339 or unix seconds instead of --month (default: the "
+                  "input's span)");
+  cmd->add_option("--step", f->step, "Attribution step, e.g. 60s, 5m, 1h")->capture_default_str();
+  cmd->add_option("--format", f->format, "text | markdown | csv | json | html")
+      ->capture_default_str();
+  cmd->add_option("--idle-threshold", f->idle_threshold,
+                  "A held GPU-hour whose utilization is under this counts as idle (80% or 0.8)")
+      ->capture_default_str();
+  cmd->add_option("--efficiency-target", f->efficiency_target,
+                  "Target for effective / allocated cost")
+      ->capture_default_str();
+  cmd->add_option("--spot-ratio-target", f->spot_ratio_target,
+                  "Target for spot GPU-hours / all GPU-hours")
+      ->capture_default_str();
+  cmd->add_option("--top", f->top, "Top consumers (workloads) listed")->capture_default_str();
+  AddInputFlags(*cmd, f->input);
+  AddPriceFlags(*cmd, f->price);
+  AddTimelineFlags(*cmd, f->input);
+  cmd->footer(
+      "Money is rounded to cents so that the lines add up exactly to the total; hours on "
+      "capacity without a price are shown as unknown, never as $0. Exit status: 0 on success, "
+      "2 on bad flags, bad input or an unknown team.");
+  cmd->callback([f, &exit_code] {
+    const Status status = Run(*f);
+    if (!status.ok()) LogError(status.ToString());
+    exit_code = status.ok() ? 0 : 2;
+  });
+}
+
+}  // namespace gpucost::cli

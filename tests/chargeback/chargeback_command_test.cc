@@ -1,0 +1,154 @@
+// `gpucost chargeback` as a user runs it: the golden statement of issue 8 from its dataset
+// (golden/ml_research_2026_10, written by golden/generate.py), every format, Slurm jobs under
+// their account, and errors that name what is wrong.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/cli_test_util.h"
+
+namespace gpucost {
+namespace {
+
+using testing_util::Contains;
+using testing_util::RunResult;
+using testing_util::RunShell;
+
+const std::string kBinary = GPUCOST_BINARY;
+const std::string kCase =
+    std::string(GPUCOST_SOURCE_DIR) + "/tests/chargeback/golden/ml_research_2026_10";
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The case's own flags (`args`, with ${CASE} standing for its folder) plus `extra`.
+RunResult Chargeback(const std::string& extra, bool with_stderr = false) {
+  std::string args = ReadFile(kCase + "/args");
+  while (!args.empty() && (args.back() == '\n' || args.back() == ' ')) args.pop_back();
+  for (size_t p = args.find("${CASE}"); p != std::string::npos; p = args.find("${CASE}")) {
+    args.replace(p, 7, kCase);
+  }
+  return RunShell(kBinary + " chargeback --input " + kCase + "/input " + args + " " + extra +
+                  (with_stderr ? " 2>&1" : " 2>/dev/null"));
+}
+
+TEST(ChargebackGolden, TheIssuesStatementToTheCent) {
+  const RunResult r = Chargeback("--team ml-research");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output, ReadFile(kCase + "/expected.txt"));
+}
+
+TEST(ChargebackGolden, JsonCarriesTheSameNumbers) {
+  const RunResult r = Chargeback("--team ml-research --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const nlohmann::json doc = nlohmann::json::parse(r.output);
+  ASSERT_EQ(doc["statements"].size(), 1u);
+  const nlohmann::json& s = doc["statements"][0];
+  EXPECT_DOUBLE_EQ(s["total_usd"].get<double>(), 3428.67);
+  EXPECT_NEAR(s["gpu_hours"].get<double>(), 2847, 1e-9);
+  EXPECT_NEAR(s["allocated_usd"].get<double>(), 3428.67, 1e-9);
+  EXPECT_NEAR(s["idle_gpu_hours"].get<double>(), 423, 1e-9);
+  EXPECT_NEAR(s["idle_usd"].get<double>(), 495.09, 1e-9);
+  // 308 x 3.06 x 0.995 + 1200 x 1.17 x 0.99 + 130 x 1.17 x 0.99 + 350 x 1.17 x 0.02
+  // + 195 x 1.17 + 591 x 0.35 x 0.98 (README.md of the case)
+  const double effective = 308 * 3.06 * 0.995 + 1200 * 1.17 * 0.99 + 130 * 1.17 * 0.99 +
+                           350 * 1.17 * 0.02 + 195 * 1.17 + 591 * 0.35 * 0.98;
+  EXPECT_NEAR(s["effective_usd"].get<double>(), effective, 1e-9);
+  EXPECT_NEAR(s["efficiency"].get<double>(), effective / 3428.67, 1e-12);
+  EXPECT_NEAR(s["spot_ratio"].get<double>(), 2535.0 / 2847, 1e-12);
+  EXPECT_EQ(s["prices_known"], true);
+  ASSERT_EQ(s["lines"].size(), 3u);
+  const double amounts[] = {954.72, 2263.95, 210.00};
+  const double rates[] = {3.06, 1.17, 0.35};
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_DOUBLE_EQ(s["lines"][i]["amount_usd"].get<double>(), amounts[i]);
+    EXPECT_DOUBLE_EQ(s["lines"][i]["rate_usd_per_gpu_hour"].get<double>(), rates[i]);
+  }
+  EXPECT_EQ(s["workloads"][0]["workload"], "training-llama-ft-v3");
+  EXPECT_DOUBLE_EQ(s["workloads"][0]["amount_usd"].get<double>(), 1404.00);
+  EXPECT_EQ(s["days"].size(), 31u);
+}
+
+TEST(ChargebackCommand, EveryTeamWithUnknownPricesSaidSo) {
+  const RunResult r = Chargeback("--by team");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "Monthly GPU Report — ml-research\n")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "Monthly GPU Report — search\n")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "└── T4 on-demand: 100 hrs × $0.53 = $53.00\n")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "└── H100 on-demand: 10.0 hrs × unknown price = unknown\n"))
+      << r.output;
+  EXPECT_TRUE(Contains(r.output, "Total: unknown (no price for 10.0 hrs)\n")) << r.output;
+}
+
+TEST(ChargebackCommand, EveryFormat) {
+  RunResult r = Chargeback("--team ml-research --format markdown");
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(Contains(r.output, "| A100 spot | 1,935 | $1.17 | $2,263.95 |")) << r.output;
+  r = Chargeback("--team ml-research --format csv");
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(Contains(r.output, ",2263.95,")) << r.output;
+  r = Chargeback("--team ml-research --format html");
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.output.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_FALSE(Contains(r.output, "http"));
+  EXPECT_TRUE(Contains(r.output, "<td class=\"n\">$3,428.67</td>")) << r.output;
+}
+
+// Slurm jobs are holders like pods: each appears under its team (the account), beside the
+// Kubernetes team. The data of `gpucost report`'s Kubernetes + Slurm test, at $4/GPU-hour.
+TEST(ChargebackCommand, SlurmJobsUnderTheirAccount) {
+  const std::string src = GPUCOST_SOURCE_DIR;
+  const RunResult r = RunShell(
+      kBinary + " chargeback --by team --input " + src + "/tests/golden/cases/whole_gpu/input" +
+      " --slurm-sacct " + src + "/tests/cli/data/report/sacct_mixed.txt" +
+      " --slurm-time-zone UTC --slurm-gpus-per-node 2 --window 1790812800,1790813400" +
+      " --price-per-gpu-hour 4 --format json 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const nlohmann::json doc = nlohmann::json::parse(r.output);
+  std::map<std::string, double> total;
+  for (const auto& s : doc["statements"]) total[s["team"]] = s["allocated_usd"].get<double>();
+  ASSERT_EQ(total.size(), 3u) << r.output;
+  EXPECT_NEAR(total["ml"], 4.0 / 6, 1e-9);
+  EXPECT_NEAR(total["physics"], 4 * 5.0 / 60, 1e-9);   // job 501: 1 GPU, 5 minutes
+  EXPECT_NEAR(total["chemistry"], 2 * 4.0 / 6, 1e-9);  // job 502: 2 GPUs, all window
+  EXPECT_TRUE(doc["period"]["month"].is_null());
+}
+
+TEST(ChargebackCommand, ErrorsNameWhatIsWrong) {
+  RunResult r = Chargeback("--team nope", true);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.output, "no GPU usage for team \"nope\"")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "teams: ml-research, platform, search")) << r.output;
+
+  struct BadFlags {
+    std::string args;
+    std::string says;
+  };
+  const std::string input = " --input " + kCase + "/input";
+  for (const BadFlags& bad : std::vector<BadFlags>{
+           {"--team a --month 2026-13" + input, "bad month \"2026-13\""},
+           {"--team a --by team" + input, "--team"},
+           {"--by namespace" + input, "per team"},
+           {"--team a --month 2026-10 --window 0,1" + input, "either --month or --window"},
+           {"--team a --format pdf" + input, "pdf"},
+           {"--team a --idle-threshold 150%" + input, "--idle-threshold"},
+           {"--team a", "nothing to attribute"},
+       }) {
+    r = RunShell(kBinary + " chargeback " + bad.args + " 2>&1");
+    EXPECT_EQ(r.exit_code, 2) << bad.args;
+    EXPECT_TRUE(Contains(r.output, bad.says)) << bad.args << "\n" << r.output;
+  }
+}
+
+}  // namespace
+}  // namespace gpucost

@@ -1,0 +1,182 @@
+#include "chargeback/render.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "chargeback_test_util.h"
+
+namespace gpucost::chargeback {
+namespace {
+
+// Team ml: A100 on demand 10 h at $3.06, A100 spot 20 h at $1.17 (2 h of it idle), T4 spot
+// 3 h at a third of a dollar, and an H100 with no price; team <b>&amp; (a name to escape).
+StatementSet Sample() {
+  StatementBuilder b(October(), {});
+  b.Add(Labels("ml", "eval", "NVIDIA A100-SXM4-80GB", "on_demand"), Amounts(Day(2), 10, 3.06, 0.9));
+  b.Add(Labels("ml", "train", "NVIDIA A100-SXM4-80GB", "spot"), Amounts(Day(3), 18, 1.17, 0.8));
+  b.Add(Labels("ml", "train", "NVIDIA A100-SXM4-80GB", "spot"), Amounts(Day(4), 2, 1.17, 0.0));
+  b.Add(Labels("ml", "serve", "Tesla T4", "spot"), Amounts(Day(5), 3, 1.0 / 3, 0.5));
+  b.Add(Labels("ml", "probe", "NVIDIA H100 80GB HBM3", "on_demand"), Amounts(Day(6), 4, NAN, 0.5));
+  b.Add(Labels("<b>&amp;", "x|y", "Tesla T4", "spot"), Amounts(Day(7), 1, 0.35, 1));
+  auto set = b.Finish({});
+  return set.ok() ? *set : StatementSet{};
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+TEST(TextRenderer, StatementTreeWithUnknownPriceAndTotals) {
+  const std::string text = RenderStatementsToString(Sample(), StatementFormat::kText);
+  const std::vector<std::string> lines = Lines(text);
+  // The <b>&amp; team sorts first; ml's statement follows a blank line.
+  auto it = std::find(lines.begin(), lines.end(), "Monthly GPU Report — ml");
+  ASSERT_NE(it, lines.end()) << text;
+  EXPECT_EQ(*(it + 2), "GPU-hours consumed: 37.0 hrs");
+  EXPECT_EQ(*(it + 3), "├── A100 on-demand: 10.0 hrs ×         $3.06 = $30.60");
+  EXPECT_EQ(*(it + 4), "├── A100 spot:      20.0 hrs ×         $1.17 = $23.40");
+  EXPECT_EQ(*(it + 5), "├── H100 on-demand:  4.0 hrs × unknown price = unknown");
+  EXPECT_EQ(*(it + 6), "└── T4 spot:         3.0 hrs ×       $0.3333 = $1.00");
+  EXPECT_EQ(*(it + 7), "Total: $55.00 + unknown (4.0 hrs have no price)");
+  EXPECT_NE(text.find("idle GPU-hours 2.0 hrs (5.4%), idle cost $2.34"), std::string::npos) << text;
+  EXPECT_NE(text.find("Spot ratio: 62.2% (target > 70%, missed)"), std::string::npos) << text;
+  EXPECT_NE(text.find("Top consumers: 1. eval 10.0 GPU-hrs ($30.60)"), std::string::npos);
+  EXPECT_NE(text.find("               4. probe 4.0 GPU-hrs (unknown)"), std::string::npos);
+  EXPECT_EQ(text.find("$0.00 ="), std::string::npos);  // never a silent zero
+}
+
+TEST(MarkdownRenderer, TablesAndEscapedCells) {
+  const std::string md = RenderStatementsToString(Sample(), StatementFormat::kMarkdown);
+  EXPECT_NE(md.find("## Monthly GPU Report — ml\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("| A100 on-demand | 10.0 | $3.06 | $30.60 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| H100 on-demand | 4.0 | unknown price | unknown |"), std::string::npos);
+  EXPECT_NE(
+      md.find("| **Total** | **37.0 hrs** | | **$55.00 + unknown (4.0 hrs have no price)** |"),
+      std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| 1 | x\\|y | 1.00 | $0.35 |"), std::string::npos) << md;
+}
+
+TEST(CsvRenderer, OneRowPerLineAndAmountsAddUp) {
+  const std::vector<std::string> lines =
+      Lines(RenderStatementsToString(Sample(), StatementFormat::kCsv));
+  ASSERT_EQ(lines.size(), 1u + 1u + 4u);
+  EXPECT_EQ(lines[0].substr(0, 60), "team,period_start,period_end,gpu_model,capacity_type,rate_us");
+  int64_t ml_cents = 0;
+  for (const std::string& l : lines) {
+    if (l.rfind("ml,", 0) != 0) continue;
+    std::vector<std::string> f;
+    std::istringstream in(l);
+    for (std::string field; std::getline(in, field, ',');) f.push_back(field);
+    ASSERT_GE(f.size(), 8u) << l;
+    if (f[7].empty()) {
+      EXPECT_NE(l.find("HBM3"), std::string::npos) << l;  // the unpriced line: no amount
+      EXPECT_EQ(l.substr(l.size() - 6), ",false") << l;
+    } else {
+      ml_cents += std::llround(std::stod(f[7]) * 100);
+    }
+  }
+  EXPECT_EQ(ml_cents, 5500);
+  EXPECT_EQ(lines[1].rfind("<b>&amp;,", 0), 0u) << lines[1];  // teams sort by name
+}
+
+TEST(JsonRenderer, NullsForUnknownAndCentsThatAddUp) {
+  const nlohmann::json doc =
+      nlohmann::json::parse(RenderStatementsToString(Sample(), StatementFormat::kJson));
+  EXPECT_EQ(doc["period"]["month"], "2026-10");
+  EXPECT_DOUBLE_EQ(doc["settings"]["idle_threshold"].get<double>(), 0.05);
+  ASSERT_EQ(doc["statements"].size(), 2u);
+  const nlohmann::json& ml = doc["statements"][1];
+  EXPECT_EQ(ml["team"], "ml");
+  EXPECT_DOUBLE_EQ(ml["total_usd"].get<double>(), 55.00);
+  EXPECT_EQ(ml["prices_known"], false);
+  EXPECT_DOUBLE_EQ(ml["unpriced_gpu_hours"].get<double>(), 4);
+  double lines = 0;
+  for (const auto& l : ml["lines"]) {
+    if (l["amount_usd"].is_null()) {
+      EXPECT_TRUE(l["rate_usd_per_gpu_hour"].is_null());
+      EXPECT_TRUE(l["allocated_usd"].is_null());
+    } else {
+      lines += l["amount_usd"].get<double>();
+    }
+  }
+  EXPECT_NEAR(lines, 55.00, 1e-9);
+  EXPECT_EQ(ml["workloads"][0]["workload"], "eval");
+  EXPECT_EQ(ml["workloads"].size(), 4u);
+  EXPECT_EQ(ml["days"].size(), 31u);
+  EXPECT_EQ(ml["days"][2]["date"], "2026-10-03");
+  EXPECT_NEAR(ml["spot_ratio"].get<double>(), 23.0 / 37, 1e-12);
+  EXPECT_EQ(ml["spot_ratio_met"], false);
+}
+
+// Tags outside <style>, in order, must nest: every opened element is closed, except void ones.
+bool TagsNest(const std::string& html, std::string& why) {
+  static const std::regex kTag(R"(<(/?)([a-zA-Z][a-zA-Z0-9]*)([^>]*?)(/?)>)");
+  static const std::vector<std::string> kVoid = {"meta", "br", "hr", "img", "input", "link"};
+  std::vector<std::string> open;
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), kTag); it != std::sregex_iterator();
+       ++it) {
+    const std::string name = (*it)[2];
+    const bool closing = (*it)[1] == "/";
+    const bool self_closing = (*it)[4] == "/";
+    if (closing) {
+      if (open.empty() || open.back() != name) {
+        why = "unexpected </" + name + ">";
+        return false;
+      }
+      open.pop_back();
+    } else if (!self_closing && std::find(kVoid.begin(), kVoid.end(), name) == kVoid.end()) {
+      open.push_back(name);
+    }
+  }
+  why = open.empty() ? "" : "unclosed <" + open.back() + ">";
+  return open.empty();
+}
+
+TEST(HtmlRenderer, OneSelfContainedDocumentWithCharts) {
+  const std::string html = RenderStatementsToString(Sample(), StatementFormat::kHtml);
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>\n<html", 0), 0u);
+  EXPECT_EQ(html.find("<!DOCTYPE", 1), std::string::npos);
+  EXPECT_EQ(html.find("<html", html.find("<html") + 1), std::string::npos);
+  EXPECT_EQ(html.substr(html.size() - 8), "</html>\n");
+  // Nothing fetched: no scripts, no links, no remote references of any kind.
+  for (const char* banned : {"<script", "<link", "<iframe", "<img", "@import", "url(", "http://",
+                             "https://", "//cdn", "src="}) {
+    EXPECT_EQ(html.find(banned), std::string::npos) << banned;
+  }
+  EXPECT_NE(html.find("<style>"), std::string::npos);
+  std::string why;
+  EXPECT_TRUE(TagsNest(html, why)) << why;
+  // Per team: the daily chart and the by-workload chart.
+  size_t svgs = 0;
+  for (size_t p = html.find("<svg"); p != std::string::npos; p = html.find("<svg", p + 1)) ++svgs;
+  EXPECT_EQ(svgs, 4u);
+  EXPECT_NE(html.find("Allocated cost by day"), std::string::npos);
+  EXPECT_NE(html.find("Allocated cost by workload"), std::string::npos);
+  // Names are escaped, never markup.
+  EXPECT_EQ(html.find("<b>&amp;"), std::string::npos);
+  EXPECT_NE(html.find("&lt;b&gt;&amp;amp;"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"n\">$55.00 + unknown (4.0 hrs have no price)</td>"),
+            std::string::npos)
+      << html;
+}
+
+TEST(Formats, NamesParse) {
+  EXPECT_EQ(*ParseStatementFormat("md"), StatementFormat::kMarkdown);
+  EXPECT_EQ(*ParseStatementFormat("html"), StatementFormat::kHtml);
+  auto bad = ParseStatementFormat("pdf");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().ToString().find("text, markdown, csv, json, html"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpucost::chargeback
