@@ -2,10 +2,12 @@
 // device assignments from the kubelet pin containers to exact units (whole GPUs, MIG instances,
 // time-slicing/MPS replicas); unit activity replaces dcgm-exporter's for the time the agent
 // reports a device; holder activity on whole GPUs becomes per-holder series, with the holders
-// the agent places on a GPU but saw no process of counted as measured idle.
+// the agent places on a GPU but saw no process of counted as measured idle; holder activity of
+// Slurm jobs is kept, resolved to units, for the Slurm source to join to its jobs.
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <set>
 #include <tuple>
 
@@ -102,6 +104,65 @@ class HolderJoin {
   std::map<std::pair<std::string, std::string>, std::vector<HolderIndex>> by_uid_;
 };
 
+// A process of a Slurm job: its cgroup named the job and no pod.
+bool IsSlurmJob(const AgentHolderRef& r) { return !r.slurm_job.empty() && r.pod_uid.empty(); }
+
+// Two series of one holder at one instant are parts of its activity: they add up.
+void AddParts(std::map<int64_t, double>& values, const PointSeries& points) {
+  for (const Point& p : points.points()) {
+    auto [it, fresh] = values.emplace(p.t_ms, Clamp01(p.v));
+    if (!fresh && !std::isnan(p.v)) {
+      it->second = std::isnan(it->second) ? Clamp01(p.v) : Clamp01(it->second + p.v);
+    }
+  }
+}
+
+// Keeps the Slurm jobs' series (a.agent.slurm_jobs), one per (unit, job), for the Slurm source:
+// which job holds a Slurm node's GPUs is known only once sacct's jobs are merged.
+void AddSlurmJobActivity(
+    Assembly& a, Window keep,
+    const std::map<AgentGpuKey, std::shared_ptr<const std::vector<Instant>>>& measured) {
+  std::map<std::pair<AgentGpuKey, std::string>, AgentJobActivity> jobs;
+  std::map<std::pair<AgentGpuKey, std::string>, std::map<int64_t, double>> values;
+  for (const auto& [key, activity] : a.agent.holders) {
+    if (!IsSlurmJob(key.holder)) continue;
+    const std::string& job = key.holder.slurm_job;
+    auto node = a.node_index.find({key.gpu.cluster, key.gpu.node});
+    UnitIndex unit = kNoIndex;
+    if (node != a.node_index.end()) {
+      auto it = a.unit_by_device.find({node->second, key.gpu.uuid, key.gpu.gpu_instance_id});
+      if (it != a.unit_by_device.end()) unit = it->second;
+    }
+    if (unit == kNoIndex) {
+      a.diag.Warn(
+          StrCat("agent-slurm-no-unit:", key.gpu.node), activity.source, activity.first_line,
+          StrCat("node agent: GPU activity of Slurm job ", job, " on node ", key.gpu.node, " GPU ",
+                 key.gpu.uuid,
+                 key.gpu.gpu_instance_id >= 0 ? StrCat(" instance ", key.gpu.gpu_instance_id)
+                                              : std::string(),
+                 " names no GPU unit of the inputs; ignored"));
+      continue;
+    }
+    auto [it, fresh] = jobs.try_emplace({key.gpu, job});
+    if (fresh) {
+      AgentJobActivity& j = it->second;
+      j.node = node->second;
+      j.unit = unit;
+      j.gpu_uuid = key.gpu.uuid;
+      j.gpu_instance_id = key.gpu.gpu_instance_id;
+      j.job = job;
+      j.source = activity.source;
+      j.first_line = activity.first_line;
+      if (auto m = measured.find(key.gpu); m != measured.end()) j.measured = m->second;
+    }
+    AddParts(values[{key.gpu, job}], activity.points);
+  }
+  for (auto& [key, j] : jobs) {
+    j.samples = ToSamples(values[key], keep);
+    a.agent.slurm_jobs.push_back(std::move(j));
+  }
+}
+
 }  // namespace
 
 void AddAgentPins(Assembly& a, PinMap& pins) {
@@ -141,6 +202,13 @@ void AddAgentPins(Assembly& a, PinMap& pins) {
 void BuildAgentUsage(Assembly& a) {
   if (a.agent.units.empty() && a.agent.holders.empty()) return;
   const Window keep{a.window.start - a.options.staleness, a.window.end};
+  // Whole GPUs with a Slurm job's series: when the agent measured them, for measured idle.
+  std::map<AgentGpuKey, std::shared_ptr<const std::vector<Instant>>> slurm_measured;
+  for (const auto& [key, activity] : a.agent.holders) {
+    if (IsSlurmJob(key.holder) && key.gpu.gpu_instance_id < 0) {
+      slurm_measured.emplace(key.gpu, nullptr);
+    }
+  }
   // Per-holder activity is used on shared whole GPUs (time-slicing, MPS, HAMi). A MIG instance's
   // activity is its holder's, and so is an unshared GPU's (DESIGN.md: the GPU's own activity,
   // GPM preferred, stands for its one holder).
@@ -173,7 +241,9 @@ void BuildAgentUsage(Assembly& a) {
     }
     const std::vector<Interval> present = PresentIntervals(points.points(), a.presence);
     unit = AgentUnitActivity{};  // the raw points are not needed again
-    if (key.gpu_instance_id < 0 && shared(node)) {
+    auto slurm_gpu = slurm_measured.find(key);
+    const bool for_shared = key.gpu_instance_id < 0 && shared(node);
+    if (for_shared || slurm_gpu != slurm_measured.end()) {
       // Only instants where the agent also measured every process of the GPU.
       std::set<int64_t> measured;
       if (auto pm = a.agent.process_measured.find(key); pm != a.agent.process_measured.end()) {
@@ -181,11 +251,21 @@ void BuildAgentUsage(Assembly& a) {
           if (p.v >= 0.5) measured.insert(p.t_ms);
         }
       }
-      std::vector<int64_t>& instants = gpu_instants[{node, key.uuid}];
+      std::vector<int64_t> instants;
       for (const UsageSample& s : samples) {
         if (!std::isnan(s.value) && measured.contains(UnixMs(s.t))) instants.push_back(UnixMs(s.t));
       }
-      gpu_presence[{node, key.uuid}] = present;
+      if (slurm_gpu != slurm_measured.end() && !instants.empty()) {
+        std::vector<Instant> at;
+        at.reserve(instants.size());
+        for (int64_t t : instants) at.push_back(InstantFromUnixMs(t));
+        slurm_gpu->second = std::make_shared<const std::vector<Instant>>(std::move(at));
+      }
+      if (for_shared) {
+        std::vector<int64_t>& all = gpu_instants[{node, key.uuid}];
+        all.insert(all.end(), instants.begin(), instants.end());
+        gpu_presence[{node, key.uuid}] = present;
+      }
     }
     auto it = device_index.find({node, key.uuid, key.gpu_instance_id});
     if (it != device_index.end()) {
@@ -198,19 +278,15 @@ void BuildAgentUsage(Assembly& a) {
     }
   }
 
+  AddSlurmJobActivity(a, keep, slurm_measured);
+
   // Holder activity on shared whole GPUs.
   const HolderJoin join(a);
   std::map<std::tuple<HolderIndex, NodeIndex, std::string>, std::map<int64_t, double>> series;
   std::map<GpuRef, std::set<HolderIndex>> placed;  // holders the agent puts on each GPU
   for (const auto& [key, activity] : a.agent.holders) {
-    if (key.gpu.gpu_instance_id >= 0) continue;
+    if (key.gpu.gpu_instance_id >= 0 || IsSlurmJob(key.holder)) continue;
     const AgentHolderRef& r = key.holder;
-    if (!r.slurm_job.empty() && r.pod_uid.empty()) {
-      a.diag.Warn("agent-slurm-job", activity.source, activity.first_line,
-                  "node agent: per-job activity of Slurm jobs is not joined to Slurm holders; "
-                  "their rows use their GPU's activity");
-      continue;
-    }
     const HolderIndex h = join.Find(key.gpu.cluster, r);
     if (h == kNoIndex) {
       const std::string who = PodText(r);
@@ -226,14 +302,7 @@ void BuildAgentUsage(Assembly& a) {
     if (node_it == a.node_index.end() || !shared(node_it->second)) continue;
     const NodeIndex node = node_it->second;
     placed[{node, key.gpu.uuid}].insert(h);
-    std::map<int64_t, double>& values = series[{h, node, key.gpu.uuid}];
-    for (const Point& p : activity.points.points()) {
-      // Two series of one holder at one instant are parts of its activity: they add up.
-      auto [it, fresh] = values.emplace(p.t_ms, Clamp01(p.v));
-      if (!fresh && !std::isnan(p.v)) {
-        it->second = std::isnan(it->second) ? Clamp01(p.v) : Clamp01(it->second + p.v);
-      }
-    }
+    AddParts(series[{h, node, key.gpu.uuid}], activity.points);
   }
   a.agent.holders.clear();  // the raw points are not needed again
   for (const auto& [key, assignment] : a.agent.assignments) {

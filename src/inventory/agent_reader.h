@@ -8,11 +8,14 @@
 #include <compare>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "ingest/exposition.h"
 #include "inventory/diagnostics.h"
 #include "inventory/series_timeline.h"
+#include "model/usage.h"
 
 namespace gpucost {
 
@@ -85,6 +88,26 @@ struct AgentAssignment {
   uint64_t first_line = 0;
 };
 
+// A Slurm job's part of a unit's activity as the agent measured it (`slurm_job` label, from the
+// job's cgroup), resolved to the inventory's unit, for the Slurm source to join to the job's
+// holder (slurm/slurm_timeline.h). Built by the inventory builder; the Slurm source decides what
+// the job id names.
+struct AgentJobActivity {
+  NodeIndex node = kNoIndex;
+  UnitIndex unit = kNoIndex;  // the whole GPU or the MIG instance
+  std::string gpu_uuid;
+  int gpu_instance_id = -1;
+  std::string job;  // the slurm_job label as written (the job's JobIDRaw, from job_<id>)
+  // Ratios of the whole device, clipped to the window (from one staleness limit before it).
+  std::vector<UsageSample> samples;
+  // Whole GPUs: the instants the agent measured every process of the GPU (a unit sample and
+  // nvmlDeviceGetProcessUtilization supported). A job holding the GPU then with no sample ran
+  // nothing on it: measured idle. Shared by the jobs of one GPU; null where none.
+  std::shared_ptr<const std::vector<Instant>> measured;
+  std::string source;
+  uint64_t first_line = 0;
+};
+
 struct AgentData {
   std::map<AgentGpuKey, AgentGpu> gpus;
   std::map<AgentGpuKey, AgentUnitActivity> units;
@@ -93,6 +116,8 @@ struct AgentData {
   // gpucost_agent_nvml_supported{call="nvmlDeviceGetProcessUtilization"} per GPU: where it is 1
   // the agent measured every process, so a holder without a series used nothing.
   std::map<AgentGpuKey, PointSeries> process_measured;
+  // Filled by the inventory builder from the holder series that name a Slurm job.
+  std::vector<AgentJobActivity> slurm_jobs;
 };
 
 class AgentReader {

@@ -64,14 +64,16 @@ Result<LoadedTimeline> InventoryBuilder::Build() {
     return Status::InvalidArgument("staleness and default scrape interval must be positive");
   }
   const PresenceOptions presence{options_.default_scrape_interval, options_.staleness};
-  // The API's intervals count towards the span: a cluster read from the API with dcgm-exporter
-  // files for its usage spans both.
-  for (const KubeState& k : kube_) {
-    for (const KubePod& p : k.pods) {
-      for (const Interval& iv : p.active) {
-        if (p.resources.empty() || iv.end <= iv.start) continue;
-        min_t_ms_ = std::min(min_t_ms_, UnixMs(iv.start));
-        max_t_ms_ = std::max(max_t_ms_, UnixMs(iv.end) - 1);
+  // With no samples at all, the span is the API's: its GPU pods' lifetimes. With samples it is
+  // theirs alone (a pod running for weeks must not stretch a report of an hour's files).
+  if (max_t_ms_ < min_t_ms_) {
+    for (const KubeState& k : kube_) {
+      for (const KubePod& p : k.pods) {
+        for (const Interval& iv : p.active) {
+          if (p.resources.empty() || iv.end <= iv.start) continue;
+          min_t_ms_ = std::min(min_t_ms_, UnixMs(iv.start));
+          max_t_ms_ = std::max(max_t_ms_, UnixMs(iv.end) - 1);
+        }
       }
     }
   }
@@ -103,6 +105,7 @@ Result<LoadedTimeline> InventoryBuilder::Build() {
   BuildUsage(a);
   BuildAgentUsage(a);
   out.device_jobs = BuildDeviceJobs(a);
+  out.agent_jobs = std::move(a.agent.slurm_jobs);
 
   for (GpuUnit& u : a.inventory.units) {
     if (u.present.empty()) continue;

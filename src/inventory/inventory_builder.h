@@ -66,6 +66,7 @@ struct LoadedTimeline {
   uint64_t samples = 0;       // samples read
   uint64_t parse_errors = 0;  // malformed lines skipped
   std::vector<DeviceJob> device_jobs;  // dcgm hpc_job labels, for the Slurm source to match
+  std::vector<AgentJobActivity> agent_jobs;  // node agent slurm_job series, likewise
 };
 
 class InventoryBuilder final : public ExpositionHandler {

@@ -91,9 +91,14 @@ LoadedTimeline ToLoadedTimeline(SlurmTimeline slurm);
 // A Slurm node that `target` already has from dcgm-exporter data alone (same name, same cluster
 // or `unlabelled_cluster`, the cluster given to series without a cluster label; no Kubernetes
 // holding on it) is taken over instead of added: the Slurm jobs draw from its real GPUs, which
-// carry their measured activity, and the node joins the Slurm cluster. Where dcgm-exporter
-// labelled a GPU with the job (`hpc_job`, target.device_jobs), the job's holding is pinned to
-// exactly those GPUs, and its gres/gpuutil series is dropped in favour of the measurement.
+// carry their measured activity, and the node joins the Slurm cluster. Where the node agent
+// measured a job's processes on a GPU (`slurm_job`, target.agent_jobs), the job's holding is
+// pinned to those GPUs and its utilization on each whole GPU is its own measured activity (a
+// per-holder series; measured idle where the agent saw none of its processes). Else, where
+// dcgm-exporter labelled a GPU with the job (`hpc_job`, target.device_jobs), the holding is pinned
+// to exactly those GPUs and takes their activity. A job measured either way has its gres/gpuutil
+// series dropped in favour of the measurement. Agent series naming no Slurm job on their node
+// are warned about.
 void MergeSlurmTimeline(LoadedTimeline& target, SlurmTimeline slurm,
                         const std::string& unlabelled_cluster = "");
 

@@ -379,5 +379,34 @@ TEST(AgentInventory, MalformedAgentSeriesAreWarnedWithTheirLine) {
   EXPECT_EQ(t.samples, 5u);
 }
 
+TEST(AgentInventory, SlurmJobSeriesAreKeptForTheSlurmSource) {
+  // A Slurm node: no kube-state-metrics, two GPUs, every process measured. Job 4001's processes
+  // run on GPU-b for the first half; a series on a GPU the node does not show names no unit.
+  const std::string text =
+      Every30s(GpuInfo("gpu01", "GPU-a", 0, "NVIDIA A100-SXM4-80GB") +
+                   GpuInfo("gpu01", "GPU-b", 1, "NVIDIA A100-SXM4-80GB") +
+                   UnitActivity("gpu01", "GPU-a", 0.1) + UnitActivity("gpu01", "GPU-b", 0.5),
+               6) +
+      Every30s(HolderActivity("gpu01", "GPU-b", "slurm_job=\"4001\"", 0.25) +
+                   HolderActivity("gpu01", "GPU-z", "slurm_job=\"4001\"", 0.25),
+               3);
+  auto t = Load(text);
+  ASSERT_EQ(t.agent_jobs.size(), 1u);
+  const AgentJobActivity& j = t.agent_jobs[0];
+  EXPECT_EQ(j.job, "4001");
+  EXPECT_EQ(t.inventory.nodes[j.node].name, "gpu01");
+  EXPECT_EQ(t.inventory.units[j.unit].gpu_uuid, "GPU-b");
+  EXPECT_EQ(j.gpu_instance_id, -1);
+  ASSERT_EQ(j.samples.size(), 3u);
+  for (const UsageSample& x : j.samples) EXPECT_EQ(x.value, 0.25);
+  // Every instant the agent measured the GPU's processes, for measured idle.
+  ASSERT_NE(j.measured, nullptr);
+  EXPECT_EQ(j.measured->size(), 6u);
+  // Not a pod's: no per-holder series, no warning that it is dropped.
+  EXPECT_TRUE(t.usage.holders.empty());
+  EXPECT_EQ(WarningsWith(t, "not joined"), 0u);
+  EXPECT_EQ(WarningsWith(t, "Slurm job 4001 on node gpu01 GPU GPU-z names no GPU unit"), 1u);
+}
+
 }  // namespace
 }  // namespace gpucost

@@ -169,6 +169,25 @@ TEST(KubeMergeTest, LabelKeysThatSanitizeAlikeKeepTheFirstWithAWarning) {
   EXPECT_TRUE(warned);
 }
 
+TEST(KubeMergeTest, SamplesDecideTheSpanAndTheApiOnlyWithoutThem) {
+  KubeState k;
+  k.observed_at = T(600);
+  k.nodes.push_back(ApiNode("n1", {{"nvidia.com/gpu.count", "1"}}, {{"nvidia.com/gpu", 1}}));
+  k.pods.push_back(ApiPod("a", "old", "n1", "nvidia.com/gpu", 1, Interval{T(-86400), T(600)}));
+  TimelineOptions o;
+  o.kube_states.push_back(k);
+  // A pod running for a day does not stretch a report of five minutes of samples.
+  const LoadedTimeline with_samples = Load(
+      Every30s("kube_node_labels{node=\"n1\",label_nvidia_com_gpu_count=\"1\"} 1 %T\n", 10), o);
+  EXPECT_EQ(with_samples.span.start, T(0));
+  // With the API alone, the span is its pods' lifetimes.
+  InventoryBuilder b(o);
+  auto alone = b.Build();
+  ASSERT_TRUE(alone.ok());
+  EXPECT_EQ(alone->span.start, T(-86400));
+  EXPECT_EQ(alone->span.end, T(600));
+}
+
 TEST(KubeMergeTest, UnscheduledApiPodHoldsNothingAndIsReported) {
   KubeState k;
   k.observed_at = T(3600);
