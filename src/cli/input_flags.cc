@@ -10,19 +10,12 @@
 #include "core/strings.h"
 #include "inventory/timeline_loader.h"
 #include "promsource/prometheus_source.h"
+#include "slurm/account_teams.h"
 #include "slurm/sacct_runner.h"
 #include "slurm/slurm_timeline.h"
 
 namespace gpucost::cli {
 namespace {
-
-std::vector<std::string> CommaList(const std::string& text) {
-  std::vector<std::string> out;
-  for (std::string_view part : Split(text, ',')) {
-    if (!Trim(part).empty()) out.emplace_back(Trim(part));
-  }
-  return out;
-}
 
 Result<LoadedTimeline> LoadPrometheus(const InputFlags& flags, const TimelineOptions& topts) {
   promsource::PrometheusSourceOptions popts;
@@ -65,13 +58,16 @@ Result<slurm::SlurmTimeline> LoadSlurm(const InputFlags& flags, std::optional<Wi
     GPUCOST_ASSIGN_OR_RETURN(sopts.billing, slurm::LoadBillingWeights(flags.slurm_billing_weights));
     sopts.billing->max_tres = sopts.billing->max_tres || flags.slurm_billing_max_tres;
   }
+  if (!flags.slurm_account_teams.empty()) {
+    GPUCOST_ASSIGN_OR_RETURN(sopts.account_teams, slurm::LoadAccountTeams(flags.slurm_account_teams));
+  }
   sopts.window = window;
   if (!flags.slurm) return slurm::LoadSacct(flags.slurm_sacct, sopts);
   slurm::SacctRunOptions run;
   run.binary = flags.slurm_sacct_bin;
   run.window = *sopts.window;
   run.time_zone = flags.slurm_time_zone;
-  run.clusters = CommaList(flags.slurm_clusters);
+  run.clusters = SplitList(flags.slurm_clusters);
   GPUCOST_ASSIGN_OR_RETURN(std::string text, slurm::RunSacct(run));
   sopts.format.fields = slurm::SacctFields();
   return slurm::LoadSacctText(text, sopts, "sacct");
@@ -124,6 +120,9 @@ void AddInputFlags(CLI::App& cmd, InputFlags& f) {
       ->capture_default_str();
   cmd.add_option("--slurm-clusters", f.slurm_clusters,
                  "With --slurm: clusters to ask sacct for (--clusters), comma-separated");
+  cmd.add_option("--slurm-account-teams", f.slurm_account_teams,
+                 "File mapping Slurm accounts to teams, one \"ACCOUNT TEAM\" a line (default: "
+                 "the team is the account)");
   cmd.add_option("--slurm-billing-weights", f.slurm_billing_weights,
                  "`scontrol show partition` output (or slurm.conf PartitionName lines): "
                  "recompute each job's billing TRES from its partition's TRESBillingWeights");
@@ -162,8 +161,8 @@ Result<LoadedInput> LoadInput(const InputFlags& flags, std::optional<Window> win
                               Duration step) {
   TimelineOptions topts;
   topts.cluster = flags.cluster;
-  topts.team_labels = CommaList(flags.team_labels);
-  topts.label_allowlist = CommaList(flags.label_allowlist);
+  topts.team_labels = SplitList(flags.team_labels);
+  topts.label_allowlist = SplitList(flags.label_allowlist);
   topts.window = window;
   LoadedInput out;
   GPUCOST_ASSIGN_OR_RETURN(out.staleness, ParseDuration(flags.staleness));

@@ -42,6 +42,7 @@ struct InputFlags {
   std::string slurm_sacct_bin = "sacct";
   std::string slurm_clusters;
   std::string slurm_billing_weights;
+  std::string slurm_account_teams;
   bool slurm_billing_max_tres = false;
 };
 

@@ -138,6 +138,33 @@ TEST(ReportCommand, KubernetesAndSlurmInOneReport) {
               6 * 4 * h, 1e-9);
 }
 
+// --slurm-account-teams: a job's team is its account's team from the file, else the account.
+TEST(ReportCommand, SlurmAccountsMapToTeamsFromAFile) {
+  const std::string sacct =
+      std::string(GPUCOST_SOURCE_DIR) + "/tests/cli/data/report/sacct_mixed.txt";
+  TempDir dir;
+  const std::string teams = dir.Write("teams.txt", "# account  team\nphysics  sciences\n");
+  const std::string common = kBinary + " report --slurm-sacct " + sacct +
+                             " --slurm-time-zone UTC --slurm-gpus-per-node 2"
+                             " --window 1790812800,1790813400 --by team --accumulate"
+                             " --price-per-gpu-hour 4 --format json";
+  const RunResult r = RunShell(common + " --slurm-account-teams " + teams + " 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::map<std::string, double> allocated;
+  const auto doc = nlohmann::json::parse(r.output);
+  for (const auto& row : doc["rows"]) {
+    allocated[row["team"].get<std::string>()] = row["allocated_usd"].get<double>();
+  }
+  EXPECT_NEAR(allocated["sciences"], 4 * 5.0 / 60, 1e-9);  // job 501, account physics
+  EXPECT_TRUE(allocated.contains("chemistry"));             // unmapped: the account
+  EXPECT_FALSE(allocated.contains("physics"));
+  // A malformed line fails naming the file and line.
+  const std::string bad = dir.Write("bad.txt", "physics sciences\nchemistry\n");
+  const RunResult b = RunShell(common + " --slurm-account-teams " + bad + " 2>&1");
+  EXPECT_EQ(b.exit_code, 2);
+  EXPECT_TRUE(Contains(b.output, bad + ":2: expected")) << b.output;
+}
+
 }  // namespace
 }  // namespace gpucost
 
