@@ -80,7 +80,8 @@ int main(int argc, char** argv) {
                                     "Tesla-T4-SHARED", "NVIDIA-L4"};
   for (int n = 0; n < f.nodes; ++n) {
     const int kind = n % 4;
-    fx::StringMap labels = fx::GfdLabels(kProducts[kind], 8, kind == 2 ? 15360 : 81920,
+    // MIG single strategy: GFD counts the slices, as the device plugin offers them.
+    fx::StringMap labels = fx::GfdLabels(kProducts[kind], kind == 1 ? 56 : 8, kind == 2 ? 15360 : 81920,
                                          kind == 2 ? 4 : 1, kind == 2 ? "time-slicing" : "none");
     if (kind == 1) {
       labels["nvidia.com/mig.strategy"] = "single";

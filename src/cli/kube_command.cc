@@ -5,6 +5,7 @@
 // the process's CPU time and peak memory (the figures docs/perf.md records).
 #include <sys/resource.h>
 
+#include <cstdio>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -162,12 +163,12 @@ Status Run(const KubeCommandFlags& f) {
     std::cout << "\n" << st.decode_errors << " objects could not be read; the last: "
               << st.last_decode_error << "\n";
   }
-  std::cout << StrCat("\nCPU: ", list_cpu, " s to list");
+  std::printf("\nCPU: %.2f s to list", list_cpu);
   if (watch_s > 0) {
-    std::cout << StrCat(", ", watch_cpu, " s over ", watch_s, " s of watching (",
-                        100.0 * watch_cpu / watch_s, "% of one core)");
+    std::printf(", %.2f s over %.0f s of watching (%.2f%% of one core)", watch_cpu, watch_s,
+                100.0 * watch_cpu / watch_s);
   }
-  std::cout << StrCat("; peak RSS ", max_rss_mb, " MB\n");
+  std::printf("; peak RSS %.1f MB\n", max_rss_mb);
   return Status::Ok();
 }
 

@@ -170,6 +170,25 @@ TEST_F(ReportKubeTest, ApiIdentityWinsOverKubeStateMetricsWithClientCertificate)
   EXPECT_NE(r.output.find("Job,llm-finetune,"), std::string::npos) << r.output;
 }
 
+TEST_F(ReportKubeTest, KubeCommandShowsWhatGpucostMakesOfTheCluster) {
+  LoadDemoCluster(*server_);
+  const auto r = RunShell(std::string(GPUCOST_BINARY) + " kube --kubeconfig " + Kubeconfig(false) +
+                          " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto doc = nlohmann::json::parse(r.output);
+  EXPECT_EQ(doc["gpu_pods"], 7);
+  EXPECT_EQ(doc["holders"], 7);
+  EXPECT_EQ(doc["gpu_pods_by_phase"]["Running"], 7);
+  ASSERT_EQ(doc["gpu_nodes"].size(), 1u);
+  EXPECT_EQ(doc["gpu_nodes"][0]["sharing"], "mig");
+  EXPECT_EQ(doc["gpu_nodes"][0]["gpus"], 1);  // seven 1g.5gb slices of one A100
+  EXPECT_EQ(doc["resources"]["pods"]["lists"], 1);
+  EXPECT_EQ(doc["decode_errors"], 0);
+  const auto table = RunShell(std::string(GPUCOST_BINARY) + " kube --kubeconfig " + Kubeconfig(false));
+  ASSERT_EQ(table.exit_code, 0) << table.output;
+  EXPECT_NE(table.output.find("GPU pods: 7 (Running 7)"), std::string::npos) << table.output;
+}
+
 TEST_F(ReportKubeTest, UnreachableOrForbiddenApiFailsTheReportClearly) {
   LoadDemoCluster(*server_);
   server_->FailNext("/api/v1/nodes", 403, 100);
