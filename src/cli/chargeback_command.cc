@@ -153,11 +153,7 @@ void AddChargebackCommand(CLI::App& app, int& exit_code) {
       "Money is rounded to cents so that the lines add up exactly to the total; hours on "
       "capacity without a price are shown as unknown, never as $0. Exit status: 0 on success, "
       "2 on bad flags, bad input or an unknown team.");
-  cmd->callback([f, &exit_code] {
-    const Status status = Run(*f);
-    if (!status.ok()) LogError(status.ToString());
-    exit_code = status.ok() ? 0 : 2;
-  });
+  SetStatusCallback(*cmd, exit_code, [f] { return Run(*f); });
 }
 
 }  // namespace gpucost::cli

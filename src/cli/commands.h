@@ -4,7 +4,14 @@
 
 #include <CLI/CLI.hpp>
 
+#include <functional>
+
+#include "core/status.h"
+
 namespace gpucost::cli {
+
+// The usual callback: runs `run`; an error is logged and exits 2, success exits 0.
+void SetStatusCallback(CLI::App& cmd, int& exit_code, std::function<Status()> run);
 
 void AddVersionCommand(CLI::App& app, int& exit_code);
 void AddParseCommand(CLI::App& app, int& exit_code);

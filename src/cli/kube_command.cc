@@ -190,15 +190,7 @@ void AddKubeCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--team-labels", f->team_labels, "Team label chain")->capture_default_str();
   cmd->add_option("--format", f->format, "table | json")->capture_default_str();
   cmd->footer("Exit status: 0 on success, 2 when the API cannot be read.");
-  cmd->callback([f, &exit_code] {
-    const Status s = Run(*f);
-    if (!s.ok()) {
-      LogError(s.ToString());
-      exit_code = 2;
-    } else {
-      exit_code = 0;
-    }
-  });
+  SetStatusCallback(*cmd, exit_code, [f] { return Run(*f); });
 }
 
 }  // namespace gpucost::cli

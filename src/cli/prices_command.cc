@@ -169,15 +169,7 @@ void AddPricesCommand(CLI::App& app, int& exit_code) {
   AddKubeFlags(*cmd, f->kube);
   cmd->add_flag("--catalog", f->catalog, "Print the built-in catalog with its sources");
   cmd->footer("Exit status: 0 on success, 2 on bad flags or input.");
-  cmd->callback([f, &exit_code] {
-    const Status s = Run(*f);
-    if (!s.ok()) {
-      LogError(s.ToString());
-      exit_code = 2;
-    } else {
-      exit_code = 0;
-    }
-  });
+  SetStatusCallback(*cmd, exit_code, [f] { return Run(*f); });
 }
 
 }  // namespace gpucost::cli

@@ -110,15 +110,9 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
       "card, built-in catalog by instance type, default rate. A node nothing prices has its money "
       "reported as unknown (null), never as zero; --format focus then fails, naming the nodes "
       "without a price. Exit status: 0 on success, 2 on bad flags or input.");
-  cmd->callback([f, cmd, &exit_code] {
+  SetStatusCallback(*cmd, exit_code, [f, cmd] {
     f->step_given = cmd->count("--step") > 0;
-    const Status s = Run(*f);
-    if (!s.ok()) {
-      LogError(s.ToString());
-      exit_code = 2;
-    } else {
-      exit_code = 0;
-    }
+    return Run(*f);
   });
 }
 

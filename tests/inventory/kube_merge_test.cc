@@ -44,6 +44,13 @@ const Holder* FindHolder(const LoadedTimeline& t, const std::string& pod) {
   return nullptr;
 }
 
+bool Warned(const LoadedTimeline& t, const std::string& text) {
+  for (const InputWarning& w : t.warnings) {
+    if (w.ToString().find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
 double HeldHours(const LoadedTimeline& t, const std::string& pod) {
   double hours = 0;
   for (const Holding& h : t.inventory.holdings) {
@@ -164,9 +171,7 @@ TEST(KubeMergeTest, LabelKeysThatSanitizeAlikeKeepTheFirstWithAWarning) {
   ASSERT_NE(h, nullptr);
   EXPECT_EQ(h->labels.Get("team.name"), "x");
   EXPECT_EQ(h->labels.size(), 1u);
-  bool warned = false;
-  for (const InputWarning& w : r->warnings) warned = warned || w.ToString().find("read alike") != std::string::npos;
-  EXPECT_TRUE(warned);
+  EXPECT_TRUE(Warned(*r, "read alike"));
 }
 
 TEST(KubeMergeTest, SamplesDecideTheSpanAndTheApiOnlyWithoutThem) {
@@ -204,9 +209,7 @@ TEST(KubeMergeTest, UnscheduledApiPodHoldsNothingAndIsReported) {
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(FindHolder(*r, "waiting"), nullptr);
   EXPECT_DOUBLE_EQ(HeldHours(*r, "waiting"), 0);
-  bool warned = false;
-  for (const InputWarning& w : r->warnings) warned = warned || w.ToString().find("never scheduled") != std::string::npos;
-  EXPECT_TRUE(warned);
+  EXPECT_TRUE(Warned(*r, "never scheduled"));
 }
 
 }  // namespace
