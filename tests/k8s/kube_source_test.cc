@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <thread>
 
 #include "k8s/fake_apiserver.h"
@@ -81,6 +82,15 @@ nlohmann::json CpuPod(const std::string& ns, const std::string& name) {
   return fx::Pod(p);
 }
 
+// The pod named `name` in a fresh snapshot, copied (the snapshot is a temporary).
+std::optional<KubePod> PodIn(const KubeSource& source, const std::string& name) {
+  const KubeState s = source.Snapshot();
+  for (const KubePod& p : s.pods) {
+    if (p.name == name) return p;
+  }
+  return std::nullopt;
+}
+
 const KubePod* FindPod(const KubeState& s, const std::string& name) {
   for (const KubePod& p : s.pods) {
     if (p.name == name) return &p;
@@ -150,7 +160,7 @@ TEST_F(KubeSourceTest, WatchAppliesAddedModifiedDeletedAndBookmarks) {
   ASSERT_TRUE(source.WaitForSync(10s)) << Errors(source);
   ASSERT_TRUE(server_.WaitForWatches("pods", 1, 5s));
   server_.Upsert("pods", GpuPod("ml", "late", "n1", "nvidia.com/mig-1g.10gb", "1"));
-  ASSERT_TRUE(Eventually([&] { return FindPod(source.Snapshot(), "late") != nullptr; }));
+  ASSERT_TRUE(Eventually([&] { return PodIn(source, "late").has_value(); }));
 
   // MODIFIED: the pod finished.
   nlohmann::json done = *server_.Get("pods", "ml", "gpu-1");
@@ -160,20 +170,20 @@ TEST_F(KubeSourceTest, WatchAppliesAddedModifiedDeletedAndBookmarks) {
   }
   server_.Upsert("pods", done);
   ASSERT_TRUE(Eventually([&] {
-    const KubePod* p = FindPod(source.Snapshot(), "gpu-1");
-    return p != nullptr && p->phase == "Succeeded";
+    const auto p = PodIn(source, "gpu-1");
+    return p && p->phase == "Succeeded";
   }));
-  EXPECT_EQ(FindPod(source.Snapshot(), "gpu-1")->active.at(0).end, At("2024-06-01T09:30:00Z"));
+  EXPECT_EQ(PodIn(source, "gpu-1")->active.at(0).end, At("2024-06-01T09:30:00Z"));
 
   // DELETED: a running pod's deletion ends it when it was seen, and it is kept for a while.
   clock_.Set(At("2024-06-01T10:05:00Z"));
   server_.Delete("pods", "ml", "gpu-2");
   ASSERT_TRUE(Eventually([&] { return PodsVersion(source) == std::to_string(server_.resource_version()); }));
-  ASSERT_NE(FindPod(source.Snapshot(), "gpu-2"), nullptr);
+  ASSERT_TRUE(PodIn(source, "gpu-2").has_value());
   clock_.Set(At("2024-06-01T10:20:00Z"));
-  EXPECT_EQ(FindPod(source.Snapshot(), "gpu-2")->active.at(0).end, At("2024-06-01T10:05:00Z"));
+  EXPECT_EQ(PodIn(source, "gpu-2")->active.at(0).end, At("2024-06-01T10:05:00Z"));
   clock_.Set(At("2024-06-01T12:00:00Z"));  // past the retention
-  EXPECT_EQ(FindPod(source.Snapshot(), "gpu-2"), nullptr);
+  EXPECT_FALSE(PodIn(source, "gpu-2").has_value());
 
   // BOOKMARK: the informer moves to the bookmark's version without an event.
   server_.Upsert("nodes", fx::Node({.name = "n2"}));  // advances the global version
@@ -222,12 +232,12 @@ TEST_F(KubeSourceTest, HungUpWatchResumesFromItsVersionWithoutRelisting) {
   ASSERT_TRUE(source.WaitForSync(10s)) << Errors(source);
   ASSERT_TRUE(server_.WaitForWatches("pods", 1, 5s));
   server_.Upsert("pods", GpuPod("ml", "before-hangup", "n1"));
-  ASSERT_TRUE(Eventually([&] { return FindPod(source.Snapshot(), "before-hangup") != nullptr; }));
+  ASSERT_TRUE(Eventually([&] { return PodIn(source, "before-hangup").has_value(); }));
   const int lists = server_.ListCount("pods");
   const int watches = server_.WatchCount("pods");
   EXPECT_GE(server_.HangUpWatches(), 1);
   server_.Upsert("pods", GpuPod("ml", "after-hangup", "n1"));
-  ASSERT_TRUE(Eventually([&] { return FindPod(source.Snapshot(), "after-hangup") != nullptr; }));
+  ASSERT_TRUE(Eventually([&] { return PodIn(source, "after-hangup").has_value(); }));
   EXPECT_GT(server_.WatchCount("pods"), watches);
   EXPECT_EQ(server_.ListCount("pods"), lists);  // resumed, not relisted
   const std::vector<std::string> q = server_.Queries("pods");
