@@ -44,6 +44,15 @@ const Holder* FindHolder(const LoadedTimeline& t, const std::string& pod) {
   return nullptr;
 }
 
+// The inventory of the API's view alone, over the first hour.
+Result<LoadedTimeline> BuildFirstHour(const KubeState& k) {
+  TimelineOptions o;
+  o.window = Window{T(0), T(3600)};
+  o.kube_states.push_back(k);
+  InventoryBuilder b(o);
+  return b.Build();
+}
+
 bool Warned(const LoadedTimeline& t, const std::string& text) {
   for (const InputWarning& w : t.warnings) {
     if (w.ToString().find(text) != std::string::npos) return true;
@@ -161,12 +170,8 @@ TEST(KubeMergeTest, LabelKeysThatSanitizeAlikeKeepTheFirstWithAWarning) {
   KubePod p = ApiPod("a", "p", "n1", "nvidia.com/gpu", 1, Interval{T(0), T(60)});
   p.labels = {{"team.name", "x"}, {"team_name", "y"}};
   k.pods.push_back(p);
-  TimelineOptions o;
-  o.window = Window{T(0), T(3600)};
-  o.kube_states.push_back(k);
-  InventoryBuilder b(o);
-  auto r = b.Build();
-  ASSERT_TRUE(r.ok());
+  auto r = BuildFirstHour(k);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
   const Holder* h = FindHolder(*r, "p");
   ASSERT_NE(h, nullptr);
   EXPECT_EQ(h->labels.Get("team.name"), "x");
@@ -201,12 +206,8 @@ TEST(KubeMergeTest, UnscheduledApiPodHoldsNothingAndIsReported) {
   p.phase = "Pending";
   p.active.clear();
   k.pods.push_back(p);
-  TimelineOptions o;
-  o.window = Window{T(0), T(3600)};
-  o.kube_states.push_back(k);
-  InventoryBuilder b(o);
-  auto r = b.Build();
-  ASSERT_TRUE(r.ok());
+  auto r = BuildFirstHour(k);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(FindHolder(*r, "waiting"), nullptr);
   EXPECT_DOUBLE_EQ(HeldHours(*r, "waiting"), 0);
   EXPECT_TRUE(Warned(*r, "never scheduled"));
