@@ -1,0 +1,77 @@
+#include "monitoring/metric_catalog.h"
+
+#include <array>
+
+namespace gpucost::monitoring {
+namespace {
+
+constexpr std::array<std::string_view, 7> kHolderLabels = {
+    "cluster", "namespace", "team", "workload", "workload_kind", "gpu_model", "capacity_type"};
+constexpr std::array<std::string_view, 4> kNodeLabels = {"cluster", "node", "gpu_model",
+                                                         "capacity_type"};
+constexpr std::array<std::string_view, 5> kPriceLabels = {"cluster", "node", "gpu_model",
+                                                          "capacity_type", "price_source"};
+constexpr std::array<std::string_view, 2> kTeamLabels = {"cluster", "team"};
+constexpr std::array<std::string_view, 1> kTargetLabels = {"target"};
+constexpr std::array<std::string_view, 0> kNoLabels = {};
+
+constexpr auto C = MetricType::kCounter;
+constexpr auto G = MetricType::kGauge;
+
+constexpr std::array<MetricDef, 19> kCatalog = {{
+    {kAllocatedUsdTotal, C, kHolderLabels,
+     "Allocated GPU cost: share held x price x hours (USD)."},
+    {kEffectiveUsdTotal, C, kHolderLabels,
+     "Effective GPU cost: allocated x utilization, over measured steps (USD)."},
+    {kWasteUsdTotal, C, kHolderLabels,
+     "Wasted GPU cost: allocated - effective, over measured steps (USD)."},
+    {kAllocatedGpuHoursTotal, C, kHolderLabels, "GPU-equivalent hours held."},
+    {kUnmeasuredGpuHoursTotal, C, kHolderLabels,
+     "GPU-equivalent hours held with no usage sample (unmeasured, not idle)."},
+    {kIdleGpuHoursHeldTotal, C, kHolderLabels,
+     "GPU-equivalent hours held while utilization was under the idle threshold."},
+    {kAllocatedUsdPerHour, G, kHolderLabels, "Allocated GPU cost rate in the last step (USD/h)."},
+    {kAllocatedGpus, G, kHolderLabels, "GPU-equivalents held in the last step."},
+    {kUtilization, G, kHolderLabels,
+     "Utilization (activity / share, 0-1) in the last measured step."},
+    {kIdleUsdTotal, C, kNodeLabels, "Cost of node GPU capacity nobody held (USD)."},
+    {kIdleGpuHoursTotal, C, kNodeLabels, "GPU-equivalent hours of capacity nobody held."},
+    {kNodeGpus, G, kNodeLabels, "Physical GPUs of the node (never the replica count)."},
+    {kNodePriceUsdPerGpuHour, G, kPriceLabels,
+     "Price of one GPU-hour on the node and where it came from; absent when unknown."},
+    {kNodePriceKnown, G, kNodeLabels, "1 when the node's GPU price is known, 0 when unknown."},
+    {kNodeLastUsageSample, G, kNodeLabels,
+     "Unix time of the node's newest GPU usage sample; 0 when none was ever seen."},
+    {kTeamBudgetUsd, G, kTeamLabels, "The team's monthly GPU budget (USD)."},
+    {kTeamMonthToDateUsd, G, kTeamLabels, "The team's allocated GPU cost this month (USD)."},
+    {kTeamForecastUsd, G, kTeamLabels,
+     "The team's allocated GPU cost forecast to the end of the month (USD)."},
+    {kScrapeErrorsTotal, C, kTargetLabels, "Failed scrapes of a usage target."},
+}};
+
+constexpr std::array<MetricDef, 2> kHealth = {{
+    {kAttributionLagSeconds, G, kNoLabels,
+     "Seconds between now and the end of the newest attributed step."},
+    {kLedgerBytes, G, kNoLabels, "Size of the ledger on disk (bytes)."},
+}};
+
+constexpr auto kAll = [] {
+  std::array<MetricDef, kCatalog.size() + kHealth.size()> all{};
+  size_t i = 0;
+  for (const MetricDef& m : kCatalog) all[i++] = m;
+  for (const MetricDef& m : kHealth) all[i++] = m;
+  return all;
+}();
+
+}  // namespace
+
+std::span<const MetricDef> MetricCatalog() { return kAll; }
+
+const MetricDef* FindMetric(std::string_view name) {
+  for (const MetricDef& m : kAll) {
+    if (m.name == name) return &m;
+  }
+  return nullptr;
+}
+
+}  // namespace gpucost::monitoring
