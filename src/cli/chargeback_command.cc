@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "cli/input_flags.h"
 #include "cli/price_flags.h"
+#include "cli/ratio_flag.h"
 #include "cli/report_pipeline.h"
 #include "core/log.h"
 #include "core/strings.h"
@@ -41,20 +42,6 @@ struct ChargebackFlags {
   std::string spot_ratio_target = "70%";
   int top = 5;
 };
-
-// "80%" or "0.8" -> 0.8.
-Result<double> ParseRatio(std::string_view flag, const std::string& text) {
-  std::string number = std::string(Trim(text));
-  const bool percent = !number.empty() && number.back() == '%';
-  if (percent) number.pop_back();
-  char* end = nullptr;
-  const double v = std::strtod(number.c_str(), &end);
-  if (number.empty() || end != number.c_str() + number.size() || !std::isfinite(v)) {
-    return Status::InvalidArgument(
-        StrCat(flag, ": \"", text, "\" is not a fraction (0.8) or a percent (80%)"));
-  }
-  return percent ? v / 100 : v;
-}
 
 Result<ChargebackSettings> Settings(const ChargebackFlags& flags) {
   ChargebackSettings s;

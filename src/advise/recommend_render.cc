@@ -1,0 +1,115 @@
+#include "advise/recommend_render.h"
+
+#include <cmath>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/strings.h"
+
+namespace gpucost::advise {
+namespace {
+
+using nlohmann::json;
+
+std::string Usd(double v) { return std::isnan(v) ? "unknown" : fmt::format("${:.2f}", v); }
+std::string Pct(double v) { return std::isnan(v) ? "-" : fmt::format("{:.1f}%", v * 100); }
+json Num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+void RenderText(const Recommendations& recs, std::ostream& out) {
+  out << "Recommendations over " << FormatRfc3339(recs.window.start) << " to "
+      << FormatRfc3339(recs.window.end) << " (" << recs.workloads
+      << " workloads; idle: utilization under " << Pct(recs.idle_threshold) << ")\n";
+  const size_t known = recs.items.size() - static_cast<size_t>(recs.unknown_savings);
+  out << "Potential savings: " << Usd(recs.monthly_savings_usd) << "/month from " << known
+      << " recommendation" << (known == 1 ? "" : "s");
+  if (recs.unknown_savings > 0) out << " (" << recs.unknown_savings << " more with unknown savings)";
+  out << "\n";
+  if (recs.unmeasured_gpu_hours > 0) {
+    out << fmt::format("Unmeasured: {:.1f} GPU-hours had no usage sample and back no advice\n",
+                       recs.unmeasured_gpu_hours);
+  }
+  int n = 0;
+  for (const Recommendation& r : recs.items) {
+    const Evidence& e = r.evidence;
+    out << "\n" << ++n << ". " << RecommendationKindName(r.kind) << "  " << r.namespace_name << "/"
+        << r.workload << " (" << r.workload_kind << ", " << CategoryName(r.category) << ", team "
+        << r.team << ")\n";
+    out << "   saves " << Usd(r.monthly_savings_usd) << "/month of " << Usd(r.monthly_cost_usd)
+        << "/month";
+    if (!r.savings_note.empty()) out << " (" << r.savings_note << ")";
+    out << "\n   do: " << r.action << "\n";
+    out << fmt::format(
+        "   evidence: utilization p50 {} p90 {} p95 {} p99 {} max {}, mean {}; {:.2f} GPU-hours "
+        "held, {} measured, {:.2f} idle\n",
+        Pct(e.p50), Pct(e.p90), Pct(e.p95), Pct(e.p99), Pct(e.max), Pct(e.utilization_mean),
+        e.gpu_hours, Pct(e.measured_fraction), e.idle_gpu_hours);
+    out << "   risk: " << RiskName(r.risk) << " - " << r.risk_note << "\n";
+  }
+}
+
+void RenderJson(const Recommendations& recs, std::ostream& out) {
+  json items = json::array();
+  for (const Recommendation& r : recs.items) {
+    const Evidence& e = r.evidence;
+    items.push_back({
+        {"kind", RecommendationKindName(r.kind)},
+        {"cluster", r.cluster},
+        {"namespace", r.namespace_name},
+        {"workload_kind", r.workload_kind},
+        {"workload", r.workload},
+        {"team", r.team},
+        {"category", CategoryName(r.category)},
+        {"action", r.action},
+        {"monthly_cost_usd", Num(r.monthly_cost_usd)},
+        {"monthly_savings_usd", Num(r.monthly_savings_usd)},
+        {"savings_note", r.savings_note},
+        {"risk", RiskName(r.risk)},
+        {"risk_note", r.risk_note},
+        {"evidence",
+         {{"window_hours", e.window_hours},
+          {"gpu_hours", e.gpu_hours},
+          {"measured_fraction", Num(e.measured_fraction)},
+          {"utilization_mean", Num(e.utilization_mean)},
+          {"utilization_p50", Num(e.p50)},
+          {"utilization_p90", Num(e.p90)},
+          {"utilization_p95", Num(e.p95)},
+          {"utilization_p99", Num(e.p99)},
+          {"utilization_max", Num(e.max)},
+          {"idle_gpu_hours", e.idle_gpu_hours},
+          {"idle_hours", e.idle_wall_hours},
+          {"longest_idle_run_hours", e.longest_idle_run_hours},
+          {"idle_at_end", e.idle_at_end}}},
+    });
+  }
+  json doc = {
+      {"window", {{"start", FormatRfc3339(recs.window.start)}, {"end", FormatRfc3339(recs.window.end)}}},
+      {"idle_threshold", recs.idle_threshold},
+      {"workloads", recs.workloads},
+      {"monthly_savings_usd", recs.monthly_savings_usd},
+      {"unknown_savings", recs.unknown_savings},
+      {"unmeasured_gpu_hours", recs.unmeasured_gpu_hours},
+      {"recommendations", std::move(items)},
+  };
+  out << doc.dump(2) << "\n";
+}
+
+}  // namespace
+
+Result<RecommendFormat> ParseRecommendFormat(std::string_view text) {
+  if (text == "text") return RecommendFormat::kText;
+  if (text == "json") return RecommendFormat::kJson;
+  return Status::InvalidArgument(StrCat("--format \"", text, "\": expected text or json"));
+}
+
+void RenderRecommendations(const Recommendations& recs, RecommendFormat format,
+                           std::ostream& out) {
+  if (format == RecommendFormat::kJson) {
+    RenderJson(recs, out);
+  } else {
+    RenderText(recs, out);
+  }
+}
+
+}  // namespace gpucost::advise

@@ -1,0 +1,162 @@
+#include "cli/advise_pipeline.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "cli/price_flags.h"
+#include "cli/ratio_flag.h"
+#include "cli/report_pipeline.h"
+#include "core/strings.h"
+#include "pricing/price_book.h"
+
+namespace gpucost::cli {
+namespace {
+
+double Hours(Duration d) { return std::chrono::duration<double, std::ratio<3600>>(d).count(); }
+
+Result<double> HoursFlag(std::string_view flag, const std::string& text) {
+  Result<Duration> d = ParseDuration(text);
+  if (!d.ok() || d->count() < 0) {
+    return Status::InvalidArgument(StrCat(flag, ": \"", text, "\" is not a duration (90m, 24h)"));
+  }
+  return Hours(*d);
+}
+
+Result<advise::AdviseSettings> Settings(const AdviseFlags& f) {
+  advise::AdviseSettings s;
+  GPUCOST_ASSIGN_OR_RETURN(s.idle_threshold, ParseRatio("--idle-threshold", f.idle_threshold));
+  GPUCOST_ASSIGN_OR_RETURN(s.notebook_idle_hours, HoursFlag("--notebook-idle", f.notebook_idle));
+  GPUCOST_ASSIGN_OR_RETURN(s.idle_hours, HoursFlag("--idle-for", f.idle_for));
+  GPUCOST_ASSIGN_OR_RETURN(s.target_utilization,
+                           ParseRatio("--target-utilization", f.target_utilization));
+  GPUCOST_ASSIGN_OR_RETURN(s.consolidate_below,
+                           ParseRatio("--consolidate-below", f.consolidate_below));
+  s.max_replicas = f.max_replicas;
+  s.spot_interruptions_per_hour = f.spot_interruptions_per_hour;
+  GPUCOST_ASSIGN_OR_RETURN(s.checkpoint_interval_hours,
+                           HoursFlag("--checkpoint-interval", f.checkpoint_interval));
+  if (!f.spot_discount.empty()) {
+    GPUCOST_ASSIGN_OR_RETURN(s.spot_discount, ParseRatio("--spot-discount", f.spot_discount));
+    if (s.spot_discount < 0) {
+      return Status::InvalidArgument("--spot-discount: must be in [0, 100%)");
+    }
+  }
+  GPUCOST_ASSIGN_OR_RETURN(s.commitment_discount,
+                           ParseRatio("--commitment-discount", f.commitment_discount));
+  s.min_monthly_savings_usd = f.min_savings;
+  Status valid = s.Validate();
+  if (!valid.ok()) return Status::InvalidArgument(StrCat("bad setting: ", valid.message()));
+  return s;
+}
+
+// The price of a node's GPU-hour at `t` per the book; NaN when unknown.
+double PriceAt(const PriceBook& book, const Node& node, Instant t) {
+  const std::vector<PricePeriod> p = book.Prices(node, {t, t + std::chrono::hours(1)});
+  if (p.empty() || !p.front().known()) return NAN;
+  return p.front().usd_per_gpu_hour;
+}
+
+// A node's spot rate: the book's price for the same node on spot capacity when the book knows a
+// spot price for it (source spot, or a lower rule price), else the on-demand price less
+// --spot-discount, else unknown.
+advise::SpotRateFn SpotRates(std::shared_ptr<const PriceBook> book, Instant t,
+                             double spot_discount) {
+  return [book = std::move(book), t, spot_discount](const Node& node) {
+    const double on_demand = PriceAt(*book, node, t);
+    Node spot = node;
+    spot.capacity_type = "spot";
+    const std::vector<PricePeriod> p = book->Prices(spot, {t, t + std::chrono::hours(1)});
+    if (!p.empty() && p.front().known() &&
+        (p.front().source == PriceSource::kSpot || p.front().usd_per_gpu_hour < on_demand)) {
+      return p.front().usd_per_gpu_hour;
+    }
+    if (spot_discount >= 0 && std::isfinite(on_demand)) return on_demand * (1 - spot_discount);
+    return static_cast<double>(NAN);
+  };
+}
+
+}  // namespace
+
+void AddAdviseFlags(CLI::App& cmd, AdviseFlags& f) {
+  cmd.add_option("--window", f.window,
+                 "START,END as RFC 3339 or unix seconds (default: the input's span)");
+  cmd.add_option("--step", f.step, "Attribution step, e.g. 60s, 5m, 1h")->capture_default_str();
+  cmd.add_option("--team", f.team, "Only these teams (comma-separated)");
+  cmd.add_option("--idle-threshold", f.idle_threshold,
+                 "A step whose utilization is under this is idle (5% or 0.05)")
+      ->capture_default_str();
+  cmd.add_option("--notebook-idle", f.notebook_idle,
+                 "Notebooks idle this long in a row are worth culling")
+      ->capture_default_str();
+  cmd.add_option("--idle-for", f.idle_for,
+                 "Other workloads idle this long in a row are worth scaling to zero")
+      ->capture_default_str();
+  cmd.add_option("--target-utilization", f.target_utilization,
+                 "Right-sizing keeps the p99 use under this share of what is left")
+      ->capture_default_str();
+  cmd.add_option("--consolidate-below", f.consolidate_below,
+                 "Whole-GPU workloads whose p95 utilization is under this may share GPUs")
+      ->capture_default_str();
+  cmd.add_option("--max-replicas", f.max_replicas, "Most replicas of a time-sliced or MPS GPU")
+      ->capture_default_str();
+  cmd.add_option("--spot-interruptions-per-hour", f.spot_interruptions_per_hour,
+                 "Expected spot interruptions per hour")
+      ->capture_default_str();
+  cmd.add_option("--checkpoint-interval", f.checkpoint_interval,
+                 "Checkpoint interval of batch work; an interruption loses half of it")
+      ->capture_default_str();
+  cmd.add_option("--spot-discount", f.spot_discount,
+                 "Spot discount off on-demand where the price book has no spot price (e.g. 60%); "
+                 "without it such savings are unknown");
+  cmd.add_option("--commitment-discount", f.commitment_discount,
+                 "Discount of a commitment on the steady on-demand base (whatif)")
+      ->capture_default_str();
+  cmd.add_option("--min-savings", f.min_savings, "Leave out recommendations saving less ($/month)")
+      ->capture_default_str();
+  AddInputFlags(cmd, f.input);
+  AddPriceFlags(cmd, f.price);
+  AddTimelineFlags(cmd, f.input);
+}
+
+Result<AdviseRun> RunAdvise(const AdviseFlags& flags) {
+  AdviseRun out;
+  GPUCOST_ASSIGN_OR_RETURN(out.settings, Settings(flags));
+  std::optional<Window> window;
+  if (!flags.window.empty()) {
+    GPUCOST_ASSIGN_OR_RETURN(window, ParseWindow(flags.window));
+  }
+  ReportSettings settings;
+  GPUCOST_ASSIGN_OR_RETURN(settings.step, ParseDuration(flags.step));
+  if (settings.step.count() <= 0) return Status::InvalidArgument("--step must be positive");
+  settings.accumulate = true;
+  GPUCOST_ASSIGN_OR_RETURN(settings.by, ParseDimensions("team"));
+  GPUCOST_ASSIGN_OR_RETURN(std::shared_ptr<const PriceBook> book, MakePriceBook(flags.price));
+  const PriceFn price = PriceBook::AsPriceFn(book);
+
+  GPUCOST_ASSIGN_OR_RETURN(LoadedInput input, LoadInput(flags.input, window, settings.step));
+  const LoadedTimeline& timeline = input.timeline;
+  settings.staleness = input.staleness;
+  settings.window = timeline.window;
+  const Instant mid = timeline.window.start + (timeline.window.end - timeline.window.start) / 2;
+  const advise::AdviseSettings& s = out.settings;
+  advise::ProfileSink sink(timeline.inventory, settings.step, s.idle_threshold,
+                           SpotRates(book, mid, s.spot_discount),
+                           [s](double rate) { return s.EffectiveSpotRate(rate); });
+  GPUCOST_ASSIGN_OR_RETURN(ReportRun run, RunReport(timeline, price, settings, &sink));
+  PrintWarnings(timeline, run.summary, flags.input.max_warnings);
+  out.window = timeline.window;
+  out.step = settings.step;
+  out.profiles = sink.Finish();
+  const std::vector<std::string> teams = SplitList(flags.team);
+  if (!teams.empty()) {
+    std::erase_if(out.profiles, [&](const advise::WorkloadProfile& w) {
+      return std::find(teams.begin(), teams.end(), w.team) == teams.end();
+    });
+  }
+  return out;
+}
+
+}  // namespace gpucost::cli
