@@ -9,9 +9,11 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   zlib1g-dev libxxhash-dev libfmt-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
   libcurl4-openssl-dev libssl-dev openssl libcpp-httplib-dev
+  libsqlite3-dev                      # the cost ledger
   libprotobuf-dev protobuf-compiler libsnappy-dev   # remote read: protobuf + snappy
   libgrpc++-dev protobuf-compiler-grpc               # agent: kubelet PodResources (gRPC)
   prometheus                          # promtool and a real Prometheus for integration tests
+  prometheus-alertmanager             # a real Alertmanager for the alert tests
   python3 time
 )
 

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <string>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -55,10 +57,22 @@ class Advisor {
     if (!scaled_to_zero) Consolidate(w, ev);
     MigRightSize(w, ev);
     MultiGpu(w, ev);
-    Spot(w, ev);
+    if (w.workload_kind == "Job" && w.category == Category::kBatch) {
+      // Jobs are one-off runs with unique names: their spot advice is per namespace.
+      if (w.on_demand_gpu_hours > 0) AddTo(jobs_[{w.cluster, w.namespace_name, w.team}], w);
+    } else {
+      Spot(w, ev);
+    }
   }
 
-  std::vector<Recommendation> Take() { return std::move(out_); }
+  std::vector<Recommendation> Take() {
+    for (auto& [key, group] : jobs_) {
+      group.workload = StrCat(group.pods.size(), " Job", group.pods.size() == 1 ? "" : "s");
+      Spot(group, EvidenceOf(group, window_, step_, s_.idle_threshold));
+    }
+    jobs_.clear();
+    return std::move(out_);
+  }
 
  private:
   Recommendation Base(const WorkloadProfile& w, RecommendationKind kind, const Evidence& ev) {
@@ -115,7 +129,8 @@ class Advisor {
     } else {
       r.action = StrCat("stop or delete it: ", idle);
       r.risk = Risk::kMedium;
-      r.risk_note = "a pod or job idle this long is usually stuck or forgotten; check with its owner";
+      r.risk_note =
+          "a pod or job idle this long is usually stuck or forgotten; check with its owner";
     }
     r.savings_note = StrCat("the allocated cost of the ", Span(runs.hours),
                             " it would have been down, at the window's rate");
@@ -171,9 +186,9 @@ class Advisor {
     const double f_new = MigFraction(*model, *best, MigWeight::kCompute);
     Recommendation r = Base(w, RecommendationKind::kMigRightSize, ev);
     r.action = StrCat("request nvidia.com/mig-", best->name, " instead of nvidia.com/mig-",
-                      current->name, ": its p99 use, ", Pct(ev.p99), " of ", current->compute_slices,
-                      " compute slices, fits in ", best->compute_slices, " at ",
-                      Pct(s_.target_utilization));
+                      current->name, ": its p99 use, ", Pct(ev.p99), " of ",
+                      current->compute_slices, " compute slices, fits in ", best->compute_slices,
+                      " at ", Pct(s_.target_utilization));
     r.risk = best->memory_slices < current->memory_slices ? Risk::kHigh : Risk::kMedium;
     r.risk_note = StrCat("GPU memory use is not measured here: the smaller profile has ",
                          best->name.substr(best->name.find('.') + 1), " of memory against ",
@@ -193,8 +208,9 @@ class Advisor {
                       ": in 99% of its steps its pods kept at most ", w.busy_units_p99, " of ",
                       most, " GPUs busy (at or over ", Pct(s_.idle_threshold), ")");
     r.risk = Risk::kMedium;
-    r.risk_note = "the idle GPUs may be held for their memory or NVLink topology, or by a job whose "
-                  "parallelism is misconfigured; check the job's world size";
+    r.risk_note =
+        "the idle GPUs may be held for their memory or NVLink topology, or by a job whose "
+        "parallelism is misconfigured; check the job's world size";
     r.savings_note = StrCat(most - keep, "/", most, " of its whole-GPU cost at the window's rate");
     Add(std::move(r), w.whole_usd * (most - keep) / most * scale_, w);
   }
@@ -202,8 +218,8 @@ class Advisor {
   void Spot(const WorkloadProfile& w, const Evidence& ev) {
     if (w.category != Category::kBatch || w.on_demand_gpu_hours <= 0) return;
     Recommendation r = Base(w, RecommendationKind::kSpot, ev);
-    r.action = StrCat("run it on spot capacity: ", Num(w.on_demand_gpu_hours),
-                      " GPU-hours ran on on-demand nodes");
+    r.action = StrCat("run ", w.workload_kind == "Job" ? "its Jobs" : "it", " on spot capacity: ",
+                      Num(w.on_demand_gpu_hours), " GPU-hours ran on on-demand nodes");
     r.risk = Risk::kMedium;
     r.risk_note = StrCat("assumes ", Num(s_.spot_interruptions_per_hour, 3),
                          " interruptions per hour, each losing half a ",
@@ -228,9 +244,35 @@ class Advisor {
     Add(std::move(r), savings, w);
   }
 
+  // Adds `w` to the group `into` (the steps appended, not aligned: for percentiles only).
+  static void AddTo(WorkloadProfile& into, const WorkloadProfile& w) {
+    if (into.pods.empty()) {
+      into.cluster = w.cluster;
+      into.namespace_name = w.namespace_name;
+      into.workload_kind = w.workload_kind;
+      into.team = w.team;
+      into.category = w.category;
+    }
+    into.pods.push_back(w.workload);
+    into.steps.insert(into.steps.end(), w.steps.begin(), w.steps.end());
+    into.gpu_hours += w.gpu_hours;
+    into.allocated_usd += w.allocated_usd;
+    into.unpriced_gpu_hours += w.unpriced_gpu_hours;
+    into.measured_gpu_hours += w.measured_gpu_hours;
+    into.activity_gpu_hours += w.activity_gpu_hours;
+    into.whole_gpu_hours += w.whole_gpu_hours;
+    into.whole_usd += w.whole_usd;
+    into.mig_gpu_hours += w.mig_gpu_hours;
+    into.replica_gpu_hours += w.replica_gpu_hours;
+    into.on_demand_gpu_hours += w.on_demand_gpu_hours;
+    into.on_demand_usd += w.on_demand_usd;
+    into.on_demand_as_spot_usd += w.on_demand_as_spot_usd;
+  }
+
   Window window_;
   Duration step_;
   const AdviseSettings& s_;
+  std::map<std::tuple<std::string, std::string, std::string>, WorkloadProfile> jobs_;
   double window_hours_;
   double scale_;
   std::vector<Recommendation> out_;

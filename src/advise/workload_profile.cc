@@ -47,8 +47,11 @@ std::string_view CategoryName(Category c) {
 
 Category Categorize(const Holder& holder) {
   const std::string name = ToLower(holder.workload.empty() ? holder.pod : holder.workload);
-  if (holder.labels.Has("notebook-name") || Contains(name, "notebook") ||
-      Contains(name, "jupyter")) {
+  const std::string container = ToLower(holder.container);
+  const std::string app = ToLower(holder.labels.Get("app.kubernetes.io/name"));
+  if (holder.labels.Has("notebook-name") || holder.labels.Get("component") == "singleuser-server" ||
+      Contains(name, "notebook") || Contains(name, "jupyter") || container == "notebook" ||
+      Contains(container, "jupyter") || Contains(app, "jupyter") || Contains(app, "notebook")) {
     return Category::kNotebook;
   }
   const std::string_view kind = holder.workload_kind;

@@ -21,8 +21,10 @@ namespace gpucost::advise {
 // What a workload is for, which decides what may be done with it.
 enum class Category : uint8_t { kBatch, kNotebook, kService, kOther };
 std::string_view CategoryName(Category c);
-// Batch: Job, CronJob, Slurm job. Notebook: a `notebook-name` label (Kubeflow) or "notebook" or
-// "jupyter" in the workload's name. Service: Deployment, StatefulSet, DaemonSet. Other: bare pods.
+// Notebook: a `notebook-name` label (Kubeflow), `component=singleuser-server` (JupyterHub),
+// "notebook" or "jupyter" in the workload's name or `app.kubernetes.io/name`, or a container named
+// "notebook" or "jupyter...". Batch: Job, CronJob, Slurm job. Service: Deployment, StatefulSet,
+// DaemonSet. Other: bare pods.
 Category Categorize(const Holder& holder);
 
 // One step of one workload, summed over its pods and units.
@@ -86,8 +88,8 @@ class ProfileSink final : public CostSink {
   // `inventory` must outlive the sink. `spot_rate` may be empty (spot cost unknown everywhere).
   // `idle_threshold` decides which units count as busy. `effective_spot` turns a spot rate into
   // its effective rate (interruptions included).
-  ProfileSink(const Inventory& inventory, Duration step, double idle_threshold, SpotRateFn spot_rate,
-              std::function<double(double)> effective_spot);
+  ProfileSink(const Inventory& inventory, Duration step, double idle_threshold,
+              SpotRateFn spot_rate, std::function<double(double)> effective_spot);
 
   void Consume(std::span<const CostRecord> records) override;
 

@@ -28,7 +28,8 @@ Result<double> HoursFlag(std::string_view flag, const std::string& text) {
 Result<advise::AdviseSettings> Settings(const AdviseFlags& f) {
   advise::AdviseSettings s;
   GPUCOST_ASSIGN_OR_RETURN(s.idle_threshold, ParseRatio("--idle-threshold", f.idle_threshold));
-  GPUCOST_ASSIGN_OR_RETURN(s.notebook_idle_hours, HoursFlag("--notebook-idle", f.notebook_idle));
+  GPUCOST_ASSIGN_OR_RETURN(s.notebook_idle_hours,
+                           HoursFlag("--notebook-idle-for", f.notebook_idle));
   GPUCOST_ASSIGN_OR_RETURN(s.idle_hours, HoursFlag("--idle-for", f.idle_for));
   GPUCOST_ASSIGN_OR_RETURN(s.target_utilization,
                            ParseRatio("--target-utilization", f.target_utilization));
@@ -88,7 +89,7 @@ void AddAdviseFlags(CLI::App& cmd, AdviseFlags& f) {
   cmd.add_option("--idle-threshold", f.idle_threshold,
                  "A step whose utilization is under this is idle (5% or 0.05)")
       ->capture_default_str();
-  cmd.add_option("--notebook-idle", f.notebook_idle,
+  cmd.add_option("--notebook-idle-for", f.notebook_idle,
                  "Notebooks idle this long in a row are worth culling")
       ->capture_default_str();
   cmd.add_option("--idle-for", f.idle_for,
@@ -124,22 +125,14 @@ void AddAdviseFlags(CLI::App& cmd, AdviseFlags& f) {
 Result<AdviseRun> RunAdvise(const AdviseFlags& flags) {
   AdviseRun out;
   GPUCOST_ASSIGN_OR_RETURN(out.settings, Settings(flags));
-  std::optional<Window> window;
-  if (!flags.window.empty()) {
-    GPUCOST_ASSIGN_OR_RETURN(window, ParseWindow(flags.window));
-  }
-  ReportSettings settings;
-  GPUCOST_ASSIGN_OR_RETURN(settings.step, ParseDuration(flags.step));
-  if (settings.step.count() <= 0) return Status::InvalidArgument("--step must be positive");
-  settings.accumulate = true;
-  GPUCOST_ASSIGN_OR_RETURN(settings.by, ParseDimensions("team"));
+  GPUCOST_ASSIGN_OR_RETURN(std::optional<Window> window, OptionalWindow(flags.window));
+  GPUCOST_ASSIGN_OR_RETURN(ReportSettings settings, AccumulatedSettings(flags.step, "team"));
   GPUCOST_ASSIGN_OR_RETURN(std::shared_ptr<const PriceBook> book, MakePriceBook(flags.price));
   const PriceFn price = PriceBook::AsPriceFn(book);
 
   GPUCOST_ASSIGN_OR_RETURN(LoadedInput input, LoadInput(flags.input, window, settings.step));
   const LoadedTimeline& timeline = input.timeline;
-  settings.staleness = input.staleness;
-  settings.window = timeline.window;
+  ApplyInput(input, settings);
   const Instant mid = timeline.window.start + (timeline.window.end - timeline.window.start) / 2;
   const advise::AdviseSettings& s = out.settings;
   advise::ProfileSink sink(timeline.inventory, settings.step, s.idle_threshold,

@@ -84,17 +84,12 @@ Status Run(const ChargebackFlags& flags) {
   } else if (!flags.window.empty()) {
     GPUCOST_ASSIGN_OR_RETURN(window, ParseWindow(flags.window));
   }
-  ReportSettings settings;
-  GPUCOST_ASSIGN_OR_RETURN(settings.step, ParseDuration(flags.step));
-  if (settings.step.count() <= 0) return Status::InvalidArgument("--step must be positive");
-  settings.accumulate = true;
-  GPUCOST_ASSIGN_OR_RETURN(settings.by, ParseDimensions("team"));
+  GPUCOST_ASSIGN_OR_RETURN(ReportSettings settings, AccumulatedSettings(flags.step, "team"));
   GPUCOST_ASSIGN_OR_RETURN(PriceFn price, MakePriceFn(flags.price));
 
   GPUCOST_ASSIGN_OR_RETURN(LoadedInput input, LoadInput(flags.input, window, settings.step));
   const LoadedTimeline& timeline = input.timeline;
-  settings.staleness = input.staleness;
-  settings.window = timeline.window;
+  ApplyInput(input, settings);
   const Period period = month ? *month : chargeback::WindowPeriod(timeline.window);
   chargeback::StatementBuilder builder(period, cfg);
   chargeback::ChargeSink sink(timeline.inventory, settings.window, settings.step, builder);

@@ -17,11 +17,19 @@ void AddVersionCommand(CLI::App& app, int& exit_code);
 void AddParseCommand(CLI::App& app, int& exit_code);
 void AddReportCommand(CLI::App& app, int& exit_code);
 void AddChargebackCommand(CLI::App& app, int& exit_code);
+void AddAlertsCommand(CLI::App& app, int& exit_code);
+void AddRulesCommand(CLI::App& app, int& exit_code);
+void AddRecommendCommand(CLI::App& app, int& exit_code);
+void AddWhatIfCommand(CLI::App& app, int& exit_code);
+void AddLedgerCommand(CLI::App& app, int& exit_code);
+void AddServeCommand(CLI::App& app, int& exit_code);
 void AddDemoCommand(CLI::App& app, int& exit_code);
 void AddPricesCommand(CLI::App& app, int& exit_code);
 void AddSimulateCommand(CLI::App& app, int& exit_code);
 void AddAgentCommand(CLI::App& app, int& exit_code);
 void AddKubeCommand(CLI::App& app, int& exit_code);
+void AddGrafanaDashboardCommand(CLI::App& app, int& exit_code);
+void AddUnitCostCommand(CLI::App& app, int& exit_code);
 // The agent's options and callback on `cmd` (the `agent` subcommand, or gpucost-agent's app).
 void AddAgentOptions(CLI::App* cmd, int& exit_code);
 

@@ -8,7 +8,10 @@
 
 #include "core/log.h"
 #include "core/strings.h"
+#include "inventory/input_metrics.h"
 #include "inventory/timeline_loader.h"
+#include "ledger/ledger.h"
+#include "promsource/http_transport.h"
 #include "promsource/prometheus_source.h"
 #include "slurm/account_teams.h"
 #include "slurm/sacct_runner.h"
@@ -17,7 +20,66 @@
 namespace gpucost::cli {
 namespace {
 
-Result<LoadedTimeline> LoadPrometheus(const InputFlags& flags, const TimelineOptions& topts) {
+// Hands every sample to the inventory builder and to the tap: one parse, two readers.
+class TapTee final : public ExpositionHandler {
+ public:
+  TapTee(InventoryBuilder& builder, SeriesTap& tap) : builder_(builder), tap_(tap) {}
+  void OnSample(const SampleView& sample) override {
+    builder_.OnSample(sample);
+    tap_.OnSample(sample);
+  }
+  void OnMetadata(const MetadataView& metadata) override {
+    builder_.OnMetadata(metadata);
+    tap_.OnMetadata(metadata);
+  }
+  bool OnError(const ParseIssue& issue) override { return builder_.OnError(issue); }
+
+ private:
+  InventoryBuilder& builder_;
+  SeriesTap& tap_;
+};
+
+// LoadTimelineFromFiles, with the tap reading the same parse.
+Result<LoadedTimeline> LoadFilesWithTap(const std::vector<std::string>& paths,
+                                        const TimelineOptions& topts, SeriesTap& tap) {
+  GPUCOST_ASSIGN_OR_RETURN(std::vector<std::string> files, ExpandInputPaths(paths));
+  InventoryBuilder builder(topts);
+  TapTee tee(builder, tap);
+  for (const std::string& file : files) {
+    GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> source, OpenByteSource(file));
+    builder.BeginSource(file);
+    tap.BeginSource(file);
+    ParseOptions po;
+    po.source_name = file;
+    auto stats = ParseExposition(*source, po, tee);
+    if (!stats.ok()) return std::move(stats).status();
+  }
+  return builder.Build();
+}
+
+// LoadTimelineFromPrometheus, with the tap's metrics asked in the same requests.
+Result<LoadedTimeline> LoadPrometheusWithTap(const promsource::PrometheusSourceOptions& popts,
+                                             const TimelineOptions& topts, SeriesTap& tap) {
+  const Window range{topts.window->start - topts.staleness, topts.window->end};
+  const std::vector<std::string> extra = tap.Metrics();
+  std::vector<std::string_view> metrics(kInventoryMetricNames.begin(),
+                                        kInventoryMetricNames.end());
+  for (const std::string& m : extra) {
+    if (std::find(metrics.begin(), metrics.end(), m) == metrics.end()) metrics.push_back(m);
+  }
+  promsource::PrometheusClient client(popts.url, popts.client);
+  InventoryBuilder builder(topts);
+  const std::string source = StrCat("prometheus:", promsource::RedactUrl(client.base_url()));
+  builder.BeginSource(source);
+  tap.BeginSource(source);
+  TapTee tee(builder, tap);
+  GPUCOST_RETURN_IF_ERROR(promsource::FetchRawSamples(client, popts.api, range, popts.chunk,
+                                                      metrics, tee, nullptr, popts.progress));
+  return builder.Build();
+}
+
+Result<LoadedTimeline> LoadPrometheus(const InputFlags& flags, const TimelineOptions& topts,
+                                      SeriesTap* tap) {
   promsource::PrometheusSourceOptions popts;
   popts.url = flags.prometheus;
   GPUCOST_ASSIGN_OR_RETURN(popts.chunk, ParseDuration(flags.prometheus_chunk));
@@ -37,8 +99,12 @@ Result<LoadedTimeline> LoadPrometheus(const InputFlags& flags, const TimelineOpt
       popts.client.prepare_request,
       promsource::MakeAuthDecorator(flags.auth, std::make_shared<SystemClock>(),
                                     promsource::ProcessEnv()));
-  GPUCOST_ASSIGN_OR_RETURN(LoadedTimeline timeline,
-                           promsource::LoadTimelineFromPrometheus(popts, topts));
+  LoadedTimeline timeline;
+  if (tap == nullptr) {
+    GPUCOST_ASSIGN_OR_RETURN(timeline, promsource::LoadTimelineFromPrometheus(popts, topts));
+  } else {
+    GPUCOST_ASSIGN_OR_RETURN(timeline, LoadPrometheusWithTap(popts, topts, *tap));
+  }
   if (timeline.samples == 0) {
     return Status::InvalidArgument("Prometheus returned no samples for the window");
   }
@@ -59,7 +125,8 @@ Result<slurm::SlurmTimeline> LoadSlurm(const InputFlags& flags, std::optional<Wi
     sopts.billing->max_tres = sopts.billing->max_tres || flags.slurm_billing_max_tres;
   }
   if (!flags.slurm_account_teams.empty()) {
-    GPUCOST_ASSIGN_OR_RETURN(sopts.account_teams, slurm::LoadAccountTeams(flags.slurm_account_teams));
+    GPUCOST_ASSIGN_OR_RETURN(sopts.account_teams,
+                             slurm::LoadAccountTeams(flags.slurm_account_teams));
   }
   sopts.window = window;
   if (!flags.slurm) return slurm::LoadSacct(flags.slurm_sacct, sopts);
@@ -79,6 +146,9 @@ void AddInputFlags(CLI::App& cmd, InputFlags& f) {
   cmd.add_option("--input", f.inputs,
                  "kube-state-metrics + dcgm-exporter files or folders (*.prom, *.txt, *.om, .gz; "
                  "- is stdin)");
+  cmd.add_option("--ledger", f.ledger,
+                 "Read cost records from this ledger (written by `gpucost ledger write`) instead "
+                 "of attributing inputs: no engine run, the records' own step and prices");
   cmd.add_option("--prometheus", f.prometheus,
                  "Read the series from this Prometheus-compatible HTTP API instead of files, "
                  "e.g. http://prometheus:9090 (needs --window)");
@@ -157,8 +227,46 @@ void AddTimelineFlags(CLI::App& cmd, InputFlags& f) {
       ->capture_default_str();
 }
 
+namespace {
+
+// --ledger: the stored records of the window, and the units and holders they name.
+Result<LoadedInput> LoadLedger(const InputFlags& flags, std::optional<Window> window,
+                               LoadedInput out) {
+  if (!flags.inputs.empty() || !flags.prometheus.empty() || !flags.slurm_sacct.empty() ||
+      flags.slurm || flags.kube.wanted()) {
+    return Status::InvalidArgument(
+        "--ledger reads attributed records: give it alone, without --input, --prometheus, "
+        "--slurm* or --kube");
+  }
+  GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<ledger::Ledger> l, ledger::Ledger::Open(flags.ledger));
+  GPUCOST_ASSIGN_OR_RETURN(ledger::LedgerWindow stored, l->Read(window));
+  if (stored.records.empty()) {
+    return Status::InvalidArgument(
+        StrCat(flags.ledger, ": no cost records in ", FormatRfc3339(stored.window.start), " to ",
+               FormatRfc3339(stored.window.end)));
+  }
+  out.timeline.inventory = std::move(stored.inventory);
+  out.timeline.window = stored.window;
+  out.timeline.span = stored.window;
+  out.timeline.samples = stored.records.size();
+  out.step = stored.step;
+  out.records = std::make_shared<const std::vector<CostRecord>>(std::move(stored.records));
+  return out;
+}
+
+}  // namespace
+
+void ApplyInput(const LoadedInput& input, ReportSettings& settings) {
+  settings.staleness = input.staleness;
+  settings.window = input.timeline.window;
+  if (input.records) {
+    settings.step = input.step;
+    settings.replay = input.records.get();
+  }
+}
+
 Result<LoadedInput> LoadInput(const InputFlags& flags, std::optional<Window> window,
-                              Duration step) {
+                              Duration step, SeriesTap* tap) {
   TimelineOptions topts;
   topts.cluster = flags.cluster;
   topts.team_labels = SplitList(flags.team_labels);
@@ -167,6 +275,7 @@ Result<LoadedInput> LoadInput(const InputFlags& flags, std::optional<Window> win
   LoadedInput out;
   GPUCOST_ASSIGN_OR_RETURN(out.staleness, ParseDuration(flags.staleness));
   topts.staleness = out.staleness;
+  if (!flags.ledger.empty()) return LoadLedger(flags, window, std::move(out));
 
   GPUCOST_ASSIGN_OR_RETURN(std::optional<KubeState> kube_state,
                            ReadKubeState(flags.kube, flags.cluster, topts.label_allowlist,
@@ -193,7 +302,11 @@ Result<LoadedInput> LoadInput(const InputFlags& flags, std::optional<Window> win
   }
   LoadedTimeline& timeline = out.timeline;
   if (!flags.inputs.empty()) {
-    GPUCOST_ASSIGN_OR_RETURN(timeline, LoadTimelineFromFiles(flags.inputs, topts));
+    if (tap == nullptr) {
+      GPUCOST_ASSIGN_OR_RETURN(timeline, LoadTimelineFromFiles(flags.inputs, topts));
+    } else {
+      GPUCOST_ASSIGN_OR_RETURN(timeline, LoadFilesWithTap(flags.inputs, topts, *tap));
+    }
     if (timeline.samples == 0) {
       return Status::InvalidArgument("the input holds no timestamped samples");
     }
@@ -204,7 +317,7 @@ Result<LoadedInput> LoadInput(const InputFlags& flags, std::optional<Window> win
     GPUCOST_ASSIGN_OR_RETURN(timeline, builder.Build());
   }
   if (!flags.prometheus.empty()) {
-    GPUCOST_ASSIGN_OR_RETURN(timeline, LoadPrometheus(flags, topts));
+    GPUCOST_ASSIGN_OR_RETURN(timeline, LoadPrometheus(flags, topts, tap));
   }
   if (slurm) {
     // With Kubernetes input too, both timelines are attributed over the same window.

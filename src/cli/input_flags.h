@@ -3,6 +3,7 @@
 // Slurm accounting, registered into an InputFlags, and the loading of the timeline they name.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "attribution/attributor.h"
+#include "cli/report_pipeline.h"
 #include "cli/kube_flags.h"
 #include "core/result.h"
 #include "core/time.h"
@@ -44,6 +46,7 @@ struct InputFlags {
   std::string slurm_billing_weights;
   std::string slurm_account_teams;
   bool slurm_billing_max_tres = false;
+  std::string ledger;
 };
 
 // Registers the source flags (--input, --prometheus and its auth, --slurm*, the Kubernetes API).
@@ -56,13 +59,32 @@ void AddTimelineFlags(CLI::App& cmd, InputFlags& flags);
 struct LoadedInput {
   LoadedTimeline timeline;
   Duration staleness{0};  // --staleness, for the engine as well
+  // With --ledger: the records to replay instead of an engine run, and their step.
+  std::shared_ptr<const std::vector<CostRecord>> records;
+  Duration step{0};
+};
+
+// Points the settings at what was loaded: the window, the staleness, and with --ledger the
+// records to replay and their step (which replaces --step).
+void ApplyInput(const LoadedInput& input, ReportSettings& settings);
+
+// Series besides the inventory's, read from the same source in the same pass: with --input it
+// sees every sample of every file as the files are parsed once for the timeline; with
+// --prometheus the samples of Metrics(), fetched with the inventory's series (same chunks, same
+// requests) from the window's start minus --staleness to its end.
+class SeriesTap : public ExpositionHandler {
+ public:
+  virtual std::vector<std::string> Metrics() const = 0;
+  // Names the file (or store) the following samples come from, for file:line in messages.
+  virtual void BeginSource(const std::string& name) = 0;
 };
 
 // Loads what the flags name over `window` (nullopt: the input's span); `step` bounds the
 // interval of Slurm's usage samples. InvalidArgument for contradictory or missing sources, an
 // input without samples, or a timeline that covers no time.
+// `tap`, when given, also receives the series it asks for (see SeriesTap).
 Result<LoadedInput> LoadInput(const InputFlags& flags, std::optional<Window> window,
-                              Duration step);
+                              Duration step, SeriesTap* tap = nullptr);
 
 // Logs the loading and engine warnings, at most `max` of them, then how many were left out.
 void PrintWarnings(const LoadedTimeline& timeline, const AttributionSummary& summary, int max);

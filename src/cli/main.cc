@@ -12,11 +12,19 @@ int main(int argc, char** argv) {
   gpucost::cli::AddDemoCommand(app, exit_code);
   gpucost::cli::AddReportCommand(app, exit_code);
   gpucost::cli::AddChargebackCommand(app, exit_code);
+  gpucost::cli::AddAlertsCommand(app, exit_code);
+  gpucost::cli::AddRulesCommand(app, exit_code);
+  gpucost::cli::AddRecommendCommand(app, exit_code);
+  gpucost::cli::AddWhatIfCommand(app, exit_code);
+  gpucost::cli::AddLedgerCommand(app, exit_code);
+  gpucost::cli::AddServeCommand(app, exit_code);
   gpucost::cli::AddParseCommand(app, exit_code);
   gpucost::cli::AddPricesCommand(app, exit_code);
   gpucost::cli::AddSimulateCommand(app, exit_code);
   gpucost::cli::AddAgentCommand(app, exit_code);
   gpucost::cli::AddKubeCommand(app, exit_code);
+  gpucost::cli::AddGrafanaDashboardCommand(app, exit_code);
+  gpucost::cli::AddUnitCostCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -48,8 +48,8 @@ Status Run(const ReportFlags& flags) {
   if (!focus) {
     auto parsed = ParseOutputFormat(flags.format);
     if (!parsed.ok()) {
-      return Status::InvalidArgument(
-          StrCat("unknown output format \"", flags.format, "\" (expected table, csv, json, focus)"));
+      return Status::InvalidArgument(StrCat("unknown output format \"", flags.format,
+                                            "\" (expected table, csv, json, focus)"));
     }
     format = *parsed;
   } else if (flags.accumulate) {
@@ -60,8 +60,11 @@ Status Run(const ReportFlags& flags) {
   GPUCOST_ASSIGN_OR_RETURN(PriceFn price, MakePriceFn(flags.price));
   GPUCOST_ASSIGN_OR_RETURN(LoadedInput input, LoadInput(flags.input, window, settings.step));
   const LoadedTimeline& timeline = input.timeline;
-  settings.staleness = input.staleness;
-  settings.window = timeline.window;
+  ApplyInput(input, settings);
+  if (focus && input.records) {
+    return Status::InvalidArgument(
+        "--format focus prices each charge period from the inputs: it does not read --ledger");
+  }
   if (focus) {
     GPUCOST_ASSIGN_OR_RETURN(FocusRun frun, RunFocusExport(timeline, price, settings,
                                                            flags.step_given, flags.focus_provider));

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <span>
+#include <unordered_set>
 
+#include "core/money.h"
 #include "core/strings.h"
 
 namespace gpucost::cli {
@@ -22,7 +24,58 @@ class TeeSink final : public CostSink {
   CostSink& b_;
 };
 
+// Feeds ledger records to `sink` in batches and sums them as the engine would have.
+AttributionSummary Replay(const std::vector<CostRecord>& records, const ReportSettings& settings,
+                          CostSink& sink) {
+  constexpr size_t kBatch = 4096;
+  for (size_t i = 0; i < records.size(); i += kBatch) {
+    sink.Consume(std::span<const CostRecord>(records.data() + i,
+                                             std::min(kBatch, records.size() - i)));
+  }
+  CompensatedSum node_cost;
+  CompensatedSum allocated;
+  CompensatedSum idle;
+  CompensatedSum unpriced;
+  std::unordered_set<uint64_t> oversubscribed;  // unit, step
+  AttributionSummary summary;
+  for (const CostRecord& r : records) {
+    if (!r.price_known) {
+      unpriced.Add(r.gpu_hours);
+      continue;
+    }
+    node_cost.Add(r.allocated_usd);
+    (r.is_idle() ? idle : allocated).Add(r.allocated_usd);
+    if (r.oversubscribed) oversubscribed.insert((static_cast<uint64_t>(r.unit) << 32) ^
+                                                static_cast<uint64_t>(r.step));
+  }
+  summary.oversubscribed_unit_steps = static_cast<int64_t>(oversubscribed.size());
+  const Duration span = settings.window.end - settings.window.start;
+  summary.steps = settings.step.count() > 0 ? (span + settings.step - Duration(1)) / settings.step
+                                            : 0;
+  summary.records = static_cast<int64_t>(records.size());
+  summary.node_cost_usd = node_cost.value();
+  summary.allocated_usd = allocated.value();
+  summary.idle_usd = idle.value();
+  summary.unpriced_gpu_hours = unpriced.value();
+  return summary;
+}
+
 }  // namespace
+
+Result<ReportSettings> AccumulatedSettings(std::string_view step, std::string_view by) {
+  ReportSettings s;
+  GPUCOST_ASSIGN_OR_RETURN(s.step, ParseDuration(step));
+  if (s.step.count() <= 0) return Status::InvalidArgument("--step must be positive");
+  s.accumulate = true;
+  GPUCOST_ASSIGN_OR_RETURN(s.by, ParseDimensions(by));
+  return s;
+}
+
+Result<std::optional<Window>> OptionalWindow(const std::string& text) {
+  if (text.empty()) return std::optional<Window>();
+  GPUCOST_ASSIGN_OR_RETURN(Window w, ParseWindow(text));
+  return std::optional<Window>(w);
+}
 
 Result<ReportRun> RunReport(const LoadedTimeline& timeline, const PriceFn& price,
                             const ReportSettings& settings, CostSink* also) {
@@ -39,7 +92,14 @@ Result<ReportRun> RunReport(const LoadedTimeline& timeline, const PriceFn& price
   options.step = settings.step;
   options.staleness = settings.staleness;
   ReportRun run;
-  if (also != nullptr) {
+  if (settings.replay != nullptr) {
+    if (also != nullptr) {
+      TeeSink tee(aggregator, *also);
+      run.summary = Replay(*settings.replay, settings, tee);
+    } else {
+      run.summary = Replay(*settings.replay, settings, aggregator);
+    }
+  } else if (also != nullptr) {
     TeeSink tee(aggregator, *also);
     GPUCOST_ASSIGN_OR_RETURN(run.summary,
                              Attribute(timeline.inventory, timeline.usage, price, options, tee));

@@ -2,7 +2,9 @@
 // attribution engine → aggregator → Report, with the conservation check on the way out.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "attribution/attributor.h"
@@ -22,16 +24,27 @@ struct ReportSettings {
   bool accumulate = false;
   std::vector<Dimension> by;
   IdleOptions idle;
+  // Records read from a ledger (their indexes refer to the timeline's inventory, their steps to
+  // `window` and `step`): replayed into the sinks instead of running the engine.
+  const std::vector<CostRecord>* replay = nullptr;
 };
+
+// The settings of a command that runs one accumulated report beside its own sink (chargeback,
+// alerts, recommend, ledger write...): --step, which must be positive, and the report's
+// dimensions.
+Result<ReportSettings> AccumulatedSettings(std::string_view step, std::string_view by);
+
+// --window START,END when given; nullopt (the input's span) when empty.
+Result<std::optional<Window>> OptionalWindow(const std::string& text);
 
 struct ReportRun {
   Report report;
   AttributionSummary summary;
 };
 
-// Runs the engine over `timeline` and aggregates. Fails if Σ allocated + Σ idle differs from the
-// nodes' GPU cost by more than 1e-9 relative (an internal error: it should never happen).
-// `also`, when given, receives every record too (the same engine run).
+// Runs the engine over `timeline` (or replays settings.replay) and aggregates. Fails if
+// Σ allocated + Σ idle differs from the nodes' GPU cost by more than 1e-9 relative (an internal
+// error: it should never happen). `also`, when given, receives every record too (the same engine run).
 Result<ReportRun> RunReport(const LoadedTimeline& timeline, const PriceFn& price,
                             const ReportSettings& settings, CostSink* also = nullptr);
 

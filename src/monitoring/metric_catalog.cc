@@ -18,7 +18,7 @@ constexpr std::array<std::string_view, 0> kNoLabels = {};
 constexpr auto C = MetricType::kCounter;
 constexpr auto G = MetricType::kGauge;
 
-constexpr std::array<MetricDef, 19> kCatalog = {{
+constexpr std::array<MetricDef, 20> kCatalog = {{
     {kAllocatedUsdTotal, C, kHolderLabels,
      "Allocated GPU cost: share held x price x hours (USD)."},
     {kEffectiveUsdTotal, C, kHolderLabels,
@@ -40,6 +40,7 @@ constexpr std::array<MetricDef, 19> kCatalog = {{
     {kNodePriceUsdPerGpuHour, G, kPriceLabels,
      "Price of one GPU-hour on the node and where it came from; absent when unknown."},
     {kNodePriceKnown, G, kNodeLabels, "1 when the node's GPU price is known, 0 when unknown."},
+    {kNodeAllocatedGpus, G, kNodeLabels, "GPU-equivalents held on the node in the last step."},
     {kNodeLastUsageSample, G, kNodeLabels,
      "Unix time of the node's newest GPU usage sample; 0 when none was ever seen."},
     {kTeamBudgetUsd, G, kTeamLabels, "The team's monthly GPU budget (USD)."},

@@ -36,6 +36,9 @@ inline constexpr std::string_view kIdleGpuHoursTotal = "gpucost_idle_gpu_hours_t
 inline constexpr std::string_view kNodeGpus = "gpucost_node_gpus";
 inline constexpr std::string_view kNodePriceUsdPerGpuHour = "gpucost_node_price_usd_per_gpu_hour";
 inline constexpr std::string_view kNodePriceKnown = "gpucost_node_price_known";
+// GPU-equivalents held on the node in the last step: what the telemetry-missing alert rule
+// (`gpucost rules`) needs to tell held GPUs from idle ones per node.
+inline constexpr std::string_view kNodeAllocatedGpus = "gpucost_node_allocated_gpus";
 inline constexpr std::string_view kNodeLastUsageSample =
     "gpucost_node_last_usage_sample_timestamp_seconds";
 // Team budgets: one per (cluster, team).

@@ -83,6 +83,15 @@ class ChildProcess {
     return -1;  // the destructor kills it
   }
 
+  // SIGKILL, as a crash or an OOM kill would; true once it is reaped.
+  bool Kill() {
+    if (pid_ <= 0) return false;
+    ::kill(pid_, SIGKILL);
+    const bool reaped = ::waitpid(pid_, nullptr, 0) == pid_;
+    pid_ = -1;
+    return reaped;
+  }
+
   bool Exited() {
     if (pid_ > 0 && ::waitpid(pid_, nullptr, WNOHANG) == pid_) pid_ = -1;
     return pid_ <= 0;

@@ -1,0 +1,123 @@
+// `gpucost ledger`: the durable cost ledger (docs/ledger.md). `write` attributes any input over a
+// window and stores the records (again for the same window replaces them); `info` says what a
+// ledger holds. Every command that reads inputs also reads a ledger with --ledger FILE.
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/input_flags.h"
+#include "cli/price_flags.h"
+#include "cli/report_pipeline.h"
+#include "core/strings.h"
+#include "ledger/ledger.h"
+#include "pricing/price_fn.h"
+
+namespace gpucost::cli {
+namespace {
+
+struct LedgerWriteFlags {
+  std::string path;
+  InputFlags input;
+  PriceOptions price;
+  std::string window;
+  std::string step = "60s";
+};
+
+struct LedgerInfoFlags {
+  std::string path;
+  std::string format = "text";
+};
+
+std::string SpanText(const std::optional<Window>& span) {
+  return span ? StrCat(FormatRfc3339(span->start), " to ", FormatRfc3339(span->end)) : "nothing";
+}
+
+Status Write(const LedgerWriteFlags& flags) {
+  if (!flags.input.ledger.empty()) {
+    return Status::InvalidArgument("ledger write attributes inputs: --ledger is not one");
+  }
+  GPUCOST_ASSIGN_OR_RETURN(std::optional<Window> window, OptionalWindow(flags.window));
+  GPUCOST_ASSIGN_OR_RETURN(ReportSettings settings, AccumulatedSettings(flags.step, "cluster"));
+  GPUCOST_ASSIGN_OR_RETURN(PriceFn price, MakePriceFn(flags.price));
+  GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<ledger::Ledger> l, ledger::Ledger::Open(flags.path));
+  GPUCOST_ASSIGN_OR_RETURN(LoadedInput input, LoadInput(flags.input, window, settings.step));
+  ApplyInput(input, settings);
+  const LoadedTimeline& timeline = input.timeline;
+  ledger::LedgerSink sink(*l, timeline.inventory, settings.window, settings.step);
+  GPUCOST_ASSIGN_OR_RETURN(ReportRun run, RunReport(timeline, price, settings, &sink));
+  PrintWarnings(timeline, run.summary, flags.input.max_warnings);
+  const size_t written = sink.pending();
+  GPUCOST_RETURN_IF_ERROR(sink.Commit());
+  GPUCOST_ASSIGN_OR_RETURN(ledger::LedgerInfo info, l->Info());
+  std::cout << fmt::format(
+      "wrote {} cost records ({} to {}, {} s steps) to {}; it holds {} over {}\n", written,
+      FormatRfc3339(settings.window.start), FormatRfc3339(settings.window.end),
+      std::chrono::duration_cast<std::chrono::seconds>(settings.step).count(), flags.path,
+      info.records, SpanText(info.span));
+  return Status::Ok();
+}
+
+Status Info(const LedgerInfoFlags& flags) {
+  if (flags.format != "text" && flags.format != "json") {
+    return Status::InvalidArgument(
+        StrCat("--format \"", flags.format, "\": expected text or json"));
+  }
+  GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<ledger::Ledger> l, ledger::Ledger::Open(flags.path));
+  GPUCOST_ASSIGN_OR_RETURN(ledger::LedgerInfo info, l->Info());
+  if (flags.format == "json") {
+    nlohmann::json doc = {{"path", flags.path},
+                          {"schema_version", info.schema_version},
+                          {"records", info.records},
+                          {"units", info.units},
+                          {"holders", info.holders},
+                          {"steps_s", info.steps_s}};
+    if (info.span) {
+      doc["span"] = {{"start", FormatRfc3339(info.span->start)},
+                     {"end", FormatRfc3339(info.span->end)}};
+    }
+    std::cout << doc.dump(2) << "\n";
+    return Status::Ok();
+  }
+  std::string steps;
+  for (int64_t s : info.steps_s) steps += StrCat(steps.empty() ? "" : ", ", s, " s");
+  std::cout << fmt::format(
+      "{}: schema {}, {} cost records, {} GPU units, {} holders\nspan: {}\nsteps: {}\n", flags.path,
+      info.schema_version, info.records, info.units, info.holders, SpanText(info.span),
+      steps.empty() ? "-" : steps);
+  return Status::Ok();
+}
+
+}  // namespace
+
+void AddLedgerCommand(CLI::App& app, int& exit_code) {
+  CLI::App* cmd = app.add_subcommand(
+      "ledger", "The durable cost ledger (SQLite): write attributed windows, say what it holds");
+  cmd->require_subcommand(1);
+
+  auto w = std::make_shared<LedgerWriteFlags>();
+  CLI::App* write = cmd->add_subcommand(
+      "write",
+      "Attribute the inputs over a window and store the cost records; writing the same window "
+      "again replaces its records (late data), never adds to them");
+  write->add_option("ledger", w->path, "The ledger file (created when missing)")->required();
+  write->add_option("--window", w->window,
+                    "START,END as RFC 3339 or unix seconds (default: the input's span)");
+  write->add_option("--step", w->step, "Attribution step, e.g. 60s, 5m")->capture_default_str();
+  AddInputFlags(*write, w->input);
+  AddPriceFlags(*write, w->price);
+  AddTimelineFlags(*write, w->input);
+  SetStatusCallback(*write, exit_code, [w] { return Write(*w); });
+
+  auto i = std::make_shared<LedgerInfoFlags>();
+  CLI::App* info = cmd->add_subcommand("info", "What a ledger holds: records, span, steps");
+  info->add_option("ledger", i->path, "The ledger file")->required()->check(CLI::ExistingFile);
+  info->add_option("--format", i->format, "text | json")->capture_default_str();
+  SetStatusCallback(*info, exit_code, [i] { return Info(*i); });
+}
+
+}  // namespace gpucost::cli

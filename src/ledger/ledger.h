@@ -1,0 +1,124 @@
+// The cost ledger: CostRecords kept durably in SQLite (one file, WAL), with the units and holders
+// they refer to, so that any sink can be fed again later without the inputs or the engine
+// (docs/ledger.md). Writes are idempotent per (step start, unit, holder): writing a window again
+// (late data re-attributed) replaces its records, never adds to them. Reading a window back gives
+// an Inventory of the units and holders it mentions and the records, ready for the same sinks an
+// engine run feeds. One Ledger per thread; several processes may read while one writes.
+//
+//   GPUCOST_ASSIGN_OR_RETURN(auto ledger, Ledger::Open("costs.db"));
+//   LedgerSink sink(*ledger, inventory, window, step);   // a CostSink
+//   Attribute(inventory, usage, price, options, sink);
+//   GPUCOST_RETURN_IF_ERROR(sink.Commit());
+//   GPUCOST_ASSIGN_OR_RETURN(LedgerWindow w, ledger->Read(window));
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "attribution/attributor.h"
+#include "core/result.h"
+#include "model/inventory.h"
+
+struct sqlite3;
+
+namespace gpucost::ledger {
+
+// What a window of the ledger holds.
+struct LedgerWindow {
+  Window window;          // the window asked for, or the ledger's span when none was given
+  Duration step{0};       // the records' step (one step per window)
+  Inventory inventory;    // the units, their nodes and the holders the records mention
+  std::vector<CostRecord> records;  // step indexes relative to window.start
+};
+
+struct LedgerInfo {
+  int schema_version = 0;
+  int64_t records = 0;
+  int64_t units = 0;
+  int64_t holders = 0;
+  std::optional<Window> span;  // first step start to last step end
+  std::vector<int64_t> steps_s;  // the distinct step lengths, seconds
+};
+
+// Totals since the ledger began, for counters: per holder group (known money only; unknown
+// money is in no sum) and per node for capacity nobody held.
+struct HolderTotal {
+  std::string cluster, namespace_name, team, workload, workload_kind, gpu_model, capacity_type;
+  double allocated_usd = 0;
+  double effective_usd = 0;
+  double waste_usd = 0;
+  double gpu_hours = 0;
+  double unmeasured_gpu_hours = 0;
+};
+struct NodeIdleTotal {
+  std::string cluster, node, gpu_model, capacity_type;
+  double idle_usd = 0;
+  double idle_gpu_hours = 0;
+};
+struct LedgerTotals {
+  std::vector<HolderTotal> holders;
+  std::vector<NodeIdleTotal> idle;
+};
+
+class Ledger {
+ public:
+  // Opens (creating and migrating when needed) the SQLite ledger at `path`. Errors name the file:
+  // not a database, a newer schema than this gpucost knows, no permission, disk full.
+  static Result<std::unique_ptr<Ledger>> Open(const std::string& path);
+  ~Ledger();
+  Ledger(const Ledger&) = delete;
+  Ledger& operator=(const Ledger&) = delete;
+
+  // Writes `records` of an engine run over `window` cut in `step`s, whose indexes refer to
+  // `inventory`, in one transaction: all or nothing.
+  Status Write(const Inventory& inventory, Window window, Duration step,
+               std::span<const CostRecord> records);
+
+  // The records whose steps start in `window` (the whole ledger when nullopt). The window's
+  // start must fall on a step boundary of the records; a window holding records of two step
+  // lengths is an error that says which.
+  Result<LedgerWindow> Read(std::optional<Window> window);
+
+  Result<LedgerInfo> Info();
+  Result<LedgerTotals> Totals();
+
+  const std::string& path() const { return path_; }
+
+  static constexpr int kSchemaVersion = 1;
+
+ private:
+  Ledger(sqlite3* db, std::string path);
+  Status Exec(const char* sql);
+  Status Fail(const char* what) const;
+  Result<int64_t> UnitId(const Inventory& inventory, UnitIndex unit);
+  Result<int64_t> HolderId(const Holder& holder);
+
+  sqlite3* db_;
+  std::string path_;
+  std::unordered_map<std::string, int64_t> unit_ids_;
+  std::unordered_map<std::string, int64_t> holder_ids_;
+};
+
+// A CostSink that keeps an engine run's records and writes them to a ledger on Commit().
+class LedgerSink final : public CostSink {
+ public:
+  LedgerSink(Ledger& ledger, const Inventory& inventory, Window window, Duration step);
+  void Consume(std::span<const CostRecord> records) override;
+  // Writes what was consumed in one transaction; the sink is empty afterwards.
+  Status Commit();
+  size_t pending() const { return records_.size(); }
+
+ private:
+  Ledger* ledger_;
+  const Inventory* inventory_;
+  Window window_;
+  Duration step_;
+  std::vector<CostRecord> records_;
+};
+
+}  // namespace gpucost::ledger

@@ -1,0 +1,126 @@
+// `gpucost recommend` and `gpucost whatif` as a user runs them, on the built-in demo cluster's
+// input: the recommendation's dollars are checked against `gpucost report`'s own per-step rows
+// of the same input (a different code path), and bad flags give clear errors.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli/cli_test_util.h"
+
+namespace gpucost {
+namespace {
+
+using nlohmann::json;
+using testing_util::Contains;
+using testing_util::RunResult;
+using testing_util::RunShell;
+using testing_util::TempDir;
+
+const std::string kBinary = GPUCOST_BINARY;
+
+class AdviseCommand : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    input_ = (dir_.path() / "demo.om").string();
+    const RunResult r = RunShell(kBinary + " demo --write-openmetrics " + input_ + " 2>&1");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+  RunResult Gpucost(const std::string& args) {
+    return RunShell(kBinary + " " + args + " --input " + input_ + " --price-per-gpu-hour 12 2>&1");
+  }
+
+  TempDir dir_;
+  std::string input_;
+};
+
+TEST_F(AdviseCommand, DemoNotebookCullingSavesWhatTheReportSaysItsIdleStepsCost) {
+  const RunResult r = RunShell(kBinary + " recommend --input " + input_ +
+                               " --price-per-gpu-hour 12 --notebook-idle-for 15m --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const json doc = json::parse(r.output);
+  const json& items = doc["recommendations"];
+  ASSERT_EQ(items.size(), 2u) << r.output;
+
+  // The report's 5-minute rows per workload: a notebook culled after 15 min idle is down in each
+  // idle step (utilization under 5%) past the first three of a run.
+  const RunResult rep = RunShell(kBinary + " report --input " + input_ +
+                                 " --price-per-gpu-hour 12 --by workload --step 5m --format json");
+  ASSERT_EQ(rep.exit_code, 0) << rep.output;
+  const json report = json::parse(rep.output);
+  std::map<std::string, std::vector<std::pair<double, double>>> steps;  // (utilization, $)
+  for (const json& row : report["rows"]) {
+    steps[row["workload"].get<std::string>()].emplace_back(row["utilization"].get<double>(),
+                                                           row["allocated_usd"].get<double>());
+  }
+  double total = 0;
+  for (const json& item : items) {
+    EXPECT_EQ(item["kind"], "scale-to-zero");
+    EXPECT_EQ(item["category"], "notebook");
+    EXPECT_EQ(item["risk"], "low");
+    const std::string name = item["workload"].get<std::string>();
+    double freed = 0;
+    int run = 0;
+    for (const auto& [u, usd] : steps[name]) {
+      run = u < 0.05 ? run + 1 : 0;
+      if (run > 3) freed += usd;
+    }
+    ASSERT_GT(freed, 0) << name;
+    EXPECT_NEAR(item["monthly_savings_usd"].get<double>(), freed * 730, 1e-6) << name;
+    EXPECT_TRUE(item["evidence"]["idle_at_end"].get<bool>()) << name;
+    total += item["monthly_savings_usd"].get<double>();
+  }
+  EXPECT_NEAR(doc["monthly_savings_usd"].get<double>(), total, 1e-9);
+
+  // The default (1 h idle) is longer than the demo's idle runs: nothing to recommend.
+  const RunResult quiet = Gpucost("recommend");
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.output;
+  EXPECT_TRUE(Contains(quiet.output, "Potential savings: $0.00/month from 0 recommendations"))
+      << quiet.output;
+}
+
+TEST_F(AdviseCommand, WhatIfTablesAddUp) {
+  const RunResult r =
+      Gpucost("whatif --policy cull-notebooks --notebook-idle-for 15m --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const json doc = json::parse(r.output.substr(r.output.find('{')));
+  EXPECT_NEAR(doc["before_usd"].get<double>(), 12, 1e-9);
+  ASSERT_EQ(doc["policies"].size(), 1u);
+  const double saved = doc["policies"][0]["savings_usd"].get<double>();
+  EXPECT_GT(saved, 0);
+  EXPECT_NEAR(doc["after_usd"].get<double>(), 12 - saved, 1e-9);
+  // The same figure as recommend's monthly savings, over the window instead of a month.
+  const RunResult rec = Gpucost("recommend --notebook-idle-for 15m --format json");
+  ASSERT_EQ(rec.exit_code, 0) << rec.output;
+  const json recs = json::parse(rec.output.substr(rec.output.find('{')));
+  EXPECT_NEAR(recs["monthly_savings_usd"].get<double>(), saved * 730, 1e-6);
+
+  const RunResult text = Gpucost("whatif --policy cull-notebooks --notebook-idle-for 15m");
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_TRUE(Contains(text.output, "bu-c")) << text.output;
+  EXPECT_TRUE(Contains(text.output, "total            12.00")) << text.output;
+}
+
+TEST_F(AdviseCommand, BadFlagsNameTheFlag) {
+  RunResult r = Gpucost("recommend --idle-threshold 5x");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.output, "--idle-threshold")) << r.output;
+  r = Gpucost("recommend --notebook-idle-for soon");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.output, "--notebook-idle-for")) << r.output;
+  r = Gpucost("recommend --format yaml");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.output, "--format")) << r.output;
+  r = Gpucost("whatif --policy spot-everything");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.output, "spot-everything")) << r.output;
+  r = Gpucost("recommend --max-replicas 1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.output, "replicas")) << r.output;
+}
+
+}  // namespace
+}  // namespace gpucost

@@ -1,0 +1,108 @@
+// The ledger from the command line: every reader gives from a ledger what it gives from the inputs
+// the ledger was written from (report, chargeback, recommend), writing a window twice changes
+// nothing, and misuse is refused with the reason.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli/cli_test_util.h"
+
+namespace gpucost {
+namespace {
+
+using nlohmann::json;
+using testing_util::Contains;
+using testing_util::RunResult;
+using testing_util::RunShell;
+using testing_util::TempDir;
+
+const std::string kBinary = GPUCOST_BINARY;
+
+class LedgerCommand : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    input_ = (dir_.path() / "demo.om").string();
+    ledger_ = (dir_.path() / "costs.db").string();
+    const RunResult r = RunShell(kBinary + " demo --write-openmetrics " + input_ + " 2>&1");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+  RunResult Run(const std::string& args) { return RunShell(kBinary + " " + args + " 2>&1"); }
+  std::string FromInput() const { return " --input " + input_ + " --price-per-gpu-hour 12"; }
+  std::string FromLedger() const { return " --ledger " + ledger_; }
+  json Json(const std::string& args) {
+    const RunResult r = RunShell(kBinary + " " + args + " 2>/dev/null");
+    EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.output;
+    return json::parse(r.output, nullptr, false);
+  }
+
+  TempDir dir_;
+  std::string input_;
+  std::string ledger_;
+};
+
+TEST_F(LedgerCommand, ReadersGiveFromTheLedgerWhatTheyGiveFromTheInputs) {
+  RunResult w = Run("ledger write " + ledger_ + FromInput() + " --step 5m");
+  ASSERT_EQ(w.exit_code, 0) << w.output;
+  EXPECT_TRUE(Contains(w.output, "wrote 84 cost records")) << w.output;  // 7 slices x 12 steps
+
+  const std::string report = " report --by team,workload --step 5m --format json";
+  const json a = Json(report + FromInput());
+  const json b = Json(report + FromLedger());
+  ASSERT_EQ(a["rows"].size(), b["rows"].size());
+  for (size_t i = 0; i < a["rows"].size(); ++i) {
+    for (const char* field : {"team", "workload", "start"}) {
+      EXPECT_EQ(a["rows"][i][field], b["rows"][i][field]) << i << " " << field;
+    }
+    for (const char* field : {"gpu_hours", "allocated_usd", "effective_usd", "waste_usd",
+                              "activity_gpu_hours"}) {
+      EXPECT_NEAR(a["rows"][i][field].get<double>(), b["rows"][i][field].get<double>(), 1e-12)
+          << i << " " << field;
+    }
+  }
+  EXPECT_NEAR(a["totals"]["cost_usd"].get<double>(), b["totals"]["cost_usd"].get<double>(), 1e-12);
+
+  const RunResult s1 = Run("chargeback --team bu-c --step 5m" + FromInput());
+  const RunResult s2 = Run("chargeback --team bu-c" + FromLedger());
+  ASSERT_EQ(s1.exit_code, 0) << s1.output;
+  EXPECT_EQ(s1.output, s2.output);
+
+  const json r1 = Json("recommend --notebook-idle-for 15m --format json" + FromInput());
+  const json r2 = Json("recommend --notebook-idle-for 15m --format json" + FromLedger());
+  EXPECT_NEAR(r1["monthly_savings_usd"].get<double>(), r2["monthly_savings_usd"].get<double>(),
+              1e-9);
+  EXPECT_EQ(r1["recommendations"].size(), r2["recommendations"].size());
+}
+
+TEST_F(LedgerCommand, WritingTheSameWindowTwiceChangesNothing) {
+  ASSERT_EQ(Run("ledger write " + ledger_ + FromInput()).exit_code, 0);
+  const json once = Json("ledger info --format json " + ledger_);
+  ASSERT_EQ(Run("ledger write " + ledger_ + FromInput()).exit_code, 0);
+  const json twice = Json("ledger info --format json " + ledger_);
+  EXPECT_EQ(once["records"], twice["records"]);
+  EXPECT_EQ(twice["records"].get<int>(), 7 * 60);
+  EXPECT_EQ(twice["steps_s"], json::array({60}));
+  EXPECT_EQ(twice["span"]["start"], "2026-10-01T00:00:00Z");
+  const json report = Json("report --accumulate --format json" + FromLedger());
+  EXPECT_NEAR(report["totals"]["cost_usd"].get<double>(), 12, 1e-9);
+}
+
+TEST_F(LedgerCommand, MisuseIsRefusedWithTheReason) {
+  ASSERT_EQ(Run("ledger write " + ledger_ + FromInput()).exit_code, 0);
+  RunResult r = Run("report" + FromLedger() + " --input " + input_);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.output, "give it alone")) << r.output;
+  r = Run("report --format focus" + FromLedger());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.output, "does not read --ledger")) << r.output;
+  r = Run("report --window 2026-11-01T00:00:00Z,2026-11-02T00:00:00Z" + FromLedger());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.output, "no cost records")) << r.output;
+  const std::string junk = dir_.Write("junk.db", std::string(2048, 'j'));
+  r = Run("report --ledger " + junk);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.output, junk)) << r.output;
+}
+
+}  // namespace
+}  // namespace gpucost

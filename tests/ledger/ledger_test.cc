@@ -1,0 +1,288 @@
+// The SQLite ledger: what an engine run writes comes back the same (units, nodes, holders,
+// records, unknown money as unknown); writing a window again replaces it; a killed writer leaves
+// whole transactions only; files that are not ledgers, or newer ones, are refused by name.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "attribution/cluster_builder.h"
+#include "cli/cli_test_util.h"
+#include "core/money.h"
+#include "ledger/ledger.h"
+
+namespace gpucost::ledger {
+namespace {
+
+using testing::At;
+using testing::ClusterBuilder;
+using testing::CollectSink;
+using testing_util::TempDir;
+
+// Two nodes: n1 with one whole GPU held by a labelled Job pod for the first hour of two, then
+// idle; n2 (no price) with two time-slice replicas of one GPU, one held, unmeasured.
+struct Run {
+  ClusterBuilder b;
+  AttributionOptions options;
+  CollectSink sink;
+  AttributionSummary summary;
+};
+
+std::unique_ptr<Run> Attributed() {
+  auto run = std::make_unique<Run>();
+  ClusterBuilder& b = run->b;
+  const NodeIndex n1 = b.AddNode("n1");
+  b.inventory.nodes[n1].capacity_type = "spot";
+  b.inventory.nodes[n1].gpu_model = "NVIDIA A100-SXM4-80GB";
+  const UnitIndex g = b.AddWhole(n1, "GPU-1");
+  const HolderIndex h = b.AddHolder("ml", "train-abc");
+  b.inventory.holders[h].workload = "train";
+  b.inventory.holders[h].workload_kind = "Job";
+  b.inventory.holders[h].team = "research";
+  b.inventory.holders[h].labels = LabelSet({{"app.kubernetes.io/name", "trainer"}});
+  b.HoldUnits(h, {g}, 0, 3600);
+  b.DeviceUsage(n1, "GPU-1", -1, 0.4, 0, 7200);
+  const NodeIndex n2 = b.AddNode("n2", SharingMode::kTimeSlicing);
+  b.inventory.nodes[n2].replicas = 2;
+  const auto replicas = b.AddReplicas(n2, "GPU-2", 2);
+  b.inventory.nodes[n2].physical_gpus = 1;
+  const HolderIndex s = b.AddHolder("web", "api-0");
+  b.HoldUnits(s, {replicas[0]}, 0, 7200);
+  run->options.window = {At(0), At(7200)};
+  run->options.step = std::chrono::minutes(10);
+  const PriceFn price = [](const Node& node, Window w) {
+    if (node.name == "n2") {
+      return std::vector<PricePeriod>{{{w.start, w.end}, 0, PriceSource::kUnknown, w.start, "-"}};
+    }
+    return std::vector<PricePeriod>{{{w.start, w.end}, 2.5, PriceSource::kSpot, w.start, "t"}};
+  };
+  Result<AttributionSummary> summary =
+      Attribute(b.inventory, b.usage, price, run->options, run->sink);
+  EXPECT_TRUE(summary.ok()) << summary.status().ToString();
+  run->summary = *summary;
+  return run;
+}
+
+bool SameDouble(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
+
+TEST(Ledger, WhatIsWrittenComesBackTheSame) {
+  TempDir dir;
+  const auto run = Attributed();
+  const std::string path = (dir.path() / "ledger.db").string();
+  {
+    auto ledger = Ledger::Open(path);
+    ASSERT_TRUE(ledger.ok()) << ledger.status().ToString();
+    LedgerSink sink(**ledger, run->b.inventory, run->options.window, run->options.step);
+    sink.Consume(run->sink.records);
+    ASSERT_TRUE(sink.Commit().ok());
+  }
+  auto ledger = Ledger::Open(path);  // a new connection: what is on disk
+  ASSERT_TRUE(ledger.ok());
+  const Result<LedgerWindow> back = (*ledger)->Read(std::nullopt);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->window.start, At(0));
+  EXPECT_EQ(back->window.end, At(7200));
+  EXPECT_EQ(back->step, std::chrono::minutes(10));
+  ASSERT_EQ(back->records.size(), run->sink.records.size());
+
+  // Every record matches one written, field by field, by (step, unit identity, holder identity).
+  const Inventory& in = run->b.inventory;
+  const Inventory& out = back->inventory;
+  auto key = [](const Inventory& inv, const CostRecord& r) {
+    const GpuUnit& u = inv.units[r.unit];
+    std::string k = std::to_string(r.step) + "/" + inv.nodes[u.node].name + "/" + u.gpu_uuid +
+                    "/" + u.partition.ToString();
+    if (!r.is_idle()) k += "/" + inv.holders[r.holder].pod;
+    return k;
+  };
+  std::map<std::string, CostRecord> written;
+  for (const CostRecord& r : run->sink.records) written[key(in, r)] = r;
+  for (const CostRecord& r : back->records) {
+    const auto it = written.find(key(out, r));
+    ASSERT_NE(it, written.end()) << key(out, r);
+    const CostRecord& w = it->second;
+    EXPECT_EQ(r.is_idle(), w.is_idle());
+    EXPECT_TRUE(SameDouble(r.gpu_hours, w.gpu_hours));
+    EXPECT_TRUE(SameDouble(r.allocated_usd, w.allocated_usd)) << r.allocated_usd;
+    EXPECT_TRUE(SameDouble(r.effective_usd, w.effective_usd));
+    EXPECT_TRUE(SameDouble(r.list_usd, w.list_usd));
+    EXPECT_TRUE(SameDouble(r.activity_gpu_hours, w.activity_gpu_hours));
+    EXPECT_EQ(r.unmeasured_gpu_hours, w.unmeasured_gpu_hours);
+    EXPECT_EQ(r.price_known, w.price_known);
+    EXPECT_EQ(r.price_source, w.price_source);
+    EXPECT_EQ(r.estimated, w.estimated);
+  }
+  // The unpriced node's money is unknown, not zero.
+  bool saw_unknown = false;
+  for (const CostRecord& r : back->records) {
+    if (!r.price_known) {
+      saw_unknown = true;
+      EXPECT_TRUE(std::isnan(r.allocated_usd));
+    }
+  }
+  EXPECT_TRUE(saw_unknown);
+  // Identity survives: node metadata, the unit's fraction, the holder's workload and labels.
+  const Holder* train = nullptr;
+  for (const Holder& h : out.holders) {
+    if (h.pod == "train-abc") train = &h;
+  }
+  ASSERT_NE(train, nullptr);
+  EXPECT_EQ(train->workload, "train");
+  EXPECT_EQ(train->workload_kind, "Job");
+  EXPECT_EQ(train->team, "research");
+  EXPECT_EQ(train->labels.Get("app.kubernetes.io/name"), "trainer");
+  bool saw_replica = false;
+  for (const GpuUnit& u : out.units) {
+    const Node& n = out.nodes[u.node];
+    if (n.name == "n1") {
+      EXPECT_EQ(n.capacity_type, "spot");
+      EXPECT_EQ(n.gpu_model, "NVIDIA A100-SXM4-80GB");
+    }
+    if (u.partition.kind == PartitionKind::kReplica) {
+      saw_replica = true;
+      EXPECT_DOUBLE_EQ(u.fraction, 0.5);
+      EXPECT_EQ(n.sharing, SharingMode::kTimeSlicing);
+      EXPECT_EQ(n.replicas, 2);
+    }
+  }
+  EXPECT_TRUE(saw_replica);
+  // Conservation on the way back: allocated + idle = what the priced nodes cost.
+  CompensatedSum total;
+  for (const CostRecord& r : back->records) {
+    if (r.price_known) total.Add(r.allocated_usd);
+  }
+  EXPECT_NEAR(total.value(), run->summary.node_cost_usd, 1e-9);
+  EXPECT_NEAR(total.value(), 2 * 2.5, 1e-9);  // one GPU on n1 for 2 h at $2.50
+}
+
+TEST(Ledger, WritingAWindowAgainReplacesItAndPartsCanBeRead) {
+  TempDir dir;
+  const auto run = Attributed();
+  auto ledger = Ledger::Open((dir.path() / "l.db").string());
+  ASSERT_TRUE(ledger.ok());
+  Ledger& l = **ledger;
+  const Inventory& inv = run->b.inventory;
+  ASSERT_TRUE(l.Write(inv, run->options.window, run->options.step, run->sink.records).ok());
+  ASSERT_TRUE(l.Write(inv, run->options.window, run->options.step, run->sink.records).ok());
+  Result<LedgerInfo> info = l.Info();
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->records, static_cast<int64_t>(run->sink.records.size()));
+  EXPECT_EQ(info->steps_s, std::vector<int64_t>({600}));
+
+  // Late data: the same window re-attributed with other money replaces the old rows.
+  std::vector<CostRecord> again = run->sink.records;
+  for (CostRecord& r : again) {
+    if (r.price_known) r.allocated_usd *= 2;
+  }
+  ASSERT_TRUE(l.Write(inv, run->options.window, run->options.step, again).ok());
+  Result<LedgerWindow> all = l.Read(std::nullopt);
+  ASSERT_TRUE(all.ok());
+  CompensatedSum total;
+  for (const CostRecord& r : all->records) {
+    if (r.price_known) total.Add(r.allocated_usd);
+  }
+  EXPECT_NEAR(total.value(), 10, 1e-9);
+
+  // The second hour alone: steps renumbered from its start.
+  const Result<LedgerWindow> hour = l.Read(Window{At(3600), At(7200)});
+  ASSERT_TRUE(hour.ok()) << hour.status().ToString();
+  ASSERT_FALSE(hour->records.empty());
+  int64_t max_step = 0;
+  for (const CostRecord& r : hour->records) {
+    EXPECT_GE(r.step, 0);
+    max_step = std::max(max_step, r.step);
+  }
+  EXPECT_EQ(max_step, 5);
+  EXPECT_EQ(hour->records.size() * 2, all->records.size());
+
+  // A window that starts between steps is refused.
+  const Result<LedgerWindow> off = l.Read(Window{At(300), At(7200)});
+  ASSERT_FALSE(off.ok());
+  EXPECT_NE(off.status().ToString().find("step boundary"), std::string::npos);
+
+  // Another step length in the same window is refused with both lengths named.
+  ASSERT_TRUE(l.Write(inv, {At(7200), At(9000)}, std::chrono::minutes(5), run->sink.records).ok());
+  const Result<LedgerWindow> mixed = l.Read(std::nullopt);
+  ASSERT_FALSE(mixed.ok());
+  EXPECT_NE(mixed.status().ToString().find("300 s, 600 s"), std::string::npos)
+      << mixed.status().ToString();
+}
+
+TEST(Ledger, AKilledWriterLeavesWholeTransactionsOnly) {
+  TempDir dir;
+  const std::string path = (dir.path() / "k.db").string();
+  const auto run = Attributed();
+  const size_t per_window = run->sink.records.size();
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto ledger = Ledger::Open(path);
+    if (!ledger.ok()) _exit(3);
+    for (int64_t i = 0;; ++i) {  // one window after another until killed
+      const Window w{At(7200 * i), At(7200 * (i + 1))};
+      if (!(*ledger)->Write(run->b.inventory, w, run->options.step, run->sink.records).ok()) {
+        _exit(4);
+      }
+    }
+  }
+  // Let it write for a while, then kill it mid-stream.
+  for (int i = 0; i < 200; ++i) {
+    usleep(10'000);
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec) && std::filesystem::file_size(path, ec) > 200'000) break;
+  }
+  kill(child, SIGKILL);
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the writer stopped by itself: " << status;
+
+  auto ledger = Ledger::Open(path);
+  ASSERT_TRUE(ledger.ok()) << ledger.status().ToString();
+  const Result<LedgerInfo> info = (*ledger)->Info();
+  ASSERT_TRUE(info.ok());
+  EXPECT_GT(info->records, 0);
+  EXPECT_EQ(info->records % static_cast<int64_t>(per_window), 0) << info->records;
+  // And the writing goes on where it stopped.
+  const int64_t windows = info->records / static_cast<int64_t>(per_window);
+  ASSERT_TRUE((*ledger)
+                  ->Write(run->b.inventory, {At(7200 * windows), At(7200 * (windows + 1))},
+                          run->options.step, run->sink.records)
+                  .ok());
+  EXPECT_EQ((*ledger)->Info()->records, (windows + 1) * static_cast<int64_t>(per_window));
+}
+
+TEST(Ledger, RefusesFilesItCannotUseByName) {
+  TempDir dir;
+  const std::string junk = dir.Write("junk.db", std::string(4096, 'x'));
+  const auto bad = Ledger::Open(junk);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().ToString().find(junk), std::string::npos) << bad.status().ToString();
+
+  const std::string newer = (dir.path() / "newer.db").string();
+  ASSERT_TRUE(Ledger::Open(newer).ok());
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(newer.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE meta SET value = '99' WHERE key = 'schema_version'", nullptr,
+                         nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  const auto refused = Ledger::Open(newer);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().ToString().find("schema version 99"), std::string::npos);
+
+  const auto nowhere = Ledger::Open((dir.path() / "no/such/dir/l.db").string());
+  ASSERT_FALSE(nowhere.ok());
+  EXPECT_NE(nowhere.status().ToString().find("no/such/dir"), std::string::npos);
+
+  auto empty = Ledger::Open((dir.path() / "empty.db").string());
+  ASSERT_TRUE(empty.ok());
+  EXPECT_FALSE((*empty)->Read(std::nullopt).ok());
+}
+
+}  // namespace
+}  // namespace gpucost::ledger

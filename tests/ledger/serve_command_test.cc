@@ -1,0 +1,239 @@
+// `gpucost serve` as it runs in a cluster, against a real Prometheus (Debian's package) holding
+// the demo cluster's series: it catches up into the ledger, answers /metrics and /api/v1/report
+// with the numbers `gpucost report` gives, survives SIGKILL without counting anything twice, keeps
+// trying while its source is down, and checks bearer tokens.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+
+#include "cli/cli_test_util.h"
+#include "common/child_process.h"
+#include "promsource/http_transport.h"
+
+namespace gpucost {
+namespace {
+
+using nlohmann::json;
+using testing_util::ChildProcess;
+using testing_util::FreePort;
+using testing_util::PrometheusProcess;
+using testing_util::RunResult;
+using testing_util::RunShell;
+using testing_util::TempDir;
+
+const std::string kBinary = GPUCOST_BINARY;
+
+struct Response {
+  int status = 0;
+  std::string body;
+};
+
+Response Get(const std::string& url, const std::string& token = "") {
+  promsource::HttpOptions options;
+  options.request_timeout = std::chrono::seconds(20);
+  auto transport = promsource::MakeCurlTransport(options);
+  promsource::HttpRequest r;
+  r.url = url;
+  if (!token.empty()) r.headers.push_back({"Authorization", "Bearer " + token});
+  const promsource::TransportResult res = transport->Send(r);
+  if (!res.response) return {};
+  return {static_cast<int>(res.response->status), res.response->body};
+}
+
+bool WaitFor(const std::string& url, int status, std::chrono::seconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (Get(url).status == status) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
+// Sum of one metric's samples in an exposition.
+double SumOf(const std::string& text, const std::string& name) {
+  double sum = 0;
+  size_t pos = 0;
+  while ((pos = text.find("\n" + name + "{", pos)) != std::string::npos) {
+    const size_t eol = text.find('\n', pos + 1);
+    const size_t space = text.rfind(' ', eol);
+    sum += std::stod(text.substr(space + 1, eol - space - 1));
+    pos = eol;
+  }
+  return sum;
+}
+
+class Serve : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!std::filesystem::exists("/usr/bin/prometheus")) {
+      if (std::getenv("CI") != nullptr) FAIL() << "prometheus is not installed";
+      GTEST_SKIP() << "prometheus is not installed (scripts/install-deps.sh)";
+    }
+    input_ = (dir_.path() / "demo.om").string();
+    ledger_ = (dir_.path() / "costs.db").string();
+    ASSERT_EQ(RunShell(kBinary + " demo --write-openmetrics " + input_).exit_code, 0);
+    const RunResult imported =
+        RunShell("/usr/bin/promtool tsdb create-blocks-from openmetrics " + input_ + " " +
+                 (dir_.path() / "tsdb").string() + " 2>&1");
+    ASSERT_EQ(imported.exit_code, 0) << imported.output;
+    prometheus_ = std::make_unique<PrometheusProcess>(dir_.path(), dir_.path() / "tsdb");
+    ASSERT_TRUE(prometheus_->WaitReady(std::chrono::seconds(60))) << prometheus_->Log();
+  }
+
+  std::unique_ptr<ChildProcess> Start(int port, const std::string& source,
+                                      const std::string& extra = "") {
+    std::vector<std::string> args = {kBinary, "serve", "--ledger", ledger_,
+                                     "--price-per-gpu-hour", "12",
+                                     "--from", "2026-10-01T00:00:00Z",
+                                     "--interval", "2s",
+                                     "--listen", "127.0.0.1:" + std::to_string(port)};
+    for (const std::string& a : {std::string("--prometheus"), source}) args.push_back(a);
+    std::string word;
+    for (char c : extra + " ") {
+      if (c != ' ') {
+        word += c;
+      } else if (!word.empty()) {
+        args.push_back(word);
+        word.clear();
+      }
+    }
+    return std::make_unique<ChildProcess>(args, (dir_.path() / "serve.log").string());
+  }
+
+  int64_t Records() {
+    const RunResult r = RunShell(kBinary + " ledger info --format json " + ledger_);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    return json::parse(r.output)["records"].get<int64_t>();
+  }
+
+  TempDir dir_;
+  std::string input_;
+  std::string ledger_;
+  std::unique_ptr<PrometheusProcess> prometheus_;
+};
+
+TEST_F(Serve, CatchesUpAndServesWhatTheReportSays) {
+  const int port = FreePort();
+  const std::string base = "http://127.0.0.1:" + std::to_string(port);
+  auto serve = Start(port, prometheus_->url());
+  ASSERT_TRUE(WaitFor(base + "/readyz", 200, std::chrono::seconds(120))) << serve->Log();
+  EXPECT_EQ(Get(base + "/healthz").status, 200);
+
+  // /metrics: the counters add up to the hour's $12, allocated = effective + waste.
+  const Response metrics = Get(base + "/metrics");
+  ASSERT_EQ(metrics.status, 200);
+  EXPECT_NEAR(SumOf(metrics.body, "gpucost_allocated_usd_total"), 12, 1e-6) << metrics.body;
+  EXPECT_NEAR(SumOf(metrics.body, "gpucost_effective_usd_total") +
+                  SumOf(metrics.body, "gpucost_waste_usd_total"),
+              12, 1e-6);
+  EXPECT_NE(metrics.body.find("gpucost_scrape_errors_total{target=\"source\"} 0"),
+            std::string::npos);
+  EXPECT_NE(metrics.body.find("gpucost_ledger_bytes "), std::string::npos);
+
+  // The API answers the report contract with the CLI's numbers.
+  const Response api = Get(base + "/api/v1/report?by=team");
+  ASSERT_EQ(api.status, 200) << api.body;
+  const RunResult cli = RunShell(kBinary + " report --input " + input_ +
+                                 " --price-per-gpu-hour 12 --by team --accumulate --format json");
+  ASSERT_EQ(cli.exit_code, 0);
+  const json a = json::parse(api.body);
+  const json b = json::parse(cli.output);
+  ASSERT_EQ(a["rows"].size(), b["rows"].size());
+  for (size_t i = 0; i < a["rows"].size(); ++i) {
+    EXPECT_EQ(a["rows"][i]["team"], b["rows"][i]["team"]);
+    EXPECT_NEAR(a["rows"][i]["allocated_usd"].get<double>(),
+                b["rows"][i]["allocated_usd"].get<double>(), 1e-9);
+    EXPECT_NEAR(a["rows"][i]["effective_usd"].get<double>(),
+                b["rows"][i]["effective_usd"].get<double>(), 1e-9);
+  }
+  EXPECT_EQ(Get(base + "/api/v1/report?by=colour").status, 400);
+
+  // OpenCost's /allocation: its parameters and GPU field names, the same money.
+  const std::string hour = "window=2026-10-01T00:00:00Z,2026-10-01T01:00:00Z";
+  const Response alloc =
+      Get(base + "/allocation/compute?" + hour + "&aggregate=namespace&accumulate=true");
+  ASSERT_EQ(alloc.status, 200) << alloc.body;
+  const json oc = json::parse(alloc.body);
+  EXPECT_EQ(oc["code"], 200);
+  ASSERT_EQ(oc["data"].size(), 1u);
+  const json& bu_a = oc["data"][0]["bu-a"];
+  EXPECT_EQ(bu_a["properties"]["namespace"], "bu-a");
+  EXPECT_NEAR(bu_a["gpuCost"].get<double>(), 36.0 / 7, 1e-5);  // 3 of 7 slices at $12
+  EXPECT_NEAR(bu_a["gpuHours"].get<double>(), 3.0 / 7, 1e-5);
+  EXPECT_NEAR(bu_a["gpuCount"].get<double>(), 3.0 / 7, 1e-5);
+  EXPECT_NEAR(bu_a["gpuEfficiency"].get<double>(), b["rows"][0]["efficiency"].get<double>(), 1e-5);
+  EXPECT_FALSE(oc["data"][0].contains("__idle__"));
+  // Two half-hour sets with step; includeIdle; an unknown aggregate is a 400.
+  const json steps = json::parse(
+      Get(base + "/allocation?" + hour + "&aggregate=controllerKind&step=30m").body);
+  ASSERT_EQ(steps["data"].size(), 2u);
+  EXPECT_NEAR(steps["data"][0]["Job"]["gpuCost"].get<double>() +
+                  steps["data"][1]["Job"]["gpuCost"].get<double>(),
+              36.0 / 7, 1e-4);
+  const json idle =
+      json::parse(Get(base + "/allocation?" + hour + "&aggregate=namespace&includeIdle=true").body);
+  double total = 0;  // the demo's GPU is fully held: everything is allocated, idle or not
+  for (const auto& [name, entry] : idle["data"][0].items()) total += entry["gpuCost"].get<double>();
+  EXPECT_NEAR(total, 12, 1e-4);
+  EXPECT_EQ(Get(base + "/allocation?" + hour + "&aggregate=service").status, 400);
+  EXPECT_EQ(Get(base + "/allocation").status, 400);
+  EXPECT_EQ(serve->Terminate(), 0) << serve->Log();
+  EXPECT_EQ(Records(), 7 * 60);
+}
+
+TEST_F(Serve, KilledAndRestartedItCountsNothingTwice) {
+  const int port = FreePort();
+  const std::string base = "http://127.0.0.1:" + std::to_string(port);
+  {
+    auto serve = Start(port, prometheus_->url());
+    ASSERT_TRUE(WaitFor(base + "/readyz", 200, std::chrono::seconds(120))) << serve->Log();
+    ASSERT_TRUE(serve->Kill());
+  }
+  const int64_t before = Records();
+  EXPECT_EQ(before, 7 * 60);
+  auto again = Start(port, prometheus_->url());
+  ASSERT_TRUE(WaitFor(base + "/readyz", 200, std::chrono::seconds(120))) << again->Log();
+  EXPECT_NEAR(SumOf(Get(base + "/metrics").body, "gpucost_allocated_usd_total"), 12, 1e-6);
+  EXPECT_EQ(Records(), before);
+}
+
+TEST_F(Serve, KeepsTryingWhileTheSourceIsDownAndChecksTokens) {
+  // A source nobody listens on: not ready, errors counted, the server still answers.
+  const int port = FreePort();
+  const std::string base = "http://127.0.0.1:" + std::to_string(port);
+  const std::string token = dir_.Write("token", "s3cret\n");
+  auto serve = Start(port, "http://127.0.0.1:" + std::to_string(FreePort()),
+                     "--token-file " + token);
+  ASSERT_TRUE(WaitFor(base + "/healthz", 200, std::chrono::seconds(30))) << serve->Log();
+  EXPECT_EQ(Get(base + "/metrics").status, 401);
+  EXPECT_EQ(Get(base + "/metrics", "wrong").status, 401);
+  // The failed cycles are counted (each after the client's own retries).
+  const std::string errors = "gpucost_scrape_errors_total{target=\"source\"} ";
+  int failures = 0;
+  for (int i = 0; i < 600 && failures == 0; ++i) {
+    const Response m = Get(base + "/metrics", "s3cret");
+    ASSERT_EQ(m.status, 200);
+    const size_t at = m.body.find(errors);
+    ASSERT_NE(at, std::string::npos) << m.body;
+    failures = std::stoi(m.body.substr(at + errors.size()));
+    if (failures == 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_GE(failures, 1);
+  EXPECT_EQ(Get(base + "/readyz").status, 503);
+  EXPECT_EQ(serve->Terminate(), 0);
+
+  // The source comes back: the same ledger catches up.
+  auto back = Start(port, prometheus_->url(), "--token-file " + token);
+  ASSERT_TRUE(WaitFor(base + "/readyz", 200, std::chrono::seconds(120))) << back->Log();
+  EXPECT_NEAR(SumOf(Get(base + "/metrics", "s3cret").body, "gpucost_allocated_usd_total"), 12,
+              1e-6);
+}
+
+}  // namespace
+}  // namespace gpucost
