@@ -12,11 +12,14 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
 
+#include "alerts/budgets.h"
 #include "cli/commands.h"
 #include "cli/input_flags.h"
 #include "cli/opencost_api.h"
@@ -45,12 +48,16 @@ struct ServeFlags {
   std::string max_chunk = "6h";
   std::string from;
   std::string token_file;
+  std::string budgets;
+  std::string forecast_lookback = "7d";
 };
 
 struct Settings {
   Duration interval{0}, step{0}, lag{0}, grace{0}, max_chunk{0};
   std::optional<Instant> from;
   std::string token;
+  std::optional<alerts::BudgetFile> budgets;
+  Duration forecast_lookback{0};
 };
 
 Instant AlignDown(Instant t, Duration step) {
@@ -205,8 +212,45 @@ class Server {
     return stopping_;
   }
 
+  // Month-to-date and forecast per budgeted team, as of the ledger's newest step (the formula of
+  // `gpucost alerts`, docs/alerts.md).
+  std::vector<TeamBudgetGauge> Budgets(const ledger::LedgerLatest& latest) {
+    std::vector<TeamBudgetGauge> out;
+    if (!s_.budgets || !latest.step_start) return out;
+    Result<ledger::LedgerInfo> info = ledger_->Info();
+    if (!info.ok() || !info->span) return out;
+    const Instant as_of = *latest.step_start + latest.step;
+    const Window month = alerts::MonthOf(as_of - Duration(1));
+    const Instant data_start = info->span->start;
+    const Window rate = alerts::RateWindow(as_of, data_start, s_.forecast_lookback);
+    Result<std::map<std::string, double>> mtd =
+        ledger_->TeamCosts({std::max(month.start, data_start), as_of});
+    Result<std::map<std::string, double>> recent = ledger_->TeamCosts(rate);
+    if (!mtd.ok() || !recent.ok()) return out;
+    std::set<std::string> teams;
+    for (const auto& [team, usd] : *mtd) teams.insert(team);
+    for (const auto& [team, budget] : s_.budgets->budgets_usd) teams.insert(team);
+    for (const std::string& team : teams) {
+      const std::optional<double> budget = s_.budgets->For(team);
+      if (!budget) continue;
+      alerts::ForecastInput in;
+      in.month = month;
+      in.as_of = as_of;
+      in.data_start = data_start;
+      in.month_to_date_usd = mtd->count(team) ? mtd->at(team) : 0;
+      in.recent_usd = recent->count(team) ? recent->at(team) : 0;
+      in.lookback = s_.forecast_lookback;
+      out.push_back({flags_.input.cluster, team, *budget, in.month_to_date_usd,
+                     alerts::Forecast(in).forecast_usd});
+    }
+    return out;
+  }
+
   void Refresh(Instant now) {
     Result<ledger::LedgerTotals> totals = ledger_->Totals();
+    Result<ledger::LedgerLatest> latest = ledger_->Latest();
+    const std::vector<TeamBudgetGauge> budgets =
+        latest.ok() ? Budgets(*latest) : std::vector<TeamBudgetGauge>();
     std::error_code ec;
     double bytes = 0;
     for (const char* suffix : {"", "-wal"}) {
@@ -218,7 +262,7 @@ class Server {
     health_.ledger_bytes = bytes;
     health_.lag_seconds =
         processed_ ? std::chrono::duration<double>(now - *processed_).count() : 0;
-    if (totals.ok()) metrics_ = ServeMetricsText(*totals, health_);
+    if (totals.ok() && latest.ok()) metrics_ = ServeMetricsText(*totals, *latest, budgets, health_);
   }
 
   void Loop() {
@@ -308,6 +352,11 @@ Result<Settings> Parse(const ServeFlags& f) {
     if (s.token.empty()) return Status::InvalidArgument(StrCat(f.token_file, ": empty token"));
   }
   if (f.input.ledger.empty()) return Status::InvalidArgument("--ledger FILE: the ledger to keep");
+  if (!f.budgets.empty()) {
+    GPUCOST_ASSIGN_OR_RETURN(s.budgets, alerts::LoadBudgets(f.budgets));
+  }
+  GPUCOST_ASSIGN_OR_RETURN(s.forecast_lookback,
+                           positive("--forecast-lookback", f.forecast_lookback));
   return s;
 }
 
@@ -381,6 +430,12 @@ void AddServeCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--token-file", f->token_file,
                   "Require 'Authorization: Bearer TOKEN' (the file's content) on /metrics and "
                   "/api");
+  cmd->add_option("--budgets", f->budgets,
+                  "YAML file of monthly team budgets (as for gpucost alerts): exports each team's "
+                  "budget, month-to-date cost and month-end forecast");
+  cmd->add_option("--forecast-lookback", f->forecast_lookback,
+                  "The forecast's run rate is the cost of this long")
+      ->capture_default_str();
   AddInputFlags(*cmd, f->input);
   AddPriceFlags(*cmd, f->price);
   AddTimelineFlags(*cmd, f->input);

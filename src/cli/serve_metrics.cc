@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include <initializer_list>
 #include <string_view>
 #include <utility>
@@ -47,9 +49,72 @@ void Header(std::string& out, std::string_view name) {
                      def->type == m::MetricType::kCounter ? "counter" : "gauge");
 }
 
+std::string HolderLabels(const ledger::HolderGauge& t) {
+  return Labels({{"cluster", t.cluster},
+                 {"namespace", t.namespace_name},
+                 {"team", t.team},
+                 {"workload", t.workload},
+                 {"workload_kind", t.workload_kind},
+                 {"gpu_model", t.gpu_model},
+                 {"capacity_type", t.capacity_type}});
+}
+
+std::string NodeLabels(const ledger::NodeGauge& n) {
+  return Labels({{"cluster", n.cluster},
+                 {"node", n.node},
+                 {"gpu_model", n.gpu_model},
+                 {"capacity_type", n.capacity_type}});
+}
+
+void Gauges(std::string& out, const ledger::LedgerLatest& latest) {
+  Header(out, m::kAllocatedGpus);
+  for (const auto& g : latest.holders) {
+    out += fmt::format("{}{} {}\n", m::kAllocatedGpus, HolderLabels(g), g.gpus);
+  }
+  Header(out, m::kAllocatedUsdPerHour);
+  for (const auto& g : latest.holders) {
+    out += fmt::format("{}{} {}\n", m::kAllocatedUsdPerHour, HolderLabels(g), g.usd_per_hour);
+  }
+  Header(out, m::kUtilization);
+  for (const auto& g : latest.holders) {
+    if (std::isnan(g.utilization)) continue;  // unmeasured: no sample, not zero
+    out += fmt::format("{}{} {}\n", m::kUtilization, HolderLabels(g), g.utilization);
+  }
+  Header(out, m::kNodeGpus);
+  for (const auto& n : latest.nodes) {
+    out += fmt::format("{}{} {}\n", m::kNodeGpus, NodeLabels(n), n.physical_gpus);
+  }
+  Header(out, m::kNodeAllocatedGpus);
+  for (const auto& n : latest.nodes) {
+    out += fmt::format("{}{} {}\n", m::kNodeAllocatedGpus, NodeLabels(n), n.allocated_gpus);
+  }
+  Header(out, m::kNodePriceKnown);
+  for (const auto& n : latest.nodes) {
+    out += fmt::format("{}{} {}\n", m::kNodePriceKnown, NodeLabels(n), n.price_known ? 1 : 0);
+  }
+  Header(out, m::kNodePriceUsdPerGpuHour);
+  for (const auto& n : latest.nodes) {
+    if (std::isnan(n.usd_per_gpu_hour)) continue;  // unknown: absent, never zero
+    out += fmt::format("{}{} {}\n", m::kNodePriceUsdPerGpuHour,
+                       Labels({{"cluster", n.cluster},
+                               {"node", n.node},
+                               {"gpu_model", n.gpu_model},
+                               {"capacity_type", n.capacity_type},
+                               {"price_source", PriceSourceName(n.price_source)}}),
+                       n.usd_per_gpu_hour);
+  }
+  Header(out, m::kNodeLastUsageSample);
+  for (const auto& n : latest.nodes) {
+    out += fmt::format("{}{} {}\n", m::kNodeLastUsageSample, NodeLabels(n),
+                       n.last_usage ? UnixSeconds(*n.last_usage) : 0.0);
+  }
+}
+
 }  // namespace
 
-std::string ServeMetricsText(const ledger::LedgerTotals& totals, const ServeHealth& health) {
+std::string ServeMetricsText(const ledger::LedgerTotals& totals, const ledger::LedgerLatest& latest,
+                             const std::vector<TeamBudgetGauge>& budgets,
+                             const ServeHealth& health) {
   std::string out;
   struct Field {
     std::string_view name;
@@ -93,6 +158,22 @@ std::string ServeMetricsText(const ledger::LedgerTotals& totals, const ServeHeal
                                {"gpu_model", t.gpu_model},
                                {"capacity_type", t.capacity_type}}),
                        t.idle_gpu_hours);
+  }
+  Gauges(out, latest);
+  const struct {
+    std::string_view name;
+    double TeamBudgetGauge::*value;
+  } team_fields[] = {{m::kTeamBudgetUsd, &TeamBudgetGauge::budget_usd},
+                     {m::kTeamMonthToDateUsd, &TeamBudgetGauge::month_to_date_usd},
+                     {m::kTeamForecastUsd, &TeamBudgetGauge::forecast_usd}};
+  for (const auto& f : team_fields) {
+    if (budgets.empty()) break;
+    Header(out, f.name);
+    for (const TeamBudgetGauge& b : budgets) {
+      if (std::isnan(b.*(f.value))) continue;
+      out += fmt::format("{}{} {}\n", f.name, Labels({{"cluster", b.cluster}, {"team", b.team}}),
+                         b.*(f.value));
+    }
   }
   Header(out, m::kScrapeErrorsTotal);
   out += fmt::format("{}{} {}\n", m::kScrapeErrorsTotal, Labels({{"target", "source"}}),

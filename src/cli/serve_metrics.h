@@ -1,10 +1,12 @@
 // The exposition `gpucost serve` answers on /metrics: cost counters per holder group and idle
-// capacity per node from the ledger's totals, and gpucost's own health, named as
+// capacity per node from the ledger's totals, gauges of the newest step (GPUs held, cost rate,
+// utilization, node prices and telemetry), team budgets, and gpucost's own health, named as
 // monitoring/metric_catalog.h says. Pure.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "ledger/ledger.h"
 
@@ -17,6 +19,16 @@ struct ServeHealth {
   double ledger_bytes = 0;      // the ledger file and its WAL
 };
 
-std::string ServeMetricsText(const ledger::LedgerTotals& totals, const ServeHealth& health);
+struct TeamBudgetGauge {
+  std::string cluster;
+  std::string team;
+  double budget_usd = 0;
+  double month_to_date_usd = 0;
+  double forecast_usd = 0;  // NaN: no forecast (no data)
+};
+
+std::string ServeMetricsText(const ledger::LedgerTotals& totals, const ledger::LedgerLatest& latest,
+                             const std::vector<TeamBudgetGauge>& budgets,
+                             const ServeHealth& health);
 
 }  // namespace gpucost::cli

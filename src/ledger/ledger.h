@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -65,6 +66,30 @@ struct LedgerTotals {
   std::vector<NodeIdleTotal> idle;
 };
 
+// The newest step of the ledger, for gauges: per holder group and per node.
+struct HolderGauge {
+  std::string cluster, namespace_name, team, workload, workload_kind, gpu_model, capacity_type;
+  double gpus = 0;            // GPU-equivalents held
+  double usd_per_hour = 0;    // allocated cost rate, known prices only
+  double utilization = NAN;   // activity / measured share; NaN when unmeasured
+};
+struct NodeGauge {
+  std::string cluster, node, gpu_model, capacity_type;
+  int physical_gpus = 0;
+  double allocated_gpus = 0;      // GPU-equivalents held
+  bool price_known = false;
+  double usd_per_gpu_hour = NAN;  // NaN when unknown
+  PriceSource price_source = PriceSource::kUnknown;
+  // End of the newest step with a usage sample in the ledger's last day; nullopt when none.
+  std::optional<Instant> last_usage;
+};
+struct LedgerLatest {
+  std::optional<Instant> step_start;  // nullopt: an empty ledger
+  Duration step{0};
+  std::vector<HolderGauge> holders;
+  std::vector<NodeGauge> nodes;
+};
+
 class Ledger {
  public:
   // Opens (creating and migrating when needed) the SQLite ledger at `path`. Errors name the file:
@@ -86,6 +111,9 @@ class Ledger {
 
   Result<LedgerInfo> Info();
   Result<LedgerTotals> Totals();
+  Result<LedgerLatest> Latest();
+  // Allocated cost (known prices) per team of the steps that start in `window`.
+  Result<std::map<std::string, double>> TeamCosts(Window window);
 
   const std::string& path() const { return path_; }
 

@@ -4,6 +4,7 @@
 // trying while its source is down, and checks bearer tokens.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -185,6 +186,67 @@ TEST_F(Serve, CatchesUpAndServesWhatTheReportSays) {
   EXPECT_EQ(Get(base + "/allocation").status, 400);
   EXPECT_EQ(serve->Terminate(), 0) << serve->Log();
   EXPECT_EQ(Records(), 7 * 60);
+}
+
+// The value of the one sample of `name` whose labels contain `match`; NaN when absent.
+double ValueOf(const std::string& text, const std::string& name, const std::string& match) {
+  size_t pos = 0;
+  while ((pos = text.find("\n" + name + "{", pos)) != std::string::npos) {
+    const size_t eol = text.find('\n', pos + 1);
+    const std::string line = text.substr(pos + 1, eol - pos - 1);
+    if (line.find(match) != std::string::npos) return std::stod(line.substr(line.rfind(' ') + 1));
+    pos = eol;
+  }
+  return NAN;
+}
+
+TEST_F(Serve, ExportsEveryMetricTheAlertRulesUse) {
+  const int port = FreePort();
+  const std::string base = "http://127.0.0.1:" + std::to_string(port);
+  const std::string budgets = dir_.Write("budgets.yaml", "budgets:\n  bu-a: 1000\ndefault: 500\n");
+  auto serve = Start(port, prometheus_->url(), "--budgets " + budgets);
+  ASSERT_TRUE(WaitFor(base + "/readyz", 200, std::chrono::seconds(120))) << serve->Log();
+  const std::string m = Get(base + "/metrics").body;
+
+  // The newest step (00:59): all seven 1g slices held, the node's price and telemetry.
+  EXPECT_NEAR(SumOf(m, "gpucost_allocated_gpus"), 1, 1e-9);
+  EXPECT_NEAR(SumOf(m, "gpucost_allocated_usd_per_hour"), 12, 1e-9);
+  EXPECT_NEAR(ValueOf(m, "gpucost_allocated_gpus", "workload=\"llm-finetune\""), 3.0 / 7, 1e-9);
+  const double u = ValueOf(m, "gpucost_utilization_ratio", "workload=\"llm-finetune\"");
+  EXPECT_GT(u, 0.5);
+  EXPECT_LE(u, 1);
+  EXPECT_EQ(ValueOf(m, "gpucost_node_gpus", "node=\"gpu-a100-1\""), 1);
+  EXPECT_NEAR(ValueOf(m, "gpucost_node_allocated_gpus", "node=\"gpu-a100-1\""), 1, 1e-9);
+  EXPECT_EQ(ValueOf(m, "gpucost_node_price_known", "node=\"gpu-a100-1\""), 1);
+  EXPECT_EQ(ValueOf(m, "gpucost_node_price_usd_per_gpu_hour", "price_source=\"default\""), 12);
+  EXPECT_EQ(ValueOf(m, "gpucost_node_last_usage_sample_timestamp_seconds", "gpu-a100-1"),
+            1790816400);  // 2026-10-01T01:00:00Z, the end of the last measured step
+  // Budgets: bu-a's own, the default for the others; the forecast runs the last hour's rate
+  // ($36/7 an hour) over the 30 days 23 hours left in October.
+  EXPECT_EQ(ValueOf(m, "gpucost_team_budget_usd", "team=\"bu-a\""), 1000);
+  EXPECT_EQ(ValueOf(m, "gpucost_team_budget_usd", "team=\"bu-c\""), 500);
+  EXPECT_NEAR(ValueOf(m, "gpucost_team_month_to_date_usd", "team=\"bu-a\""), 36.0 / 7, 1e-9);
+  EXPECT_NEAR(ValueOf(m, "gpucost_team_month_forecast_usd", "team=\"bu-a\""),
+              36.0 / 7 * (1 + 24 * (30 + 23.0 / 24)), 1e-6);
+
+  // Every gpucost metric the generated alert rules read is exported.
+  const RunResult rules = RunShell(kBinary + " rules --format rules");
+  ASSERT_EQ(rules.exit_code, 0);
+  size_t pos = 0;
+  int checked = 0;
+  while ((pos = rules.output.find("gpucost_", pos)) != std::string::npos) {
+    size_t end = pos;
+    while (end < rules.output.size() &&
+           (std::isalnum(static_cast<unsigned char>(rules.output[end])) ||
+            rules.output[end] == '_')) {
+      ++end;
+    }
+    const std::string name = rules.output.substr(pos, end - pos);
+    EXPECT_NE(m.find("\n" + name + "{"), std::string::npos) << name << " is not exported";
+    ++checked;
+    pos = end;
+  }
+  EXPECT_GT(checked, 5);
 }
 
 TEST_F(Serve, KilledAndRestartedItCountsNothingTwice) {
