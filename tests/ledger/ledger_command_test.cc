@@ -72,6 +72,28 @@ TEST_F(LedgerCommand, ReadersGiveFromTheLedgerWhatTheyGiveFromTheInputs) {
   EXPECT_NEAR(r1["monthly_savings_usd"].get<double>(), r2["monthly_savings_usd"].get<double>(),
               1e-9);
   EXPECT_EQ(r1["recommendations"].size(), r2["recommendations"].size());
+
+  const std::string policy =
+      " whatif --policy cull-notebooks --notebook-idle-for 15m --format json";
+  const json w1 = Json(policy + FromInput());
+  const json w2 = Json(policy + FromLedger());
+  EXPECT_NEAR(w1["after_usd"].get<double>(), w2["after_usd"].get<double>(), 1e-9);
+  EXPECT_LT(w2["after_usd"].get<double>(), w2["before_usd"].get<double>());
+
+  // Alerts fire the same from the ledger (exit status 1: some fire).
+  const std::string alerts = " alerts --notebook-idle-for 15m --format json";
+  const RunResult a1 = RunShell(kBinary + alerts + " --step 5m" + FromInput() + " 2>/dev/null");
+  const RunResult a2 = RunShell(kBinary + alerts + FromLedger() + " 2>/dev/null");
+  EXPECT_EQ(a1.exit_code, 1) << a1.output;
+  EXPECT_EQ(a2.exit_code, 1) << a2.output;
+  const json f1 = json::parse(a1.output, nullptr, false);
+  const json f2 = json::parse(a2.output, nullptr, false);
+  ASSERT_TRUE(f1.contains("alerts")) << a1.output;
+  ASSERT_EQ(f1["alerts"].size(), f2["alerts"].size());
+  EXPECT_GE(f2["alerts"].size(), 1u);
+  for (size_t i = 0; i < f1["alerts"].size(); ++i) {
+    EXPECT_EQ(f1["alerts"][i]["labels"], f2["alerts"][i]["labels"]) << i;
+  }
 }
 
 TEST_F(LedgerCommand, WritingTheSameWindowTwiceChangesNothing) {
