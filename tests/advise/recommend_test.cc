@@ -13,6 +13,9 @@ namespace {
 
 constexpr int64_t kHour = 3600;
 
+// The recommendations of one kind, pointing into `recs` (a temporary would not outlive them).
+std::vector<const Recommendation*> OfKind(const Recommendations&& recs,
+                                          RecommendationKind kind) = delete;
 std::vector<const Recommendation*> OfKind(const Recommendations& recs, RecommendationKind kind) {
   std::vector<const Recommendation*> out;
   for (const Recommendation& r : recs.items) {
@@ -122,8 +125,8 @@ TEST(Recommend, MigSliceLargerThanTheUseShrinksToTheSmallestProfileThatFits) {
   busier.usage.devices.clear();
   busier.DeviceUsage(n, "g3", 1, 0.3, 0, 5 * kHour);
   const Profiled q = ProfileCluster(busier, 5, testing::ConstantPrice(7));
-  const auto two = OfKind(Recommend(q.profiles, q.window, q.step, AdviseSettings{}),
-                          RecommendationKind::kMigRightSize);
+  const Recommendations busier_recs = Recommend(q.profiles, q.window, q.step, AdviseSettings{});
+  const auto two = OfKind(busier_recs, RecommendationKind::kMigRightSize);
   ASSERT_EQ(two.size(), 1u);
   EXPECT_NE(two[0]->action.find("mig-2g.10gb"), std::string::npos) << two[0]->action;
   EXPECT_NEAR(two[0]->monthly_savings_usd, 15 * (1.0 / 3) * 146, 1e-6);
@@ -168,7 +171,8 @@ TEST(Recommend, MultiGpuJobLeavingGpusIdleAndOnDemandBatchToSpot) {
   EXPECT_DOUBLE_EQ(rare.EffectiveSpotRate(1.0), 1.2);
   const Profiled q =
       ProfileCluster(b, 6, testing::ConstantPrice(3), rare, [](const Node&) { return 1.0; });
-  const auto spot2 = OfKind(Recommend(q.profiles, q.window, q.step, rare), RecommendationKind::kSpot);
+  const Recommendations rare_recs = Recommend(q.profiles, q.window, q.step, rare);
+  const auto spot2 = OfKind(rare_recs, RecommendationKind::kSpot);
   ASSERT_EQ(spot2.size(), 1u);
   EXPECT_NEAR(spot2[0]->monthly_savings_usd, (72 - 24 * 1.2) * 730 / 6.0, 1e-6);
 }
@@ -208,8 +212,8 @@ TEST(Recommend, NothingToSayAboutBusyUnmeasuredSpotOrBrieflyIdleWork) {
   // The same brief idle run is worth acting on when 1 h is the bar: its second hour is freed.
   AdviseSettings strict;
   strict.idle_hours = 1;
-  const auto idle = OfKind(Recommend(p.profiles, p.window, p.step, strict),
-                           RecommendationKind::kScaleToZero);
+  const Recommendations strict_recs = Recommend(p.profiles, p.window, p.step, strict);
+  const auto idle = OfKind(strict_recs, RecommendationKind::kScaleToZero);
   ASSERT_EQ(idle.size(), 1u);
   EXPECT_EQ(idle[0]->workload, "brief-idle");
   EXPECT_NEAR(idle[0]->monthly_savings_usd, 1 * 3 * 730 / 6.0, 1e-6);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 #include <vector>
 
 #include "alerts/alert_sink.h"
@@ -94,13 +95,29 @@ struct Case {
   }
 };
 
-std::vector<const Alert*> Named(const AlertReport& r, std::string_view name) {
-  std::vector<const Alert*> out;
-  for (const Alert& a : r.alerts) {
-    if (a.alertname == name) out.push_back(&a);
+// The alerts of one rule. Holds the report it points into, so that it may be taken from a
+// temporary report (`Named(run.Evaluate(), ...)`).
+class NamedAlerts {
+ public:
+  NamedAlerts(AlertReport report, std::string_view name)
+      : report_(std::make_shared<const AlertReport>(std::move(report))) {
+    for (const Alert& a : report_->alerts) {
+      if (a.alertname == name) alerts_.push_back(&a);
+    }
   }
-  return out;
-}
+  size_t size() const { return alerts_.size(); }
+  bool empty() const { return alerts_.empty(); }
+  const Alert* operator[](size_t i) const { return alerts_[i]; }
+  auto begin() const { return alerts_.begin(); }
+  auto end() const { return alerts_.end(); }
+  operator const std::vector<const Alert*>&() const { return alerts_; }
+
+ private:
+  std::shared_ptr<const AlertReport> report_;
+  std::vector<const Alert*> alerts_;
+};
+
+NamedAlerts Named(AlertReport r, std::string_view name) { return NamedAlerts(std::move(r), name); }
 
 // The alert of `alerts` whose label `name` is `value`; nullptr when none.
 const Alert* With(const std::vector<const Alert*>& alerts, const std::string& name,
