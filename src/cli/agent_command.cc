@@ -11,6 +11,7 @@
 #include "agent/nvml_library.h"
 #include "agent/nvml_probe.h"
 #include "cli/commands.h"
+#include "cli/stop_signals.h"
 #include "core/log.h"
 #include "core/listen_address.h"
 
@@ -76,12 +77,7 @@ int RunAgent(const AgentFlags& f) {
     LogError(address.status().ToString());
     return 2;
   }
-  // SIGINT/SIGTERM stop the server from a thread that waits for them (a handler may not).
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  BlockStopSignals();
   agent::AgentServer server(a, Ms(f.interval_s));
   auto port = server.Bind(address->first, address->second);
   if (!port.ok()) {
@@ -91,18 +87,15 @@ int RunAgent(const AgentFlags& f) {
   std::printf("gpucost agent: serving http://%s:%d/metrics, collecting every %gs\n",
               address->first.c_str(), *port, f.interval_s);
   std::fflush(stdout);
-  std::thread waiter([&server, stop_signals] {
-    int sig = 0;
-    sigwait(&stop_signals, &sig);
-    while (!server.running()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    server.Stop();
-  });
-  const Status run = server.Run();
-  if (!run.ok()) {
-    LogError(run.ToString());
-    ::kill(::getpid(), SIGTERM);  // release the waiter
-  }
-  waiter.join();
+  const Status run = RunUntilStopSignal([&server] { return server.Run(); },
+                                        [&server] {
+                                          while (!server.running()) {
+                                            std::this_thread::sleep_for(
+                                                std::chrono::milliseconds(10));
+                                          }
+                                          server.Stop();
+                                        });
+  if (!run.ok()) LogError(run.ToString());
   return run.ok() ? 0 : 1;
 }
 

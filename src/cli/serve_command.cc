@@ -21,6 +21,7 @@
 
 #include "alerts/budgets.h"
 #include "cli/commands.h"
+#include "cli/stop_signals.h"
 #include "cli/input_flags.h"
 #include "cli/opencost_api.h"
 #include "cli/price_flags.h"
@@ -375,11 +376,7 @@ int Serve(const ServeFlags& f) {
     LogError(l.status().ToString());
     return 2;
   }
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  BlockStopSignals();
   Server server(f, *settings, *price, std::move(*l));
   Result<int> port = server.Bind(address->first, address->second);
   if (!port.ok()) {
@@ -390,17 +387,9 @@ int Serve(const ServeFlags& f) {
               "ledger %s\n",
               address->first.c_str(), *port, f.input.ledger.c_str());
   std::fflush(stdout);
-  std::thread waiter([&server, stop_signals] {
-    int sig = 0;
-    sigwait(&stop_signals, &sig);
-    server.Stop();
-  });
-  const Status run = server.Run();
-  if (!run.ok()) {
-    LogError(run.ToString());
-    ::kill(::getpid(), SIGTERM);  // release the waiter
-  }
-  waiter.join();
+  const Status run =
+      RunUntilStopSignal([&server] { return server.Run(); }, [&server] { server.Stop(); });
+  if (!run.ok()) LogError(run.ToString());
   return run.ok() ? 0 : 1;
 }
 
