@@ -23,6 +23,8 @@ void AddRecommendCommand(CLI::App& app, int& exit_code);
 void AddWhatIfCommand(CLI::App& app, int& exit_code);
 void AddLedgerCommand(CLI::App& app, int& exit_code);
 void AddServeCommand(CLI::App& app, int& exit_code);
+// Needs the commands that take --config (serve) registered on `app` first.
+void AddConfigCommand(CLI::App& app, int& exit_code);
 void AddDemoCommand(CLI::App& app, int& exit_code);
 void AddPricesCommand(CLI::App& app, int& exit_code);
 void AddSimulateCommand(CLI::App& app, int& exit_code);

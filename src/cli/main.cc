@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   gpucost::cli::AddWhatIfCommand(app, exit_code);
   gpucost::cli::AddLedgerCommand(app, exit_code);
   gpucost::cli::AddServeCommand(app, exit_code);
+  gpucost::cli::AddConfigCommand(app, exit_code);
   gpucost::cli::AddParseCommand(app, exit_code);
   gpucost::cli::AddPricesCommand(app, exit_code);
   gpucost::cli::AddSimulateCommand(app, exit_code);

@@ -35,9 +35,12 @@ struct Response {
   std::string body;
 };
 
-Response Get(const std::string& url, const std::string& token = "") {
+// `ca_file`: verify an HTTPS server against this PEM bundle.
+Response Get(const std::string& url, const std::string& token = "",
+             const std::string& ca_file = "") {
   promsource::HttpOptions options;
   options.request_timeout = std::chrono::seconds(20);
+  options.ca_file = ca_file;
   auto transport = promsource::MakeCurlTransport(options);
   promsource::HttpRequest r;
   r.url = url;
@@ -47,10 +50,11 @@ Response Get(const std::string& url, const std::string& token = "") {
   return {static_cast<int>(res.response->status), res.response->body};
 }
 
-bool WaitFor(const std::string& url, int status, std::chrono::seconds limit) {
+bool WaitFor(const std::string& url, int status, std::chrono::seconds limit,
+             const std::string& ca_file = "") {
   const auto deadline = std::chrono::steady_clock::now() + limit;
   while (std::chrono::steady_clock::now() < deadline) {
-    if (Get(url).status == status) return true;
+    if (Get(url, "", ca_file).status == status) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   return false;
@@ -295,6 +299,45 @@ TEST_F(Serve, KeepsTryingWhileTheSourceIsDownAndChecksTokens) {
   ASSERT_TRUE(WaitFor(base + "/readyz", 200, std::chrono::seconds(120))) << back->Log();
   EXPECT_NEAR(SumOf(Get(base + "/metrics", "s3cret").body, "gpucost_allocated_usd_total"), 12,
               1e-6);
+}
+
+TEST_F(Serve, ServesHttpsWithItsSettingsFromAConfigFile) {
+  const std::string cert = (dir_.path() / "cert.pem").string();
+  const std::string key = (dir_.path() / "key.pem").string();
+  const RunResult made = RunShell(
+      "openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 -addext "
+      "subjectAltName=IP:127.0.0.1 -keyout " + key + " -out " + cert + " 2>&1");
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  const int port = FreePort();
+  const std::string config = dir_.Write(
+      "serve.yaml", "ledger: " + ledger_ + "\nprometheus: " + prometheus_->url() +
+                        "\nprice-per-gpu-hour: 12\nfrom: 2026-10-01T00:00:00Z\ninterval: 2s\n"
+                        "listen: 127.0.0.1:" + std::to_string(port) + "\ntls-cert-file: " + cert +
+                        "\ntls-key-file: " + key + "\ntoken-file: " +
+                        dir_.Write("token", "s3cret\n") + "\n");
+  ChildProcess serve({kBinary, "serve", "--config", config},
+                     (dir_.path() / "serve.log").string());
+  const std::string base = "https://127.0.0.1:" + std::to_string(port);
+  ASSERT_TRUE(WaitFor(base + "/readyz", 200, std::chrono::seconds(120), cert)) << serve.Log();
+  const Response metrics = Get(base + "/metrics", "s3cret", cert);
+  ASSERT_EQ(metrics.status, 200);
+  EXPECT_NEAR(SumOf(metrics.body, "gpucost_allocated_usd_total"), 12, 1e-6);
+  EXPECT_EQ(Get(base + "/metrics", "", cert).status, 401);
+  // HTTPS only, and only to clients that trust the certificate.
+  EXPECT_EQ(Get("http://127.0.0.1:" + std::to_string(port) + "/healthz").status, 0);
+  EXPECT_EQ(Get(base + "/healthz").status, 0);
+  EXPECT_EQ(serve.Terminate(), 0);
+}
+
+TEST_F(Serve, RefusesAKeyThatIsNotTheCertificates) {
+  const std::string cert = dir_.Write("cert.pem", "-----BEGIN CERTIFICATE-----\nnope\n");
+  const std::string key = dir_.Write("key.pem", "nope\n");
+  const RunResult r = RunShell(kBinary + " serve --ledger " + ledger_ + " --prometheus " +
+                               prometheus_->url() + " --listen 127.0.0.1:0 --tls-cert-file " +
+                               cert + " --tls-key-file " + key + " 2>&1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("cannot load the TLS certificate"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(ledger_));  // refused before anything started
 }
 
 }  // namespace

@@ -1,0 +1,323 @@
+#include "cli/serve_server.h"
+
+#include <httplib.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "cli/opencost_api.h"
+#include "cli/report_pipeline.h"
+#include "cli/serve_metrics.h"
+#include "core/log.h"
+#include "core/strings.h"
+#include "report/render.h"
+
+namespace gpucost::cli {
+namespace {
+
+Instant AlignDown(Instant t, Duration step) {
+  const int64_t ms = UnixMs(t);
+  const int64_t s = step.count();
+  return InstantFromUnixMs(ms - ((ms % s) + s) % s);
+}
+
+bool NoData(const Status& s) {
+  const std::string_view m = s.message();
+  return m.find("no timestamped samples") != std::string_view::npos ||
+         m.find("no samples") != std::string_view::npos ||
+         m.find("covers no time") != std::string_view::npos;
+}
+
+}  // namespace
+
+struct Server::Impl {
+  Impl(ServeOptions options, std::unique_ptr<ledger::Ledger> l,
+       std::unique_ptr<httplib::Server> http)
+      : s_(std::move(options)), ledger_(std::move(l)), http_(std::move(http)) {
+    source_ = s_.source;
+    source_.ledger.clear();
+    http_->new_task_queue = [] { return new httplib::ThreadPool(2); };
+    http_->Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content("ok\n", "text/plain");
+    });
+    http_->Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
+      std::lock_guard<std::mutex> lock(mu_);
+      res.status = ready_ ? 200 : 503;
+      res.set_content(ready_ ? "ready\n" : "catching up\n", "text/plain");
+    });
+    http_->Get("/metrics", [this](const httplib::Request& req, httplib::Response& res) {
+      if (!Authorized(req, res)) return;
+      std::lock_guard<std::mutex> lock(mu_);
+      res.set_content(metrics_, "text/plain; version=0.0.4; charset=utf-8");
+    });
+    http_->Get("/api/v1/report", [this](const httplib::Request& req, httplib::Response& res) {
+      if (!Authorized(req, res)) return;
+      Report(req, res);
+    });
+    for (const char* path : {"/allocation", "/allocation/compute", "/model/allocation",
+                             "/model/allocation/compute"}) {
+      http_->Get(path, [this](const httplib::Request& req, httplib::Response& res) {
+        if (!Authorized(req, res)) return;
+        const ApiResponse r = OpenCostAllocation(
+            s_.ledger,
+            [&req](const char* name) {
+              return req.has_param(name) ? req.get_param_value(name) : std::string();
+            },
+            std::chrono::time_point_cast<Duration>(std::chrono::system_clock::now()));
+        res.status = r.status;
+        res.set_content(r.body, "application/json");
+      });
+    }
+  }
+
+  Result<int> Bind(const std::string& host, int port) {
+    const int bound = port == 0 ? http_->bind_to_any_port(host)
+                                : (http_->bind_to_port(host, port) ? port : -1);
+    if (bound <= 0) return Status::Unavailable(StrCat("cannot listen on ", host, ":", port));
+    return bound;
+  }
+
+  Status Run() {
+    std::thread loop([this] { Loop(); });
+    const bool ok = http_->listen_after_bind();
+    stopping_http_ = true;
+    StopLoop();
+    loop.join();
+    return ok ? Status::Ok() : Status::Unavailable("the HTTP server stopped with an error");
+  }
+
+  void Stop() {
+    StopLoop();
+    while (!http_->is_running() && !stopping_http_) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    http_->stop();
+  }
+
+  bool Authorized(const httplib::Request& req, httplib::Response& res) const {
+    if (s_.token.empty() || req.get_header_value("Authorization") == "Bearer " + s_.token) {
+      return true;
+    }
+    res.status = 401;
+    res.set_header("WWW-Authenticate", "Bearer");
+    res.set_content("unauthorized\n", "text/plain");
+    return false;
+  }
+
+  void StopLoop() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+  }
+
+  // One chunk [start, end): attribute and write. Ok with nothing written when the source has no
+  // data for it.
+  Status Attribute(Window w) {
+    ReportSettings settings;
+    settings.step = s_.step;
+    settings.accumulate = true;
+    GPUCOST_ASSIGN_OR_RETURN(settings.by, ParseDimensions("cluster"));
+    Result<LoadedInput> input = LoadInput(source_, w, s_.step);
+    if (!input.ok()) return NoData(input.status()) ? Status::Ok() : input.status();
+    ApplyInput(*input, settings);
+    ledger::LedgerSink sink(*ledger_, input->timeline.inventory, settings.window, settings.step);
+    GPUCOST_ASSIGN_OR_RETURN(ReportRun run, RunReport(input->timeline, s_.price, settings, &sink));
+    (void)run;
+    return sink.Commit();
+  }
+
+  // Attributes what is due at `now`; true when it caught up.
+  bool Cycle(Instant now) {
+    const Instant end = AlignDown(now - s_.lag, s_.step);
+    Instant start = end - s_.interval;
+    Result<ledger::LedgerInfo> info = ledger_->Info();
+    std::optional<Instant> resume = processed_;
+    if (info.ok() && info->span && (!resume || info->span->end > *resume)) resume = info->span->end;
+    if (resume) {
+      start = *resume - s_.grace;
+    } else if (s_.from) {
+      start = *s_.from;
+    }
+    if (s_.from && start < *s_.from) start = *s_.from;
+    start = AlignDown(start, s_.step);
+    bool caught_up = true;
+    while (start < end) {
+      const Instant chunk_end = std::min(end, start + s_.max_chunk);
+      const Status st = Attribute({start, chunk_end});
+      if (!st.ok()) {
+        LogError(StrCat("gpucost serve: ", FormatRfc3339(start), " to ", FormatRfc3339(chunk_end),
+                        ": ", st.ToString()));
+        std::lock_guard<std::mutex> lock(mu_);
+        ++health_.source_errors;
+        caught_up = false;
+        break;
+      }
+      processed_ = chunk_end;
+      start = chunk_end;
+      if (Stopping()) return false;
+    }
+    Refresh(now);
+    return caught_up;
+  }
+
+  bool Stopping() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return stopping_;
+  }
+
+  // Month-to-date and forecast per budgeted team, as of the ledger's newest step (the formula of
+  // `gpucost alerts`, docs/alerts.md).
+  std::vector<TeamBudgetGauge> Budgets(const ledger::LedgerLatest& latest) {
+    std::vector<TeamBudgetGauge> out;
+    if (!s_.budgets || !latest.step_start) return out;
+    Result<ledger::LedgerInfo> info = ledger_->Info();
+    if (!info.ok() || !info->span) return out;
+    const Instant as_of = *latest.step_start + latest.step;
+    const Window month = alerts::MonthOf(as_of - Duration(1));
+    const Instant data_start = info->span->start;
+    const Window rate = alerts::RateWindow(as_of, data_start, s_.forecast_lookback);
+    Result<std::map<std::string, double>> mtd =
+        ledger_->TeamCosts({std::max(month.start, data_start), as_of});
+    Result<std::map<std::string, double>> recent = ledger_->TeamCosts(rate);
+    if (!mtd.ok() || !recent.ok()) return out;
+    std::set<std::string> teams;
+    for (const auto& [team, usd] : *mtd) teams.insert(team);
+    for (const auto& [team, budget] : s_.budgets->budgets_usd) teams.insert(team);
+    for (const std::string& team : teams) {
+      const std::optional<double> budget = s_.budgets->For(team);
+      if (!budget) continue;
+      alerts::ForecastInput in;
+      in.month = month;
+      in.as_of = as_of;
+      in.data_start = data_start;
+      in.month_to_date_usd = mtd->count(team) ? mtd->at(team) : 0;
+      in.recent_usd = recent->count(team) ? recent->at(team) : 0;
+      in.lookback = s_.forecast_lookback;
+      out.push_back({s_.source.cluster, team, *budget, in.month_to_date_usd,
+                     alerts::Forecast(in).forecast_usd});
+    }
+    return out;
+  }
+
+  void Refresh(Instant now) {
+    Result<ledger::LedgerTotals> totals = ledger_->Totals();
+    Result<ledger::LedgerLatest> latest = ledger_->Latest();
+    const std::vector<TeamBudgetGauge> budgets =
+        latest.ok() ? Budgets(*latest) : std::vector<TeamBudgetGauge>();
+    std::error_code ec;
+    double bytes = 0;
+    for (const char* suffix : {"", "-wal"}) {
+      const auto size = std::filesystem::file_size(ledger_->path() + suffix, ec);
+      if (!ec) bytes += static_cast<double>(size);
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    if (processed_) ++health_.cycles;
+    health_.ledger_bytes = bytes;
+    health_.lag_seconds =
+        processed_ ? std::chrono::duration<double>(now - *processed_).count() : 0;
+    if (totals.ok() && latest.ok()) metrics_ = ServeMetricsText(*totals, *latest, budgets, health_);
+  }
+
+  void Loop() {
+    // What the ledger already holds is served before the first cycle ends.
+    Refresh(std::chrono::time_point_cast<Duration>(std::chrono::system_clock::now()));
+    while (!Stopping()) {
+      const auto next = std::chrono::steady_clock::now() + s_.interval;
+      const bool caught_up = Cycle(std::chrono::time_point_cast<Duration>(
+          std::chrono::system_clock::now()));
+      if (caught_up) {
+        std::lock_guard<std::mutex> lock(mu_);
+        ready_ = true;
+      }
+      std::unique_lock<std::mutex> lock(mu_);
+      wake_.wait_until(lock, next, [this] { return stopping_; });
+    }
+  }
+
+  // /api/v1/report?window=START,END&by=team,workload&step=1h&accumulate=true: the report contract
+  // of `gpucost report --format json`, from the ledger.
+  void Report(const httplib::Request& req, httplib::Response& res) {
+    const auto fail = [&res](int code, const std::string& message) {
+      res.status = code;
+      res.set_content(StrCat("{\"error\": \"", message, "\"}\n"), "application/json");
+    };
+    InputFlags in;
+    in.ledger = s_.ledger;
+    std::optional<Window> window;
+    if (req.has_param("window")) {
+      Result<Window> w = ParseWindow(req.get_param_value("window"));
+      if (!w.ok()) return fail(400, std::string(w.status().message()));
+      window = *w;
+    }
+    ReportSettings settings;
+    const std::string by = req.has_param("by") ? req.get_param_value("by") : "namespace";
+    Result<std::vector<Dimension>> dims = ParseDimensions(by);
+    if (!dims.ok()) return fail(400, std::string(dims.status().message()));
+    settings.by = *dims;
+    settings.accumulate = req.get_param_value("accumulate") != "false";
+    Result<LoadedInput> input = LoadInput(in, window, s_.step);
+    if (!input.ok()) return fail(404, std::string(input.status().message()));
+    ApplyInput(*input, settings);
+    Result<ReportRun> run = RunReport(input->timeline, s_.price, settings);
+    if (!run.ok()) return fail(500, std::string(run.status().message()));
+    std::ostringstream out;
+    RenderJson(run->report, out);
+    res.set_content(out.str(), "application/json");
+  }
+
+  ServeOptions s_;
+  std::unique_ptr<ledger::Ledger> ledger_;
+  InputFlags source_;
+  std::unique_ptr<httplib::Server> http_;
+  std::mutex mu_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::atomic<bool> stopping_http_{false};
+  bool ready_ = false;
+  std::optional<Instant> processed_;
+  ServeHealth health_;
+  std::string metrics_;
+};
+
+
+Status CheckTls(const ServeOptions& options) {
+  if (options.tls_cert_file.empty() && options.tls_key_file.empty()) return Status::Ok();
+  if (options.tls_cert_file.empty() || options.tls_key_file.empty()) {
+    return Status::InvalidArgument("--tls-cert-file and --tls-key-file go together");
+  }
+  httplib::SSLServer https(options.tls_cert_file.c_str(), options.tls_key_file.c_str());
+  if (!https.is_valid()) {
+    return Status::InvalidArgument(
+        StrCat(options.tls_cert_file, ", ", options.tls_key_file,
+               ": cannot load the TLS certificate and its private key (PEM, matching)"));
+  }
+  return Status::Ok();
+}
+
+Result<std::unique_ptr<Server>> Server::Create(ServeOptions options,
+                                               std::unique_ptr<ledger::Ledger> ledger) {
+  GPUCOST_RETURN_IF_ERROR(CheckTls(options));
+  std::unique_ptr<httplib::Server> http =
+      options.tls_cert_file.empty()
+          ? std::make_unique<httplib::Server>()
+          : std::make_unique<httplib::SSLServer>(options.tls_cert_file.c_str(),
+                                                 options.tls_key_file.c_str());
+  return std::unique_ptr<Server>(new Server(
+      std::make_unique<Impl>(std::move(options), std::move(ledger), std::move(http))));
+}
+
+Server::Server(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Server::~Server() = default;
+Result<int> Server::Bind(const std::string& host, int port) { return impl_->Bind(host, port); }
+Status Server::Run() { return impl_->Run(); }
+void Server::Stop() { impl_->Stop(); }
+
+}  // namespace gpucost::cli

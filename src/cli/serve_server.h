@@ -1,0 +1,62 @@
+// The server behind `gpucost serve` (docs/serve.md): a loop that every interval attributes the
+// closed steps since the ledger's last one (re-attributing the last `grace` for late data; ledger
+// writes are idempotent) in chunks of at most `max_chunk`, and an HTTP(S) server answering
+// /metrics, /api/v1/report, OpenCost's /allocation, /healthz and /readyz from the ledger.
+//
+//   GPUCOST_ASSIGN_OR_RETURN(auto server, Server::Create(std::move(options), std::move(ledger)));
+//   GPUCOST_ASSIGN_OR_RETURN(int port, server->Bind("127.0.0.1", 0));
+//   std::thread t([&] { server->Run(); });  ... server->Stop(); t.join();
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "alerts/budgets.h"
+#include "cli/input_flags.h"
+#include "core/result.h"
+#include "core/time.h"
+#include "ledger/ledger.h"
+#include "pricing/price_fn.h"
+
+namespace gpucost::cli {
+
+struct ServeOptions {
+  InputFlags source;        // where usage and inventory come from (its ledger field is unused)
+  std::string ledger;       // the ledger target, for the API's reads
+  PriceFn price;
+  Duration interval{0}, step{0}, lag{0}, grace{0}, max_chunk{0};
+  std::optional<Instant> from;  // where a new ledger starts; nullopt: one interval ago
+  std::string token;            // required bearer token; empty: none
+  std::optional<alerts::BudgetFile> budgets;
+  Duration forecast_lookback{0};
+  std::string tls_cert_file;  // PEM; with tls_key_file the server speaks HTTPS only
+  std::string tls_key_file;
+};
+
+// Whether the TLS settings can serve: both files or neither, a certificate and its key.
+Status CheckTls(const ServeOptions& options);
+
+class Server {
+ public:
+  // Fails when the TLS certificate or key cannot be loaded.
+  static Result<std::unique_ptr<Server>> Create(ServeOptions options,
+                                                std::unique_ptr<ledger::Ledger> ledger);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Binds `host`:`port` (0: any free port) and gives the port.
+  Result<int> Bind(const std::string& host, int port);
+  // Serves and runs the loop until Stop().
+  Status Run();
+  // Thread-safe; returns once the HTTP server is stopping.
+  void Stop();
+
+ private:
+  struct Impl;
+  explicit Server(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gpucost::cli
