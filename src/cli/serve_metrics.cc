@@ -182,6 +182,8 @@ std::string ServeMetricsText(const ledger::LedgerTotals& totals, const ledger::L
   out += fmt::format("{} {}\n", m::kAttributionLagSeconds, health.lag_seconds);
   Header(out, m::kLedgerBytes);
   out += fmt::format("{} {}\n", m::kLedgerBytes, health.ledger_bytes);
+  Header(out, m::kLedgerWriteErrorsTotal);
+  out += fmt::format("{} {}\n", m::kLedgerWriteErrorsTotal, health.ledger_write_errors);
   return out;
 }
 

@@ -15,6 +15,7 @@ namespace gpucost::cli {
 struct ServeHealth {
   int64_t cycles = 0;           // attribution cycles that finished
   int64_t source_errors = 0;    // cycles whose source failed (the target is "source")
+  int64_t ledger_write_errors = 0;  // chunks the ledger could not keep (disk full...)
   double lag_seconds = 0;       // now - end of the newest attributed step
   double ledger_bytes = 0;      // the ledger file and its WAL
 };

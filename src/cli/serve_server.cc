@@ -119,8 +119,10 @@ struct Server::Impl {
   }
 
   // One chunk [start, end): attribute and write. Ok with nothing written when the source has no
-  // data for it.
-  Status Attribute(Window w) {
+  // data for it. `ledger_failed` tells a failed write (disk full, permissions) from a failed
+  // source.
+  Status Attribute(Window w, bool& ledger_failed) {
+    ledger_failed = false;
     ReportSettings settings;
     settings.step = s_.step;
     settings.accumulate = true;
@@ -131,7 +133,9 @@ struct Server::Impl {
     ledger::LedgerSink sink(*ledger_, input->timeline.inventory, settings.window, settings.step);
     GPUCOST_ASSIGN_OR_RETURN(ReportRun run, RunReport(input->timeline, s_.price, settings, &sink));
     (void)run;
-    return sink.Commit();
+    const Status written = sink.Commit();
+    ledger_failed = !written.ok();
+    return written;
   }
 
   // Attributes what is due at `now`; true when it caught up.
@@ -151,12 +155,14 @@ struct Server::Impl {
     bool caught_up = true;
     while (start < end) {
       const Instant chunk_end = std::min(end, start + s_.max_chunk);
-      const Status st = Attribute({start, chunk_end});
+      bool ledger_failed = false;
+      const Status st = Attribute({start, chunk_end}, ledger_failed);
       if (!st.ok()) {
+        // Nothing of the chunk was kept (one transaction); the next cycle attributes it again.
         LogError(StrCat("gpucost serve: ", FormatRfc3339(start), " to ", FormatRfc3339(chunk_end),
-                        ": ", st.ToString()));
+                        ": ", ledger_failed ? "writing the ledger: " : "", st.ToString()));
         std::lock_guard<std::mutex> lock(mu_);
-        ++health_.source_errors;
+        ++(ledger_failed ? health_.ledger_write_errors : health_.source_errors);
         caught_up = false;
         break;
       }
@@ -233,9 +239,9 @@ struct Server::Impl {
       const auto next = std::chrono::steady_clock::now() + s_.interval;
       const bool caught_up = Cycle(std::chrono::time_point_cast<Duration>(
           std::chrono::system_clock::now()));
-      if (caught_up) {
+      {
         std::lock_guard<std::mutex> lock(mu_);
-        ready_ = true;
+        ready_ = caught_up;
       }
       std::unique_lock<std::mutex> lock(mu_);
       wake_.wait_until(lock, next, [this] { return stopping_; });

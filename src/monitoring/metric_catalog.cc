@@ -50,10 +50,13 @@ constexpr std::array<MetricDef, 20> kCatalog = {{
     {kScrapeErrorsTotal, C, kTargetLabels, "Failed scrapes of a usage target."},
 }};
 
-constexpr std::array<MetricDef, 2> kHealth = {{
+constexpr std::array<MetricDef, 3> kHealth = {{
     {kAttributionLagSeconds, G, kNoLabels,
      "Seconds between now and the end of the newest attributed step."},
     {kLedgerBytes, G, kNoLabels, "Size of the ledger on disk (bytes)."},
+    {kLedgerWriteErrorsTotal, C, kNoLabels,
+     "Attributed chunks the ledger could not keep (disk full, permissions); attributed again "
+     "next cycle."},
 }};
 
 constexpr auto kAll = [] {

@@ -49,6 +49,7 @@ inline constexpr std::string_view kTeamForecastUsd = "gpucost_team_month_forecas
 inline constexpr std::string_view kScrapeErrorsTotal = "gpucost_scrape_errors_total";
 inline constexpr std::string_view kAttributionLagSeconds = "gpucost_attribution_lag_seconds";
 inline constexpr std::string_view kLedgerBytes = "gpucost_ledger_bytes";
+inline constexpr std::string_view kLedgerWriteErrorsTotal = "gpucost_ledger_write_errors_total";
 
 // Every exported metric, in the order docs/metrics.md lists them.
 std::span<const MetricDef> MetricCatalog();

@@ -113,8 +113,8 @@ class PrometheusProcess {
  public:
   PrometheusProcess(const std::filesystem::path& dir, const std::filesystem::path& tsdb,
                     const std::string& scrape_configs = "",
-                    const std::string& global = "  scrape_interval: 1h\n")
-      : port_(FreePort()) {
+                    const std::string& global = "  scrape_interval: 1h\n", int port = 0)
+      : port_(port != 0 ? port : FreePort()) {
     const std::filesystem::path config = dir / "prometheus.yml";
     std::ofstream(config) << "global:\n"
                           << global
@@ -128,6 +128,9 @@ class PrometheusProcess {
   }
 
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  int port() const { return port_; }
+  // Stops it (SIGTERM); a new PrometheusProcess on port() over the same storage brings it back.
+  int Stop() { return process_->Terminate(); }
 
   // Polls /-/ready for up to `limit`.
   bool WaitReady(std::chrono::seconds limit) {
