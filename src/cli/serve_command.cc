@@ -11,6 +11,7 @@
 #include "cli/config_file.h"
 #include "cli/input_flags.h"
 #include "cli/price_flags.h"
+#include "cli/remote_write_flags.h"
 #include "cli/serve_server.h"
 #include "cli/stop_signals.h"
 #include "core/files.h"
@@ -39,6 +40,7 @@ struct ServeFlags {
   std::string from;
   std::string budgets;
   std::string forecast_lookback = "7d";
+  RemoteWriteFlags remote_write;
 };
 
 Result<ServeOptions> Parse(const ServeFlags& f) {
@@ -81,6 +83,7 @@ Result<ServeOptions> Parse(const ServeFlags& f) {
   s.tls_cert_file = f.tls_cert_file;
   s.tls_key_file = f.tls_key_file;
   GPUCOST_RETURN_IF_ERROR(CheckTls(s));
+  GPUCOST_ASSIGN_OR_RETURN(s.remote_write, RemoteWriterOptionsOf(f.remote_write));
   s.source = f.input;
   s.source.ledger.clear();
   s.ledger = f.input.ledger;
@@ -98,9 +101,11 @@ Result<int> Serve(const ServeFlags& f) {
   }
   GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<ledger::Ledger> l, ledger::Ledger::Open(f.input.ledger));
   const bool tls = !options.tls_cert_file.empty();
+  // Before any thread starts (the remote-write sender does in Create), so that every thread
+  // inherits the mask and SIGTERM reaches the waiting one only.
+  BlockStopSignals();
   GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<Server> server,
                            Server::Create(std::move(options), std::move(l)));
-  BlockStopSignals();
   GPUCOST_ASSIGN_OR_RETURN(int port, server->Bind(address.first, address.second));
   std::printf("gpucost serve: %s://%s:%d (/metrics, /api/v1/report, /healthz, /readyz), "
               "ledger %s\n",
@@ -161,6 +166,9 @@ void AddServeCommand(CLI::App& app, int& exit_code) {
                   "The forecast's run rate is the cost of this long")
       ->capture_default_str();
   Group(*cmd, before, "Attribution loop");
+  before = cmd->get_options().size();
+  AddRemoteWriteFlags(*cmd, f->remote_write);
+  Group(*cmd, before, "Remote-write");
   before = cmd->get_options().size();
   AddInputFlags(*cmd, f->input);
   Group(*cmd, before, "Source and ledger");

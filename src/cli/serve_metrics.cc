@@ -184,6 +184,18 @@ std::string ServeMetricsText(const ledger::LedgerTotals& totals, const ledger::L
   out += fmt::format("{} {}\n", m::kLedgerBytes, health.ledger_bytes);
   Header(out, m::kLedgerWriteErrorsTotal);
   out += fmt::format("{} {}\n", m::kLedgerWriteErrorsTotal, health.ledger_write_errors);
+  if (health.remote_write) {
+    const promsource::RemoteWriteStats& rw = *health.remote_write;
+    Header(out, m::kRemoteWriteSamplesTotal);
+    for (const auto& [result, n] : {std::pair<const char*, uint64_t>{"sent", rw.samples_sent},
+                                    {"dropped", rw.samples_dropped_queue_full},
+                                    {"rejected", rw.samples_rejected}}) {
+      out += fmt::format("{}{} {}\n", m::kRemoteWriteSamplesTotal, Labels({{"result", result}}), n);
+    }
+    Header(out, m::kRemoteWriteQueueSamples);
+    out += fmt::format("{} {}\n", m::kRemoteWriteQueueSamples,
+                       rw.queued_samples + rw.in_flight_samples);
+  }
   return out;
 }
 

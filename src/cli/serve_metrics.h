@@ -5,10 +5,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ledger/ledger.h"
+#include "promsource/remote_write.h"
 
 namespace gpucost::cli {
 
@@ -18,6 +20,7 @@ struct ServeHealth {
   int64_t ledger_write_errors = 0;  // chunks the ledger could not keep (disk full...)
   double lag_seconds = 0;       // now - end of the newest attributed step
   double ledger_bytes = 0;      // the ledger file and its WAL
+  std::optional<promsource::RemoteWriteStats> remote_write;  // with --remote-write
 };
 
 struct TeamBudgetGauge {

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "cli/opencost_api.h"
+#include "cli/remote_write_flags.h"
 #include "cli/report_pipeline.h"
 #include "cli/serve_metrics.h"
 #include "core/log.h"
@@ -38,8 +39,11 @@ bool NoData(const Status& s) {
 
 struct Server::Impl {
   Impl(ServeOptions options, std::unique_ptr<ledger::Ledger> l,
-       std::unique_ptr<httplib::Server> http)
-      : s_(std::move(options)), ledger_(std::move(l)), http_(std::move(http)) {
+       std::unique_ptr<httplib::Server> http, std::unique_ptr<promsource::RemoteWriter> remote)
+      : s_(std::move(options)),
+        ledger_(std::move(l)),
+        http_(std::move(http)),
+        remote_(std::move(remote)) {
     source_ = s_.source;
     source_.ledger.clear();
     http_->new_task_queue = [] { return new httplib::ThreadPool(2); };
@@ -89,6 +93,10 @@ struct Server::Impl {
     stopping_http_ = true;
     StopLoop();
     loop.join();
+    // The last cycle's series, delivered if the endpoint answers soon.
+    if (remote_ && !remote_->Flush(std::chrono::seconds(5))) {
+      LogError("gpucost serve: remote-write: stopped with series still queued");
+    }
     return ok ? Status::Ok() : Status::Unavailable("the HTTP server stopped with an error");
   }
 
@@ -171,6 +179,7 @@ struct Server::Impl {
       if (Stopping()) return false;
     }
     Refresh(now);
+    Publish(now);
     return caught_up;
   }
 
@@ -229,7 +238,21 @@ struct Server::Impl {
     health_.ledger_bytes = bytes;
     health_.lag_seconds =
         processed_ ? std::chrono::duration<double>(now - *processed_).count() : 0;
+    if (remote_) health_.remote_write = remote_->Stats();
     if (totals.ok() && latest.ok()) metrics_ = ServeMetricsText(*totals, *latest, budgets, health_);
+  }
+
+  // Queues what /metrics shows now for the remote-write endpoint.
+  void Publish(Instant now) {
+    if (!remote_) return;
+    std::string text;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      text = metrics_;
+    }
+    Result<std::vector<promsource::WriteSeries>> series = SeriesOfExposition(text, UnixMs(now));
+    const Status queued = series.ok() ? remote_->Enqueue(std::move(*series)) : series.status();
+    if (!queued.ok()) LogError(StrCat("gpucost serve: remote-write: ", queued.ToString()));
   }
 
   void Loop() {
@@ -283,6 +306,7 @@ struct Server::Impl {
   std::unique_ptr<ledger::Ledger> ledger_;
   InputFlags source_;
   std::unique_ptr<httplib::Server> http_;
+  std::unique_ptr<promsource::RemoteWriter> remote_;  // null without --remote-write
   std::mutex mu_;
   std::condition_variable wake_;
   bool stopping_ = false;
@@ -316,8 +340,12 @@ Result<std::unique_ptr<Server>> Server::Create(ServeOptions options,
           ? std::make_unique<httplib::Server>()
           : std::make_unique<httplib::SSLServer>(options.tls_cert_file.c_str(),
                                                  options.tls_key_file.c_str());
-  return std::unique_ptr<Server>(new Server(
-      std::make_unique<Impl>(std::move(options), std::move(ledger), std::move(http))));
+  std::unique_ptr<promsource::RemoteWriter> remote;
+  if (!options.remote_write.url.empty()) {
+    GPUCOST_ASSIGN_OR_RETURN(remote, promsource::RemoteWriter::Create(options.remote_write));
+  }
+  return std::unique_ptr<Server>(new Server(std::make_unique<Impl>(
+      std::move(options), std::move(ledger), std::move(http), std::move(remote))));
 }
 
 Server::Server(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

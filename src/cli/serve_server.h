@@ -1,7 +1,8 @@
 // The server behind `gpucost serve` (docs/serve.md): a loop that every interval attributes the
 // closed steps since the ledger's last one (re-attributing the last `grace` for late data; ledger
 // writes are idempotent) in chunks of at most `max_chunk`, and an HTTP(S) server answering
-// /metrics, /api/v1/report, OpenCost's /allocation, /healthz and /readyz from the ledger.
+// /metrics, /api/v1/report, OpenCost's /allocation, /healthz and /readyz from the ledger. With a
+// remote-write endpoint, every cycle also queues the /metrics series for it.
 //
 //   GPUCOST_ASSIGN_OR_RETURN(auto server, Server::Create(std::move(options), std::move(ledger)));
 //   GPUCOST_ASSIGN_OR_RETURN(int port, server->Bind("127.0.0.1", 0));
@@ -18,6 +19,7 @@
 #include "core/time.h"
 #include "ledger/ledger.h"
 #include "pricing/price_fn.h"
+#include "promsource/remote_write.h"
 
 namespace gpucost::cli {
 
@@ -32,6 +34,7 @@ struct ServeOptions {
   Duration forecast_lookback{0};
   std::string tls_cert_file;  // PEM; with tls_key_file the server speaks HTTPS only
   std::string tls_key_file;
+  promsource::RemoteWriterOptions remote_write;  // url empty: no remote-write
 };
 
 // Whether the TLS settings can serve: both files or neither, a certificate and its key.

@@ -13,6 +13,7 @@ constexpr std::array<std::string_view, 5> kPriceLabels = {"cluster", "node", "gp
                                                           "capacity_type", "price_source"};
 constexpr std::array<std::string_view, 2> kTeamLabels = {"cluster", "team"};
 constexpr std::array<std::string_view, 1> kTargetLabels = {"target"};
+constexpr std::array<std::string_view, 1> kResultLabels = {"result"};
 constexpr std::array<std::string_view, 0> kNoLabels = {};
 
 constexpr auto C = MetricType::kCounter;
@@ -50,13 +51,18 @@ constexpr std::array<MetricDef, 20> kCatalog = {{
     {kScrapeErrorsTotal, C, kTargetLabels, "Failed scrapes of a usage target."},
 }};
 
-constexpr std::array<MetricDef, 3> kHealth = {{
+constexpr std::array<MetricDef, 5> kHealth = {{
     {kAttributionLagSeconds, G, kNoLabels,
      "Seconds between now and the end of the newest attributed step."},
     {kLedgerBytes, G, kNoLabels, "Size of the ledger on disk (bytes)."},
     {kLedgerWriteErrorsTotal, C, kNoLabels,
      "Attributed chunks the ledger could not keep (disk full, permissions); attributed again "
      "next cycle."},
+    {kRemoteWriteSamplesTotal, C, kResultLabels,
+     "Samples of the cost series remote-written (result: sent, dropped when the queue was full, "
+     "rejected by the endpoint)."},
+    {kRemoteWriteQueueSamples, G, kNoLabels,
+     "Samples waiting for the remote-write endpoint, the request in flight included."},
 }};
 
 constexpr auto kAll = [] {

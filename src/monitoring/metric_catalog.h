@@ -50,6 +50,8 @@ inline constexpr std::string_view kScrapeErrorsTotal = "gpucost_scrape_errors_to
 inline constexpr std::string_view kAttributionLagSeconds = "gpucost_attribution_lag_seconds";
 inline constexpr std::string_view kLedgerBytes = "gpucost_ledger_bytes";
 inline constexpr std::string_view kLedgerWriteErrorsTotal = "gpucost_ledger_write_errors_total";
+inline constexpr std::string_view kRemoteWriteSamplesTotal = "gpucost_remote_write_samples_total";
+inline constexpr std::string_view kRemoteWriteQueueSamples = "gpucost_remote_write_queue_samples";
 
 // Every exported metric, in the order docs/metrics.md lists them.
 std::span<const MetricDef> MetricCatalog();

@@ -123,6 +123,8 @@ class PrometheusProcess {
         std::vector<std::string>{"/usr/bin/prometheus", "--config.file=" + config.string(),
                                  "--storage.tsdb.path=" + tsdb.string(),
                                  "--storage.tsdb.retention.time=100y",
+                                 // Also a sink: tests remote-write into the same server.
+                                 "--web.enable-remote-write-receiver",
                                  "--web.listen-address=127.0.0.1:" + std::to_string(port_)},
         (dir / "prometheus.log").string());
   }

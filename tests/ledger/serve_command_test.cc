@@ -454,5 +454,54 @@ TEST_F(Serve, AnswersConcurrentClientsTheSameWithinBoundedLatency) {
   EXPECT_EQ(Records(), 7 * 60);
 }
 
+TEST_F(Serve, RemoteWritesItsCostSeriesIntoPrometheus) {
+  // The same Prometheus is the source and, through its remote-write receiver, the sink.
+  const int port = FreePort();
+  const std::string base = "http://127.0.0.1:" + std::to_string(port);
+  auto serve = Start(port, prometheus_->url(),
+                     "--remote-write " + prometheus_->url() +
+                         "/api/v1/write --remote-write-header X-Scope-OrgID=team-a");
+  ASSERT_TRUE(WaitFor(base + "/readyz", 200, std::chrono::seconds(120))) << serve->Log();
+  const std::string query = prometheus_->url() +
+                            "/api/v1/query?query=sum(gpucost_allocated_usd_total)";
+  double stored = -1;
+  for (int i = 0; i < 300 && std::abs(stored - 12) > 1e-6; ++i) {
+    const Response r = Get(query);
+    ASSERT_EQ(r.status, 200) << r.body;
+    const json result = json::parse(r.body)["data"]["result"];
+    if (!result.empty()) stored = std::stod(result[0]["value"][1].get<std::string>());
+    if (std::abs(stored - 12) > 1e-6) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_NEAR(stored, 12, 1e-6) << serve->Log();
+  // Labels arrive as /metrics shows them.
+  const Response teams = Get(prometheus_->url() +
+                             "/api/v1/label/team/values?match[]=gpucost_allocated_usd_total");
+  EXPECT_NE(teams.body.find("\"bu-a\""), std::string::npos) << teams.body;
+  // /metrics shows the writer's counters as of the cycle before.
+  const std::string sent = "gpucost_remote_write_samples_total{result=\"sent\"}";
+  std::string metrics = Get(base + "/metrics").body;
+  for (int i = 0; i < 100 && ValueOf(metrics, sent) <= 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    metrics = Get(base + "/metrics").body;
+  }
+  EXPECT_GT(ValueOf(metrics, sent), 0) << metrics;
+  EXPECT_EQ(ValueOf(metrics, "gpucost_remote_write_samples_total{result=\"rejected\"}"), 0);
+  EXPECT_EQ(serve->Terminate(), 0) << serve->Log();
+}
+
+TEST_F(Serve, RefusesRemoteWriteFlagsWithoutAnEndpoint) {
+  const RunResult r = RunShell(kBinary + " serve --ledger " + ledger_ +
+                               " --prometheus http://x --remote-write-header X-Scope-OrgID=a "
+                               "--check-config 2>&1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("--remote-write-* flags need --remote-write URL"), std::string::npos)
+      << r.output;
+  const RunResult h = RunShell(kBinary + " serve --ledger " + ledger_ +
+                               " --prometheus http://x --remote-write http://y/api/v1/write "
+                               "--remote-write-header NoEquals --check-config 2>&1");
+  EXPECT_EQ(h.exit_code, 2);
+  EXPECT_NE(h.output.find("\"NoEquals\": NAME=VALUE"), std::string::npos) << h.output;
+}
+
 }  // namespace
 }  // namespace gpucost
