@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/input_flags.h"
+#include "cli/opencost_filter.h"
 #include "cli/report_pipeline.h"
 #include "core/strings.h"
 #include "ledger/ledger.h"
@@ -106,7 +107,8 @@ ApiResponse OpenCostAllocation(const std::string& ledger_path,
   if (param("window").empty()) return fail(400, "window is required");
   Result<Window> window = ParseOpenCostWindow(param("window"), now);
   if (!window.ok()) return fail(400, window.status().message());
-  if (!param("filter").empty()) return fail(400, "filter is not supported yet");
+  Result<AllocationFilter> filter = AllocationFilter::Parse(param("filter"));
+  if (!filter.ok()) return fail(400, filter.status().message());
   Result<std::string> dims = Dimensions(param("aggregate"));
   if (!dims.ok()) return fail(400, dims.status().message());
   ReportSettings base;
@@ -156,6 +158,13 @@ ApiResponse OpenCostAllocation(const std::string& ledger_path,
       }
       data.push_back(std::move(set));
       continue;
+    }
+    if (input->records) {
+      auto kept = std::make_shared<std::vector<CostRecord>>();
+      for (const CostRecord& r : *input->records) {
+        if (filter->Matches(input->timeline.inventory, r)) kept->push_back(r);
+      }
+      input->records = std::move(kept);
     }
     ReportSettings settings = base;
     ApplyInput(*input, settings);

@@ -189,6 +189,22 @@ TEST_F(Serve, CatchesUpAndServesWhatTheReportSays) {
   for (const auto& [name, entry] : idle["data"][0].items()) total += entry["gpuCost"].get<double>();
   EXPECT_NEAR(total, 12, 1e-4);
   EXPECT_EQ(Get(base + "/allocation?" + hour + "&aggregate=service").status, 400);
+  // OpenCost's filter language.
+  const json some = json::parse(Get(base + "/allocation?" + hour +
+                                    "&aggregate=namespace&filter=namespace:%22bu-a%22,%22bu-c%22")
+                                    .body);
+  ASSERT_EQ(some["data"].size(), 1u);
+  EXPECT_TRUE(some["data"][0].contains("bu-a"));
+  EXPECT_TRUE(some["data"][0].contains("bu-c"));
+  EXPECT_FALSE(some["data"][0].contains("bu-b"));
+  EXPECT_NEAR(some["data"][0]["bu-a"]["gpuCost"].get<double>(), 36.0 / 7, 1e-5);
+  const json not_a = json::parse(
+      Get(base + "/allocation?" + hour + "&aggregate=namespace&filter=namespace!:%22bu-a%22").body);
+  EXPECT_FALSE(not_a["data"][0].contains("bu-a"));
+  EXPECT_TRUE(not_a["data"][0].contains("bu-b"));
+  const Response bad = Get(base + "/allocation?" + hour + "&filter=colour:%22red%22");
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_NE(bad.body.find("unknown field"), std::string::npos) << bad.body;
   EXPECT_EQ(Get(base + "/allocation").status, 400);
   EXPECT_EQ(serve->Terminate(), 0) << serve->Log();
   EXPECT_EQ(Records(), 7 * 60);
