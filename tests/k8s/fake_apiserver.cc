@@ -55,6 +55,9 @@ constexpr ResourceInfo kResourceInfo[] = {
     {"daemonsets", "/apis/apps/v1/daemonsets", "DaemonSet", "apps/v1", true},
     {"jobs", "/apis/batch/v1/jobs", "Job", "batch/v1", true},
     {"cronjobs", "/apis/batch/v1/cronjobs", "CronJob", "batch/v1", true},
+    {"endpointslices", "/apis/discovery.k8s.io/v1/endpointslices", "EndpointSlice",
+     "discovery.k8s.io/v1", true},
+    {"endpoints", "/api/v1/endpoints", "Endpoints", "v1", true},
 };
 constexpr size_t kResourceCount = std::size(kResourceInfo);
 
@@ -70,6 +73,50 @@ int ResourceIndexByPath(std::string_view path) {
     if (kResourceInfo[i].path == path) return static_cast<int>(i);
   }
   return -1;
+}
+
+// A namespaced collection path of the endpoint resources ("/api/v1/namespaces/NS/endpoints",
+// "/apis/discovery.k8s.io/v1/namespaces/NS/endpointslices"): the resource and NS; -1 for anything
+// else (the informers list cluster-wide, so other namespaced paths stay unknown).
+int ResourceIndexByNamespacedPath(std::string_view path, std::string* ns) {
+  const size_t at = path.find("/namespaces/");
+  if (at == std::string_view::npos) return -1;
+  const std::string_view rest = path.substr(at + 12);
+  const size_t slash = rest.find('/');
+  if (slash == std::string_view::npos || slash == 0) return -1;
+  const int r = ResourceIndexByPath(StrCat(path.substr(0, at), rest.substr(slash)));
+  if (r < 0 || (kResourceInfo[r].name != "endpointslices" && kResourceInfo[r].name != "endpoints")) {
+    return -1;
+  }
+  *ns = std::string(rest.substr(0, slash));
+  return r;
+}
+
+// Equality-based label selectors ("a=b,c==d,e!=f,g,!h"), as LIST's labelSelector.
+bool MatchesSelector(const json& object, std::string_view selector) {
+  const json* labels = nullptr;
+  if (object.contains("metadata") && object["metadata"].contains("labels")) {
+    labels = &object["metadata"]["labels"];
+  }
+  const auto get = [&](std::string_view key) -> std::optional<std::string> {
+    if (labels == nullptr || !labels->contains(key)) return std::nullopt;
+    return (*labels)[std::string(key)].get<std::string>();
+  };
+  for (std::string_view term : Split(selector, ',')) {
+    term = Trim(term);
+    if (term.empty()) continue;
+    if (const size_t ne = term.find("!="); ne != std::string_view::npos) {
+      if (get(Trim(term.substr(0, ne))) == std::string(Trim(term.substr(ne + 2)))) return false;
+    } else if (const size_t eq = term.find('='); eq != std::string_view::npos) {
+      const size_t v = term.substr(eq + 1).starts_with('=') ? eq + 2 : eq + 1;
+      if (get(Trim(term.substr(0, eq))) != std::string(Trim(term.substr(v)))) return false;
+    } else if (term.starts_with('!')) {
+      if (get(Trim(term.substr(1)))) return false;
+    } else if (!get(term)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 size_t CheckedResource(std::string_view name) {
@@ -621,7 +668,9 @@ struct FakeApiServer::Impl {
   }
 
   Outcome Handle(Io& io, const HttpRequest& req, const std::string& subject) {
-    const int r = ResourceIndexByPath(req.path);
+    std::string ns;  // a namespaced LIST's namespace
+    int r = ResourceIndexByPath(req.path);
+    if (r < 0) r = ResourceIndexByNamespacedPath(req.path, &ns);
     const std::map<std::string, std::string> query = ParseQuery(req.query);
     const auto flag = [&query](const char* name) {
       const auto it = query.find(name);
@@ -661,7 +710,7 @@ struct FakeApiServer::Impl {
                                           "requested resource (",
                                           req.method, ")"));
       } else if (!watch) {
-        answer = ListLocked(static_cast<size_t>(r), query);
+        answer = ListLocked(static_cast<size_t>(r), query, ns);
       } else {
         std::optional<Answer> refused = StartWatchLocked(static_cast<size_t>(r), query, &start);
         if (refused) {
@@ -724,7 +773,11 @@ struct FakeApiServer::Impl {
     return state;
   }
 
-  Answer ListLocked(size_t r, const std::map<std::string, std::string>& query) const {
+  // `ns` non-empty: that namespace's objects only. A labelSelector filters the items too.
+  Answer ListLocked(size_t r, const std::map<std::string, std::string>& query,
+                    const std::string& ns = "") const {
+    const auto selector_it = query.find("labelSelector");
+    const std::string selector = selector_it == query.end() ? "" : selector_it->second;
     const ResourceInfo& info = kResourceInfo[r];
     int64_t limit = 0;
     if (const auto it = query.find("limit"); it != query.end() && !it->second.empty()) {
@@ -763,6 +816,8 @@ struct FakeApiServer::Impl {
     json items = json::array();
     auto it = after ? objects->upper_bound(*after) : objects->begin();
     for (; it != objects->end() && (limit == 0 || std::cmp_less(items.size(), limit)); ++it) {
+      if (!ns.empty() && it->first.first != ns) continue;
+      if (!selector.empty() && !MatchesSelector(*it->second, selector)) continue;
       items.push_back(ItemOf(*it->second));
     }
     json metadata = {{"resourceVersion", std::to_string(snapshot)}};

@@ -49,7 +49,9 @@ struct RecordedRequest {
 class FakeApiServer {
  public:
   // The resources served, by plural name: pods, nodes, namespaces, replicasets, statefulsets,
-  // daemonsets, jobs, cronjobs.
+  // daemonsets, jobs, cronjobs, endpointslices, endpoints. A LIST may give an equality-based
+  // labelSelector; one of endpointslices or endpoints may also name a namespace
+  // (/api/v1/namespaces/NS/endpoints), as endpoints discovery (src/scrape) asks.
   static const std::vector<std::string>& Resources();
   // The collection path of a resource ("/api/v1/pods", "/apis/batch/v1/jobs"); "" if unknown.
   static std::string CollectionPath(std::string_view resource);

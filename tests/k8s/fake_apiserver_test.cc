@@ -603,7 +603,7 @@ TEST(FakeApiServer, LoadsTheClusterFixture) {
   const json cluster = ClusterFixture();
   for (const std::string& r : FakeApiServer::Resources()) {
     const json list = json::parse(Fetch(server.url() + FakeApiServer::CollectionPath(r)).body);
-    EXPECT_EQ(list["items"].size(), cluster[r].size()) << r;
+    EXPECT_EQ(list["items"].size(), cluster.contains(r) ? cluster[r].size() : 0u) << r;
   }
 }
 
