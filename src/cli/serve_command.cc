@@ -12,6 +12,7 @@
 #include "cli/input_flags.h"
 #include "cli/price_flags.h"
 #include "cli/remote_write_flags.h"
+#include "cli/scrape_source.h"
 #include "cli/serve_server.h"
 #include "cli/stop_signals.h"
 #include "core/files.h"
@@ -41,6 +42,7 @@ struct ServeFlags {
   std::string budgets;
   std::string forecast_lookback = "7d";
   RemoteWriteFlags remote_write;
+  ScrapeFlags scrape;
 };
 
 Result<ServeOptions> Parse(const ServeFlags& f) {
@@ -86,6 +88,14 @@ Result<ServeOptions> Parse(const ServeFlags& f) {
   GPUCOST_ASSIGN_OR_RETURN(s.remote_write, RemoteWriterOptionsOf(f.remote_write));
   s.source = f.input;
   s.source.ledger.clear();
+  if (f.scrape.wanted()) {
+    if (!f.input.prometheus.empty() || !f.input.inputs.empty()) {
+      return Status::InvalidArgument(
+          "--scrape and --scrape-endpoints are the source: leave out --prometheus and --input");
+    }
+    GPUCOST_ASSIGN_OR_RETURN(s.scrape,
+                             ScrapeSource::Create(f.scrape, f.input.kube, f.input.ledger));
+  }
   s.ledger = f.input.ledger;
   GPUCOST_ASSIGN_OR_RETURN(s.price, MakePriceFn(f.price));
   return s;
@@ -172,6 +182,9 @@ void AddServeCommand(CLI::App& app, int& exit_code) {
   before = cmd->get_options().size();
   AddInputFlags(*cmd, f->input);
   Group(*cmd, before, "Source and ledger");
+  before = cmd->get_options().size();
+  AddScrapeFlags(*cmd, f->scrape);
+  Group(*cmd, before, "Scrape");
   before = cmd->get_options().size();
   AddPriceFlags(*cmd, f->price);
   Group(*cmd, before, "Prices");

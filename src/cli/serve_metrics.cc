@@ -178,6 +178,33 @@ std::string ServeMetricsText(const ledger::LedgerTotals& totals, const ledger::L
   Header(out, m::kScrapeErrorsTotal);
   out += fmt::format("{}{} {}\n", m::kScrapeErrorsTotal, Labels({{"target", "source"}}),
                      health.source_errors);
+  if (health.scrape) {
+    for (const scrape::TargetHealth& t : health.scrape->targets) {
+      out += fmt::format("{}{} {}\n", m::kScrapeErrorsTotal, Labels({{"target", t.url}}),
+                         t.failures_total);
+    }
+    out += fmt::format("{}{} {}\n", m::kScrapeErrorsTotal, Labels({{"target", "discovery"}}),
+                       health.scrape->discovery_errors);
+    const struct {
+      std::string_view name;
+      double (*value)(const scrape::TargetHealth&);
+    } per_target[] = {
+        {m::kScrapeUp, [](const scrape::TargetHealth& t) { return t.up ? 1.0 : 0.0; }},
+        {m::kScrapeDurationSeconds,
+         [](const scrape::TargetHealth& t) {
+           return std::chrono::duration<double>(t.last_duration).count();
+         }},
+        {m::kScrapeSamples,
+         [](const scrape::TargetHealth& t) { return static_cast<double>(t.last_samples); }},
+    };
+    for (const auto& f : per_target) {
+      Header(out, f.name);
+      for (const scrape::TargetHealth& t : health.scrape->targets) {
+        out += fmt::format("{}{} {}\n", f.name, Labels({{"job", t.job}, {"target", t.url}}),
+                           f.value(t));
+      }
+    }
+  }
   Header(out, m::kAttributionLagSeconds);
   out += fmt::format("{} {}\n", m::kAttributionLagSeconds, health.lag_seconds);
   Header(out, m::kLedgerBytes);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/scrape_source.h"
 #include "ledger/ledger.h"
 #include "promsource/remote_write.h"
 
@@ -21,6 +22,7 @@ struct ServeHealth {
   double lag_seconds = 0;       // now - end of the newest attributed step
   double ledger_bytes = 0;      // the ledger file and its WAL
   std::optional<promsource::RemoteWriteStats> remote_write;  // with --remote-write
+  std::optional<ScrapeHealth> scrape;                       // with --scrape
 };
 
 struct TeamBudgetGauge {

@@ -88,11 +88,13 @@ struct Server::Impl {
   }
 
   Status Run() {
+    if (s_.scrape) s_.scrape->Start();
     std::thread loop([this] { Loop(); });
     const bool ok = http_->listen_after_bind();
     stopping_http_ = true;
     StopLoop();
     loop.join();
+    if (s_.scrape) s_.scrape->Stop();
     // The last cycle's series, delivered if the endpoint answers soon.
     if (remote_ && !remote_->Flush(std::chrono::seconds(5))) {
       LogError("gpucost serve: remote-write: stopped with series still queued");
@@ -135,7 +137,18 @@ struct Server::Impl {
     settings.step = s_.step;
     settings.accumulate = true;
     GPUCOST_ASSIGN_OR_RETURN(settings.by, ParseDimensions("cluster"));
-    Result<LoadedInput> input = LoadInput(source_, w, s_.step);
+    Result<LoadedInput> input = Status::Ok();
+    if (s_.scrape) {
+      // The spool's files for the window, read while no scrape is appended to them.
+      GPUCOST_ASSIGN_OR_RETURN(Duration staleness, ParseDuration(source_.staleness));
+      InputFlags in = source_;
+      const auto lock = s_.scrape->ReadLock();
+      GPUCOST_ASSIGN_OR_RETURN(in.inputs, s_.scrape->Files(w, staleness));
+      if (in.inputs.empty()) return Status::Ok();
+      input = LoadInput(in, w, s_.step);
+    } else {
+      input = LoadInput(source_, w, s_.step);
+    }
     if (!input.ok()) return NoData(input.status()) ? Status::Ok() : input.status();
     ApplyInput(*input, settings);
     ledger::LedgerSink sink(*ledger_, input->timeline.inventory, settings.window, settings.step);
@@ -227,18 +240,16 @@ struct Server::Impl {
     Result<ledger::LedgerLatest> latest = ledger_->Latest();
     const std::vector<TeamBudgetGauge> budgets =
         latest.ok() ? Budgets(*latest) : std::vector<TeamBudgetGauge>();
-    std::error_code ec;
-    double bytes = 0;
-    for (const char* suffix : {"", "-wal"}) {
-      const auto size = std::filesystem::file_size(ledger_->path() + suffix, ec);
-      if (!ec) bytes += static_cast<double>(size);
-    }
+    // SQLite: the file and its WAL; PostgreSQL: the ledger's tables.
+    const Result<int64_t> size = ledger_->SizeBytes();
+    const double bytes = size.ok() ? static_cast<double>(*size) : 0;
     std::lock_guard<std::mutex> lock(mu_);
     if (processed_) ++health_.cycles;
     health_.ledger_bytes = bytes;
     health_.lag_seconds =
         processed_ ? std::chrono::duration<double>(now - *processed_).count() : 0;
     if (remote_) health_.remote_write = remote_->Stats();
+    if (s_.scrape) health_.scrape = s_.scrape->Health();
     if (totals.ok() && latest.ok()) metrics_ = ServeMetricsText(*totals, *latest, budgets, health_);
   }
 

@@ -15,6 +15,7 @@
 
 #include "alerts/budgets.h"
 #include "cli/input_flags.h"
+#include "cli/scrape_source.h"
 #include "core/result.h"
 #include "core/time.h"
 #include "ledger/ledger.h"
@@ -35,6 +36,8 @@ struct ServeOptions {
   std::string tls_cert_file;  // PEM; with tls_key_file the server speaks HTTPS only
   std::string tls_key_file;
   promsource::RemoteWriterOptions remote_write;  // url empty: no remote-write
+  // With --scrape: the source is the scrape spool (its files replace source.inputs).
+  std::shared_ptr<ScrapeSource> scrape;
 };
 
 // Whether the TLS settings can serve: both files or neither, a certificate and its key.

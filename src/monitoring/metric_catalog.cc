@@ -13,13 +13,14 @@ constexpr std::array<std::string_view, 5> kPriceLabels = {"cluster", "node", "gp
                                                           "capacity_type", "price_source"};
 constexpr std::array<std::string_view, 2> kTeamLabels = {"cluster", "team"};
 constexpr std::array<std::string_view, 1> kTargetLabels = {"target"};
+constexpr std::array<std::string_view, 2> kJobTargetLabels = {"job", "target"};
 constexpr std::array<std::string_view, 1> kResultLabels = {"result"};
 constexpr std::array<std::string_view, 0> kNoLabels = {};
 
 constexpr auto C = MetricType::kCounter;
 constexpr auto G = MetricType::kGauge;
 
-constexpr std::array<MetricDef, 20> kCatalog = {{
+constexpr std::array<MetricDef, 23> kCatalog = {{
     {kAllocatedUsdTotal, C, kHolderLabels,
      "Allocated GPU cost: share held x price x hours (USD)."},
     {kEffectiveUsdTotal, C, kHolderLabels,
@@ -48,7 +49,12 @@ constexpr std::array<MetricDef, 20> kCatalog = {{
     {kTeamMonthToDateUsd, G, kTeamLabels, "The team's allocated GPU cost this month (USD)."},
     {kTeamForecastUsd, G, kTeamLabels,
      "The team's allocated GPU cost forecast to the end of the month (USD)."},
-    {kScrapeErrorsTotal, C, kTargetLabels, "Failed scrapes of a usage target."},
+    {kScrapeErrorsTotal, C, kTargetLabels,
+     "Failed reads of the source: target=\"source\" for a store or files, each scraped target's "
+     "URL, and \"discovery\" for Kubernetes endpoints discovery."},
+    {kScrapeUp, G, kJobTargetLabels, "1 when the target's last scrape was accepted, 0 otherwise."},
+    {kScrapeDurationSeconds, G, kJobTargetLabels, "How long the target's last scrape took."},
+    {kScrapeSamples, G, kJobTargetLabels, "Samples in the target's last accepted scrape."},
 }};
 
 constexpr std::array<MetricDef, 5> kHealth = {{

@@ -47,6 +47,9 @@ inline constexpr std::string_view kTeamMonthToDateUsd = "gpucost_team_month_to_d
 inline constexpr std::string_view kTeamForecastUsd = "gpucost_team_month_forecast_usd";
 // gpucost's own health.
 inline constexpr std::string_view kScrapeErrorsTotal = "gpucost_scrape_errors_total";
+inline constexpr std::string_view kScrapeUp = "gpucost_scrape_up";
+inline constexpr std::string_view kScrapeDurationSeconds = "gpucost_scrape_duration_seconds";
+inline constexpr std::string_view kScrapeSamples = "gpucost_scrape_samples";
 inline constexpr std::string_view kAttributionLagSeconds = "gpucost_attribution_lag_seconds";
 inline constexpr std::string_view kLedgerBytes = "gpucost_ledger_bytes";
 inline constexpr std::string_view kLedgerWriteErrorsTotal = "gpucost_ledger_write_errors_total";

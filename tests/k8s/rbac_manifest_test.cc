@@ -1,5 +1,6 @@
 // deploy/gpucost-rbac.yaml grants get/list/watch on exactly the resources the Kubernetes source
-// reads (KubeResources()), and nothing more.
+// reads (KubeResources()) and what `serve --scrape-endpoints` lists (src/scrape/
+// endpoints_discovery.cc), and nothing more.
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
@@ -46,6 +47,8 @@ TEST(RbacManifestTest, ClusterRoleGrantsReadOnExactlyTheResourcesRead) {
   EXPECT_TRUE(bound);
   std::set<std::pair<std::string, std::string>> read;
   for (const ResourceType& t : KubeResources()) read.insert(GroupAndResource(t.path));
+  read.insert({"discovery.k8s.io", "endpointslices"});
+  read.insert({"", "endpoints"});
   EXPECT_EQ(granted, read);
 }
 

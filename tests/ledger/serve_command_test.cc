@@ -519,5 +519,59 @@ TEST_F(Serve, RefusesRemoteWriteFlagsWithoutAnEndpoint) {
   EXPECT_NE(h.output.find("\"NoEquals\": NAME=VALUE"), std::string::npos) << h.output;
 }
 
+TEST(ServeScrape, ScrapesExportersItselfAndIsolatesAMalformedTarget) {
+  // The simulator serves live kube-state-metrics and dcgm-exporter scrapes; a second "exporter"
+  // (python's http.server over a folder) serves a broken exposition.
+  TempDir dir;
+  const int sim_port = FreePort();
+  ChildProcess simulator({kBinary, "simulate", "--nodes", "2", "--serve",
+                    "127.0.0.1:" + std::to_string(sim_port)},
+                   (dir.path() / "sim.log").string());
+  dir.Write("bad/metrics", "# TYPE DCGM_FI_DEV_GPU_UTIL gauge\nDCGM_FI_DEV_GPU_UTIL{gpu=\"0\" 5\n");
+  const int bad_port = FreePort();
+  ChildProcess bad({"/usr/bin/python3", "-m", "http.server", "--bind", "127.0.0.1",
+                    "--directory", (dir.path() / "bad").string(), std::to_string(bad_port)},
+                   (dir.path() / "bad.log").string());
+  const std::string sim = "http://127.0.0.1:" + std::to_string(sim_port);
+  const std::string broken = "http://127.0.0.1:" + std::to_string(bad_port) + "/metrics";
+  ASSERT_TRUE(WaitFor(sim + "/metrics", 200, std::chrono::seconds(30))) << simulator.Log();
+  ASSERT_TRUE(WaitFor(broken, 200, std::chrono::seconds(30))) << bad.Log();
+
+  const int port = FreePort();
+  const std::string base = "http://127.0.0.1:" + std::to_string(port);
+  const std::string ledger = (dir.path() / "costs.db").string();
+  ChildProcess serve({kBinary, "serve", "--ledger", ledger, "--price-per-gpu-hour", "12",
+                      "--scrape", "kube-state-metrics=" + sim + "/metrics/kube-state-metrics",
+                      "--scrape", "dcgm-exporter=" + sim + "/metrics/dcgm-exporter",
+                      "--scrape", "broken=" + broken, "--scrape-interval", "1s",
+                      "--interval", "2s", "--step", "2s", "--lag", "1s", "--grace", "4s",
+                      "--listen", "127.0.0.1:" + std::to_string(port)},
+                     (dir.path() / "serve.log").string());
+  // Costs appear from the two good targets.
+  std::string metrics;
+  for (int i = 0; i < 600; ++i) {
+    metrics = Get(base + "/metrics").body;
+    if (SumOf(metrics, "gpucost_allocated_usd_total") > 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_GT(SumOf(metrics, "gpucost_allocated_usd_total"), 0) << serve.Log();
+  EXPECT_EQ(ValueOf(metrics, "gpucost_scrape_up", "job=\"dcgm-exporter\""), 1) << metrics;
+  EXPECT_EQ(ValueOf(metrics, "gpucost_scrape_up", "job=\"kube-state-metrics\""), 1);
+  EXPECT_GT(ValueOf(metrics, "gpucost_scrape_samples", "job=\"dcgm-exporter\""), 0);
+  // The broken target is rejected whole and alone, by name and line.
+  EXPECT_EQ(ValueOf(metrics, "gpucost_scrape_up", "job=\"broken\""), 0);
+  EXPECT_GE(ValueOf(metrics, "gpucost_scrape_errors_total", "target=\"" + broken + "\""), 1);
+  EXPECT_NE(serve.Log().find(broken + ":2:"), std::string::npos) << serve.Log();
+  EXPECT_EQ(ValueOf(metrics, "gpucost_scrape_errors_total", "target=\"source\""), 0);
+  EXPECT_EQ(serve.Terminate(), 0) << serve.Log();
+  // The spool holds hourly files per good target only.
+  int files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(ledger + ".scrape")) {
+    ++files;
+    EXPECT_EQ(e.path().filename().string().find("broken"), std::string::npos);
+  }
+  EXPECT_GE(files, 2);
+}
+
 }  // namespace
 }  // namespace gpucost

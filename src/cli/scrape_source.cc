@@ -1,0 +1,121 @@
+#include "cli/scrape_source.h"
+
+#include "core/log.h"
+#include "core/strings.h"
+
+namespace gpucost::cli {
+
+void AddScrapeFlags(CLI::App& cmd, ScrapeFlags& f) {
+  cmd.add_option("--scrape", f.targets,
+                 "Scrape this exporter directly instead of reading a store: URL or JOB=URL of "
+                 "dcgm-exporter, gpucost-agent or kube-state-metrics (repeatable)");
+  cmd.add_option("--scrape-endpoints", f.endpoints,
+                 "Scrape every ready endpoint of a Service, found through the Kubernetes API: "
+                 "[JOB=]NAMESPACE/SERVICE[:PORT] or NAMESPACE/SELECTOR[:PORT] (repeatable)");
+  cmd.add_option("--scrape-interval", f.interval, "How often every target is scraped")
+      ->capture_default_str();
+  cmd.add_option("--scrape-timeout", f.timeout, "A target slower than this fails its scrape")
+      ->capture_default_str();
+  cmd.add_option("--scrape-spool", f.spool,
+                 "Folder of the scraped samples, one file per target and hour (default: the "
+                 "ledger's path + .scrape)");
+  cmd.add_option("--scrape-retention", f.retention,
+                 "Spool files older than this are removed; keep it above --grace + --lag")
+      ->capture_default_str();
+  cmd.add_option("--scrape-ca-file", f.ca_file, "PEM CA bundle for https targets");
+}
+
+ScrapeSource::ScrapeSource(std::string spool_dir, scrape::ScraperOptions options)
+    : spool_(std::move(spool_dir)), scraper_(std::move(options), spool_, clock_) {}
+
+ScrapeSource::~ScrapeSource() { Stop(); }
+
+Result<std::unique_ptr<ScrapeSource>> ScrapeSource::Create(const ScrapeFlags& f,
+                                                          const KubeFlags& kube,
+                                                          const std::string& ledger) {
+  const auto positive = [](std::string_view flag, const std::string& text) -> Result<Duration> {
+    Result<Duration> d = ParseDuration(text);
+    if (!d.ok() || d->count() <= 0) {
+      return Status::InvalidArgument(StrCat(flag, " \"", text, "\": a positive duration"));
+    }
+    return *d;
+  };
+  scrape::ScraperOptions options;
+  GPUCOST_ASSIGN_OR_RETURN(options.timeout, positive("--scrape-timeout", f.timeout));
+  options.ca_file = f.ca_file;
+  const std::string dir = f.spool.empty() ? ledger + ".scrape" : f.spool;
+  std::unique_ptr<ScrapeSource> s(new ScrapeSource(dir, std::move(options)));
+  GPUCOST_ASSIGN_OR_RETURN(s->interval_, positive("--scrape-interval", f.interval));
+  GPUCOST_ASSIGN_OR_RETURN(s->retention_, positive("--scrape-retention", f.retention));
+  GPUCOST_ASSIGN_OR_RETURN(s->static_targets_, scrape::ParseStaticTargets(f.targets));
+  for (const std::string& spec : f.endpoints) {
+    GPUCOST_ASSIGN_OR_RETURN(scrape::EndpointsQuery q, scrape::ParseEndpointsSpec(spec));
+    s->queries_.push_back(std::move(q));
+  }
+  s->discovered_.resize(s->queries_.size());
+  if (!s->queries_.empty()) {
+    GPUCOST_ASSIGN_OR_RETURN(s->connection_, ResolveKubeConnection(kube));
+    s->credentials_ = std::make_unique<k8s::CredentialSource>(*s->connection_, s->clock_);
+    s->client_ = std::make_unique<k8s::ApiClient>(*s->connection_, *s->credentials_);
+  }
+  GPUCOST_RETURN_IF_ERROR(s->spool_.Open());
+  return s;
+}
+
+void ScrapeSource::Cycle() {
+  std::vector<scrape::ScrapeTarget> targets = static_targets_;
+  for (size_t i = 0; i < queries_.size(); ++i) {
+    Result<std::vector<scrape::ScrapeTarget>> found = scrape::DiscoverEndpoints(*client_, queries_[i]);
+    if (found.ok()) {
+      discovered_[i] = std::move(*found);
+    } else {
+      // The last list found stays: a brief API outage does not stop the scrapes.
+      LogError(StrCat("gpucost serve: discovering ", queries_[i].namespace_name, "/",
+                      queries_[i].service.empty() ? queries_[i].label_selector
+                                                  : queries_[i].service,
+                      ": ", found.status().ToString()));
+      std::lock_guard<std::mutex> lock(mu_);
+      ++discovery_errors_;
+    }
+    targets.insert(targets.end(), discovered_[i].begin(), discovered_[i].end());
+  }
+  for (const scrape::ScrapeOutcome& o : scraper_.ScrapeAll(targets)) {
+    if (!o.status.ok()) LogWarn(StrCat("gpucost serve: scrape: ", o.status.message()));
+  }
+  Result<scrape::PruneStats> pruned = spool_.Prune(clock_.Now(), retention_);
+  if (!pruned.ok()) LogError(StrCat("gpucost serve: ", pruned.status().ToString()));
+}
+
+void ScrapeSource::Start() {
+  thread_ = std::thread([this] {
+    while (true) {
+      const auto next = std::chrono::steady_clock::now() + interval_;
+      Cycle();
+      std::unique_lock<std::mutex> lock(mu_);
+      if (wake_.wait_until(lock, next, [this] { return stop_; })) return;
+    }
+  });
+}
+
+void ScrapeSource::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+Result<std::vector<std::string>> ScrapeSource::Files(Window window, Duration staleness) const {
+  return spool_.Files(window, staleness);
+}
+
+ScrapeHealth ScrapeSource::Health() const {
+  ScrapeHealth h;
+  h.targets = scraper_.Health();
+  std::lock_guard<std::mutex> lock(mu_);
+  h.discovery_errors = discovery_errors_;
+  return h;
+}
+
+}  // namespace gpucost::cli
