@@ -10,6 +10,7 @@ packages=(
   zlib1g-dev libxxhash-dev libfmt-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
   libcurl4-openssl-dev libssl-dev openssl libcpp-httplib-dev
   libsqlite3-dev                      # the cost ledger
+  libpqxx-dev postgresql              # the ledger on PostgreSQL, and a real server for its tests
   libprotobuf-dev protobuf-compiler libsnappy-dev   # remote read: protobuf + snappy
   libgrpc++-dev protobuf-compiler-grpc               # agent: kubelet PodResources (gRPC)
   prometheus                          # promtool and a real Prometheus for integration tests

@@ -57,7 +57,7 @@ Status Write(const LedgerWriteFlags& flags) {
   std::cout << fmt::format(
       "wrote {} cost records ({} to {}, {} s steps) to {}; it holds {} over {}\n", written,
       FormatRfc3339(settings.window.start), FormatRfc3339(settings.window.end),
-      std::chrono::duration_cast<std::chrono::seconds>(settings.step).count(), flags.path,
+      std::chrono::duration_cast<std::chrono::seconds>(settings.step).count(), l->path(),
       info.records, SpanText(info.span));
   return Status::Ok();
 }
@@ -70,7 +70,7 @@ Status Info(const LedgerInfoFlags& flags) {
   GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<ledger::Ledger> l, ledger::Ledger::Open(flags.path));
   GPUCOST_ASSIGN_OR_RETURN(ledger::LedgerInfo info, l->Info());
   if (flags.format == "json") {
-    nlohmann::json doc = {{"path", flags.path},
+    nlohmann::json doc = {{"path", l->path()},
                           {"schema_version", info.schema_version},
                           {"records", info.records},
                           {"units", info.units},
@@ -86,7 +86,7 @@ Status Info(const LedgerInfoFlags& flags) {
   std::string steps;
   for (int64_t s : info.steps_s) steps += StrCat(steps.empty() ? "" : ", ", s, " s");
   std::cout << fmt::format(
-      "{}: schema {}, {} cost records, {} GPU units, {} holders\nspan: {}\nsteps: {}\n", flags.path,
+      "{}: schema {}, {} cost records, {} GPU units, {} holders\nspan: {}\nsteps: {}\n", l->path(),
       info.schema_version, info.records, info.units, info.holders, SpanText(info.span),
       steps.empty() ? "-" : steps);
   return Status::Ok();
@@ -96,7 +96,9 @@ Status Info(const LedgerInfoFlags& flags) {
 
 void AddLedgerCommand(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
-      "ledger", "The durable cost ledger (SQLite): write attributed windows, say what it holds");
+      "ledger",
+      "The durable cost ledger (SQLite or PostgreSQL): write attributed windows, say what it "
+      "holds");
   cmd->require_subcommand(1);
 
   auto w = std::make_shared<LedgerWriteFlags>();
@@ -104,7 +106,9 @@ void AddLedgerCommand(CLI::App& app, int& exit_code) {
       "write",
       "Attribute the inputs over a window and store the cost records; writing the same window "
       "again replaces its records (late data), never adds to them");
-  write->add_option("ledger", w->path, "The ledger file (created when missing)")->required();
+  write->add_option("ledger", w->path,
+                    "The ledger file (created when missing) or postgresql:// URI")
+      ->required();
   write->add_option("--window", w->window,
                     "START,END as RFC 3339 or unix seconds (default: the input's span)");
   write->add_option("--step", w->step, "Attribution step, e.g. 60s, 5m")->capture_default_str();
@@ -115,7 +119,16 @@ void AddLedgerCommand(CLI::App& app, int& exit_code) {
 
   auto i = std::make_shared<LedgerInfoFlags>();
   CLI::App* info = cmd->add_subcommand("info", "What a ledger holds: records, span, steps");
-  info->add_option("ledger", i->path, "The ledger file")->required()->check(CLI::ExistingFile);
+  // A file must exist (opening would create it); a postgresql:// URI is checked by connecting.
+  info->add_option("ledger", i->path, "The ledger file or postgresql:// URI")
+      ->required()
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            return v.starts_with("postgresql://") || v.starts_with("postgres://")
+                       ? std::string()
+                       : CLI::ExistingFile(v);
+          },
+          "FILE|URI"));
   info->add_option("--format", i->format, "text | json")->capture_default_str();
   SetStatusCallback(*info, exit_code, [i] { return Info(*i); });
 }

@@ -43,6 +43,10 @@ Result<std::unique_ptr<ScrapeSource>> ScrapeSource::Create(const ScrapeFlags& f,
   scrape::ScraperOptions options;
   GPUCOST_ASSIGN_OR_RETURN(options.timeout, positive("--scrape-timeout", f.timeout));
   options.ca_file = f.ca_file;
+  if (f.spool.empty() && (ledger.starts_with("postgres://") ||
+                          ledger.starts_with("postgresql://"))) {
+    return Status::InvalidArgument("--scrape-spool DIR: needed with a PostgreSQL ledger");
+  }
   const std::string dir = f.spool.empty() ? ledger + ".scrape" : f.spool;
   std::unique_ptr<ScrapeSource> s(new ScrapeSource(dir, std::move(options)));
   GPUCOST_ASSIGN_OR_RETURN(s->interval_, positive("--scrape-interval", f.interval));

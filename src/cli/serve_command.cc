@@ -110,6 +110,7 @@ Result<int> Serve(const ServeFlags& f) {
     return 0;
   }
   GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<ledger::Ledger> l, ledger::Ledger::Open(f.input.ledger));
+  const std::string ledger_name = l->path();  // a password in a URI masked
   const bool tls = !options.tls_cert_file.empty();
   // Before any thread starts (the remote-write sender does in Create), so that every thread
   // inherits the mask and SIGTERM reaches the waiting one only.
@@ -119,7 +120,7 @@ Result<int> Serve(const ServeFlags& f) {
   GPUCOST_ASSIGN_OR_RETURN(int port, server->Bind(address.first, address.second));
   std::printf("gpucost serve: %s://%s:%d (/metrics, /api/v1/report, /healthz, /readyz), "
               "ledger %s\n",
-              tls ? "https" : "http", address.first.c_str(), port, f.input.ledger.c_str());
+              tls ? "https" : "http", address.first.c_str(), port, ledger_name.c_str());
   std::fflush(stdout);
   const Status run =
       RunUntilStopSignal([&server] { return server->Run(); }, [&server] { server->Stop(); });

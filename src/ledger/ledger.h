@@ -1,9 +1,10 @@
-// The cost ledger: CostRecords kept durably in SQLite (one file, WAL), with the units and holders
-// they refer to, so that any sink can be fed again later without the inputs or the engine
-// (docs/ledger.md). Writes are idempotent per (step start, unit, holder): writing a window again
-// (late data re-attributed) replaces its records, never adds to them. Reading a window back gives
-// an Inventory of the units and holders it mentions and the records, ready for the same sinks an
-// engine run feeds. One Ledger per thread; several processes may read while one writes.
+// The cost ledger: CostRecords kept durably in SQLite (one file, WAL) or PostgreSQL (a
+// postgresql:// URI), with the units and holders they refer to, so that any sink can be fed again
+// later without the inputs or the engine (docs/ledger.md). Writes are idempotent per (step start,
+// unit, holder): writing a window again (late data re-attributed) replaces its records, never adds
+// to them. Reading a window back gives an Inventory of the units and holders it mentions and the
+// records, ready for the same sinks an engine run feeds. One Ledger per thread; several processes
+// may read while one writes (on PostgreSQL, several may also write).
 //
 //   GPUCOST_ASSIGN_OR_RETURN(auto ledger, Ledger::Open("costs.db"));
 //   LedgerSink sink(*ledger, inventory, window, step);   // a CostSink
@@ -18,6 +19,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -25,9 +27,9 @@
 #include "core/result.h"
 #include "model/inventory.h"
 
-struct sqlite3;
-
 namespace gpucost::ledger {
+
+class Database;
 
 // What a window of the ledger holds.
 struct LedgerWindow {
@@ -92,9 +94,11 @@ struct LedgerLatest {
 
 class Ledger {
  public:
-  // Opens (creating and migrating when needed) the SQLite ledger at `path`. Errors name the file:
-  // not a database, a newer schema than this gpucost knows, no permission, disk full.
-  static Result<std::unique_ptr<Ledger>> Open(const std::string& path);
+  // Opens (creating and migrating when needed) the ledger at `target`: a SQLite file path, or a
+  // postgresql:// or postgres:// URI (a libpq connection URI; the password may also come from
+  // PGPASSWORD or ~/.pgpass). Errors name the target, never its password: not a database, a
+  // newer schema than this gpucost knows, no permission, disk full, no server.
+  static Result<std::unique_ptr<Ledger>> Open(const std::string& target);
   ~Ledger();
   Ledger(const Ledger&) = delete;
   Ledger& operator=(const Ledger&) = delete;
@@ -114,19 +118,24 @@ class Ledger {
   Result<LedgerLatest> Latest();
   // Allocated cost (known prices) per team of the steps that start in `window`.
   Result<std::map<std::string, double>> TeamCosts(Window window);
+  // Bytes the ledger takes: SQLite its file and WAL; PostgreSQL its tables with their indexes.
+  Result<int64_t> SizeBytes();
 
+  // The target it was opened with, any password masked: safe to print.
   const std::string& path() const { return path_; }
 
   static constexpr int kSchemaVersion = 1;
 
  private:
-  Ledger(sqlite3* db, std::string path);
-  Status Exec(const char* sql);
-  Status Fail(const char* what) const;
+  explicit Ledger(std::unique_ptr<Database> db);
+  // "<target>: <what>: <the backend's message>".
+  Status Fail(std::string_view what, const Status& cause) const;
+  Status WriteOnce(const Inventory& inventory, Window window, Duration step,
+                   std::span<const CostRecord> records);
   Result<int64_t> UnitId(const Inventory& inventory, UnitIndex unit);
   Result<int64_t> HolderId(const Holder& holder);
 
-  sqlite3* db_;
+  std::unique_ptr<Database> db_;
   std::string path_;
   std::unordered_map<std::string, int64_t> unit_ids_;
   std::unordered_map<std::string, int64_t> holder_ids_;

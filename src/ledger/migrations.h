@@ -1,0 +1,63 @@
+// The ledger's schema as one ordered list of migrations, applied by the same code to SQLite and
+// PostgreSQL: a ledger at version N gets the steps after N in one transaction, and `meta` records
+// the version reached. A ledger newer than the list is refused, never misread. A schema change
+// is one more entry here (and Ledger::kSchemaVersion follows it).
+#pragma once
+
+#include <iterator>
+
+#include "core/result.h"
+#include "ledger/sql_db.h"
+
+namespace gpucost::ledger {
+
+struct Migration {
+  int version;      // 1, 2, … in order, no gaps
+  const char* sql;  // {id}: an auto-assigned id column; {keyed}: ends a table found by its key
+};
+
+inline constexpr Migration kMigrations[] = {
+    {1, R"sql(
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS nodes (
+  id {id},
+  cluster TEXT NOT NULL, name TEXT NOT NULL,
+  gpu_model TEXT NOT NULL, physical_gpus BIGINT NOT NULL, gpu_memory_mib BIGINT NOT NULL,
+  instance_type TEXT NOT NULL, capacity_type TEXT NOT NULL, region TEXT NOT NULL,
+  zone TEXT NOT NULL, provider_id TEXT NOT NULL, sharing BIGINT NOT NULL,
+  replicas BIGINT NOT NULL, mig_single BIGINT NOT NULL,
+  UNIQUE (cluster, name));
+CREATE TABLE IF NOT EXISTS units (
+  id {id},
+  node_id BIGINT NOT NULL REFERENCES nodes(id),
+  gpu_uuid TEXT NOT NULL, partition TEXT NOT NULL, fraction DOUBLE PRECISION NOT NULL,
+  gpu_model TEXT NOT NULL, mig_profile TEXT NOT NULL, resource TEXT NOT NULL,
+  holdable BIGINT NOT NULL, gpu_instance_id BIGINT NOT NULL,
+  UNIQUE (node_id, gpu_uuid, partition));
+CREATE TABLE IF NOT EXISTS holders (
+  id {id},
+  kind BIGINT NOT NULL, cluster TEXT NOT NULL, namespace TEXT NOT NULL, pod TEXT NOT NULL,
+  container TEXT NOT NULL, pod_uid TEXT NOT NULL, workload TEXT NOT NULL,
+  workload_kind TEXT NOT NULL, team TEXT NOT NULL, labels TEXT NOT NULL,
+  billing_per_gpu_hour DOUBLE PRECISION,
+  UNIQUE (kind, cluster, namespace, pod, container, pod_uid));
+CREATE TABLE IF NOT EXISTS cost_records (
+  step_start_ms BIGINT NOT NULL, step_ms BIGINT NOT NULL,
+  unit_id BIGINT NOT NULL, holder_id BIGINT NOT NULL,
+  gpu_hours DOUBLE PRECISION NOT NULL, allocated_usd DOUBLE PRECISION,
+  effective_usd DOUBLE PRECISION, list_usd DOUBLE PRECISION,
+  unmeasured_gpu_hours DOUBLE PRECISION NOT NULL, activity_gpu_hours DOUBLE PRECISION,
+  flags BIGINT NOT NULL, price_source BIGINT NOT NULL,
+  PRIMARY KEY (step_start_ms, unit_id, holder_id)){keyed};
+)sql"},
+};
+
+inline constexpr int kLatestSchemaVersion = std::end(kMigrations)[-1].version;
+
+// The schema version `db` holds: 0 for a new, empty one.
+Result<int> SchemaVersion(Database& db);
+
+// Brings `db` to kLatestSchemaVersion, or refuses one that is newer. Errors name db.target().
+Status Migrate(Database& db);
+
+}  // namespace gpucost::ledger

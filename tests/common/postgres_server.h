@@ -1,0 +1,221 @@
+// A real PostgreSQL (Debian's postgresql package) for integration tests: a fresh cluster made by
+// initdb in a temp folder, the server on 127.0.0.1 at a free port with its unix socket in that
+// folder, databases made on demand (trust authentication, user postgres). The guard stops it
+// (immediate shutdown, as `pg_ctl stop -m immediate`) and removes the folder, also when an
+// assertion fails. PostgreSQL refuses to run as root: as root, initdb and the server run as the
+// `postgres` system user. Not thread-safe; one per test suite is plenty.
+//
+//   PostgresServer pg;
+//   if (!PostgresServer::Available()) GTEST_SKIP() << "no PostgreSQL binaries";
+//   ASSERT_TRUE(pg.Start()) << pg.error();
+//   const std::string uri = pg.CreateDatabase("t1");   // postgresql://postgres@127.0.0.1:…/t1
+#pragma once
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <netinet/in.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace gpucost::testing_util {
+
+class PostgresServer {
+ public:
+  PostgresServer() = default;
+  ~PostgresServer() { Stop(); }
+  PostgresServer(const PostgresServer&) = delete;
+  PostgresServer& operator=(const PostgresServer&) = delete;
+
+  // The folder with initdb and postgres: $GPUCOST_PG_BINDIR, else the newest
+  // /usr/lib/postgresql/<version>/bin; "" when there is none.
+  static std::string BinDir() {
+    if (const char* env = std::getenv("GPUCOST_PG_BINDIR"); env != nullptr && *env != '\0') {
+      return env;
+    }
+    std::vector<std::filesystem::path> found;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator("/usr/lib/postgresql", ec)) {
+      if (std::filesystem::exists(e.path() / "bin" / "initdb", ec) &&
+          std::filesystem::exists(e.path() / "bin" / "postgres", ec)) {
+        found.push_back(e.path() / "bin");
+      }
+    }
+    if (found.empty()) return "";
+    // Newest major version: compare numerically, "9.6" < "15".
+    std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
+      return std::atof(a.parent_path().filename().c_str()) <
+             std::atof(b.parent_path().filename().c_str());
+    });
+    return found.back().string();
+  }
+  static bool Available() { return !BinDir().empty(); }
+
+  // A loopback port nobody listens on now (bound, read back, released).
+  static int FreeTcpPort() {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    socklen_t len = sizeof addr;
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+    ::close(fd);
+    return ntohs(addr.sin_port);
+  }
+
+  // initdb, start, wait (up to `limit`) until it accepts connections. False with error() set.
+  bool Start(std::chrono::seconds limit = std::chrono::seconds(60)) {
+    bin_ = BinDir();
+    if (bin_.empty()) return Failed("no PostgreSQL binaries under /usr/lib/postgresql");
+    std::string pattern = (std::filesystem::temp_directory_path() / "gpucost-pg-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) return Failed("mkdtemp failed");
+    dir_ = pattern;
+    if (::getuid() == 0) {
+      const passwd* pw = ::getpwnam("postgres");
+      if (pw == nullptr) return Failed("running as root and there is no `postgres` user");
+      uid_ = pw->pw_uid;
+      gid_ = pw->pw_gid;
+      if (::chown(dir_.c_str(), uid_, gid_) != 0) return Failed("chown of the temp folder failed");
+    }
+    const std::string data = (dir_ / "data").string();
+    const int initdb = Wait(Spawn({bin_ + "/initdb", "-D", data, "-U", "postgres", "-A", "trust",
+                                   "-E", "UTF8", "--locale=C", "--no-sync"},
+                                  (dir_ / "initdb.log").string()));
+    if (initdb != 0) return Failed("initdb failed: " + ReadFile(dir_ / "initdb.log"));
+    port_ = FreeTcpPort();
+    // Durability is not what these tests are about: no fsync, so they run fast.
+    pid_ = Spawn({bin_ + "/postgres", "-D", data, "-p", std::to_string(port_), "-c",
+                  "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=" + dir_.string(),
+                  "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+                  "-c", "max_connections=40", "-c", "shared_buffers=32MB"},
+                 (dir_ / "postgres.log").string());
+    if (pid_ <= 0) return Failed("cannot start postgres");
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
+        pid_ = -1;
+        return Failed("postgres exited: " + Log());
+      }
+      if (Client({"pg_isready", "-q"}) == 0) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return Failed("postgres did not accept connections in time: " + Log());
+  }
+
+  // Creates the database `name` and returns its URI; "" (and error()) when that fails.
+  std::string CreateDatabase(const std::string& name) {
+    if (Client({"createdb", name}) != 0) {
+      Failed("createdb " + name + " failed: " + ReadFile(dir_ / "client.log"));
+      return "";
+    }
+    return Uri(name);
+  }
+  // Runs `sql` in database `name` with psql; true when it succeeded.
+  bool Psql(const std::string& name, const std::string& sql) {
+    return Client({"psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", name, "-c", sql}) == 0;
+  }
+
+  std::string Uri(const std::string& name) const {
+    return "postgresql://postgres@127.0.0.1:" + std::to_string(port_) + "/" + name;
+  }
+  int port() const { return port_; }
+  const std::string& error() const { return error_; }
+  std::string Log() const { return ReadFile(dir_ / "postgres.log"); }
+
+  // Immediate shutdown (SIGQUIT, as `pg_ctl stop -m immediate`), then the folder goes.
+  void Stop() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGQUIT);
+      for (int i = 0; i < 100 && ::waitpid(pid_, nullptr, WNOHANG) != pid_; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        if (i == 99) {
+          ::kill(pid_, SIGKILL);
+          ::waitpid(pid_, nullptr, 0);
+        }
+      }
+      pid_ = -1;
+    }
+    if (!dir_.empty()) {
+      std::error_code ec;
+      std::filesystem::remove_all(dir_, ec);
+      dir_.clear();
+    }
+  }
+
+ private:
+  bool Failed(std::string why) {
+    error_ = std::move(why);
+    return false;
+  }
+
+  static std::string ReadFile(const std::filesystem::path& p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+
+  // A client tool of the same version against this server; its exit status.
+  int Client(std::vector<std::string> args) {
+    args[0] = bin_ + "/" + args[0];
+    args.insert(args.begin() + 1,
+                {"-h", "127.0.0.1", "-p", std::to_string(port_), "-U", "postgres"});
+    return Wait(Spawn(std::move(args), (dir_ / "client.log").string()));
+  }
+
+  // Starts `args` with stdout and stderr in `log`, as the postgres user when we are root.
+  pid_t Spawn(std::vector<std::string> args, const std::string& log) const {
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const bool drop = ::getuid() == 0;
+    const uid_t uid = uid_;
+    const gid_t gid = gid_;
+    const pid_t pid = ::fork();
+    if (pid != 0) return pid;
+    // The child: only async-signal-safe calls from here on.
+    if (drop && (::setgroups(0, nullptr) != 0 || ::setgid(gid) != 0 || ::setuid(uid) != 0)) {
+      ::_exit(126);
+    }
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+      ::close(fd);
+    }
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+
+  static int Wait(pid_t pid) {
+    if (pid <= 0) return -1;
+    int status = 0;
+    if (::waitpid(pid, &status, 0) != pid) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+  std::string bin_;
+  std::filesystem::path dir_;
+  uid_t uid_ = 0;
+  gid_t gid_ = 0;
+  int port_ = 0;
+  pid_t pid_ = -1;
+  std::string error_;
+};
+
+}  // namespace gpucost::testing_util
