@@ -39,6 +39,7 @@ struct ServeFlags {
   std::string grace = "10m";
   std::string max_chunk = "6h";
   std::string from;
+  std::string retention = "0s";
   std::string budgets;
   std::string forecast_lookback = "7d";
   RemoteWriteFlags remote_write;
@@ -67,6 +68,10 @@ Result<ServeOptions> Parse(const ServeFlags& f) {
   GPUCOST_ASSIGN_OR_RETURN(s.max_chunk, positive("--max-chunk", f.max_chunk));
   GPUCOST_ASSIGN_OR_RETURN(s.lag, non_negative("--lag", f.lag));
   GPUCOST_ASSIGN_OR_RETURN(s.grace, non_negative("--grace", f.grace));
+  GPUCOST_ASSIGN_OR_RETURN(s.retention, non_negative("--retention", f.retention));
+  if (s.retention.count() > 0 && s.retention <= s.grace + s.lag) {
+    return Status::InvalidArgument("--retention must be longer than --grace + --lag");
+  }
   if (s.max_chunk < s.step) return Status::InvalidArgument("--max-chunk is shorter than --step");
   if (!f.from.empty()) {
     GPUCOST_ASSIGN_OR_RETURN(s.from, ParseInstant(f.from));
@@ -170,6 +175,10 @@ void AddServeCommand(CLI::App& app, int& exit_code) {
   cmd->add_option(
       "--from", f->from,
       "Where a new ledger starts (RFC 3339 or unix seconds; default: one interval ago)");
+  cmd->add_option("--retention", f->retention,
+                  "Remove cost records older than this (90d); the /metrics counters keep what they "
+                  "counted. 0s: keep everything")
+      ->capture_default_str();
   cmd->add_option("--budgets", f->budgets,
                   "YAML file of monthly team budgets (as for gpucost alerts): exports each team's "
                   "budget, month-to-date cost and month-end forecast");

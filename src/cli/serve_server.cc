@@ -191,6 +191,10 @@ struct Server::Impl {
       start = chunk_end;
       if (Stopping()) return false;
     }
+    if (s_.retention.count() > 0) {
+      Result<int64_t> removed = ledger_->DeleteBefore(now - s_.retention);
+      if (!removed.ok()) LogError(StrCat("gpucost serve: ", removed.status().ToString()));
+    }
     Refresh(now);
     Publish(now);
     return caught_up;

@@ -30,6 +30,7 @@ struct ServeOptions {
   PriceFn price;
   Duration interval{0}, step{0}, lag{0}, grace{0}, max_chunk{0};
   std::optional<Instant> from;  // where a new ledger starts; nullopt: one interval ago
+  Duration retention{0};        // records older than this are removed; 0: kept forever
   std::string token;            // required bearer token; empty: none
   std::optional<alerts::BudgetFile> budgets;
   Duration forecast_lookback{0};

@@ -121,15 +121,21 @@ class Ledger {
   // Bytes the ledger takes: SQLite its file and WAL; PostgreSQL its tables with their indexes.
   Result<int64_t> SizeBytes();
 
+  // Retention: removes the records whose steps start before `t`; the counters of Totals() keep
+  // what they counted. Gives how many records went.
+  Result<int64_t> DeleteBefore(Instant t);
+
   // The target it was opened with, any password masked: safe to print.
   const std::string& path() const { return path_; }
 
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
 
  private:
   explicit Ledger(std::unique_ptr<Database> db);
   // "<target>: <what>: <the backend's message>".
   Status Fail(std::string_view what, const Status& cause) const;
+  // Adds `sign` x the window's records to the running totals.
+  Status AddToTotals(int64_t start_ms, int64_t end_ms, double sign);
   Status WriteOnce(const Inventory& inventory, Window window, Duration step,
                    std::span<const CostRecord> records);
   Result<int64_t> UnitId(const Inventory& inventory, UnitIndex unit);

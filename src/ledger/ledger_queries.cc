@@ -58,13 +58,9 @@ Result<LedgerInfo> Ledger::Info() {
 Result<LedgerTotals> Ledger::Totals() {
   LedgerTotals out;
   Result<std::unique_ptr<Statement>> q = db_->Prepare(
-      "SELECT h.cluster, h.namespace, COALESCE(NULLIF(h.team, ''), h.namespace), "
-      "h.workload, h.workload_kind, n.gpu_model, n.capacity_type, "
-      "COALESCE(SUM(r.allocated_usd), 0), COALESCE(SUM(r.effective_usd), 0), "
-      "COALESCE(SUM(r.allocated_usd - r.effective_usd), 0), COALESCE(SUM(r.gpu_hours), 0), "
-      "COALESCE(SUM(r.unmeasured_gpu_hours), 0) FROM cost_records r JOIN holders h ON h.id = "
-      "r.holder_id JOIN units u ON u.id = r.unit_id JOIN nodes n ON n.id = u.node_id "
-      "GROUP BY 1, 2, 3, 4, 5, 6, 7 ORDER BY 1, 2, 3, 4, 5, 6, 7");
+      "SELECT cluster, namespace, team, workload, workload_kind, gpu_model, capacity_type, "
+      "allocated_usd, effective_usd, waste_usd, gpu_hours, unmeasured_gpu_hours "
+      "FROM holder_totals ORDER BY 1, 2, 3, 4, 5, 6, 7");
   if (!q.ok()) return Fail("reading totals", q.status());
   Status s = EachRow(**q, [&](const Statement& r) {
     HolderTotal t;
@@ -84,10 +80,8 @@ Result<LedgerTotals> Ledger::Totals() {
   });
   if (!s.ok()) return Fail("reading totals", s);
   Result<std::unique_ptr<Statement>> idle = db_->Prepare(
-      "SELECT n.cluster, n.name, n.gpu_model, n.capacity_type, "
-      "COALESCE(SUM(r.allocated_usd), 0), COALESCE(SUM(r.gpu_hours), 0) FROM cost_records r "
-      "JOIN units u ON u.id = r.unit_id JOIN nodes n ON n.id = u.node_id WHERE r.holder_id = 0 "
-      "GROUP BY 1, 2, 3, 4 ORDER BY 1, 2");
+      "SELECT cluster, node, gpu_model, capacity_type, idle_usd, idle_gpu_hours "
+      "FROM idle_totals ORDER BY 1, 2");
   if (!idle.ok()) return Fail("reading totals", idle.status());
   s = EachRow(**idle, [&](const Statement& r) {
     NodeIdleTotal t;

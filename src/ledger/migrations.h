@@ -50,6 +50,37 @@ CREATE TABLE IF NOT EXISTS cost_records (
   flags BIGINT NOT NULL, price_source BIGINT NOT NULL,
   PRIMARY KEY (step_start_ms, unit_id, holder_id)){keyed};
 )sql"},
+    // Counters since the ledger began, kept up to date by every write (a rewrite takes its old
+    // records out first), so /metrics does not sum the whole ledger and retention cannot make a
+    // counter go down. Idempotent, as every step must be: two processes opening a new ledger at
+    // once may both apply it.
+    {2, R"sql(
+CREATE TABLE IF NOT EXISTS holder_totals (
+  cluster TEXT NOT NULL, namespace TEXT NOT NULL, team TEXT NOT NULL, workload TEXT NOT NULL,
+  workload_kind TEXT NOT NULL, gpu_model TEXT NOT NULL, capacity_type TEXT NOT NULL,
+  allocated_usd DOUBLE PRECISION NOT NULL, effective_usd DOUBLE PRECISION NOT NULL,
+  waste_usd DOUBLE PRECISION NOT NULL, gpu_hours DOUBLE PRECISION NOT NULL,
+  unmeasured_gpu_hours DOUBLE PRECISION NOT NULL,
+  PRIMARY KEY (cluster, namespace, team, workload, workload_kind, gpu_model, capacity_type));
+CREATE TABLE IF NOT EXISTS idle_totals (
+  cluster TEXT NOT NULL, node TEXT NOT NULL, gpu_model TEXT NOT NULL,
+  capacity_type TEXT NOT NULL, idle_usd DOUBLE PRECISION NOT NULL,
+  idle_gpu_hours DOUBLE PRECISION NOT NULL,
+  PRIMARY KEY (cluster, node, gpu_model, capacity_type));
+INSERT INTO holder_totals
+SELECT h.cluster, h.namespace, COALESCE(NULLIF(h.team, ''), h.namespace), h.workload,
+  h.workload_kind, n.gpu_model, n.capacity_type, COALESCE(SUM(r.allocated_usd), 0),
+  COALESCE(SUM(r.effective_usd), 0), COALESCE(SUM(r.allocated_usd - r.effective_usd), 0),
+  COALESCE(SUM(r.gpu_hours), 0), COALESCE(SUM(r.unmeasured_gpu_hours), 0)
+FROM cost_records r JOIN holders h ON h.id = r.holder_id JOIN units u ON u.id = r.unit_id
+  JOIN nodes n ON n.id = u.node_id
+WHERE r.holder_id <> 0 GROUP BY 1, 2, 3, 4, 5, 6, 7 ON CONFLICT DO NOTHING;
+INSERT INTO idle_totals
+SELECT n.cluster, n.name, n.gpu_model, n.capacity_type, COALESCE(SUM(r.allocated_usd), 0),
+  COALESCE(SUM(r.gpu_hours), 0)
+FROM cost_records r JOIN units u ON u.id = r.unit_id JOIN nodes n ON n.id = u.node_id
+WHERE r.holder_id = 0 GROUP BY 1, 2, 3, 4 ON CONFLICT DO NOTHING;
+)sql"},
 };
 
 inline constexpr int kLatestSchemaVersion = std::end(kMigrations)[-1].version;

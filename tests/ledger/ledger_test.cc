@@ -171,6 +171,63 @@ TEST_P(LedgerTest, WritingAWindowAgainReplacesItAndPartsCanBeRead) {
       << mixed.status().ToString();
 }
 
+// Known allocated money of the holders' records and of the idle ones.
+std::pair<double, double> Money(const std::vector<CostRecord>& records) {
+  double held = 0, idle = 0;
+  for (const CostRecord& r : records) {
+    if (!r.price_known || !std::isfinite(r.allocated_usd)) continue;
+    (r.is_idle() ? idle : held) += r.allocated_usd;
+  }
+  return {held, idle};
+}
+
+std::pair<double, double> Money(const LedgerTotals& t) {
+  double held = 0, idle = 0;
+  for (const HolderTotal& h : t.holders) held += h.allocated_usd;
+  for (const NodeIdleTotal& n : t.idle) idle += n.idle_usd;
+  return {held, idle};
+}
+
+TEST_P(LedgerTest, ARewriteReplacesTheWholeWindowAndTheCountersFollowIt) {
+  const auto run = Attributed();
+  auto ledger = Ledger::Open(NewTarget("r"));
+  ASSERT_TRUE(ledger.ok());
+  Ledger& l = **ledger;
+  const Inventory& inv = run->b.inventory;
+  ASSERT_TRUE(l.Write(inv, run->options.window, run->options.step, run->sink.records).ok());
+  const auto [held, idle] = Money(run->sink.records);
+  ASSERT_GT(held, 0);
+  ASSERT_GT(idle, 0);
+  EXPECT_NEAR(Money(*l.Totals()).first, held, 1e-9);
+  EXPECT_NEAR(Money(*l.Totals()).second, idle, 1e-9);
+
+  // Late data: the train pod's holding was never there. Its records must go, not linger.
+  std::vector<CostRecord> without;
+  for (const CostRecord& r : run->sink.records) {
+    if (r.is_idle() || inv.holders[r.holder].pod != "train-abc") without.push_back(r);
+  }
+  ASSERT_LT(without.size(), run->sink.records.size());
+  ASSERT_TRUE(l.Write(inv, run->options.window, run->options.step, without).ok());
+  const Result<LedgerWindow> back = l.Read(std::nullopt);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->records.size(), without.size());
+  for (const CostRecord& r : back->records) {
+    if (!r.is_idle()) EXPECT_NE(back->inventory.holders[r.holder].pod, "train-abc");
+  }
+  EXPECT_NEAR(Money(*l.Totals()).first, Money(without).first, 1e-9);
+  EXPECT_NEAR(Money(*l.Totals()).second, Money(without).second, 1e-9);
+
+  // Retention takes records out of the ledger, never out of the counters.
+  const Result<int64_t> gone = l.DeleteBefore(At(3600));
+  ASSERT_TRUE(gone.ok()) << gone.status().ToString();
+  EXPECT_GT(*gone, 0);
+  EXPECT_EQ(l.Info()->records, static_cast<int64_t>(without.size()) - *gone);
+  EXPECT_EQ(l.Info()->span->start, At(3600));
+  EXPECT_NEAR(Money(*l.Totals()).first, Money(without).first, 1e-9);
+  EXPECT_NEAR(Money(*l.Totals()).second, Money(without).second, 1e-9);
+  EXPECT_EQ(*l.DeleteBefore(At(3600)), 0);
+}
+
 TEST_P(LedgerTest, AKilledWriterLeavesWholeTransactionsOnly) {
   const std::string target = NewTarget("k");
   const auto run = Attributed();

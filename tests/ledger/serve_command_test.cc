@@ -389,13 +389,30 @@ TEST_F(Serve, RidesOutItsSourceGoingAwayAndBackFillsWhenItReturns) {
   EXPECT_EQ(Records(), 7 * 60);
 }
 
+TEST_F(Serve, RetentionEmptiesTheLedgerButNotTheCounters) {
+  // The demo's hour is weeks old: a 7-day retention removes each chunk once written.
+  const int port = FreePort();
+  const std::string base = "http://127.0.0.1:" + std::to_string(port);
+  auto serve = Start(port, prometheus_->url(), "--retention 7d");
+  ASSERT_TRUE(WaitFor(base + "/readyz", 200, std::chrono::seconds(120))) << serve->Log();
+  EXPECT_NEAR(SumOf(Get(base + "/metrics").body, "gpucost_allocated_usd_total"), 12, 1e-6);
+  EXPECT_EQ(serve->Terminate(), 0);
+  EXPECT_EQ(Records(), 0);
+  const RunResult bad = RunShell(kBinary + " serve --ledger " + ledger_ +
+                                 " --prometheus http://x --retention 5m --check-config 2>&1");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.output.find("--retention must be longer than --grace + --lag"), std::string::npos)
+      << bad.output;
+}
+
 TEST_F(Serve, AFullDiskIsReportedAndCorruptsNothing) {
-  // The ledger may not grow past 48 KiB (RLIMIT_FSIZE: writes fail as on a full disk); the
-  // demo's hour needs about 68 KiB. Chunks of 5 minutes: some fit, then writes fail.
+  // No file of the ledger may grow past 160 KiB (RLIMIT_FSIZE: writes fail as on a full disk).
+  // The schema and the first chunks fit; the write-ahead log of the whole hour does not.
+  // Chunks of 5 minutes: some are kept, then writes fail.
   const int port = FreePort();
   const std::string base = "http://127.0.0.1:" + std::to_string(port);
   const std::string command =
-      "trap '' XFSZ; ulimit -f 48; exec " + kBinary + " serve --ledger " + ledger_ +
+      "trap '' XFSZ; ulimit -f 160; exec " + kBinary + " serve --ledger " + ledger_ +
       " --price-per-gpu-hour 12 --from 2026-10-01T00:00:00Z --interval 1s --max-chunk 5m "
       "--listen 127.0.0.1:" + std::to_string(port) + " --prometheus " + prometheus_->url();
   {
