@@ -1,6 +1,6 @@
 # Entry points. `make demo` and `make test` work on a fresh Debian 12 machine: they install what
 # they need first (scripts/install-deps.sh, idempotent).
-.PHONY: deps demo build release check test asan fuzz bench format clean
+.PHONY: deps demo serve-demo build release check test asan fuzz bench format clean
 
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
@@ -13,6 +13,10 @@ deps:
 # Build the release binary and run the built-in demo cluster.
 demo: release
 	@build/release/src/cli/gpucost demo
+
+# gpucost serve on a live simulated cluster, with a local Prometheus receiving its remote-write.
+serve-demo: release
+	@scripts/serve-demo.sh
 
 release: deps
 	@cmake --preset release >/dev/null
