@@ -212,7 +212,9 @@ TEST_P(LedgerTest, ARewriteReplacesTheWholeWindowAndTheCountersFollowIt) {
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(back->records.size(), without.size());
   for (const CostRecord& r : back->records) {
-    if (!r.is_idle()) EXPECT_NE(back->inventory.holders[r.holder].pod, "train-abc");
+    if (!r.is_idle()) {
+      EXPECT_NE(back->inventory.holders[r.holder].pod, "train-abc");
+    }
   }
   EXPECT_NEAR(Money(*l.Totals()).first, Money(without).first, 1e-9);
   EXPECT_NEAR(Money(*l.Totals()).second, Money(without).second, 1e-9);
