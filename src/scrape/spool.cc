@@ -28,7 +28,7 @@ std::string HourStamp(Instant t) {
   const auto day = std::chrono::floor<std::chrono::days>(t);
   const std::chrono::year_month_day ymd(day);
   const auto hour = std::chrono::duration_cast<hours>(t - day).count();
-  char buf[16];
+  char buf[32];  // room for any int the compiler cannot rule out
   std::snprintf(buf, sizeof buf, "%04d%02u%02uT%02dZ", static_cast<int>(ymd.year()),
                 static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
                 static_cast<int>(hour));
