@@ -128,6 +128,18 @@ struct Server::Impl {
     wake_.notify_all();
   }
 
+  // The source's data for `w`; with --scrape, the spool's files for the window, read while no
+  // scrape is appended to them.
+  Result<LoadedInput> Load(Window w) {
+    if (!s_.scrape) return LoadInput(source_, w, s_.step);
+    GPUCOST_ASSIGN_OR_RETURN(Duration staleness, ParseDuration(source_.staleness));
+    InputFlags in = source_;
+    const auto lock = s_.scrape->ReadLock();
+    GPUCOST_ASSIGN_OR_RETURN(in.inputs, s_.scrape->Files(w, staleness));
+    if (in.inputs.empty()) return Status::InvalidArgument("no samples in the scrape spool yet");
+    return LoadInput(in, w, s_.step);
+  }
+
   // One chunk [start, end): attribute and write. Ok with nothing written when the source has no
   // data for it. `ledger_failed` tells a failed write (disk full, permissions) from a failed
   // source.
@@ -137,18 +149,7 @@ struct Server::Impl {
     settings.step = s_.step;
     settings.accumulate = true;
     GPUCOST_ASSIGN_OR_RETURN(settings.by, ParseDimensions("cluster"));
-    Result<LoadedInput> input = Status::Ok();
-    if (s_.scrape) {
-      // The spool's files for the window, read while no scrape is appended to them.
-      GPUCOST_ASSIGN_OR_RETURN(Duration staleness, ParseDuration(source_.staleness));
-      InputFlags in = source_;
-      const auto lock = s_.scrape->ReadLock();
-      GPUCOST_ASSIGN_OR_RETURN(in.inputs, s_.scrape->Files(w, staleness));
-      if (in.inputs.empty()) return Status::Ok();
-      input = LoadInput(in, w, s_.step);
-    } else {
-      input = LoadInput(source_, w, s_.step);
-    }
+    Result<LoadedInput> input = Load(w);
     if (!input.ok()) return NoData(input.status()) ? Status::Ok() : input.status();
     ApplyInput(*input, settings);
     ledger::LedgerSink sink(*ledger_, input->timeline.inventory, settings.window, settings.step);
