@@ -300,64 +300,6 @@ Status Ledger::WriteOnce(const Inventory& inventory, Window window, Duration ste
   return Status::Ok();
 }
 
-Status Ledger::AddToTotals(int64_t start_ms, int64_t end_ms, double sign) {
-  static constexpr const char* kSql[] = {
-      "INSERT INTO holder_totals SELECT h.cluster, h.namespace, "
-      "COALESCE(NULLIF(h.team, ''), h.namespace), h.workload, h.workload_kind, n.gpu_model, "
-      "n.capacity_type, $3 * COALESCE(SUM(r.allocated_usd), 0), "
-      "$3 * COALESCE(SUM(r.effective_usd), 0), "
-      "$3 * COALESCE(SUM(r.allocated_usd - r.effective_usd), 0), "
-      "$3 * COALESCE(SUM(r.gpu_hours), 0), $3 * COALESCE(SUM(r.unmeasured_gpu_hours), 0) "
-      "FROM cost_records r JOIN holders h ON h.id = r.holder_id JOIN units u ON u.id = "
-      "r.unit_id JOIN nodes n ON n.id = u.node_id "
-      "WHERE r.step_start_ms >= $1 AND r.step_start_ms < $2 AND r.holder_id <> 0 "
-      "GROUP BY 1, 2, 3, 4, 5, 6, 7 "
-      "ON CONFLICT (cluster, namespace, team, workload, workload_kind, gpu_model, "
-      "capacity_type) DO UPDATE SET "
-      "allocated_usd = holder_totals.allocated_usd + excluded.allocated_usd, "
-      "effective_usd = holder_totals.effective_usd + excluded.effective_usd, "
-      "waste_usd = holder_totals.waste_usd + excluded.waste_usd, "
-      "gpu_hours = holder_totals.gpu_hours + excluded.gpu_hours, "
-      "unmeasured_gpu_hours = holder_totals.unmeasured_gpu_hours + "
-      "excluded.unmeasured_gpu_hours",
-      "INSERT INTO idle_totals SELECT n.cluster, n.name, n.gpu_model, n.capacity_type, "
-      "$3 * COALESCE(SUM(r.allocated_usd), 0), $3 * COALESCE(SUM(r.gpu_hours), 0) "
-      "FROM cost_records r JOIN units u ON u.id = r.unit_id JOIN nodes n ON n.id = u.node_id "
-      "WHERE r.step_start_ms >= $1 AND r.step_start_ms < $2 AND r.holder_id = 0 "
-      "GROUP BY 1, 2, 3, 4 "
-      "ON CONFLICT (cluster, node, gpu_model, capacity_type) DO UPDATE SET "
-      "idle_usd = idle_totals.idle_usd + excluded.idle_usd, "
-      "idle_gpu_hours = idle_totals.idle_gpu_hours + excluded.idle_gpu_hours",
-  };
-  for (const char* sql : kSql) {
-    Result<std::unique_ptr<Statement>> q = db_->Prepare(sql);
-    if (!q.ok()) return Fail("updating the totals", q.status());
-    (*q)->Bind(1, start_ms);
-    (*q)->Bind(2, end_ms);
-    (*q)->Bind(3, sign);
-    if (Result<bool> r = (*q)->Step(); !r.ok()) return Fail("updating the totals", r.status());
-  }
-  return Status::Ok();
-}
-
-Result<int64_t> Ledger::DeleteBefore(Instant t) {
-  constexpr std::string_view kWhat = "removing records past retention";
-  Result<std::unique_ptr<Statement>> count =
-      db_->Prepare("SELECT COUNT(*) FROM cost_records WHERE step_start_ms < $1");
-  if (!count.ok()) return Fail(kWhat, count.status());
-  (*count)->Bind(1, UnixMs(t));
-  Result<bool> row = (*count)->Step();
-  if (!row.ok()) return Fail(kWhat, row.status());
-  const int64_t n = *row ? (*count)->Int(0) : 0;
-  if (n == 0) return n;
-  Result<std::unique_ptr<Statement>> drop =
-      db_->Prepare("DELETE FROM cost_records WHERE step_start_ms < $1");
-  if (!drop.ok()) return Fail(kWhat, drop.status());
-  (*drop)->Bind(1, UnixMs(t));
-  if (Result<bool> done = (*drop)->Step(); !done.ok()) return Fail(kWhat, done.status());
-  return n;
-}
-
 Result<LedgerWindow> Ledger::Read(std::optional<Window> window) {
   LedgerWindow out;
   // The span and the step lengths of what is asked for.

@@ -32,6 +32,8 @@
 #include <thread>
 #include <vector>
 
+#include "common/child_process.h"
+
 namespace gpucost::testing_util {
 
 class PostgresServer {
@@ -65,18 +67,6 @@ class PostgresServer {
   }
   static bool Available() { return !BinDir().empty(); }
 
-  // A loopback port nobody listens on now (bound, read back, released).
-  static int FreeTcpPort() {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-    socklen_t len = sizeof addr;
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-    ::close(fd);
-    return ntohs(addr.sin_port);
-  }
 
   // initdb, start, wait (up to `limit`) until it accepts connections. False with error() set.
   bool Start(std::chrono::seconds limit = std::chrono::seconds(60)) {
@@ -97,7 +87,7 @@ class PostgresServer {
                                    "-E", "UTF8", "--locale=C", "--no-sync"},
                                   (dir_ / "initdb.log").string()));
     if (initdb != 0) return Failed("initdb failed: " + ReadFile(dir_ / "initdb.log"));
-    port_ = FreeTcpPort();
+    port_ = FreePort();
     // Durability is not what these tests are about: no fsync, so they run fast.
     pid_ = Spawn({bin_ + "/postgres", "-D", data, "-p", std::to_string(port_), "-c",
                   "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=" + dir_.string(),

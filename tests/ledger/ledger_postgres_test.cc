@@ -69,7 +69,7 @@ TEST_P(PostgresLedger, ReopeningResumesWithTheSameUnitsAndHolders) {
 }
 
 TEST_P(PostgresLedger, NoServerIsNamedByHostAndPortWithoutThePassword) {
-  const int port = PostgresServer::FreeTcpPort();
+  const int port = testing_util::FreePort();
   const std::string uri =
       "postgresql://gpucost:s3cret-pw@127.0.0.1:" + std::to_string(port) + "/costs";
   const auto ledger = Ledger::Open(uri);
