@@ -239,8 +239,10 @@ Result<LoadedInput> LoadLedger(const InputFlags& flags, std::optional<Window> wi
         "--slurm* or --kube");
   }
   GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<ledger::Ledger> l, ledger::Ledger::Open(flags.ledger));
-  GPUCOST_ASSIGN_OR_RETURN(ledger::LedgerWindow stored, l->Read(window));
-  if (stored.records.empty()) {
+  ledger::ReadOptions read;
+  read.rollups = flags.ledger_rollups;
+  GPUCOST_ASSIGN_OR_RETURN(ledger::LedgerWindow stored, l->Read(window, read));
+  if (stored.records.empty() && stored.rolled.empty()) {
     return Status::InvalidArgument(
         StrCat(flags.ledger, ": no cost records in ", FormatRfc3339(stored.window.start), " to ",
                FormatRfc3339(stored.window.end)));
@@ -248,9 +250,10 @@ Result<LoadedInput> LoadLedger(const InputFlags& flags, std::optional<Window> wi
   out.timeline.inventory = std::move(stored.inventory);
   out.timeline.window = stored.window;
   out.timeline.span = stored.window;
-  out.timeline.samples = stored.records.size();
+  out.timeline.samples = stored.records.size() + stored.rolled.size();
   out.step = stored.step;
   out.records = std::make_shared<const std::vector<CostRecord>>(std::move(stored.records));
+  out.rolled = std::make_shared<const std::vector<RolledRecord>>(std::move(stored.rolled));
   return out;
 }
 
@@ -262,6 +265,7 @@ void ApplyInput(const LoadedInput& input, ReportSettings& settings) {
   if (input.records) {
     settings.step = input.step;
     settings.replay = input.records.get();
+    settings.replay_rolled = input.rolled.get();
   }
 }
 

@@ -47,6 +47,9 @@ struct InputFlags {
   std::string slurm_account_teams;
   bool slurm_billing_max_tres = false;
   std::string ledger;
+  // Not a flag: set by a caller whose report is one bucket (accumulated), so whole sealed hours
+  // and days of --ledger may come as roll-ups (ledger::ReadOptions).
+  bool ledger_rollups = false;
 };
 
 // Registers the source flags (--input, --prometheus and its auth, --slurm*, the Kubernetes API).
@@ -61,6 +64,7 @@ struct LoadedInput {
   Duration staleness{0};  // --staleness, for the engine as well
   // With --ledger: the records to replay instead of an engine run, and their step.
   std::shared_ptr<const std::vector<CostRecord>> records;
+  std::shared_ptr<const std::vector<RolledRecord>> rolled;  // and roll-ups (ledger_rollups)
   Duration step{0};
 };
 

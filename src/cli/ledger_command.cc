@@ -53,12 +53,16 @@ Status Write(const LedgerWriteFlags& flags) {
   PrintWarnings(timeline, run.summary, flags.input.max_warnings);
   const size_t written = sink.pending();
   GPUCOST_RETURN_IF_ERROR(sink.Commit());
+  // A written window is final: roll up its whole hours and days (a later write into them rolls
+  // them again).
+  GPUCOST_ASSIGN_OR_RETURN(const int64_t sealed, l->Seal(settings.window.end));
   GPUCOST_ASSIGN_OR_RETURN(ledger::LedgerInfo info, l->Info());
   std::cout << fmt::format(
-      "wrote {} cost records ({} to {}, {} s steps) to {}; it holds {} over {}\n", written,
-      FormatRfc3339(settings.window.start), FormatRfc3339(settings.window.end),
+      "wrote {} cost records ({} to {}, {} s steps) to {}; it holds {} over {}; rolled up {} "
+      "hours\n",
+      written, FormatRfc3339(settings.window.start), FormatRfc3339(settings.window.end),
       std::chrono::duration_cast<std::chrono::seconds>(settings.step).count(), l->path(),
-      info.records, SpanText(info.span));
+      info.records, SpanText(info.span), sealed);
   return Status::Ok();
 }
 

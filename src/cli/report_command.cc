@@ -29,6 +29,7 @@ struct ReportFlags {
   std::string format = "table";
   bool step_given = false;  // --step on the command line (FOCUS charge periods)
   std::string focus_provider = "gpucost";
+  bool no_rollups = false;
 };
 
 Status Run(const ReportFlags& flags) {
@@ -58,7 +59,9 @@ Status Run(const ReportFlags& flags) {
         "--step buckets when --step is given");
   }
   GPUCOST_ASSIGN_OR_RETURN(PriceFn price, MakePriceFn(flags.price));
-  GPUCOST_ASSIGN_OR_RETURN(LoadedInput input, LoadInput(flags.input, window, settings.step));
+  InputFlags input_flags = flags.input;
+  input_flags.ledger_rollups = flags.accumulate && !flags.no_rollups;
+  GPUCOST_ASSIGN_OR_RETURN(LoadedInput input, LoadInput(input_flags, window, settings.step));
   const LoadedTimeline& timeline = input.timeline;
   ApplyInput(input, settings);
   if (focus && input.records) {
@@ -95,6 +98,9 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
                   "container, gpu_model, mig_profile, capacity_type, label:KEY")
       ->capture_default_str();
   cmd->add_flag("--accumulate", f->accumulate, "One row per group for the whole window");
+  cmd->add_flag("--no-rollups", f->no_rollups,
+                "With --ledger --accumulate: read every record, not the hourly and daily "
+                "roll-ups (the same report, slower)");
   cmd->add_option("--idle", f->idle, "Idle capacity: separate | proportional | even")
       ->capture_default_str();
   cmd->add_option("--idle-scope", f->idle_scope, "Share idle within: node | cluster")

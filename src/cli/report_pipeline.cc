@@ -24,9 +24,11 @@ class TeeSink final : public CostSink {
   CostSink& b_;
 };
 
-// Feeds ledger records to `sink` in batches and sums them as the engine would have.
-AttributionSummary Replay(const std::vector<CostRecord>& records, const ReportSettings& settings,
-                          CostSink& sink) {
+// Feeds ledger records (and roll-ups, to `rolled_sink`) to the sinks in batches and sums them
+// as the engine would have.
+AttributionSummary Replay(const std::vector<CostRecord>& records,
+                          const std::vector<RolledRecord>* rolled, const ReportSettings& settings,
+                          CostSink& sink, Aggregator* rolled_sink) {
   constexpr size_t kBatch = 4096;
   for (size_t i = 0; i < records.size(); i += kBatch) {
     sink.Consume(std::span<const CostRecord>(records.data() + i,
@@ -49,10 +51,28 @@ AttributionSummary Replay(const std::vector<CostRecord>& records, const ReportSe
                                                 static_cast<uint64_t>(r.step));
   }
   summary.oversubscribed_unit_steps = static_cast<int64_t>(oversubscribed.size());
+  summary.records = static_cast<int64_t>(records.size());
+  if (rolled != nullptr && rolled_sink != nullptr) {
+    rolled_sink->ConsumeRolled(*rolled);
+    std::unordered_set<uint64_t> units_counted;  // unit, period's first step
+    for (const RolledRecord& r : *rolled) {
+      const RowSums& s = r.sums;
+      unpriced.Add(s.unpriced_hours);
+      const double usd = r.is_idle() ? s.idle_usd : s.allocated_usd;
+      node_cost.Add(usd);
+      (r.is_idle() ? idle : allocated).Add(usd);
+      summary.records += r.records;
+      if (r.unit_oversubscribed_steps > 0 &&
+          units_counted.insert((static_cast<uint64_t>(r.unit) << 32) ^
+                               static_cast<uint64_t>(r.step))
+              .second) {
+        summary.oversubscribed_unit_steps += r.unit_oversubscribed_steps;
+      }
+    }
+  }
   const Duration span = settings.window.end - settings.window.start;
   summary.steps = settings.step.count() > 0 ? (span + settings.step - Duration(1)) / settings.step
                                             : 0;
-  summary.records = static_cast<int64_t>(records.size());
   summary.node_cost_usd = node_cost.value();
   summary.allocated_usd = allocated.value();
   summary.idle_usd = idle.value();
@@ -92,12 +112,17 @@ Result<ReportRun> RunReport(const LoadedTimeline& timeline, const PriceFn& price
   options.step = settings.step;
   options.staleness = settings.staleness;
   ReportRun run;
+  const bool rolled = settings.replay_rolled != nullptr && !settings.replay_rolled->empty();
+  if (rolled && also != nullptr) {
+    return Status::Internal("ledger roll-ups replayed into a sink that wants every record");
+  }
   if (settings.replay != nullptr) {
     if (also != nullptr) {
       TeeSink tee(aggregator, *also);
-      run.summary = Replay(*settings.replay, settings, tee);
+      run.summary = Replay(*settings.replay, nullptr, settings, tee, nullptr);
     } else {
-      run.summary = Replay(*settings.replay, settings, aggregator);
+      run.summary =
+          Replay(*settings.replay, settings.replay_rolled, settings, aggregator, &aggregator);
     }
   } else if (also != nullptr) {
     TeeSink tee(aggregator, *also);

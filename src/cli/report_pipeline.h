@@ -27,6 +27,8 @@ struct ReportSettings {
   // Records read from a ledger (their indexes refer to the timeline's inventory, their steps to
   // `window` and `step`): replayed into the sinks instead of running the engine.
   const std::vector<CostRecord>* replay = nullptr;
+  // Roll-ups read with them (ledger::ReadOptions::rollups): for a report without `also` only.
+  const std::vector<RolledRecord>* replay_rolled = nullptr;
 };
 
 // The settings of a command that runs one accumulated report beside its own sink (chargeback,

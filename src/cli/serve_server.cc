@@ -192,6 +192,11 @@ struct Server::Impl {
       start = chunk_end;
       if (Stopping()) return false;
     }
+    // Roll up what no later cycle rewrites: everything before the next cycle's start.
+    if (processed_) {
+      Result<int64_t> sealed = ledger_->Seal(*processed_ - s_.grace);
+      if (!sealed.ok()) LogError(StrCat("gpucost serve: ", sealed.status().ToString()));
+    }
     if (s_.retention.count() > 0) {
       Result<int64_t> removed = ledger_->DeleteBefore(now - s_.retention);
       if (!removed.ok()) LogError(StrCat("gpucost serve: ", removed.status().ToString()));
@@ -308,6 +313,7 @@ struct Server::Impl {
     if (!dims.ok()) return fail(400, std::string(dims.status().message()));
     settings.by = *dims;
     settings.accumulate = req.get_param_value("accumulate") != "false";
+    in.ledger_rollups = settings.accumulate && req.get_param_value("rollups") != "false";
     Result<LoadedInput> input = LoadInput(in, window, s_.step);
     if (!input.ok()) return fail(404, std::string(input.status().message()));
     ApplyInput(*input, settings);

@@ -13,6 +13,7 @@
 
 #include "core/strings.h"
 #include "ledger/migrations.h"
+#include "ledger/record_flags.h"
 #include "ledger/sql_db.h"
 
 namespace gpucost::ledger {
@@ -23,35 +24,10 @@ using nlohmann::json;
 static_assert(kLatestSchemaVersion == Ledger::kSchemaVersion,
               "a new migration bumps Ledger::kSchemaVersion");
 
-enum Flag : int { kEstimated = 1, kOversubscribed = 2, kPriceKnown = 4 };
-
 std::string LabelsJson(const LabelSet& labels) {
   json o = json::object();
   for (const Label& l : labels) o[l.name] = l.value;
   return o.dump();
-}
-
-LabelSet LabelsFromJson(const std::string& text) {
-  const json o = json::parse(text, nullptr, false);
-  if (!o.is_object()) return {};
-  std::vector<Label> labels;
-  for (auto it = o.begin(); it != o.end(); ++it) {
-    if (it.value().is_string()) labels.push_back({it.key(), it.value().get<std::string>()});
-  }
-  Result<LabelSet> set = LabelSet::Make(std::move(labels));
-  return set.ok() ? std::move(*set) : LabelSet();
-}
-
-Partition ParsePartition(const std::string& text) {
-  Partition p;
-  const size_t colon = text.find(':');
-  if (colon == std::string::npos) return p;
-  const std::string kind = text.substr(0, colon);
-  p.index = std::atoi(text.c_str() + colon + 1);
-  p.kind = kind == "mig" ? PartitionKind::kMig
-           : kind == "replica" ? PartitionKind::kReplica
-                               : PartitionKind::kWhole;
-  return p;
 }
 
 // Records go in as multi-row upserts, `kBatchRows` at a time (then 16, then 1 for the rest):
@@ -279,7 +255,7 @@ Status Ledger::WriteOnce(const Inventory& inventory, Window window, Duration ste
       if (!h.ok()) return rollback(h.status());
       holder = *h;
     }
-    const int flags = (r.estimated ? kEstimated : 0) | (r.oversubscribed ? kOversubscribed : 0) |
+    const int64_t flags = (r.estimated ? kEstimated : 0) | (r.oversubscribed ? kOversubscribed : 0) |
                       (r.price_known ? kPriceKnown : 0);
     const Row row{start_ms + r.step * step_ms, step_ms, *unit, holder, r.gpu_hours,
                   r.allocated_usd, r.effective_usd, r.list_usd, r.unmeasured_gpu_hours,
@@ -295,179 +271,10 @@ Status Ledger::WriteOnce(const Inventory& inventory, Window window, Duration ste
   }
   if (Status s = flush(); !s.ok()) return rollback(s);
   for (auto& p : put) p.reset();
+  if (Status s = RerollTouched(start_ms, end_ms); !s.ok()) return rollback(s);
   if (Status s = AddToTotals(start_ms, end_ms, +1); !s.ok()) return rollback(s);
   if (Status s = db_->Commit(); !s.ok()) return rollback(Fail("committing a write", s));
   return Status::Ok();
-}
-
-Result<LedgerWindow> Ledger::Read(std::optional<Window> window) {
-  LedgerWindow out;
-  // The span and the step lengths of what is asked for.
-  int64_t lo = INT64_MIN;
-  int64_t hi = INT64_MAX;
-  if (window) {
-    lo = UnixMs(window->start);
-    hi = UnixMs(window->end);
-  }
-  std::set<int64_t> steps;
-  int64_t first = INT64_MAX;
-  int64_t last_end = INT64_MIN;
-  {
-    Result<std::unique_ptr<Statement>> q = db_->Prepare(
-        "SELECT step_ms, MIN(step_start_ms), MAX(step_start_ms + step_ms) FROM cost_records "
-        "WHERE step_start_ms >= $1 AND step_start_ms < $2 GROUP BY step_ms");
-    if (!q.ok()) return Fail("reading", q.status());
-    (*q)->Bind(1, lo).Bind(2, hi);
-    for (;;) {
-      Result<bool> row = (*q)->Step();
-      if (!row.ok()) return Fail("reading", row.status());
-      if (!*row) break;
-      steps.insert((*q)->Int(0));
-      first = std::min(first, (*q)->Int(1));
-      last_end = std::max(last_end, (*q)->Int(2));
-    }
-  }
-  if (steps.size() > 1) {
-    std::string list;
-    for (int64_t s : steps) list += StrCat(list.empty() ? "" : ", ", s / 1000, " s");
-    return Status::InvalidArgument(StrCat(path_, ": the window holds records of steps ", list,
-                                          ": read a window written with one step"));
-  }
-  if (steps.empty()) {
-    if (!window) return Status::NotFound(StrCat(path_, ": the ledger holds no cost records"));
-    out.window = *window;
-    return out;
-  }
-  const int64_t step_ms = *steps.begin();
-  out.step = std::chrono::milliseconds(step_ms);
-  out.window = window ? *window : Window{InstantFromUnixMs(first), InstantFromUnixMs(last_end)};
-  const int64_t origin = UnixMs(out.window.start);
-  if ((first - origin) % step_ms != 0) {
-    return Status::InvalidArgument(StrCat(path_, ": the window starts between steps of ",
-                                          step_ms / 1000, " s: start it on a step boundary"));
-  }
-
-  std::map<int64_t, NodeIndex> nodes;
-  std::map<int64_t, UnitIndex> units;
-  std::map<int64_t, HolderIndex> holders;
-  {
-    Result<std::unique_ptr<Statement>> rq = db_->Prepare(
-        "SELECT r.step_start_ms, r.unit_id, r.holder_id, r.gpu_hours, r.allocated_usd, "
-        "r.effective_usd, r.list_usd, r.unmeasured_gpu_hours, r.activity_gpu_hours, "
-        "r.flags, r.price_source FROM cost_records r WHERE r.step_start_ms >= $1 AND "
-        "r.step_start_ms < $2 ORDER BY r.unit_id, r.step_start_ms, r.holder_id");
-    if (!rq.ok()) return Fail("reading cost records", rq.status());
-    Statement& q = **rq;
-    q.Bind(1, lo).Bind(2, hi);
-    for (;;) {
-      Result<bool> row = q.Step();
-      if (!row.ok()) return Fail("reading cost records", row.status());
-      if (!*row) break;
-      const int64_t unit_id = q.Int(1);
-      const int64_t holder_id = q.Int(2);
-      units.try_emplace(unit_id, kNoIndex);
-      if (holder_id != 0) holders.try_emplace(holder_id, kNoIndex);
-      CostRecord r;
-      r.step = (q.Int(0) - origin) / step_ms;
-      r.unit = static_cast<UnitIndex>(unit_id);  // ledger ids for now, remapped below
-      r.holder = holder_id == 0 ? kNoIndex : static_cast<HolderIndex>(holder_id);
-      r.gpu_hours = q.Double(3);
-      r.allocated_usd = q.Double(4);
-      r.effective_usd = q.Double(5);
-      r.list_usd = q.Double(6);
-      r.unmeasured_gpu_hours = q.Double(7);
-      r.activity_gpu_hours = q.Double(8);
-      const int64_t flags = q.Int(9);
-      r.estimated = (flags & kEstimated) != 0;
-      r.oversubscribed = (flags & kOversubscribed) != 0;
-      r.price_known = (flags & kPriceKnown) != 0;
-      r.price_source = static_cast<PriceSource>(q.Int(10));
-      out.records.push_back(r);
-    }
-  }
-
-  // The units, their nodes and the holders the records name.
-  Result<std::unique_ptr<Statement>> uq = db_->Prepare(
-      "SELECT u.id, u.gpu_uuid, u.partition, u.fraction, u.gpu_model, u.mig_profile, "
-      "u.resource, u.holdable, u.gpu_instance_id, n.id, n.cluster, n.name, n.gpu_model, "
-      "n.physical_gpus, n.gpu_memory_mib, n.instance_type, n.capacity_type, n.region, "
-      "n.zone, n.provider_id, n.sharing, n.replicas, n.mig_single FROM units u JOIN "
-      "nodes n ON n.id = u.node_id WHERE u.id = $1");
-  if (!uq.ok()) return Fail("reading a GPU unit", uq.status());
-  Statement& u = **uq;
-  for (auto& [id, index] : units) {
-    u.Reset();
-    u.Bind(1, id);
-    Result<bool> row = u.Step();
-    if (!row.ok()) return Fail("reading a GPU unit", row.status());
-    if (!*row) return Status::Internal(StrCat(path_, ": GPU unit ", id, " is missing"));
-    const int64_t node_id = u.Int(9);
-    auto [nit, fresh] =
-        nodes.try_emplace(node_id, static_cast<NodeIndex>(out.inventory.nodes.size()));
-    if (fresh) {
-      Node n;
-      n.cluster = u.Text(10);
-      n.name = u.Text(11);
-      n.gpu_model = u.Text(12);
-      n.physical_gpus = static_cast<int>(u.Int(13));
-      n.gpu_memory_mib = u.Int(14);
-      n.instance_type = u.Text(15);
-      n.capacity_type = u.Text(16);
-      n.region = u.Text(17);
-      n.zone = u.Text(18);
-      n.provider_id = u.Text(19);
-      n.sharing = static_cast<SharingMode>(u.Int(20));
-      n.replicas = static_cast<int>(u.Int(21));
-      n.mig_single = u.Int(22) != 0;
-      n.present.push_back(out.window.start < out.window.end
-                              ? Interval{out.window.start, out.window.end}
-                              : Interval{});
-      out.inventory.nodes.push_back(std::move(n));
-    }
-    GpuUnit g;
-    g.node = nit->second;
-    g.gpu_uuid = u.Text(1);
-    g.partition = ParsePartition(u.Text(2));
-    g.fraction = u.Double(3);
-    g.gpu_model = u.Text(4);
-    g.mig_profile = u.Text(5);
-    g.resource = u.Text(6);
-    g.holdable = u.Int(7) != 0;
-    g.gpu_instance_id = static_cast<int>(u.Int(8));
-    index = static_cast<UnitIndex>(out.inventory.units.size());
-    out.inventory.units.push_back(std::move(g));
-  }
-  Result<std::unique_ptr<Statement>> hq = db_->Prepare(
-      "SELECT kind, cluster, namespace, pod, container, pod_uid, workload, workload_kind, "
-      "team, labels, billing_per_gpu_hour FROM holders WHERE id = $1");
-  if (!hq.ok()) return Fail("reading a holder", hq.status());
-  Statement& h = **hq;
-  for (auto& [id, index] : holders) {
-    h.Reset();
-    h.Bind(1, id);
-    Result<bool> row = h.Step();
-    if (!row.ok()) return Fail("reading a holder", row.status());
-    if (!*row) return Status::Internal(StrCat(path_, ": holder ", id, " is missing"));
-    Holder x;
-    x.kind = static_cast<HolderKind>(h.Int(0));
-    x.cluster = h.Text(1);
-    x.namespace_name = h.Text(2);
-    x.pod = h.Text(3);
-    x.container = h.Text(4);
-    x.pod_uid = h.Text(5);
-    x.workload = h.Text(6);
-    x.workload_kind = h.Text(7);
-    x.team = h.Text(8);
-    x.labels = LabelsFromJson(h.Text(9));
-    x.billing_per_gpu_hour = h.Double(10);
-    index = static_cast<HolderIndex>(out.inventory.holders.size());
-    out.inventory.holders.push_back(std::move(x));
-  }
-  for (CostRecord& r : out.records) {
-    r.unit = units.at(r.unit);
-    if (!r.is_idle()) r.holder = holders.at(r.holder);
-  }
-  return out;
 }
 
 LedgerSink::LedgerSink(Ledger& ledger, const Inventory& inventory, Window window, Duration step)

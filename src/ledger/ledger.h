@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -26,10 +27,12 @@
 #include "attribution/attributor.h"
 #include "core/result.h"
 #include "model/inventory.h"
+#include "report/row_accumulator.h"
 
 namespace gpucost::ledger {
 
 class Database;
+class Statement;
 
 // What a window of the ledger holds.
 struct LedgerWindow {
@@ -37,6 +40,18 @@ struct LedgerWindow {
   Duration step{0};       // the records' step (one step per window)
   Inventory inventory;    // the units, their nodes and the holders the records mention
   std::vector<CostRecord> records;  // step indexes relative to window.start
+  // With ReadOptions::rollups: whole hours and days of the window as roll-ups instead of records
+  // (step indexes relative to window.start, each inside one output bucket).
+  std::vector<RolledRecord> rolled;
+};
+
+// How Read may answer.
+struct ReadOptions {
+  // Whole sealed hours and days of the window come as roll-ups (LedgerWindow::rolled) where each
+  // lies inside one output bucket; for a report, not for sinks that want every record.
+  bool rollups = false;
+  bool accumulate = true;  // the output is one bucket, the whole window
+  Duration bucket{0};      // otherwise the output step, from the window's start
 };
 
 struct LedgerInfo {
@@ -111,7 +126,14 @@ class Ledger {
   // The records whose steps start in `window` (the whole ledger when nullopt). The window's
   // start must fall on a step boundary of the records; a window holding records of two step
   // lengths is an error that says which.
-  Result<LedgerWindow> Read(std::optional<Window> window);
+  Result<LedgerWindow> Read(std::optional<Window> window, const ReadOptions& options = {});
+
+  // Roll-ups: rolls every whole hour (and day) that ends at or before `before` and was not
+  // rolled yet, one hour per transaction; a write into a rolled period later rolls it again.
+  // Gives how many hours it rolled.
+  Result<int64_t> Seal(Instant before);
+  // The end of what Seal has rolled; nullopt before the first Seal.
+  Result<std::optional<Instant>> SealedThrough();
 
   Result<LedgerInfo> Info();
   Result<LedgerTotals> Totals();
@@ -128,7 +150,9 @@ class Ledger {
   // The target it was opened with, any password masked: safe to print.
   const std::string& path() const { return path_; }
 
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
+  static constexpr int64_t kHourMs = 3'600'000;
+  static constexpr int64_t kDayMs = 24 * kHourMs;
 
  private:
   explicit Ledger(std::unique_ptr<Database> db);
@@ -140,6 +164,23 @@ class Ledger {
                    std::span<const CostRecord> records);
   Result<int64_t> UnitId(const Inventory& inventory, UnitIndex unit);
   Result<int64_t> HolderId(const Holder& holder);
+  // Roll-ups (ledger_rollups.cc), inside an open transaction: (re)computes one period's
+  // roll-up, and those of the sealed periods that [start_ms, end_ms) touches.
+  Status RollPeriod(int64_t period_ms, int64_t start_ms);
+  Status RerollTouched(int64_t start_ms, int64_t end_ms);
+  Status SetSealedThrough(int64_t through_ms);
+  // A rollups row's counts and sums, its columns from `col` on in the order of the table (unit
+  // and holder ids first).
+  static RolledRecord RolledFromRow(const Statement& q, int col);
+  // Read's parts (ledger_read.cc).
+  struct Segment {
+    int64_t start_ms, end_ms;
+    int64_t period_ms;  // 0: the records themselves
+  };
+  Result<std::vector<Segment>> Plan(int64_t lo, int64_t hi, int64_t origin,
+                                    const ReadOptions& options, std::set<int64_t>& steps);
+  Status ReadInventory(std::map<int64_t, UnitIndex>& units,
+                       std::map<int64_t, HolderIndex>& holders, LedgerWindow& out);
 
   std::unique_ptr<Database> db_;
   std::string path_;

@@ -1,5 +1,6 @@
 // The ledger's running totals (schema v2: holder_totals, idle_totals), which every write keeps
-// in step with the records, and retention, which removes records but never lowers a total.
+// in step with the records, and retention, which removes records (and their roll-ups) but never
+// lowers a total.
 #include "core/strings.h"
 #include "ledger/ledger.h"
 #include "ledger/sql_db.h"
@@ -56,11 +57,23 @@ Result<int64_t> Ledger::DeleteBefore(Instant t) {
   if (!row.ok()) return Fail(kWhat, row.status());
   const int64_t n = *row ? (*count)->Int(0) : 0;
   if (n == 0) return n;
-  Result<std::unique_ptr<Statement>> drop =
-      db_->Prepare("DELETE FROM cost_records WHERE step_start_ms < $1");
-  if (!drop.ok()) return Fail(kWhat, drop.status());
-  (*drop)->Bind(1, UnixMs(t));
-  if (Result<bool> done = (*drop)->Step(); !done.ok()) return Fail(kWhat, done.status());
+  // Roll-ups go with their records (one that began before `t` sums records no longer kept), in
+  // one transaction.
+  if (Status s = db_->Begin(); !s.ok()) return Fail(kWhat, s);
+  for (const char* sql : {"DELETE FROM cost_records WHERE step_start_ms < $1",
+                          "DELETE FROM rollups WHERE start_ms < $1",
+                          "DELETE FROM rollup_periods WHERE start_ms < $1"}) {
+    Result<std::unique_ptr<Statement>> drop = db_->Prepare(sql);
+    Result<bool> done = drop.ok() ? (*drop)->Bind(1, UnixMs(t)).Step() : drop.status();
+    if (!done.ok()) {
+      (void)db_->Rollback();
+      return Fail(kWhat, done.status());
+    }
+  }
+  if (Status s = db_->Commit(); !s.ok()) {
+    (void)db_->Rollback();
+    return Fail(kWhat, s);
+  }
   return n;
 }
 

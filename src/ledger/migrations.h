@@ -81,6 +81,27 @@ SELECT n.cluster, n.name, n.gpu_model, n.capacity_type, COALESCE(SUM(r.allocated
 FROM cost_records r JOIN units u ON u.id = r.unit_id JOIN nodes n ON n.id = u.node_id
 WHERE r.holder_id = 0 GROUP BY 1, 2, 3, 4 ON CONFLICT DO NOTHING;
 )sql"},
+    // Hourly and daily roll-ups: per (period, unit, holder) the report's additive state
+    // (RowSums) of the records whose steps start in the period, and per period whether it was
+    // rolled and at which step (-1: records of several steps, not rolled). Filled by
+    // Ledger::Seal; a write into a sealed period rolls it again.
+    {3, R"sql(
+CREATE TABLE IF NOT EXISTS rollup_periods (
+  period_ms BIGINT NOT NULL, start_ms BIGINT NOT NULL, step_ms BIGINT NOT NULL,
+  PRIMARY KEY (period_ms, start_ms));
+CREATE TABLE IF NOT EXISTS rollups (
+  period_ms BIGINT NOT NULL, start_ms BIGINT NOT NULL,
+  unit_id BIGINT NOT NULL, holder_id BIGINT NOT NULL,
+  records BIGINT NOT NULL, unpriced_records BIGINT NOT NULL,
+  unit_oversubscribed_steps BIGINT NOT NULL,
+  priced_hours DOUBLE PRECISION NOT NULL, unpriced_hours DOUBLE PRECISION NOT NULL,
+  unmeasured_hours DOUBLE PRECISION NOT NULL, measured_hours DOUBLE PRECISION NOT NULL,
+  used_hours DOUBLE PRECISION NOT NULL, activity_hours DOUBLE PRECISION NOT NULL,
+  allocated_usd DOUBLE PRECISION NOT NULL, measured_allocated_usd DOUBLE PRECISION NOT NULL,
+  effective_usd DOUBLE PRECISION NOT NULL, idle_usd DOUBLE PRECISION NOT NULL,
+  flags BIGINT NOT NULL,
+  PRIMARY KEY (period_ms, start_ms, unit_id, holder_id)){keyed};
+)sql"},
 };
 
 inline constexpr int kLatestSchemaVersion = std::end(kMigrations)[-1].version;

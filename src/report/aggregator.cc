@@ -143,6 +143,28 @@ void Aggregator::Consume(std::span<const CostRecord> records) {
   }
 }
 
+void Aggregator::ConsumeRolled(std::span<const RolledRecord> rolled) {
+  const bool count_holders = options_.idle.policy == IdlePolicy::kEven;
+  for (const RolledRecord& r : rolled) {
+    const PairInfo info = Lookup(r.unit, r.holder);
+    const int64_t bucket = steps_per_bucket_ == 0 ? 0 : r.step / steps_per_bucket_;
+    Cell& cell = CellFor(bucket, info.group, info.scope);
+    if (r.is_idle()) {
+      cell.acc.AddSums(r.sums);
+      cost_usd_.Add(r.sums.idle_usd);
+    } else {
+      cell.acc.AddSums(r.sums, inventory_->holders[r.holder].billing_per_gpu_hour);
+      cost_usd_.Add(r.sums.allocated_usd);
+      if (count_holders &&
+          holder_seen_.insert({bucket, (static_cast<uint64_t>(info.scope) << 32) | r.holder})
+              .second) {
+        ++cell.holders;
+      }
+    }
+    if (r.unpriced_records > 0) any_unpriced_ = true;
+  }
+}
+
 Report Aggregator::Finish() const {
   Report report;
   report.window = options_.window;

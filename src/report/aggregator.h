@@ -4,6 +4,7 @@
 //
 //   Result<Aggregator> Aggregator::Create(const Inventory& inventory, AggregatorOptions options);
 //   void Consume(std::span<const CostRecord> records) override;   // CostSink
+//   void ConsumeRolled(std::span<const RolledRecord> rolled);      // ledger roll-ups
 //   Report Finish() const;                                          // may be called repeatedly
 #pragma once
 
@@ -41,6 +42,9 @@ class Aggregator final : public CostSink {
   static Result<Aggregator> Create(const Inventory& inventory, AggregatorOptions options);
 
   void Consume(std::span<const CostRecord> records) override;
+  // Summed records (ledger roll-ups), each within one output bucket: the report is the report of
+  // the records they sum.
+  void ConsumeRolled(std::span<const RolledRecord> rolled);
   Report Finish() const;
 
   // The money of every priced record consumed (holders' allocations plus idle): what

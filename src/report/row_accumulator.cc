@@ -73,6 +73,46 @@ void RowAccumulator::Merge(const RowAccumulator& o) {
   oversubscribed_ = oversubscribed_ || o.oversubscribed_;
 }
 
+RowSums RowAccumulator::Sums() const {
+  RowSums s;
+  s.priced_hours = priced_hours_.value();
+  s.unpriced_hours = unpriced_hours_.value();
+  s.unmeasured_hours = unmeasured_hours_.value();
+  s.measured_hours = measured_hours_.value();
+  s.used_hours = used_hours_.value();
+  s.activity_hours = activity_hours_.value();
+  s.allocated_usd = allocated_.value();
+  s.measured_allocated_usd = measured_allocated_.value();
+  s.effective_usd = effective_.value();
+  s.idle_usd = idle_.value();
+  s.has_effective = has_effective_;
+  s.has_idle_money = has_idle_money_;
+  s.estimated = estimated_;
+  s.oversubscribed = oversubscribed_;
+  return s;
+}
+
+void RowAccumulator::AddSums(const RowSums& s, double billing_per_gpu_hour) {
+  priced_hours_.Add(s.priced_hours);
+  unpriced_hours_.Add(s.unpriced_hours);
+  unmeasured_hours_.Add(s.unmeasured_hours);
+  measured_hours_.Add(s.measured_hours);
+  used_hours_.Add(s.used_hours);
+  activity_hours_.Add(s.activity_hours);
+  allocated_.Add(s.allocated_usd);
+  measured_allocated_.Add(s.measured_allocated_usd);
+  effective_.Add(s.effective_usd);
+  idle_.Add(s.idle_usd);
+  if (std::isfinite(billing_per_gpu_hour)) {
+    billing_.Add((s.priced_hours + s.unpriced_hours) * billing_per_gpu_hour);
+    has_billing_ = true;
+  }
+  has_effective_ = has_effective_ || s.has_effective;
+  has_idle_money_ = has_idle_money_ || s.has_idle_money;
+  estimated_ = estimated_ || s.estimated;
+  oversubscribed_ = oversubscribed_ || s.oversubscribed;
+}
+
 void RowAccumulator::Fill(bool is_idle, ReportRow& row) const {
   row.is_idle = is_idle;
   row.gpu_hours = gpu_hours();

@@ -5,6 +5,9 @@
 //   void AddHolder(const CostRecord&);  void AddIdle(const CostRecord&);
 //   void ReceiveIdle(double usd);       void ReleaseIdle();  void Merge(const RowAccumulator&);
 //   void Fill(ReportRow& row) const;
+//   RowSums Sums() const;               void AddSums(const RowSums&, double billing);
+// The ledger's roll-ups keep RowSums per (period, unit, holder), so a report read from them is the
+// report of the records they sum.
 #pragma once
 
 #include <cmath>
@@ -14,6 +17,41 @@
 #include "report/report.h"
 
 namespace gpucost {
+
+// The additive state of an accumulator fed holder or idle records (never shared idle), as plain
+// values. Not the records' sums: utilization and waste need min(activity, measured hours) and the
+// allocation of the measured part, taken record by record.
+struct RowSums {
+  double priced_hours = 0;
+  double unpriced_hours = 0;
+  double unmeasured_hours = 0;
+  double measured_hours = 0;
+  double used_hours = 0;
+  double activity_hours = 0;
+  double allocated_usd = 0;
+  double measured_allocated_usd = 0;
+  double effective_usd = 0;
+  double idle_usd = 0;
+  bool has_effective = false;
+  bool has_idle_money = false;
+  bool estimated = false;
+  bool oversubscribed = false;
+};
+
+// The records of one (unit, holder) over a period of whole steps, summed: what a ledger roll-up
+// holds. `step` is the index of the period's first step in the report's window.
+struct RolledRecord {
+  int64_t step = 0;
+  UnitIndex unit = kNoIndex;
+  HolderIndex holder = kNoIndex;  // kNoIndex: the unit's idle records
+  int64_t records = 0;            // how many records it sums
+  int64_t unpriced_records = 0;   // of which without a known price (or money)
+  // Steps of the period in which the unit was oversubscribed (the same on every holder's entry).
+  int64_t unit_oversubscribed_steps = 0;
+  RowSums sums;
+
+  bool is_idle() const { return holder == kNoIndex; }
+};
 
 class RowAccumulator {
  public:
@@ -28,6 +66,11 @@ class RowAccumulator {
   // unpriced hours stay, so the row survives only when something could not be shared.
   void ReleaseIdle();
   void Merge(const RowAccumulator& o);
+
+  // The state fed so far (holder or idle records only, no billing), and adding such a state
+  // back; `billing_per_gpu_hour` as for AddHolder, applied to the state's hours.
+  RowSums Sums() const;
+  void AddSums(const RowSums& s, double billing_per_gpu_hour = NAN);
 
   double own_allocated_usd() const { return allocated_.value(); }
   double idle_usd() const { return idle_.value(); }

@@ -45,6 +45,7 @@ TEST_F(LedgerCommand, ReadersGiveFromTheLedgerWhatTheyGiveFromTheInputs) {
   RunResult w = Run("ledger write " + ledger_ + FromInput() + " --step 5m");
   ASSERT_EQ(w.exit_code, 0) << w.output;
   EXPECT_TRUE(Contains(w.output, "wrote 84 cost records")) << w.output;  // 7 slices x 12 steps
+  EXPECT_TRUE(Contains(w.output, "rolled up 1 hours")) << w.output;
 
   const std::string report = " report --by team,workload --step 5m --format json";
   const json a = Json(report + FromInput());
@@ -107,6 +108,16 @@ TEST_F(LedgerCommand, WritingTheSameWindowTwiceChangesNothing) {
   EXPECT_EQ(twice["span"]["start"], "2026-10-01T00:00:00Z");
   const json report = Json("report --accumulate --format json" + FromLedger());
   EXPECT_NEAR(report["totals"]["cost_usd"].get<double>(), 12, 1e-9);
+  // The hour was rolled up when written; reading every record instead gives the same report.
+  const json records = Json("report --accumulate --no-rollups --format json" + FromLedger());
+  ASSERT_EQ(report["rows"].size(), records["rows"].size());
+  for (size_t i = 0; i < report["rows"].size(); ++i) {
+    for (const char* field : {"gpu_hours", "allocated_usd", "effective_usd", "utilization"}) {
+      EXPECT_NEAR(report["rows"][i][field].get<double>(),
+                  records["rows"][i][field].get<double>(), 1e-9)
+          << i << " " << field;
+    }
+  }
 }
 
 TEST_F(LedgerCommand, MisuseIsRefusedWithTheReason) {

@@ -1,0 +1,356 @@
+// Reading a window back: which parts come as records and which as roll-ups (Plan), the records
+// and roll-ups themselves, and the units, nodes and holders they name (ReadInventory).
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/strings.h"
+#include "ledger/ledger.h"
+#include "ledger/record_flags.h"
+#include "ledger/sql_db.h"
+
+namespace gpucost::ledger {
+namespace {
+
+using nlohmann::json;
+
+LabelSet LabelsFromJson(const std::string& text) {
+  const json o = json::parse(text, nullptr, false);
+  if (!o.is_object()) return {};
+  std::vector<Label> labels;
+  for (auto it = o.begin(); it != o.end(); ++it) {
+    if (it.value().is_string()) labels.push_back({it.key(), it.value().get<std::string>()});
+  }
+  Result<LabelSet> set = LabelSet::Make(std::move(labels));
+  return set.ok() ? std::move(*set) : LabelSet();
+}
+
+Partition ParsePartition(const std::string& text) {
+  Partition p;
+  const size_t colon = text.find(':');
+  if (colon == std::string::npos) return p;
+  const std::string kind = text.substr(0, colon);
+  p.index = std::atoi(text.c_str() + colon + 1);
+  p.kind = kind == "mig" ? PartitionKind::kMig
+           : kind == "replica" ? PartitionKind::kReplica
+                               : PartitionKind::kWhole;
+  return p;
+}
+
+int64_t FloorDiv(int64_t a, int64_t b) {
+  const int64_t q = a / b;
+  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+bool AlignedTo(int64_t ms, int64_t period) { return ms % period == 0; }
+
+}  // namespace
+
+Result<std::vector<Ledger::Segment>> Ledger::Plan(int64_t lo, int64_t hi, int64_t origin,
+                                                  const ReadOptions& options,
+                                                  std::set<int64_t>& steps) {
+  std::vector<Segment> plan;
+  const auto records = [&plan](int64_t a, int64_t b) {
+    if (a >= b) return;
+    if (!plan.empty() && plan.back().period_ms == 0 && plan.back().end_ms == a) {
+      plan.back().end_ms = b;
+    } else {
+      plan.push_back({a, b, 0});
+    }
+  };
+  if (!options.rollups) {
+    records(lo, hi);
+    return plan;
+  }
+  std::map<std::pair<int64_t, int64_t>, int64_t> rolled;  // (period, start) -> step
+  {
+    Result<std::unique_ptr<Statement>> q = db_->Prepare(
+        "SELECT period_ms, start_ms, step_ms FROM rollup_periods WHERE start_ms >= $1 AND "
+        "start_ms < $2 AND step_ms > 0");
+    if (!q.ok()) return Fail("reading the roll-ups", q.status());
+    (*q)->Bind(1, lo).Bind(2, hi);
+    for (;;) {
+      Result<bool> row = (*q)->Step();
+      if (!row.ok()) return Fail("reading the roll-ups", row.status());
+      if (!*row) break;
+      rolled[{(*q)->Int(0), (*q)->Int(1)}] = (*q)->Int(2);
+    }
+  }
+  const int64_t bucket_ms = options.bucket.count();
+  // A period is used when it was rolled, lies in the window and in one output bucket.
+  const auto use = [&](int64_t period, int64_t start) {
+    if (!AlignedTo(start, period) || start < lo || start + period > hi) return false;
+    const auto it = rolled.find({period, start});
+    if (it == rolled.end()) return false;
+    if (!options.accumulate &&
+        (bucket_ms <= 0 || FloorDiv(start - origin, bucket_ms) !=
+                               FloorDiv(start + period - 1 - origin, bucket_ms))) {
+      return false;
+    }
+    steps.insert(it->second);
+    plan.push_back({start, start + period, period});
+    return true;
+  };
+  for (int64_t cur = lo; cur < hi;) {
+    if (use(kDayMs, cur)) {
+      cur += kDayMs;
+    } else if (use(kHourMs, cur)) {
+      cur += kHourMs;
+    } else {
+      const int64_t next = std::min(hi, (FloorDiv(cur, kHourMs) + 1) * kHourMs);
+      records(cur, next);
+      cur = next;
+    }
+  }
+  return plan;
+}
+
+Result<LedgerWindow> Ledger::Read(std::optional<Window> window, const ReadOptions& options) {
+  LedgerWindow out;
+  int64_t lo = 0;
+  int64_t hi = 0;
+  if (window) {
+    lo = UnixMs(window->start);
+    hi = UnixMs(window->end);
+  } else {
+    // The whole ledger: its first step start and its last step end (both from the key's index).
+    Result<std::unique_ptr<Statement>> q = db_->Prepare(
+        "SELECT step_start_ms, step_start_ms + step_ms FROM cost_records ORDER BY "
+        "step_start_ms DESC LIMIT 1");
+    if (!q.ok()) return Fail("reading", q.status());
+    Result<bool> row = (*q)->Step();
+    if (!row.ok()) return Fail("reading", row.status());
+    if (!*row) return Status::NotFound(StrCat(path_, ": the ledger holds no cost records"));
+    hi = (*q)->Int(1);
+    Result<std::unique_ptr<Statement>> f =
+        db_->Prepare("SELECT MIN(step_start_ms) FROM cost_records");
+    if (!f.ok()) return Fail("reading", f.status());
+    row = (*f)->Step();
+    if (!row.ok()) return Fail("reading", row.status());
+    lo = (*f)->Int(0);
+  }
+  const int64_t origin = lo;
+  std::set<int64_t> steps;
+  GPUCOST_ASSIGN_OR_RETURN(std::vector<Segment> plan, Plan(lo, hi, origin, options, steps));
+
+  // The step lengths of the parts read as records, and where their first step starts.
+  int64_t first = INT64_MAX;
+  {
+    Result<std::unique_ptr<Statement>> q = db_->Prepare(
+        "SELECT step_ms, MIN(step_start_ms) FROM cost_records WHERE step_start_ms >= $1 AND "
+        "step_start_ms < $2 GROUP BY step_ms");
+    if (!q.ok()) return Fail("reading", q.status());
+    for (const Segment& seg : plan) {
+      if (seg.period_ms != 0) continue;
+      (*q)->Reset();
+      (*q)->Bind(1, seg.start_ms).Bind(2, seg.end_ms);
+      for (;;) {
+        Result<bool> row = (*q)->Step();
+        if (!row.ok()) return Fail("reading", row.status());
+        if (!*row) break;
+        steps.insert((*q)->Int(0));
+        first = std::min(first, (*q)->Int(1));
+      }
+    }
+  }
+  if (steps.size() > 1) {
+    std::string list;
+    for (int64_t s : steps) list += StrCat(list.empty() ? "" : ", ", s / 1000, " s");
+    return Status::InvalidArgument(StrCat(path_, ": the window holds records of steps ", list,
+                                          ": read a window written with one step"));
+  }
+  out.window = Window{InstantFromUnixMs(lo), InstantFromUnixMs(hi)};
+  if (steps.empty()) return out;
+  const int64_t step_ms = *steps.begin();
+  out.step = std::chrono::milliseconds(step_ms);
+  if (first != INT64_MAX && (first - origin) % step_ms != 0) {
+    return Status::InvalidArgument(StrCat(path_, ": the window starts between steps of ",
+                                          step_ms / 1000, " s: start it on a step boundary"));
+  }
+
+  std::map<int64_t, UnitIndex> units;
+  std::map<int64_t, HolderIndex> holders;
+  const auto name = [&](int64_t unit_id, int64_t holder_id) {
+    units.try_emplace(unit_id, kNoIndex);
+    if (holder_id != 0) holders.try_emplace(holder_id, kNoIndex);
+  };
+  Result<std::unique_ptr<Statement>> rq = db_->Prepare(
+      "SELECT step_start_ms, unit_id, holder_id, gpu_hours, allocated_usd, effective_usd, "
+      "list_usd, unmeasured_gpu_hours, activity_gpu_hours, flags, price_source FROM "
+      "cost_records WHERE step_start_ms >= $1 AND step_start_ms < $2 ORDER BY unit_id, "
+      "step_start_ms, holder_id");
+  if (!rq.ok()) return Fail("reading cost records", rq.status());
+  Result<std::unique_ptr<Statement>> sq = db_->Prepare(
+      "SELECT unit_id, holder_id, records, unpriced_records, unit_oversubscribed_steps, "
+      "priced_hours, unpriced_hours, unmeasured_hours, measured_hours, used_hours, "
+      "activity_hours, allocated_usd, measured_allocated_usd, effective_usd, idle_usd, flags, "
+      "start_ms FROM rollups WHERE period_ms = $1 AND start_ms >= $2 AND start_ms < $3");
+  if (!sq.ok()) return Fail("reading the roll-ups", sq.status());
+  for (size_t i = 0; i < plan.size(); ++i) {
+    if (plan[i].period_ms != 0) {
+      // Consecutive periods of one length: one range.
+      size_t j = i;
+      while (j + 1 < plan.size() && plan[j + 1].period_ms == plan[i].period_ms &&
+             plan[j + 1].start_ms == plan[j].end_ms) {
+        ++j;
+      }
+      Statement& q = **sq;
+      q.Reset();
+      q.Bind(1, plan[i].period_ms).Bind(2, plan[i].start_ms).Bind(3, plan[j].end_ms);
+      for (;;) {
+        Result<bool> row = q.Step();
+        if (!row.ok()) return Fail("reading the roll-ups", row.status());
+        if (!*row) break;
+        RolledRecord r = RolledFromRow(q, 0);
+        name(q.Int(0), q.Int(1));
+        r.step = (q.Int(16) - origin) / step_ms;
+        r.unit = static_cast<UnitIndex>(q.Int(0));  // ledger ids for now, remapped below
+        r.holder = q.Int(1) == 0 ? kNoIndex : static_cast<HolderIndex>(q.Int(1));
+        out.rolled.push_back(r);
+      }
+      i = j;
+      continue;
+    }
+    Statement& q = **rq;
+    q.Reset();
+    q.Bind(1, plan[i].start_ms).Bind(2, plan[i].end_ms);
+    for (;;) {
+      Result<bool> row = q.Step();
+      if (!row.ok()) return Fail("reading cost records", row.status());
+      if (!*row) break;
+      const int64_t unit_id = q.Int(1);
+      const int64_t holder_id = q.Int(2);
+      name(unit_id, holder_id);
+      CostRecord r;
+      r.step = (q.Int(0) - origin) / step_ms;
+      r.unit = static_cast<UnitIndex>(unit_id);  // ledger ids for now, remapped below
+      r.holder = holder_id == 0 ? kNoIndex : static_cast<HolderIndex>(holder_id);
+      r.gpu_hours = q.Double(3);
+      r.allocated_usd = q.Double(4);
+      r.effective_usd = q.Double(5);
+      r.list_usd = q.Double(6);
+      r.unmeasured_gpu_hours = q.Double(7);
+      r.activity_gpu_hours = q.Double(8);
+      const int64_t flags = q.Int(9);
+      r.estimated = (flags & kEstimated) != 0;
+      r.oversubscribed = (flags & kOversubscribed) != 0;
+      r.price_known = (flags & kPriceKnown) != 0;
+      r.price_source = static_cast<PriceSource>(q.Int(10));
+      out.records.push_back(r);
+    }
+  }
+
+  GPUCOST_RETURN_IF_ERROR(ReadInventory(units, holders, out));
+  for (CostRecord& r : out.records) {
+    r.unit = units.at(r.unit);
+    if (!r.is_idle()) r.holder = holders.at(r.holder);
+  }
+  for (RolledRecord& r : out.rolled) {
+    r.unit = units.at(r.unit);
+    if (!r.is_idle()) r.holder = holders.at(r.holder);
+  }
+  return out;
+}
+
+// The units (with their nodes) and holders named, read in id order over the range of ids named:
+// one query each rather than one per id.
+Status Ledger::ReadInventory(std::map<int64_t, UnitIndex>& units,
+                             std::map<int64_t, HolderIndex>& holders, LedgerWindow& out) {
+  std::map<int64_t, NodeIndex> nodes;
+  if (!units.empty()) {
+    Result<std::unique_ptr<Statement>> uq = db_->Prepare(
+        "SELECT u.id, u.gpu_uuid, u.partition, u.fraction, u.gpu_model, u.mig_profile, "
+        "u.resource, u.holdable, u.gpu_instance_id, n.id, n.cluster, n.name, n.gpu_model, "
+        "n.physical_gpus, n.gpu_memory_mib, n.instance_type, n.capacity_type, n.region, "
+        "n.zone, n.provider_id, n.sharing, n.replicas, n.mig_single FROM units u JOIN "
+        "nodes n ON n.id = u.node_id WHERE u.id >= $1 AND u.id <= $2 ORDER BY u.id");
+    if (!uq.ok()) return Fail("reading GPU units", uq.status());
+    Statement& u = **uq;
+    u.Bind(1, units.begin()->first).Bind(2, units.rbegin()->first);
+    for (;;) {
+      Result<bool> row = u.Step();
+      if (!row.ok()) return Fail("reading GPU units", row.status());
+      if (!*row) break;
+      const auto wanted = units.find(u.Int(0));
+      if (wanted == units.end()) continue;
+      const int64_t node_id = u.Int(9);
+      auto [nit, fresh] =
+          nodes.try_emplace(node_id, static_cast<NodeIndex>(out.inventory.nodes.size()));
+      if (fresh) {
+        Node n;
+        n.cluster = u.Text(10);
+        n.name = u.Text(11);
+        n.gpu_model = u.Text(12);
+        n.physical_gpus = static_cast<int>(u.Int(13));
+        n.gpu_memory_mib = u.Int(14);
+        n.instance_type = u.Text(15);
+        n.capacity_type = u.Text(16);
+        n.region = u.Text(17);
+        n.zone = u.Text(18);
+        n.provider_id = u.Text(19);
+        n.sharing = static_cast<SharingMode>(u.Int(20));
+        n.replicas = static_cast<int>(u.Int(21));
+        n.mig_single = u.Int(22) != 0;
+        n.present.push_back(out.window.start < out.window.end
+                                ? Interval{out.window.start, out.window.end}
+                                : Interval{});
+        out.inventory.nodes.push_back(std::move(n));
+      }
+      GpuUnit g;
+      g.node = nit->second;
+      g.gpu_uuid = u.Text(1);
+      g.partition = ParsePartition(u.Text(2));
+      g.fraction = u.Double(3);
+      g.gpu_model = u.Text(4);
+      g.mig_profile = u.Text(5);
+      g.resource = u.Text(6);
+      g.holdable = u.Int(7) != 0;
+      g.gpu_instance_id = static_cast<int>(u.Int(8));
+      wanted->second = static_cast<UnitIndex>(out.inventory.units.size());
+      out.inventory.units.push_back(std::move(g));
+    }
+    for (const auto& [id, index] : units) {
+      if (index == kNoIndex) return Status::Internal(StrCat(path_, ": GPU unit ", id, " is missing"));
+    }
+  }
+  if (holders.empty()) return Status::Ok();
+  Result<std::unique_ptr<Statement>> hq = db_->Prepare(
+      "SELECT id, kind, cluster, namespace, pod, container, pod_uid, workload, workload_kind, "
+      "team, labels, billing_per_gpu_hour FROM holders WHERE id >= $1 AND id <= $2 ORDER BY id");
+  if (!hq.ok()) return Fail("reading holders", hq.status());
+  Statement& h = **hq;
+  h.Bind(1, holders.begin()->first).Bind(2, holders.rbegin()->first);
+  for (;;) {
+    Result<bool> row = h.Step();
+    if (!row.ok()) return Fail("reading holders", row.status());
+    if (!*row) break;
+    const auto wanted = holders.find(h.Int(0));
+    if (wanted == holders.end()) continue;
+    Holder x;
+    x.kind = static_cast<HolderKind>(h.Int(1));
+    x.cluster = h.Text(2);
+    x.namespace_name = h.Text(3);
+    x.pod = h.Text(4);
+    x.container = h.Text(5);
+    x.pod_uid = h.Text(6);
+    x.workload = h.Text(7);
+    x.workload_kind = h.Text(8);
+    x.team = h.Text(9);
+    x.labels = LabelsFromJson(h.Text(10));
+    x.billing_per_gpu_hour = h.Double(11);
+    wanted->second = static_cast<HolderIndex>(out.inventory.holders.size());
+    out.inventory.holders.push_back(std::move(x));
+  }
+  for (const auto& [id, index] : holders) {
+    if (index == kNoIndex) return Status::Internal(StrCat(path_, ": holder ", id, " is missing"));
+  }
+  return Status::Ok();
+}
+
+}  // namespace gpucost::ledger

@@ -1,0 +1,275 @@
+// Roll-ups (schema v3): per hour and per day, the report's additive state (RowSums) of each
+// (unit, holder)'s records, so that a month's report reads one row per pair and day instead of
+// one per pair and step. Seal() rolls whole periods behind the writer; a write into a period
+// already rolled rolls it again in the same transaction, so a roll-up always sums the records
+// the ledger holds. Hours are rolled from the records, days from their 24 hours.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "core/strings.h"
+#include "ledger/ledger.h"
+#include "ledger/record_flags.h"
+#include "ledger/sql_db.h"
+
+namespace gpucost::ledger {
+namespace {
+
+constexpr std::string_view kThroughKey = "rollups_through_ms";
+// The booleans of a roll-up (its `flags` column).
+constexpr int64_t kHasEffective = 1;
+constexpr int64_t kHasIdleMoney = 2;
+constexpr int64_t kRolledEstimated = 4;
+constexpr int64_t kRolledOversubscribed = 8;
+
+int64_t FloorTo(int64_t ms, int64_t period) {
+  const int64_t r = ms % period;
+  return r < 0 ? ms - r - period : ms - r;
+}
+
+// One (unit, holder)'s roll-up while it is built.
+struct Pending {
+  RowAccumulator acc;
+  int64_t records = 0;
+  int64_t unpriced_records = 0;
+};
+
+constexpr int kRollupColumns = 18;
+
+}  // namespace
+
+Result<std::optional<Instant>> Ledger::SealedThrough() {
+  Result<std::unique_ptr<Statement>> q =
+      db_->Prepare("SELECT value FROM meta WHERE key = 'rollups_through_ms'");
+  if (!q.ok()) return Fail("reading the roll-ups", q.status());
+  Result<bool> row = (*q)->Step();
+  if (!row.ok()) return Fail("reading the roll-ups", row.status());
+  if (!*row) return std::optional<Instant>();
+  return std::optional<Instant>(InstantFromUnixMs(std::stoll((*q)->Text(0))));
+}
+
+Status Ledger::SetSealedThrough(int64_t through_ms) {
+  Result<std::unique_ptr<Statement>> put = db_->Prepare(
+      "INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET "
+      "value = excluded.value");
+  if (!put.ok()) return Fail("sealing roll-ups", put.status());
+  (*put)->Bind(1, kThroughKey).Bind(2, std::to_string(through_ms));
+  if (Result<bool> r = (*put)->Step(); !r.ok()) return Fail("sealing roll-ups", r.status());
+  return Status::Ok();
+}
+
+Status Ledger::RollPeriod(int64_t period_ms, int64_t start_ms) {
+  const std::string what = StrCat("rolling up ", period_ms == kDayMs ? "the day" : "the hour", " ",
+                                  FormatRfc3339(InstantFromUnixMs(start_ms)));
+  const int64_t end_ms = start_ms + period_ms;
+  for (const char* sql : {"DELETE FROM rollups WHERE period_ms = $1 AND start_ms = $2",
+                          "DELETE FROM rollup_periods WHERE period_ms = $1 AND start_ms = $2"}) {
+    Result<std::unique_ptr<Statement>> q = db_->Prepare(sql);
+    if (!q.ok()) return Fail(what, q.status());
+    (*q)->Bind(1, period_ms).Bind(2, start_ms);
+    if (Result<bool> r = (*q)->Step(); !r.ok()) return Fail(what, r.status());
+  }
+
+  std::map<std::pair<int64_t, int64_t>, Pending> pairs;  // (unit, holder): ordered writes
+  std::map<int64_t, int64_t> oversubscribed;              // unit -> steps
+  std::set<int64_t> steps;
+  if (period_ms == kHourMs) {
+    Result<std::unique_ptr<Statement>> rq = db_->Prepare(
+        "SELECT unit_id, holder_id, step_start_ms, step_ms, gpu_hours, allocated_usd, "
+        "effective_usd, unmeasured_gpu_hours, activity_gpu_hours, flags FROM cost_records "
+        "WHERE step_start_ms >= $1 AND step_start_ms < $2");
+    if (!rq.ok()) return Fail(what, rq.status());
+    Statement& q = **rq;
+    q.Bind(1, start_ms).Bind(2, end_ms);
+    std::set<std::pair<int64_t, int64_t>> over_steps;  // (unit, step start)
+    for (;;) {
+      Result<bool> row = q.Step();
+      if (!row.ok()) return Fail(what, row.status());
+      if (!*row) break;
+      CostRecord r;
+      r.holder = q.Int(1) == 0 ? kNoIndex : 0;
+      r.gpu_hours = q.Double(4);
+      r.allocated_usd = q.Double(5);
+      r.effective_usd = q.Double(6);
+      r.unmeasured_gpu_hours = q.Double(7);
+      r.activity_gpu_hours = q.Double(8);
+      const int64_t flags = q.Int(9);
+      r.estimated = (flags & kEstimated) != 0;
+      r.oversubscribed = (flags & kOversubscribed) != 0;
+      r.price_known = (flags & kPriceKnown) != 0;
+      steps.insert(q.Int(3));
+      Pending& p = pairs[{q.Int(0), q.Int(1)}];
+      if (r.is_idle()) {
+        p.acc.AddIdle(r);
+      } else {
+        p.acc.AddHolder(r);
+      }
+      ++p.records;
+      if (!r.price_known || !std::isfinite(r.allocated_usd)) ++p.unpriced_records;
+      if (r.oversubscribed) over_steps.insert({q.Int(0), q.Int(2)});
+    }
+    for (const auto& [unit, step] : over_steps) ++oversubscribed[unit];
+  } else {
+    // A day from its hours: rolled only when every hour with records was, at one step.
+    Result<std::unique_ptr<Statement>> mq = db_->Prepare(
+        "SELECT step_ms FROM rollup_periods WHERE period_ms = $1 AND start_ms >= $2 AND "
+        "start_ms < $3");
+    if (!mq.ok()) return Fail(what, mq.status());
+    (*mq)->Bind(1, kHourMs).Bind(2, start_ms).Bind(3, end_ms);
+    for (;;) {
+      Result<bool> row = (*mq)->Step();
+      if (!row.ok()) return Fail(what, row.status());
+      if (!*row) break;
+      steps.insert((*mq)->Int(0));
+    }
+    if (steps.size() == 1 && *steps.begin() > 0) {
+      Result<std::unique_ptr<Statement>> rq = db_->Prepare(
+          "SELECT unit_id, holder_id, records, unpriced_records, unit_oversubscribed_steps, "
+          "priced_hours, unpriced_hours, unmeasured_hours, measured_hours, used_hours, "
+          "activity_hours, allocated_usd, measured_allocated_usd, effective_usd, idle_usd, "
+          "flags FROM rollups WHERE period_ms = $1 AND start_ms >= $2 AND start_ms < $3");
+      if (!rq.ok()) return Fail(what, rq.status());
+      Statement& q = **rq;
+      q.Bind(1, kHourMs).Bind(2, start_ms).Bind(3, end_ms);
+      for (;;) {
+        Result<bool> row = q.Step();
+        if (!row.ok()) return Fail(what, row.status());
+        if (!*row) break;
+        const RolledRecord r = RolledFromRow(q, 0);
+        Pending& p = pairs[{q.Int(0), q.Int(1)}];
+        p.acc.AddSums(r.sums);
+        p.records += r.records;
+        p.unpriced_records += r.unpriced_records;
+      }
+      // Oversubscribed steps per unit: one value per (hour, unit), the same on each of its rows.
+      Result<std::unique_ptr<Statement>> oq = db_->Prepare(
+          "SELECT unit_id, start_ms, MAX(unit_oversubscribed_steps) FROM rollups WHERE "
+          "period_ms = $1 AND start_ms >= $2 AND start_ms < $3 AND "
+          "unit_oversubscribed_steps > 0 GROUP BY unit_id, start_ms");
+      if (!oq.ok()) return Fail(what, oq.status());
+      (*oq)->Bind(1, kHourMs).Bind(2, start_ms).Bind(3, end_ms);
+      for (;;) {
+        Result<bool> row = (*oq)->Step();
+        if (!row.ok()) return Fail(what, row.status());
+        if (!*row) break;
+        oversubscribed[(*oq)->Int(0)] += (*oq)->Int(2);
+      }
+    }
+  }
+  if (steps.empty()) return Status::Ok();  // nothing to roll: the records are read instead
+  const int64_t step_ms = steps.size() == 1 ? *steps.begin() : -1;
+  {
+    Result<std::unique_ptr<Statement>> q = db_->Prepare(
+        "INSERT INTO rollup_periods (period_ms, start_ms, step_ms) VALUES ($1, $2, $3)");
+    if (!q.ok()) return Fail(what, q.status());
+    (*q)->Bind(1, period_ms).Bind(2, start_ms).Bind(3, step_ms);
+    if (Result<bool> r = (*q)->Step(); !r.ok()) return Fail(what, r.status());
+  }
+  if (step_ms < 0) return Status::Ok();  // several steps: this period stays records
+
+  std::string sql =
+      "INSERT INTO rollups (period_ms, start_ms, unit_id, holder_id, records, unpriced_records, "
+      "unit_oversubscribed_steps, priced_hours, unpriced_hours, unmeasured_hours, "
+      "measured_hours, used_hours, activity_hours, allocated_usd, measured_allocated_usd, "
+      "effective_usd, idle_usd, flags) VALUES (";
+  for (int c = 1; c <= kRollupColumns; ++c) sql += StrCat(c == 1 ? "$" : ",$", c);
+  sql += ")";
+  Result<std::unique_ptr<Statement>> put = db_->Prepare(sql);
+  if (!put.ok()) return Fail(what, put.status());
+  Statement& q = **put;
+  for (const auto& [key, p] : pairs) {
+    const RowSums s = p.acc.Sums();
+    const auto over = oversubscribed.find(key.first);
+    const int64_t flags = (s.has_effective ? kHasEffective : 0) |
+                          (s.has_idle_money ? kHasIdleMoney : 0) |
+                          (s.estimated ? kRolledEstimated : 0) |
+                          (s.oversubscribed ? kRolledOversubscribed : 0);
+    q.Reset();
+    q.Bind(1, period_ms).Bind(2, start_ms).Bind(3, key.first).Bind(4, key.second)
+        .Bind(5, p.records).Bind(6, p.unpriced_records)
+        .Bind(7, over == oversubscribed.end() ? int64_t{0} : over->second)
+        .Bind(8, s.priced_hours).Bind(9, s.unpriced_hours).Bind(10, s.unmeasured_hours)
+        .Bind(11, s.measured_hours).Bind(12, s.used_hours).Bind(13, s.activity_hours)
+        .Bind(14, s.allocated_usd).Bind(15, s.measured_allocated_usd).Bind(16, s.effective_usd)
+        .Bind(17, s.idle_usd).Bind(18, flags);
+    if (Result<bool> r = q.Step(); !r.ok()) return Fail(what, r.status());
+  }
+  return Status::Ok();
+}
+
+RolledRecord Ledger::RolledFromRow(const Statement& q, int col) {
+  RolledRecord r;
+  r.records = q.Int(col + 2);
+  r.unpriced_records = q.Int(col + 3);
+  r.unit_oversubscribed_steps = q.Int(col + 4);
+  RowSums& s = r.sums;
+  s.priced_hours = q.Double(col + 5);
+  s.unpriced_hours = q.Double(col + 6);
+  s.unmeasured_hours = q.Double(col + 7);
+  s.measured_hours = q.Double(col + 8);
+  s.used_hours = q.Double(col + 9);
+  s.activity_hours = q.Double(col + 10);
+  s.allocated_usd = q.Double(col + 11);
+  s.measured_allocated_usd = q.Double(col + 12);
+  s.effective_usd = q.Double(col + 13);
+  s.idle_usd = q.Double(col + 14);
+  const int64_t flags = q.Int(col + 15);
+  s.has_effective = (flags & kHasEffective) != 0;
+  s.has_idle_money = (flags & kHasIdleMoney) != 0;
+  s.estimated = (flags & kRolledEstimated) != 0;
+  s.oversubscribed = (flags & kRolledOversubscribed) != 0;
+  return r;
+}
+
+Status Ledger::RerollTouched(int64_t start_ms, int64_t end_ms) {
+  GPUCOST_ASSIGN_OR_RETURN(std::optional<Instant> sealed, SealedThrough());
+  if (!sealed || start_ms >= end_ms) return Status::Ok();
+  const int64_t through = UnixMs(*sealed);
+  if (start_ms >= through) return Status::Ok();
+  const int64_t last = std::min(end_ms, through);
+  for (int64_t h = FloorTo(start_ms, kHourMs); h < last; h += kHourMs) {
+    GPUCOST_RETURN_IF_ERROR(RollPeriod(kHourMs, h));
+  }
+  for (int64_t d = FloorTo(start_ms, kDayMs); d < last && d + kDayMs <= through; d += kDayMs) {
+    GPUCOST_RETURN_IF_ERROR(RollPeriod(kDayMs, d));
+  }
+  return Status::Ok();
+}
+
+Result<int64_t> Ledger::Seal(Instant before) {
+  GPUCOST_ASSIGN_OR_RETURN(std::optional<Instant> sealed, SealedThrough());
+  int64_t through = 0;
+  if (sealed) {
+    through = UnixMs(*sealed);
+  } else {
+    Result<std::unique_ptr<Statement>> q =
+        db_->Prepare("SELECT MIN(step_start_ms) FROM cost_records");
+    if (!q.ok()) return Fail("sealing roll-ups", q.status());
+    Result<bool> row = (*q)->Step();
+    if (!row.ok()) return Fail("sealing roll-ups", row.status());
+    if (!*row || (*q)->IsNull(0)) return int64_t{0};  // nothing written yet
+    through = FloorTo((*q)->Int(0), kDayMs);
+  }
+  const int64_t target = FloorTo(UnixMs(before), kHourMs);
+  int64_t rolled = 0;
+  for (int64_t h = through; h < target; h += kHourMs) {
+    if (Status s = db_->Begin(); !s.ok()) return Fail("sealing roll-ups", s);
+    Status s = RollPeriod(kHourMs, h);
+    if (s.ok() && (h + kHourMs) % kDayMs == 0) s = RollPeriod(kDayMs, h + kHourMs - kDayMs);
+    if (s.ok()) s = SetSealedThrough(h + kHourMs);
+    if (s.ok()) {
+      if (Status c = db_->Commit(); !c.ok()) s = Fail("sealing roll-ups", c);
+    }
+    if (!s.ok()) {
+      (void)db_->Rollback();
+      return s;
+    }
+    ++rolled;
+  }
+  return rolled;
+}
+
+}  // namespace gpucost::ledger

@@ -1,0 +1,256 @@
+// Roll-ups on both backends: a report from hourly and daily roll-ups is the report of the records
+// they sum — under every idle policy, for windows that cut hours and days, with unknown prices,
+// unmeasured and shared (estimated) GPUs — and stays so after a write into a sealed period and
+// after retention.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "ledger/ledger_test_util.h"
+#include "report/aggregator.h"
+
+namespace gpucost::ledger {
+namespace {
+
+using testing::At;
+
+constexpr int64_t kHour = 3600;
+constexpr int64_t kSpan = 30 * kHour;  // a day and six hours
+constexpr int64_t kStep = 600;
+
+// Three nodes over 30 h at 10-minute steps: a priced whole GPU held for 20 h of usage that
+// drops in and out; a time-sliced GPU with two holders whose price is unknown for its first 5 h
+// and whose activity is measured only from hour 8 (split by shares: estimated); a MIG slice held
+// on and off, never measured. Idle wherever nobody holds. Billing rate on one holder.
+struct Cluster {
+  testing::ClusterBuilder b;
+  PriceFn price;
+};
+
+std::unique_ptr<Cluster> MakeCluster() {
+  auto c = std::make_unique<Cluster>();
+  testing::ClusterBuilder& b = c->b;
+  const NodeIndex n1 = b.AddNode("n1");
+  const UnitIndex g1 = b.AddWhole(n1, "GPU-1");
+  const HolderIndex train = b.AddHolder("ml", "train-0");
+  b.inventory.holders[train].team = "research";
+  b.inventory.holders[train].billing_per_gpu_hour = 3;
+  b.HoldUnits(train, {g1}, 0, 20 * kHour);
+  b.DeviceUsage(n1, "GPU-1", -1, 0.7, 0, 6 * kHour);
+  b.DeviceUsage(n1, "GPU-1", -1, 0.2, 9 * kHour + 900, 26 * kHour);
+
+  const NodeIndex n2 = b.AddNode("n2", SharingMode::kTimeSlicing);
+  b.inventory.nodes[n2].replicas = 2;
+  b.inventory.nodes[n2].physical_gpus = 1;
+  const auto replicas = b.AddReplicas(n2, "GPU-2", 2);
+  const HolderIndex api = b.AddHolder("web", "api-0");
+  const HolderIndex batch = b.AddHolder("web", "batch-0");
+  b.HoldUnits(api, {replicas[0]}, 0, kSpan);
+  b.HoldUnits(batch, {replicas[1]}, 3 * kHour + 1200, 17 * kHour);
+  b.DeviceUsage(n2, "GPU-2", -1, 0.9, 8 * kHour, kSpan);
+
+  const NodeIndex n3 = b.AddNode("n3");
+  b.inventory.nodes[n3].physical_gpus = 1;
+  const UnitIndex mig = b.AddMig(n3, "GPU-3", 1, 3.0 / 7.0, "3g.40gb");
+  const HolderIndex nb = b.AddHolder("lab", "notebook-0");
+  b.HoldUnits(nb, {mig}, 2 * kHour, 4 * kHour);
+  b.HoldUnits(nb, {mig}, 12 * kHour + 600, 25 * kHour);
+
+  c->price = [](const Node& node, Window w) {
+    std::vector<PricePeriod> out;
+    if (node.name == "n2") {
+      const Instant known = std::max(w.start, At(5 * kHour));
+      if (w.start < known) out.push_back({{w.start, std::min(known, w.end)}, 0,
+                                          PriceSource::kUnknown, w.start, "-"});
+      if (known < w.end) out.push_back({{known, w.end}, 1.75, PriceSource::kCatalog, known, "t"});
+      return out;
+    }
+    out.push_back({{w.start, w.end}, node.name == "n1" ? 2.5 : 4.0, PriceSource::kSpot, w.start,
+                   "t"});
+    return out;
+  };
+  return c;
+}
+
+std::vector<CostRecord> AttributeWindow(const Cluster& c, int64_t from_s, int64_t to_s,
+                                        const PriceFn& price) {
+  AttributionOptions options;
+  options.window = {At(from_s), At(to_s)};
+  options.step = std::chrono::seconds(kStep);
+  testing::CollectSink sink;
+  const Result<AttributionSummary> s = Attribute(c.b.inventory, c.b.usage, price, options, sink);
+  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  return sink.records;
+}
+
+Report ReportOf(const LedgerWindow& w, const std::string& by, IdlePolicy policy) {
+  AggregatorOptions o;
+  o.window = w.window;
+  o.engine_step = w.step;
+  o.accumulate = true;
+  o.by = *ParseDimensions(by);
+  o.idle.policy = policy;
+  Result<Aggregator> agg = Aggregator::Create(w.inventory, o);
+  EXPECT_TRUE(agg.ok()) << agg.status().ToString();
+  agg->Consume(w.records);
+  agg->ConsumeRolled(w.rolled);
+  return agg->Finish();
+}
+
+void ExpectSameDouble(double a, double b, const std::string& what) {
+  if (std::isnan(a) || std::isnan(b)) {
+    EXPECT_EQ(std::isnan(a), std::isnan(b)) << what << ": " << a << " vs " << b;
+    return;
+  }
+  EXPECT_NEAR(a, b, 1e-9 * std::max(1.0, std::fabs(a))) << what;
+}
+
+void ExpectSameReport(const Report& a, const Report& b, const std::string& what) {
+  ASSERT_EQ(a.rows.size(), b.rows.size()) << what;
+  for (size_t i = 0; i < a.rows.size(); ++i) {
+    const ReportRow& x = a.rows[i];
+    const ReportRow& y = b.rows[i];
+    const std::string row = what + " row " + std::to_string(i);
+    EXPECT_EQ(x.values, y.values) << row;
+    EXPECT_EQ(x.is_idle, y.is_idle) << row;
+    ExpectSameDouble(x.gpu_hours, y.gpu_hours, row + " gpu_hours");
+    ExpectSameDouble(x.allocated_usd, y.allocated_usd, row + " allocated");
+    ExpectSameDouble(x.effective_usd, y.effective_usd, row + " effective");
+    ExpectSameDouble(x.waste_usd, y.waste_usd, row + " waste");
+    ExpectSameDouble(x.idle_usd, y.idle_usd, row + " idle");
+    ExpectSameDouble(x.utilization, y.utilization, row + " utilization");
+    ExpectSameDouble(x.efficiency, y.efficiency, row + " efficiency");
+    ExpectSameDouble(x.unmeasured_gpu_hours, y.unmeasured_gpu_hours, row + " unmeasured");
+    ExpectSameDouble(x.unpriced_gpu_hours, y.unpriced_gpu_hours, row + " unpriced");
+    ExpectSameDouble(x.activity_gpu_hours, y.activity_gpu_hours, row + " activity");
+    ExpectSameDouble(x.billing_units, y.billing_units, row + " billing");
+    EXPECT_EQ(x.estimated, y.estimated) << row;
+    EXPECT_EQ(x.oversubscribed, y.oversubscribed) << row;
+  }
+  ExpectSameDouble(a.totals.cost_usd, b.totals.cost_usd, what + " cost");
+  ExpectSameDouble(a.totals.utilization, b.totals.utilization, what + " utilization");
+  EXPECT_EQ(a.totals.prices_known, b.totals.prices_known) << what;
+}
+
+class LedgerRollups : public LedgerBackendTest {
+ protected:
+  // Every window and grouping, read with and without roll-ups: the same report. Gives how
+  // many roll-ups the reads used.
+  size_t ExpectRollupsChangeNothing(Ledger& ledger, const std::string& what) {
+    struct Case {
+      int64_t from, to;
+    };
+    const Case windows[] = {{0, kSpan}, {0, 24 * kHour}, {kHour + 1200, 27 * kHour},
+                            {2 * kHour, 5 * kHour}, {10 * kHour, 10 * kHour + 1800}};
+    size_t rolled = 0;
+    for (const Case& c : windows) {
+      const Window w{At(c.from), At(c.to)};
+      ReadOptions with;
+      with.rollups = true;
+      Result<LedgerWindow> a = ledger.Read(w, with);
+      Result<LedgerWindow> b = ledger.Read(w);
+      EXPECT_TRUE(a.ok() && b.ok()) << (a.ok() ? b.status() : a.status()).ToString();
+      if (!a.ok() || !b.ok()) return rolled;
+      EXPECT_TRUE(b->rolled.empty());
+      if (b->records.empty()) {  // a window retention emptied
+        EXPECT_TRUE(a->records.empty() && a->rolled.empty()) << what;
+        continue;
+      }
+      EXPECT_EQ(a->step, b->step);
+      rolled += a->rolled.size();
+      int64_t summed = 0;
+      for (const RolledRecord& r : a->rolled) summed += r.records;
+      EXPECT_EQ(a->records.size() + static_cast<size_t>(summed), b->records.size())
+          << what << " " << c.from << "-" << c.to;
+      for (const char* by : {"namespace", "team,pod", "node,gpu_model"}) {
+        for (IdlePolicy p : {IdlePolicy::kSeparate, IdlePolicy::kProportional, IdlePolicy::kEven}) {
+          ExpectSameReport(ReportOf(*a, by, p), ReportOf(*b, by, p),
+                           what + " [" + std::to_string(c.from) + "," + std::to_string(c.to) +
+                               ") by " + by + " idle " + std::to_string(static_cast<int>(p)));
+        }
+      }
+    }
+    return rolled;
+  }
+};
+INSTANTIATE_TEST_SUITE_P(Backends, LedgerRollups,
+                         ::testing::Values(Backend::kSqlite, Backend::kPostgres), BackendName);
+
+TEST_P(LedgerRollups, AReportFromRollupsIsTheReportOfTheirRecords) {
+  const auto c = MakeCluster();
+  const std::string target = NewTarget("rollups");
+  auto ledger = Ledger::Open(target);
+  ASSERT_TRUE(ledger.ok()) << ledger.status().ToString();
+  const std::vector<CostRecord> records = AttributeWindow(*c, 0, kSpan, c->price);
+  ASSERT_TRUE((*ledger)->Write(c->b.inventory, {At(0), At(kSpan)}, std::chrono::seconds(kStep),
+                               records)
+                  .ok());
+  // Nothing sealed yet: the reads are records only.
+  EXPECT_EQ(ExpectRollupsChangeNothing(**ledger, "unsealed"), 0u);
+
+  // Sealing stops at the last whole hour before the instant; the 30 hours: 29 and the first day.
+  Result<int64_t> sealed = (*ledger)->Seal(At(29 * kHour + 1800));
+  ASSERT_TRUE(sealed.ok()) << sealed.status().ToString();
+  EXPECT_EQ(*sealed, 29);
+  EXPECT_EQ(*(*ledger)->SealedThrough(), At(29 * kHour));
+  EXPECT_EQ(*(*ledger)->Seal(At(29 * kHour + 1800)), 0);  // nothing new
+  EXPECT_GT(ExpectRollupsChangeNothing(**ledger, "sealed"), 0u);
+
+  // The whole-window read uses the day and five hours, and the last hour as records.
+  ReadOptions with;
+  with.rollups = true;
+  Result<LedgerWindow> w = (*ledger)->Read(Window{At(0), At(kSpan)}, with);
+  ASSERT_TRUE(w.ok());
+  for (const CostRecord& r : w->records) EXPECT_GE(r.step, 29 * kHour / kStep);
+  bool day = false;
+  for (const RolledRecord& r : w->rolled) day = day || r.records == 24 * kHour / kStep;
+  EXPECT_TRUE(day) << "no roll-up spans the day";
+}
+
+TEST_P(LedgerRollups, AWriteIntoSealedHoursRollsThemAgain) {
+  const auto c = MakeCluster();
+  auto ledger = Ledger::Open(NewTarget("reroll"));
+  ASSERT_TRUE(ledger.ok()) << ledger.status().ToString();
+  const Duration step = std::chrono::seconds(kStep);
+  ASSERT_TRUE((*ledger)->Write(c->b.inventory, {At(0), At(kSpan)}, step,
+                               AttributeWindow(*c, 0, kSpan, c->price))
+                  .ok());
+  ASSERT_TRUE((*ledger)->Seal(At(kSpan)).ok());
+  ReadOptions with;
+  with.rollups = true;
+  const Window all{At(0), At(kSpan)};
+  const Report before = ReportOf(*(*ledger)->Read(all, with), "namespace", IdlePolicy::kSeparate);
+
+  // Late data: 5h10 to 7h20 attributed again at another price, into sealed hours and the day.
+  const PriceFn dearer = testing::ConstantPrice(9);
+  ASSERT_TRUE((*ledger)->Write(c->b.inventory, {At(5 * kHour + 600), At(7 * kHour + 1200)}, step,
+                               AttributeWindow(*c, 5 * kHour + 600, 7 * kHour + 1200, dearer))
+                  .ok());
+  const Report after = ReportOf(*(*ledger)->Read(all, with), "namespace", IdlePolicy::kSeparate);
+  EXPECT_GT(after.totals.cost_usd, before.totals.cost_usd + 1);
+  EXPECT_GT(ExpectRollupsChangeNothing(**ledger, "rewritten"), 0u);
+}
+
+TEST_P(LedgerRollups, RetentionTakesTheRollupsOfWhatItRemoves) {
+  const auto c = MakeCluster();
+  auto ledger = Ledger::Open(NewTarget("retention"));
+  ASSERT_TRUE(ledger.ok()) << ledger.status().ToString();
+  ASSERT_TRUE((*ledger)->Write(c->b.inventory, {At(0), At(kSpan)}, std::chrono::seconds(kStep),
+                               AttributeWindow(*c, 0, kSpan, c->price))
+                  .ok());
+  ASSERT_TRUE((*ledger)->Seal(At(kSpan)).ok());
+  // Records before 10h30 go; the day and the hours that began before go with them.
+  ASSERT_TRUE((*ledger)->DeleteBefore(At(10 * kHour + 1800)).ok());
+  EXPECT_GT(ExpectRollupsChangeNothing(**ledger, "after retention"), 0u);
+  ReadOptions with;
+  with.rollups = true;
+  Result<LedgerWindow> w = (*ledger)->Read(Window{At(0), At(kSpan)}, with);
+  ASSERT_TRUE(w.ok());
+  for (const RolledRecord& r : w->rolled) EXPECT_GE(r.step, 11 * kHour / kStep);
+  for (const CostRecord& r : w->records) EXPECT_GE(r.step, (10 * kHour + 1800) / kStep);
+}
+
+}  // namespace
+}  // namespace gpucost::ledger
