@@ -3,7 +3,7 @@
 # CLI and through `gpucost serve`'s API, with and without the hourly and daily roll-ups.
 #
 # The ledger is filled day by day from one snapshot of a simulated cluster (NODES x GPUS; the
-# snapshot's timestamps moved to each day, --staleness 1d so it stands for the day) at STEP
+# snapshot's timestamps moved to the first and last minute of each day, --staleness 1d) at STEP
 # steps; `ledger write` rolls each written day up. A month of 60 s steps for 1,000 nodes is
 # ~770 M records, beyond what this script can write in reasonable time; the roll-ups a report
 # reads are the same rows at any step (one per unit, holder and day), so STEP changes what the
@@ -49,7 +49,12 @@ if [ ! -s "$ledger" ]; then
   start=$(date +%s.%N)
   for d in $(seq 0 $((days - 1))); do
     ts=$((t0 + d * 86400))
-    sed -E "s/ ${t0}\$/ ${ts}/" "$dir/snapshot.om" >"$dir/day.om"
+    # The snapshot at the day's start and again at its last minute: the cluster holds still.
+    {
+      sed -E -e '/^# EOF/d' -e "s/ ${t0}\$/ ${ts}/" "$dir/snapshot.om"
+      grep -v '^#' "$dir/snapshot.om" | sed -E "s/ ${t0}\$/ $((ts + 86340))/"
+      echo "# EOF"
+    } >"$dir/day.om"
     "$gpucost" ledger write "$ledger.tmp" --input "$dir/day.om" --window "$ts,$((ts + 86400))" \
       --step "$step" --staleness 1d --price-per-gpu-hour 2.5 >"$dir/write.log" 2>&1 ||
       { cat "$dir/write.log"; exit 1; }
@@ -59,7 +64,7 @@ if [ ! -s "$ledger" ]; then
   echo "filled in $(echo "$(date +%s.%N) - $start" | bc) s"
 fi
 "$gpucost" ledger info "$ledger"
-sqlite3 "$ledger" "SELECT 'roll-up rows: ' || period_ms / 3600000 || ' h: ' || COUNT(*) FROM rollups GROUP BY period_ms"
+sqlite3 "$ledger" "SELECT 'roll-up rows, ' || (period_ms / 3600000) || ' h periods: ' || COUNT(*) FROM rollups GROUP BY period_ms"
 echo "file: $(du -b "$ledger" | cut -f1) bytes"
 
 window="$t0,$((t0 + days * 86400))"

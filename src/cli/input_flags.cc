@@ -241,6 +241,7 @@ Result<LoadedInput> LoadLedger(const InputFlags& flags, std::optional<Window> wi
   GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<ledger::Ledger> l, ledger::Ledger::Open(flags.ledger));
   ledger::ReadOptions read;
   read.rollups = flags.ledger_rollups;
+  read.cache = flags.ledger_cache;
   GPUCOST_ASSIGN_OR_RETURN(ledger::LedgerWindow stored, l->Read(window, read));
   if (stored.records.empty() && stored.rolled.empty()) {
     return Status::InvalidArgument(

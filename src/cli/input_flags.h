@@ -18,6 +18,10 @@
 #include "inventory/inventory_builder.h"
 #include "promsource/auth.h"
 
+namespace gpucost::ledger {
+class RollupCache;
+}  // namespace gpucost::ledger
+
 namespace gpucost::cli {
 
 struct InputFlags {
@@ -50,6 +54,8 @@ struct InputFlags {
   // Not a flag: set by a caller whose report is one bucket (accumulated), so whole sealed hours
   // and days of --ledger may come as roll-ups (ledger::ReadOptions).
   bool ledger_rollups = false;
+  // Not a flag either: where a long-running reader keeps decoded roll-ups between reads.
+  ledger::RollupCache* ledger_cache = nullptr;
 };
 
 // Registers the source flags (--input, --prometheus and its auth, --slurm*, the Kubernetes API).

@@ -132,10 +132,10 @@ ApiResponse OpenCostAllocation(const std::string& ledger_path,
   {
     Result<std::unique_ptr<ledger::Ledger>> l = ledger::Ledger::Open(ledger_path);
     if (!l.ok()) return fail(500, l.status().message());
-    Result<ledger::LedgerInfo> info = (*l)->Info();
-    if (!info.ok()) return fail(500, info.status().message());
-    if (info->steps_s.size() == 1) {
-      const int64_t ms = info->steps_s[0] * 1000;
+    Result<Duration> newest = (*l)->NewestStep();
+    if (!newest.ok()) return fail(500, newest.status().message());
+    if (newest->count() > 0) {
+      const int64_t ms = newest->count();
       const auto down = [ms](Instant t) {
         const int64_t v = UnixMs(t);
         return InstantFromUnixMs(v - ((v % ms) + ms) % ms);

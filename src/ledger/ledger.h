@@ -32,7 +32,9 @@
 namespace gpucost::ledger {
 
 class Database;
+class RollupCache;
 class Statement;
+struct StoredRollup;
 
 // What a window of the ledger holds.
 struct LedgerWindow {
@@ -52,6 +54,8 @@ struct ReadOptions {
   bool rollups = false;
   bool accumulate = true;  // the output is one bucket, the whole window
   Duration bucket{0};      // otherwise the output step, from the window's start
+  // Decoded roll-up periods kept between reads (a long-running reader); none when null.
+  RollupCache* cache = nullptr;
 };
 
 struct LedgerInfo {
@@ -135,7 +139,12 @@ class Ledger {
   // The end of what Seal has rolled; nullopt before the first Seal.
   Result<std::optional<Instant>> SealedThrough();
 
+  // What the ledger holds; counts every record (a scan): not for every cycle of a loop.
   Result<LedgerInfo> Info();
+  // The first step start and the last step end (nullopt: empty), from the index alone.
+  Result<std::optional<Window>> Span();
+  // The step of the newest record (0 when empty), from the index alone.
+  Result<Duration> NewestStep();
   Result<LedgerTotals> Totals();
   Result<LedgerLatest> Latest();
   // Allocated cost (known prices) per team of the steps that start in `window`.
@@ -175,12 +184,23 @@ class Ledger {
   // Read's parts (ledger_read.cc).
   struct Segment {
     int64_t start_ms, end_ms;
-    int64_t period_ms;  // 0: the records themselves
+    int64_t period_ms;       // 0: the records themselves
+    int64_t generation = 0;  // a roll-up's
   };
   Result<std::vector<Segment>> Plan(int64_t lo, int64_t hi, int64_t origin,
                                     const ReadOptions& options, std::set<int64_t>& steps);
-  Status ReadInventory(std::map<int64_t, UnitIndex>& units,
-                       std::map<int64_t, HolderIndex>& holders, LedgerWindow& out);
+  // One rolled period's rows, from `cache` when it holds them at this generation.
+  Result<std::shared_ptr<const std::vector<StoredRollup>>> RolledRows(
+      const Segment& seg, RollupCache* cache);
+  // Indexes by ledger id: kNoIndex for ids not named, kNamed for those to read; Read fills in
+  // the inventory's indexes.
+  static constexpr uint32_t kNamed = kNoIndex - 1;
+  Status ReadInventory(std::vector<UnitIndex>& units, std::vector<HolderIndex>& holders,
+                       LedgerWindow& out);
+  // Rolled periods (rows, first step) summed per (unit, holder).
+  static std::shared_ptr<const std::vector<StoredRollup>> MergeRolled(
+      const std::vector<std::pair<std::shared_ptr<const std::vector<StoredRollup>>, int64_t>>&
+          periods);
 
   std::unique_ptr<Database> db_;
   std::string path_;

@@ -1,11 +1,16 @@
 // The ledger's summary queries: what it holds (Info), totals since it began for counters
-// (Totals), the newest step for gauges (Latest), and team costs over a window (TeamCosts). They
-// aggregate in the database and return small results; `gpucost serve` asks them every cycle.
+// (Totals), the newest step for gauges (Latest), team costs over a window (TeamCosts, from the
+// roll-ups where it can) and the span (Span). They aggregate in the database and return small
+// results; `gpucost serve` asks them every cycle, so none of them scans the whole ledger (Info,
+// for `ledger info`, does).
 // Sums are COALESCE(SUM(x), 0): zero over no rows or only NULLs, on both backends.
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <string>
+
+#include "core/money.h"
 
 #include "ledger/ledger.h"
 #include "ledger/sql_db.h"
@@ -154,13 +159,13 @@ Result<LedgerLatest> Ledger::Latest() {
       "SELECT n.cluster, n.name, n.gpu_model, n.capacity_type, n.physical_gpus, "
       "COALESCE(SUM(CASE WHEN r.holder_id != 0 THEN r.gpu_hours ELSE 0 END), 0), "
       "MIN(r.flags & 4), COALESCE(SUM(r.allocated_usd), 0), COALESCE(SUM(r.gpu_hours), 0), "
-      "MAX(r.price_source), (SELECT MAX(x.step_start_ms + x.step_ms) FROM cost_records x "
-      "JOIN units y ON y.id = x.unit_id WHERE y.node_id = n.id AND "
-      "x.activity_gpu_hours IS NOT NULL AND x.step_start_ms > $1) FROM cost_records r "
+      "MAX(r.price_source), (SELECT CASE WHEN x.last_usage_end_ms > $1 THEN "
+      "x.last_usage_end_ms END FROM node_usage x WHERE x.node_id = n.id) FROM cost_records r "
       "JOIN units u ON u.id = r.unit_id JOIN nodes n ON n.id = u.node_id WHERE "
       "r.step_start_ms = $2 GROUP BY n.id ORDER BY 1, 2");
   if (!n.ok()) return Fail(kWhat, n.status());
-  (*n)->Bind(1, last - 86'400'000).Bind(2, last);
+  // Usage in the last day: a step that started after last - 1 day.
+  (*n)->Bind(1, last - 86'400'000 + step_ms).Bind(2, last);
   s = EachRow(**n, [&](const Statement& r) {
     NodeGauge g;
     g.cluster = r.Text(0);
@@ -183,16 +188,63 @@ Result<LedgerLatest> Ledger::Latest() {
 }
 
 Result<std::map<std::string, double>> Ledger::TeamCosts(Window window) {
-  std::map<std::string, double> out;
-  Result<std::unique_ptr<Statement>> q = db_->Prepare(
+  // Whole sealed days and hours from their roll-ups, the rest from the records.
+  ReadOptions options;
+  options.rollups = true;
+  std::set<int64_t> steps;
+  GPUCOST_ASSIGN_OR_RETURN(
+      std::vector<Segment> plan,
+      Plan(UnixMs(window.start), UnixMs(window.end), UnixMs(window.start), options, steps));
+  Result<std::unique_ptr<Statement>> records = db_->Prepare(
       "SELECT COALESCE(NULLIF(h.team, ''), h.namespace), COALESCE(SUM(r.allocated_usd), 0) FROM "
       "cost_records r JOIN holders h ON h.id = r.holder_id WHERE r.step_start_ms >= $1 "
       "AND r.step_start_ms < $2 GROUP BY 1");
-  if (!q.ok()) return Fail("reading team costs", q.status());
-  (*q)->Bind(1, UnixMs(window.start)).Bind(2, UnixMs(window.end));
-  Status s = EachRow(**q, [&](const Statement& r) { out[r.Text(0)] = r.Double(1); });
-  if (!s.ok()) return Fail("reading team costs", s);
+  if (!records.ok()) return Fail("reading team costs", records.status());
+  Result<std::unique_ptr<Statement>> rolled = db_->Prepare(
+      "SELECT COALESCE(NULLIF(h.team, ''), h.namespace), COALESCE(SUM(r.allocated_usd), 0) FROM "
+      "rollups r JOIN holders h ON h.id = r.holder_id WHERE r.period_ms = $1 AND "
+      "r.start_ms = $2 GROUP BY 1");
+  if (!rolled.ok()) return Fail("reading team costs", rolled.status());
+  std::map<std::string, CompensatedSum> sums;
+  for (const Segment& seg : plan) {
+    Statement& q = seg.period_ms == 0 ? **records : **rolled;
+    q.Reset();
+    if (seg.period_ms == 0) {
+      q.Bind(1, seg.start_ms).Bind(2, seg.end_ms);
+    } else {
+      q.Bind(1, seg.period_ms).Bind(2, seg.start_ms);
+    }
+    Status s = EachRow(q, [&](const Statement& r) { sums[r.Text(0)].Add(r.Double(1)); });
+    if (!s.ok()) return Fail("reading team costs", s);
+  }
+  std::map<std::string, double> out;
+  for (const auto& [team, sum] : sums) out[team] = sum.value();
   return out;
+}
+
+Result<std::optional<Window>> Ledger::Span() {
+  // Both ends from the key's index: no scan.
+  Result<std::unique_ptr<Statement>> last = db_->Prepare(
+      "SELECT step_start_ms + step_ms FROM cost_records ORDER BY step_start_ms DESC LIMIT 1");
+  if (!last.ok()) return Fail("reading", last.status());
+  Result<bool> row = (*last)->Step();
+  if (!row.ok()) return Fail("reading", row.status());
+  if (!*row) return std::optional<Window>();
+  const int64_t end = (*last)->Int(0);
+  Result<std::unique_ptr<Statement>> first = db_->Prepare("SELECT MIN(step_start_ms) FROM cost_records");
+  if (!first.ok()) return Fail("reading", first.status());
+  row = (*first)->Step();
+  if (!row.ok()) return Fail("reading", row.status());
+  return std::optional<Window>(Window{InstantFromUnixMs((*first)->Int(0)), InstantFromUnixMs(end)});
+}
+
+Result<Duration> Ledger::NewestStep() {
+  Result<std::unique_ptr<Statement>> q =
+      db_->Prepare("SELECT step_ms FROM cost_records ORDER BY step_start_ms DESC LIMIT 1");
+  if (!q.ok()) return Fail("reading", q.status());
+  Result<bool> row = (*q)->Step();
+  if (!row.ok()) return Fail("reading", row.status());
+  return Duration(*row ? (*q)->Int(0) : 0);
 }
 
 }  // namespace gpucost::ledger

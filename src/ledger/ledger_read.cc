@@ -13,6 +13,7 @@
 #include "core/strings.h"
 #include "ledger/ledger.h"
 #include "ledger/record_flags.h"
+#include "ledger/rollup_cache.h"
 #include "ledger/sql_db.h"
 
 namespace gpucost::ledger {
@@ -68,18 +69,21 @@ Result<std::vector<Ledger::Segment>> Ledger::Plan(int64_t lo, int64_t hi, int64_
     records(lo, hi);
     return plan;
   }
-  std::map<std::pair<int64_t, int64_t>, int64_t> rolled;  // (period, start) -> step
+  struct Marker {
+    int64_t step_ms, generation;
+  };
+  std::map<std::pair<int64_t, int64_t>, Marker> rolled;  // (period, start)
   {
     Result<std::unique_ptr<Statement>> q = db_->Prepare(
-        "SELECT period_ms, start_ms, step_ms FROM rollup_periods WHERE start_ms >= $1 AND "
-        "start_ms < $2 AND step_ms > 0");
+        "SELECT period_ms, start_ms, step_ms, generation FROM rollup_periods WHERE start_ms >= "
+        "$1 AND start_ms < $2 AND step_ms > 0");
     if (!q.ok()) return Fail("reading the roll-ups", q.status());
     (*q)->Bind(1, lo).Bind(2, hi);
     for (;;) {
       Result<bool> row = (*q)->Step();
       if (!row.ok()) return Fail("reading the roll-ups", row.status());
       if (!*row) break;
-      rolled[{(*q)->Int(0), (*q)->Int(1)}] = (*q)->Int(2);
+      rolled[{(*q)->Int(0), (*q)->Int(1)}] = Marker{(*q)->Int(2), (*q)->Int(3)};
     }
   }
   const int64_t bucket_ms = options.bucket.count();
@@ -93,8 +97,8 @@ Result<std::vector<Ledger::Segment>> Ledger::Plan(int64_t lo, int64_t hi, int64_
                                FloorDiv(start + period - 1 - origin, bucket_ms))) {
       return false;
     }
-    steps.insert(it->second);
-    plan.push_back({start, start + period, period});
+    steps.insert(it->second.step_ms);
+    plan.push_back({start, start + period, period, it->second.generation});
     return true;
   };
   for (int64_t cur = lo; cur < hi;) {
@@ -174,11 +178,16 @@ Result<LedgerWindow> Ledger::Read(std::optional<Window> window, const ReadOption
                                           step_ms / 1000, " s: start it on a step boundary"));
   }
 
-  std::map<int64_t, UnitIndex> units;
-  std::map<int64_t, HolderIndex> holders;
+  std::vector<UnitIndex> units;      // by ledger id (ReadInventory)
+  std::vector<HolderIndex> holders;
   const auto name = [&](int64_t unit_id, int64_t holder_id) {
-    units.try_emplace(unit_id, kNoIndex);
-    if (holder_id != 0) holders.try_emplace(holder_id, kNoIndex);
+    const auto mark = [](std::vector<uint32_t>& index, int64_t id) {
+      const auto i = static_cast<size_t>(id);
+      if (i >= index.size()) index.resize(std::max(i + 1, index.size() * 2), kNoIndex);
+      if (index[i] == kNoIndex) index[i] = kNamed;
+    };
+    mark(units, unit_id);
+    if (holder_id != 0) mark(holders, holder_id);
   };
   Result<std::unique_ptr<Statement>> rq = db_->Prepare(
       "SELECT step_start_ms, unit_id, holder_id, gpu_hours, allocated_usd, effective_usd, "
@@ -186,40 +195,19 @@ Result<LedgerWindow> Ledger::Read(std::optional<Window> window, const ReadOption
       "cost_records WHERE step_start_ms >= $1 AND step_start_ms < $2 ORDER BY unit_id, "
       "step_start_ms, holder_id");
   if (!rq.ok()) return Fail("reading cost records", rq.status());
-  Result<std::unique_ptr<Statement>> sq = db_->Prepare(
-      "SELECT unit_id, holder_id, records, unpriced_records, unit_oversubscribed_steps, "
-      "priced_hours, unpriced_hours, unmeasured_hours, measured_hours, used_hours, "
-      "activity_hours, allocated_usd, measured_allocated_usd, effective_usd, idle_usd, flags, "
-      "start_ms FROM rollups WHERE period_ms = $1 AND start_ms >= $2 AND start_ms < $3");
-  if (!sq.ok()) return Fail("reading the roll-ups", sq.status());
-  for (size_t i = 0; i < plan.size(); ++i) {
-    if (plan[i].period_ms != 0) {
-      // Consecutive periods of one length: one range.
-      size_t j = i;
-      while (j + 1 < plan.size() && plan[j + 1].period_ms == plan[i].period_ms &&
-             plan[j + 1].start_ms == plan[j].end_ms) {
-        ++j;
-      }
-      Statement& q = **sq;
-      q.Reset();
-      q.Bind(1, plan[i].period_ms).Bind(2, plan[i].start_ms).Bind(3, plan[j].end_ms);
-      for (;;) {
-        Result<bool> row = q.Step();
-        if (!row.ok()) return Fail("reading the roll-ups", row.status());
-        if (!*row) break;
-        RolledRecord r = RolledFromRow(q, 0);
-        name(q.Int(0), q.Int(1));
-        r.step = (q.Int(16) - origin) / step_ms;
-        r.unit = static_cast<UnitIndex>(q.Int(0));  // ledger ids for now, remapped below
-        r.holder = q.Int(1) == 0 ? kNoIndex : static_cast<HolderIndex>(q.Int(1));
-        out.rolled.push_back(r);
-      }
-      i = j;
+  // Roll-ups keep their ledger ids until the inventory is read.
+  std::vector<std::pair<RolledPeriod, int64_t>> periods;  // rows, first step
+  size_t rolled_rows = 0;
+  for (const Segment& seg : plan) {
+    if (seg.period_ms != 0) {
+      GPUCOST_ASSIGN_OR_RETURN(RolledPeriod rows, RolledRows(seg, options.cache));
+      rolled_rows += rows->size();
+      periods.emplace_back(std::move(rows), (seg.start_ms - origin) / step_ms);
       continue;
     }
     Statement& q = **rq;
     q.Reset();
-    q.Bind(1, plan[i].start_ms).Bind(2, plan[i].end_ms);
+    q.Bind(1, seg.start_ms).Bind(2, seg.end_ms);
     for (;;) {
       Result<bool> row = q.Step();
       if (!row.ok()) return Fail("reading cost records", row.status());
@@ -246,24 +234,131 @@ Result<LedgerWindow> Ledger::Read(std::optional<Window> window, const ReadOption
     }
   }
 
+  if (options.accumulate && periods.size() > 1) {
+    // One output bucket: the periods summed per (unit, holder) before the report sees them, so
+    // a month is one entry per pair rather than one per pair and day.
+    const int64_t first_step = periods.front().second;
+    periods = {{MergeRolled(periods), first_step}};
+    rolled_rows = periods.front().first->size();
+  }
+  for (const auto& [rows, step] : periods) {
+    for (const StoredRollup& r : *rows) name(r.unit_id, r.holder_id);
+  }
   GPUCOST_RETURN_IF_ERROR(ReadInventory(units, holders, out));
   for (CostRecord& r : out.records) {
-    r.unit = units.at(r.unit);
-    if (!r.is_idle()) r.holder = holders.at(r.holder);
+    r.unit = units[r.unit];
+    if (!r.is_idle()) r.holder = holders[r.holder];
   }
-  for (RolledRecord& r : out.rolled) {
-    r.unit = units.at(r.unit);
-    if (!r.is_idle()) r.holder = holders.at(r.holder);
+  out.rolled.reserve(rolled_rows);
+  for (const auto& [rows, step] : periods) {
+    for (const StoredRollup& s : *rows) {
+      RolledRecord& r = out.rolled.emplace_back(s.rolled);
+      r.step = step;
+      r.unit = units[static_cast<size_t>(s.unit_id)];
+      r.holder = s.holder_id == 0 ? kNoIndex : holders[static_cast<size_t>(s.holder_id)];
+    }
   }
+  return out;
+}
+
+// The periods' roll-ups summed per (unit, holder), in the order first seen.
+RolledPeriod Ledger::MergeRolled(const std::vector<std::pair<RolledPeriod, int64_t>>& periods) {
+  struct Merged {
+    RowAccumulator acc;
+    int64_t records = 0;
+    int64_t unpriced_records = 0;
+  };
+  std::vector<StoredRollup> ids;  // ids of each merged pair
+  std::vector<Merged> merged;
+  // Per unit id, its pairs (a unit has one holder or a few): (holder id, index in `merged`).
+  std::vector<std::vector<std::pair<int64_t, size_t>>> by_unit;
+  // Oversubscribed steps are the unit's, on each of its rows of a period: counted once a period.
+  std::vector<int64_t> over;
+  std::vector<size_t> over_period;
+  for (size_t p = 0; p < periods.size(); ++p) {
+    for (const StoredRollup& s : *periods[p].first) {
+      const auto u = static_cast<size_t>(s.unit_id);
+      if (u >= by_unit.size()) {
+        by_unit.resize(u + 1);
+        over.resize(u + 1, 0);
+        over_period.resize(u + 1, SIZE_MAX);
+      }
+      size_t i = SIZE_MAX;
+      for (const auto& [holder, index] : by_unit[u]) {
+        if (holder == s.holder_id) i = index;
+      }
+      if (i == SIZE_MAX) {
+        i = merged.size();
+        by_unit[u].emplace_back(s.holder_id, i);
+        merged.emplace_back();
+        ids.push_back({s.unit_id, s.holder_id, {}});
+      }
+      Merged& m = merged[i];
+      m.acc.AddSums(s.rolled.sums);
+      m.records += s.rolled.records;
+      m.unpriced_records += s.rolled.unpriced_records;
+      if (s.rolled.unit_oversubscribed_steps > 0 && over_period[u] != p) {
+        over_period[u] = p;
+        over[u] += s.rolled.unit_oversubscribed_steps;
+      }
+    }
+  }
+  for (size_t i = 0; i < merged.size(); ++i) {
+    RolledRecord& r = ids[i].rolled;
+    r.records = merged[i].records;
+    r.unpriced_records = merged[i].unpriced_records;
+    r.unit_oversubscribed_steps = over[static_cast<size_t>(ids[i].unit_id)];
+    r.sums = merged[i].acc.Sums();
+  }
+  return std::make_shared<const std::vector<StoredRollup>>(std::move(ids));
+}
+
+Result<RolledPeriod> Ledger::RolledRows(const Segment& seg, RollupCache* cache) {
+  if (cache != nullptr) {
+    if (RolledPeriod hit = cache->Find(path_, seg.period_ms, seg.start_ms, seg.generation)) {
+      return hit;
+    }
+  }
+  Result<std::unique_ptr<Statement>> sq = db_->Prepare(
+      "SELECT unit_id, holder_id, records, unpriced_records, unit_oversubscribed_steps, "
+      "priced_hours, unpriced_hours, unmeasured_hours, measured_hours, used_hours, "
+      "activity_hours, allocated_usd, measured_allocated_usd, effective_usd, idle_usd, flags "
+      "FROM rollups WHERE period_ms = $1 AND start_ms = $2");
+  if (!sq.ok()) return Fail("reading the roll-ups", sq.status());
+  Statement& q = **sq;
+  q.Bind(1, seg.period_ms).Bind(2, seg.start_ms);
+  auto rows = std::make_shared<std::vector<StoredRollup>>();
+  for (;;) {
+    Result<bool> row = q.Step();
+    if (!row.ok()) return Fail("reading the roll-ups", row.status());
+    if (!*row) break;
+    rows->push_back({q.Int(0), q.Int(1), RolledFromRow(q, 0)});
+  }
+  RolledPeriod out = std::move(rows);
+  if (cache != nullptr) cache->Put(path_, seg.period_ms, seg.start_ms, seg.generation, out);
   return out;
 }
 
 // The units (with their nodes) and holders named, read in id order over the range of ids named:
 // one query each rather than one per id.
-Status Ledger::ReadInventory(std::map<int64_t, UnitIndex>& units,
-                             std::map<int64_t, HolderIndex>& holders, LedgerWindow& out) {
+Status Ledger::ReadInventory(std::vector<UnitIndex>& units, std::vector<HolderIndex>& holders,
+                             LedgerWindow& out) {
+  // The first and last id named.
+  const auto range = [](const std::vector<uint32_t>& index) {
+    int64_t lo = -1, hi = -1;
+    for (size_t i = 0; i < index.size(); ++i) {
+      if (index[i] != kNamed) continue;
+      if (lo < 0) lo = static_cast<int64_t>(i);
+      hi = static_cast<int64_t>(i);
+    }
+    return std::pair<int64_t, int64_t>(lo, hi);
+  };
+  const auto wanted = [](std::vector<uint32_t>& index, int64_t id) -> uint32_t* {
+    const auto i = static_cast<size_t>(id);
+    return i < index.size() && index[i] == kNamed ? &index[i] : nullptr;
+  };
   std::map<int64_t, NodeIndex> nodes;
-  if (!units.empty()) {
+  if (const auto [lo, hi] = range(units); lo >= 0) {
     Result<std::unique_ptr<Statement>> uq = db_->Prepare(
         "SELECT u.id, u.gpu_uuid, u.partition, u.fraction, u.gpu_model, u.mig_profile, "
         "u.resource, u.holdable, u.gpu_instance_id, n.id, n.cluster, n.name, n.gpu_model, "
@@ -272,13 +367,13 @@ Status Ledger::ReadInventory(std::map<int64_t, UnitIndex>& units,
         "nodes n ON n.id = u.node_id WHERE u.id >= $1 AND u.id <= $2 ORDER BY u.id");
     if (!uq.ok()) return Fail("reading GPU units", uq.status());
     Statement& u = **uq;
-    u.Bind(1, units.begin()->first).Bind(2, units.rbegin()->first);
+    u.Bind(1, lo).Bind(2, hi);
     for (;;) {
       Result<bool> row = u.Step();
       if (!row.ok()) return Fail("reading GPU units", row.status());
       if (!*row) break;
-      const auto wanted = units.find(u.Int(0));
-      if (wanted == units.end()) continue;
+      uint32_t* const index = wanted(units, u.Int(0));
+      if (index == nullptr) continue;
       const int64_t node_id = u.Int(9);
       auto [nit, fresh] =
           nodes.try_emplace(node_id, static_cast<NodeIndex>(out.inventory.nodes.size()));
@@ -312,26 +407,27 @@ Status Ledger::ReadInventory(std::map<int64_t, UnitIndex>& units,
       g.resource = u.Text(6);
       g.holdable = u.Int(7) != 0;
       g.gpu_instance_id = static_cast<int>(u.Int(8));
-      wanted->second = static_cast<UnitIndex>(out.inventory.units.size());
+      *index = static_cast<UnitIndex>(out.inventory.units.size());
       out.inventory.units.push_back(std::move(g));
     }
-    for (const auto& [id, index] : units) {
-      if (index == kNoIndex) return Status::Internal(StrCat(path_, ": GPU unit ", id, " is missing"));
+    if (const auto [missing, _] = range(units); missing >= 0) {
+      return Status::Internal(StrCat(path_, ": GPU unit ", missing, " is missing"));
     }
   }
-  if (holders.empty()) return Status::Ok();
+  const auto [lo, hi] = range(holders);
+  if (lo < 0) return Status::Ok();
   Result<std::unique_ptr<Statement>> hq = db_->Prepare(
       "SELECT id, kind, cluster, namespace, pod, container, pod_uid, workload, workload_kind, "
       "team, labels, billing_per_gpu_hour FROM holders WHERE id >= $1 AND id <= $2 ORDER BY id");
   if (!hq.ok()) return Fail("reading holders", hq.status());
   Statement& h = **hq;
-  h.Bind(1, holders.begin()->first).Bind(2, holders.rbegin()->first);
+  h.Bind(1, lo).Bind(2, hi);
   for (;;) {
     Result<bool> row = h.Step();
     if (!row.ok()) return Fail("reading holders", row.status());
     if (!*row) break;
-    const auto wanted = holders.find(h.Int(0));
-    if (wanted == holders.end()) continue;
+    uint32_t* const index = wanted(holders, h.Int(0));
+    if (index == nullptr) continue;
     Holder x;
     x.kind = static_cast<HolderKind>(h.Int(1));
     x.cluster = h.Text(2);
@@ -344,11 +440,11 @@ Status Ledger::ReadInventory(std::map<int64_t, UnitIndex>& units,
     x.team = h.Text(9);
     x.labels = LabelsFromJson(h.Text(10));
     x.billing_per_gpu_hour = h.Double(11);
-    wanted->second = static_cast<HolderIndex>(out.inventory.holders.size());
+    *index = static_cast<HolderIndex>(out.inventory.holders.size());
     out.inventory.holders.push_back(std::move(x));
   }
-  for (const auto& [id, index] : holders) {
-    if (index == kNoIndex) return Status::Internal(StrCat(path_, ": holder ", id, " is missing"));
+  if (const auto [missing, _] = range(holders); missing >= 0) {
+    return Status::Internal(StrCat(path_, ": holder ", missing, " is missing"));
   }
   return Status::Ok();
 }

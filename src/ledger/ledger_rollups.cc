@@ -162,10 +162,20 @@ Status Ledger::RollPeriod(int64_t period_ms, int64_t start_ms) {
   if (steps.empty()) return Status::Ok();  // nothing to roll: the records are read instead
   const int64_t step_ms = steps.size() == 1 ? *steps.begin() : -1;
   {
+    // A new generation for the period, so that readers' caches see it changed.
+    Result<std::unique_ptr<Statement>> g = db_->Prepare(
+        "INSERT INTO meta (key, value) VALUES ('rollup_generation', '1') ON CONFLICT (key) DO "
+        "UPDATE SET value = CAST(CAST(meta.value AS BIGINT) + 1 AS TEXT) RETURNING value");
+    if (!g.ok()) return Fail(what, g.status());
+    Result<bool> got = (*g)->Step();
+    if (!got.ok() || !*got) return Fail(what, got.ok() ? Status::Internal("no generation") : got.status());
+    const int64_t generation = std::stoll((*g)->Text(0));
+    (*g).reset();
     Result<std::unique_ptr<Statement>> q = db_->Prepare(
-        "INSERT INTO rollup_periods (period_ms, start_ms, step_ms) VALUES ($1, $2, $3)");
+        "INSERT INTO rollup_periods (period_ms, start_ms, step_ms, generation) VALUES ($1, $2, "
+        "$3, $4)");
     if (!q.ok()) return Fail(what, q.status());
-    (*q)->Bind(1, period_ms).Bind(2, start_ms).Bind(3, step_ms);
+    (*q)->Bind(1, period_ms).Bind(2, start_ms).Bind(3, step_ms).Bind(4, generation);
     if (Result<bool> r = (*q)->Step(); !r.ok()) return Fail(what, r.status());
   }
   if (step_ms < 0) return Status::Ok();  // several steps: this period stays records

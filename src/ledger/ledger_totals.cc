@@ -1,6 +1,8 @@
-// The ledger's running totals (schema v2: holder_totals, idle_totals), which every write keeps
-// in step with the records, and retention, which removes records (and their roll-ups) but never
+// The ledger's running totals (schema v2: holder_totals, idle_totals; v3: node_usage), which
+// every write keeps in step with the records, and retention, which removes records (and their roll-ups) but never
 // lowers a total.
+#include <iterator>
+
 #include "core/strings.h"
 #include "ledger/ledger.h"
 #include "ledger/sql_db.h"
@@ -35,13 +37,22 @@ Status Ledger::AddToTotals(int64_t start_ms, int64_t end_ms, double sign) {
       "ON CONFLICT (cluster, node, gpu_model, capacity_type) DO UPDATE SET "
       "idle_usd = idle_totals.idle_usd + excluded.idle_usd, "
       "idle_gpu_hours = idle_totals.idle_gpu_hours + excluded.idle_gpu_hours",
+      // The newest usage per node, which only moves forward: after a write only.
+      "INSERT INTO node_usage SELECT u.node_id, MAX(r.step_start_ms + r.step_ms) "
+      "FROM cost_records r JOIN units u ON u.id = r.unit_id WHERE r.step_start_ms >= $1 AND "
+      "r.step_start_ms < $2 AND r.activity_gpu_hours IS NOT NULL GROUP BY u.node_id "
+      "ON CONFLICT (node_id) DO UPDATE SET last_usage_end_ms = CASE WHEN "
+      "excluded.last_usage_end_ms > node_usage.last_usage_end_ms THEN "
+      "excluded.last_usage_end_ms ELSE node_usage.last_usage_end_ms END",
   };
-  for (const char* sql : kSql) {
-    Result<std::unique_ptr<Statement>> q = db_->Prepare(sql);
+  for (size_t i = 0; i < std::size(kSql); ++i) {
+    const bool usage = i + 1 == std::size(kSql);
+    if (usage && sign < 0) continue;
+    Result<std::unique_ptr<Statement>> q = db_->Prepare(kSql[i]);
     if (!q.ok()) return Fail("updating the totals", q.status());
     (*q)->Bind(1, start_ms);
     (*q)->Bind(2, end_ms);
-    (*q)->Bind(3, sign);
+    if (!usage) (*q)->Bind(3, sign);
     if (Result<bool> r = (*q)->Step(); !r.ok()) return Fail("updating the totals", r.status());
   }
   return Status::Ok();

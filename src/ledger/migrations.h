@@ -83,11 +83,14 @@ WHERE r.holder_id = 0 GROUP BY 1, 2, 3, 4 ON CONFLICT DO NOTHING;
 )sql"},
     // Hourly and daily roll-ups: per (period, unit, holder) the report's additive state
     // (RowSums) of the records whose steps start in the period, and per period whether it was
-    // rolled and at which step (-1: records of several steps, not rolled). Filled by
-    // Ledger::Seal; a write into a sealed period rolls it again.
+    // rolled, at which step (-1: records of several steps, not rolled) and in which generation
+    // (a counter in meta, so a reader's cache can tell a period rolled again). Filled by
+    // Ledger::Seal; a write into a sealed period rolls it again. And per node the end of the
+    // newest step with a usage sample, kept by every write, for the gauges (Ledger::Latest).
     {3, R"sql(
 CREATE TABLE IF NOT EXISTS rollup_periods (
   period_ms BIGINT NOT NULL, start_ms BIGINT NOT NULL, step_ms BIGINT NOT NULL,
+  generation BIGINT NOT NULL,
   PRIMARY KEY (period_ms, start_ms));
 CREATE TABLE IF NOT EXISTS rollups (
   period_ms BIGINT NOT NULL, start_ms BIGINT NOT NULL,
@@ -101,6 +104,12 @@ CREATE TABLE IF NOT EXISTS rollups (
   effective_usd DOUBLE PRECISION NOT NULL, idle_usd DOUBLE PRECISION NOT NULL,
   flags BIGINT NOT NULL,
   PRIMARY KEY (period_ms, start_ms, unit_id, holder_id)){keyed};
+CREATE TABLE IF NOT EXISTS node_usage (
+  node_id BIGINT PRIMARY KEY, last_usage_end_ms BIGINT NOT NULL);
+INSERT INTO node_usage
+SELECT u.node_id, MAX(r.step_start_ms + r.step_ms) FROM cost_records r
+  JOIN units u ON u.id = r.unit_id WHERE r.activity_gpu_hours IS NOT NULL
+GROUP BY u.node_id ON CONFLICT DO NOTHING;
 )sql"},
 };
 
