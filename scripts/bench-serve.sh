@@ -18,7 +18,7 @@ gpus="${GPUS:-8}"
 warmup="${WARMUP:-240}"
 measure="${MEASURE:-600}"
 requests="${REQUESTS:-40}"
-grace="${GRACE:-10m}"          # serve's defaults; a scrape source has no late data to wait for
+grace="${GRACE:-auto}"         # serve's default: 0s for a scrape source, which has no late data
 staleness="${STALENESS:-5m}"
 if [ -z "${BUILD:-}" ]; then
   cmake --preset release >/dev/null

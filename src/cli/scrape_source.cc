@@ -17,7 +17,7 @@ void AddScrapeFlags(CLI::App& cmd, ScrapeFlags& f) {
   cmd.add_option("--scrape-timeout", f.timeout, "A target slower than this fails its scrape")
       ->capture_default_str();
   cmd.add_option("--scrape-spool", f.spool,
-                 "Folder of the scraped samples, one file per target and hour (default: the "
+                 "Folder of the scraped samples, one file per target and minute (default: the "
                  "ledger's path + .scrape)");
   cmd.add_option("--scrape-retention", f.retention,
                  "Spool files older than this are removed; keep it above --grace + --lag")

@@ -36,7 +36,7 @@ struct ServeFlags {
   std::string interval = "1m";
   std::string step = "60s";
   std::string lag = "2m";
-  std::string grace = "10m";
+  std::string grace = "auto";
   std::string max_chunk = "6h";
   std::string from;
   std::string retention = "0s";
@@ -67,7 +67,13 @@ Result<ServeOptions> Parse(const ServeFlags& f) {
   GPUCOST_ASSIGN_OR_RETURN(s.step, positive("--step", f.step));
   GPUCOST_ASSIGN_OR_RETURN(s.max_chunk, positive("--max-chunk", f.max_chunk));
   GPUCOST_ASSIGN_OR_RETURN(s.lag, non_negative("--lag", f.lag));
-  GPUCOST_ASSIGN_OR_RETURN(s.grace, non_negative("--grace", f.grace));
+  // A store can receive samples late (remote-write queues, federation); serve's own scrapes are
+  // in the spool before the steps they cover close (--lag), so they need no grace.
+  if (f.grace == "auto") {
+    s.grace = f.scrape.wanted() ? Duration(0) : Duration(std::chrono::minutes(10));
+  } else {
+    GPUCOST_ASSIGN_OR_RETURN(s.grace, non_negative("--grace", f.grace));
+  }
   GPUCOST_ASSIGN_OR_RETURN(s.retention, non_negative("--retention", f.retention));
   if (s.retention.count() > 0 && s.retention <= s.grace + s.lag) {
     return Status::InvalidArgument("--retention must be longer than --grace + --lag");
@@ -168,7 +174,8 @@ void AddServeCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--lag", f->lag, "Steps closer to now than this wait for their data")
       ->capture_default_str();
   cmd->add_option("--grace", f->grace,
-                  "Each cycle attributes this much again, for late data (writes replace)")
+                  "Each cycle attributes this much again, for late data (writes replace); auto: "
+                  "10m from a store, 0s when serve scrapes the exporters itself")
       ->capture_default_str();
   cmd->add_option("--max-chunk", f->max_chunk, "Most time attributed in one piece when catching up")
       ->capture_default_str();

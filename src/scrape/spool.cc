@@ -22,16 +22,17 @@ namespace fs = std::filesystem;
 using std::chrono::hours;
 
 constexpr std::string_view kSuffix = ".prom";
-constexpr size_t kHourStampLen = 12;  // "20261001T13Z"
+constexpr size_t kMinuteStampLen = 14;  // "20261001T1307Z"
+constexpr size_t kHourStampLen = 12;    // "20261001T13Z", the names of earlier versions
 
-std::string HourStamp(Instant t) {
+std::string MinuteStamp(Instant t) {
   const auto day = std::chrono::floor<std::chrono::days>(t);
   const std::chrono::year_month_day ymd(day);
-  const auto hour = std::chrono::duration_cast<hours>(t - day).count();
-  char buf[32];  // room for any int the compiler cannot rule out
-  std::snprintf(buf, sizeof buf, "%04d%02u%02uT%02dZ", static_cast<int>(ymd.year()),
+  const auto minute = std::chrono::duration_cast<std::chrono::minutes>(t - day).count();
+  char buf[64];  // room for any int the compiler cannot rule out
+  std::snprintf(buf, sizeof buf, "%04d%02u%02uT%02d%02dZ", static_cast<int>(ymd.year()),
                 static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
-                static_cast<int>(hour));
+                static_cast<int>(minute / 60), static_cast<int>(minute % 60));
   return buf;
 }
 
@@ -40,22 +41,34 @@ bool ParseDigits(std::string_view s, int& out) {
   return ec == std::errc() && p == s.data() + s.size();
 }
 
-// The hour a spool file name stands for; nullopt for any other file (left alone).
-std::optional<Instant> HourOfName(std::string_view name) {
-  if (name.size() <= kHourStampLen + 1 + kSuffix.size() || !name.ends_with(kSuffix) ||
-      name[8] != 'T' || name[11] != 'Z' || name[kHourStampLen] != '_') {
+// The span a spool file name stands for (its minute, or its hour for the names of earlier
+// versions); nullopt for any other file (left alone).
+std::optional<Window> SpanOfName(std::string_view name) {
+  if (!name.ends_with(kSuffix) || name.size() <= 8 || name[8] != 'T') return std::nullopt;
+  size_t len = 0;
+  if (name.size() > kMinuteStampLen + 1 + kSuffix.size() && name[kMinuteStampLen - 1] == 'Z' &&
+      name[kMinuteStampLen] == '_') {
+    len = kMinuteStampLen;
+  } else if (name.size() > kHourStampLen + 1 + kSuffix.size() &&
+             name[kHourStampLen - 1] == 'Z' && name[kHourStampLen] == '_') {
+    len = kHourStampLen;
+  } else {
     return std::nullopt;
   }
-  int y = 0, m = 0, d = 0, h = 0;
+  int y = 0, m = 0, d = 0, h = 0, min = 0;
   if (!ParseDigits(name.substr(0, 4), y) || !ParseDigits(name.substr(4, 2), m) ||
-      !ParseDigits(name.substr(6, 2), d) || !ParseDigits(name.substr(9, 2), h) || h > 23) {
+      !ParseDigits(name.substr(6, 2), d) || !ParseDigits(name.substr(9, 2), h) || h > 23 ||
+      (len == kMinuteStampLen && (!ParseDigits(name.substr(11, 2), min) || min > 59))) {
     return std::nullopt;
   }
   const std::chrono::year_month_day ymd{std::chrono::year(y),
                                         std::chrono::month(static_cast<unsigned>(m)),
                                         std::chrono::day(static_cast<unsigned>(d))};
   if (!ymd.ok()) return std::nullopt;
-  return Instant(std::chrono::sys_days(ymd)) + hours(h);
+  const Instant start =
+      Instant(std::chrono::sys_days(ymd)) + hours(h) + std::chrono::minutes(min);
+  return Window{start, start + (len == kMinuteStampLen ? Duration(std::chrono::minutes(1))
+                                                       : Duration(hours(1)))};
 }
 
 Status Errno(std::string_view what, const std::string& path) {
@@ -105,7 +118,7 @@ Status FsyncDir(const std::string& dir) {
 Spool::Spool(std::string dir) : dir_(std::move(dir)) {}
 
 std::string Spool::FileName(const ScrapeTarget& target, Instant t) {
-  return StrCat(HourStamp(t), "_", TargetFileKey(target), kSuffix);
+  return StrCat(MinuteStamp(t), "_", TargetFileKey(target), kSuffix);
 }
 
 Status Spool::Open() {
@@ -151,15 +164,20 @@ Status Spool::Append(const ScrapeTarget& target, Instant scrape_time, std::strin
 
 Result<std::vector<std::string>> Spool::Files(Window window, Duration staleness) const {
   const Instant from = window.start - staleness;
-  std::vector<std::string> out;
+  std::vector<std::pair<Instant, std::string>> found;
   std::error_code ec;
   for (const fs::directory_entry& e : fs::directory_iterator(dir_, ec)) {
-    const std::optional<Instant> hour = HourOfName(e.path().filename().string());
-    if (!hour || !e.is_regular_file(ec)) continue;
-    if (*hour<window.end&& * hour + hours(1)> from) out.push_back(e.path().string());
+    const std::optional<Window> span = SpanOfName(e.path().filename().string());
+    if (!span || !e.is_regular_file(ec)) continue;
+    if (span->start < window.end && span->end > from) {
+      found.emplace_back(span->start, e.path().string());
+    }
   }
   if (ec) return Status::IoError(StrCat("cannot list spool folder ", dir_, ": ", ec.message()));
-  std::sort(out.begin(), out.end());
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> out;
+  out.reserve(found.size());
+  for (auto& [start, path] : found) out.push_back(std::move(path));
   return out;
 }
 
@@ -170,8 +188,8 @@ Result<PruneStats> Spool::Prune(Instant now, Duration retention) {
   std::error_code ec;
   std::vector<fs::path> old;
   for (const fs::directory_entry& e : fs::directory_iterator(dir_, ec)) {
-    const std::optional<Instant> hour = HourOfName(e.path().filename().string());
-    if (hour && *hour + hours(1) <= cutoff && e.is_regular_file(ec)) old.push_back(e.path());
+    const std::optional<Window> span = SpanOfName(e.path().filename().string());
+    if (span && span->end <= cutoff && e.is_regular_file(ec)) old.push_back(e.path());
   }
   if (ec) return Status::IoError(StrCat("cannot list spool folder ", dir_, ": ", ec.message()));
   for (const fs::path& p : old) {

@@ -1,13 +1,15 @@
 // Spool: the folder of timestamped exposition files that scrapes are appended to and `--input`
-// reads back: one file per target per UTC hour, named "<YYYYMMDDTHH>Z_<target key>.prom" so that
-// the hour can be read from the name and a folder walk (ExpandInputPaths) sorts by hour.
+// reads back: one file per target per UTC minute, named "<YYYYMMDDTHHMM>Z_<target key>.prom" so
+// that the minute can be read from the name and a folder walk (ExpandInputPaths) sorts by time.
+// Minutes, not hours, so that a window's reader parses the scrapes it needs and not the rest of
+// the hour (hourly files of earlier versions, "<YYYYMMDDTHH>Z_...", are still read and pruned).
 //
 // Crash safety: a scrape is rendered whole in memory, then appended with one write() to a file
 // opened O_APPEND and fsync'd (a new file's folder is fsync'd too). A write that fails part-way is
 // truncated back to where the scrape began. A crash during the write can still leave a torn tail;
 // the first append to a file after start-up cuts such a tail back to the last newline, and until
 // then a reader only sees one malformed last line, which LoadInput reports as a warning and skips.
-// A reader of the current hour's file (LoadInput) could see an append in progress; serve holds
+// A reader of the current minute's file (LoadInput) could see an append in progress; serve holds
 // LockForReading() while it loads the files, or scrapes and loads in one thread.
 // Thread-safe (appends are serialised).
 #pragma once
@@ -37,15 +39,15 @@ class Spool {
   // Creates the folder (and its parents) when missing.
   Status Open();
 
-  // Appends one scrape's rendered text (whole lines) to the target's file for the hour that
+  // Appends one scrape's rendered text (whole lines) to the target's file for the minute that
   // holds `scrape_time`.
   Status Append(const ScrapeTarget& target, Instant scrape_time, std::string_view text);
 
-  // The spool files whose hour overlaps [window.start - staleness, window.end), sorted by name
-  // (so by hour, then target): what to pass as InputFlags::inputs for that window.
+  // The spool files whose minute (or hour) overlaps [window.start - staleness, window.end), in
+  // time order, then by target: what to pass as InputFlags::inputs for that window.
   Result<std::vector<std::string>> Files(Window window, Duration staleness) const;
 
-  // Removes spool files whose hour ended at or before now - retention.
+  // Removes spool files whose minute (or hour) ended at or before now - retention.
   Result<PruneStats> Prune(Instant now, Duration retention);
 
   // Keeps appends and pruning out while held: hold it around LoadInput over Files().
@@ -55,7 +57,7 @@ class Spool {
 
   const std::string& dir() const { return dir_; }
 
-  // "20261001T13Z_<key>.prom" for the hour holding `t`.
+  // "20261001T1307Z_<key>.prom" for the minute holding `t`.
   static std::string FileName(const ScrapeTarget& target, Instant t);
 
  private:

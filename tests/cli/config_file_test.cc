@@ -135,7 +135,7 @@ TEST(ConfigCommand, ServesDefaultsAreAValidConfigurationOnceALedgerIsNamed) {
   TempDir dir;
   const auto printed = RunShell(kBinary + " config print-defaults serve");
   ASSERT_EQ(printed.exit_code, 0);
-  for (const std::string key : {"interval: 1m", "grace: 10m", "listen: 127.0.0.1:9464",
+  for (const std::string key : {"interval: 1m", "grace: auto", "listen: 127.0.0.1:9464",
                                 "# prometheus:", "# tls-cert-file:", "cluster: default"}) {
     EXPECT_TRUE(Contains(printed.output, "\n" + key + "\n")) << key;
   }

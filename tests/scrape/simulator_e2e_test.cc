@@ -62,7 +62,7 @@ TEST(ScrapeSimulator, SpoolOfLiveScrapesAttributesLikeTheSimulatorsFiles) {
   cli::InputFlags flags;
   Result<std::vector<std::string>> files = spool.Files(window, minutes(5));
   ASSERT_TRUE(files.ok());
-  ASSERT_EQ(files->size(), 2u);
+  ASSERT_EQ(files->size(), 60u);  // a file per target and minute
   flags.inputs = *files;
   Result<cli::LoadedInput> scraped = cli::LoadInput(flags, window, seconds(60));
   ASSERT_TRUE(scraped.ok()) << scraped.status().ToString();

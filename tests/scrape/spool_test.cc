@@ -1,4 +1,4 @@
-// The spool: hourly files per target, which files a window needs, pruning, torn-tail repair,
+// The spool: a file per target and minute (and the hourly files of earlier versions), which files a window needs, pruning, torn-tail repair,
 // and that what it holds loads through the CLI's input path (LoadInput).
 #include "scrape/spool.h"
 
@@ -27,11 +27,14 @@ const ScrapeTarget kKsm{"ksm", "http://10.0.0.9:8080/metrics", {}};
 
 std::string Names(const std::vector<std::string>& paths) {
   std::string out;
-  for (const std::string& p : paths) out += fs::path(p).filename().string().substr(0, 16) + " ";
+  for (const std::string& p : paths) {
+    const std::string name = fs::path(p).filename().string();
+    out += name.substr(0, name.find('_') + 4) + " ";
+  }
   return out;
 }
 
-TEST(Spool, OneFilePerTargetPerHour) {
+TEST(Spool, OneFilePerTargetPerMinute) {
   TempDir dir;
   Spool spool((dir.path() / "spool").string());
   ASSERT_TRUE(spool.Open().ok());
@@ -39,37 +42,60 @@ TEST(Spool, OneFilePerTargetPerHour) {
   ASSERT_TRUE(spool.Append(kDcgm, At("2026-10-01T11:00:00Z"), "a 2 2\n").ok());
   ASSERT_TRUE(spool.Append(kDcgm, At("2026-10-01T11:00:30Z"), "a 3 3\n").ok());
   ASSERT_TRUE(spool.Append(kKsm, At("2026-10-01T11:00:30Z"), "b 1 3\n").ok());
+  ASSERT_TRUE(spool.Append(kDcgm, At("2026-10-01T11:07:10Z"), "a 4 4\n").ok());
   EXPECT_EQ(Spool::FileName(kDcgm, At("2026-10-01T11:00:30Z")),
-            "20261001T11Z_" + TargetFileKey(kDcgm) + ".prom");
+            "20261001T1100Z_" + TargetFileKey(kDcgm) + ".prom");
   EXPECT_EQ(dir.Read("spool/" + Spool::FileName(kDcgm, At("2026-10-01T11:00:30Z"))),
             "a 2 2\na 3 3\n");
-  // Window 11:00-11:30 with 5m staleness reaches back into the 10:00 hour.
+  // Window 11:00-11:30 with 5m staleness reaches back to 10:55: the 10:59 minute.
   Result<std::vector<std::string>> files =
       spool.Files({At("2026-10-01T11:00:00Z"), At("2026-10-01T11:30:00Z")}, minutes(5));
   ASSERT_TRUE(files.ok());
-  EXPECT_EQ(Names(*files), "20261001T10Z_dcg 20261001T11Z_dcg 20261001T11Z_ksm ");
-  files = spool.Files({At("2026-10-01T11:10:00Z"), At("2026-10-01T11:30:00Z")}, minutes(5));
-  EXPECT_EQ(Names(*files), "20261001T11Z_dcg 20261001T11Z_ksm ");
-  files = spool.Files({At("2026-10-01T12:00:00Z"), At("2026-10-01T13:00:00Z")}, minutes(0));
+  EXPECT_EQ(Names(*files),
+            "20261001T1059Z_dcg 20261001T1100Z_dcg 20261001T1100Z_ksm 20261001T1107Z_dcg ");
+  // Only the minutes a window needs: not the rest of the hour.
+  files = spool.Files({At("2026-10-01T11:05:00Z"), At("2026-10-01T11:07:00Z")}, minutes(5));
+  EXPECT_EQ(Names(*files), "20261001T1100Z_dcg 20261001T1100Z_ksm ");
+  files = spool.Files({At("2026-10-01T11:08:00Z"), At("2026-10-01T11:30:00Z")}, minutes(0));
   EXPECT_TRUE(files->empty());
 }
 
-TEST(Spool, PrunesWholeHoursOlderThanTheRetentionAndNothingElse) {
+TEST(Spool, ReadsAndPrunesTheHourlyFilesOfEarlierVersions) {
   TempDir dir;
   Spool spool(dir.path().string());
   ASSERT_TRUE(spool.Open().ok());
-  for (const char* t : {"2026-10-01T08:10:00Z", "2026-10-01T09:10:00Z", "2026-10-01T10:10:00Z"}) {
+  dir.Write("20261001T09Z_" + TargetFileKey(kDcgm) + ".prom", "a 1 1\n");
+  ASSERT_TRUE(spool.Append(kDcgm, At("2026-10-01T08:59:00Z"), "a 0 0\n").ok());
+  ASSERT_TRUE(spool.Append(kDcgm, At("2026-10-01T10:00:00Z"), "a 2 2\n").ok());
+  // In time order: the hour between the two minutes.
+  Result<std::vector<std::string>> files =
+      spool.Files({At("2026-10-01T09:30:00Z"), At("2026-10-01T10:30:00Z")}, minutes(40));
+  ASSERT_TRUE(files.ok());
+  EXPECT_EQ(Names(*files), "20261001T0859Z_dcg 20261001T09Z_dcg 20261001T1000Z_dcg ");
+  // The hour ends at 10:00: kept by a cutoff of 09:59, removed by one of 10:00.
+  ASSERT_EQ(spool.Prune(At("2026-10-01T11:59:00Z"), hours(2))->files_removed, 1);  // 08:59
+  ASSERT_EQ(spool.Prune(At("2026-10-01T12:00:00Z"), hours(2))->files_removed, 1);  // 09
+  files = spool.Files({At("2026-10-01T00:00:00Z"), At("2026-10-02T00:00:00Z")}, minutes(0));
+  EXPECT_EQ(Names(*files), "20261001T1000Z_dcg ");
+}
+
+TEST(Spool, PrunesWholeMinutesOlderThanTheRetentionAndNothingElse) {
+  TempDir dir;
+  Spool spool(dir.path().string());
+  ASSERT_TRUE(spool.Open().ok());
+  for (const char* t : {"2026-10-01T09:28:10Z", "2026-10-01T09:29:10Z", "2026-10-01T09:30:10Z"}) {
     ASSERT_TRUE(spool.Append(kDcgm, At(t), "a 1 1\n").ok());
   }
   dir.Write("notes.txt", "not a spool file");
-  // Retention 2h at 11:30: the 08:00 hour ended 09:00 <= 09:30 and goes; 09:00 ends 10:00, stays.
+  // Retention 2h at 11:30: 09:28 ended 09:29 <= 09:30 and goes, so does 09:29 (ends 09:30);
+  // 09:30 ends 09:31 and stays.
   Result<PruneStats> pruned = spool.Prune(At("2026-10-01T11:30:00Z"), hours(2));
   ASSERT_TRUE(pruned.ok()) << pruned.status().ToString();
-  EXPECT_EQ(pruned->files_removed, 1);
-  EXPECT_EQ(pruned->bytes_removed, 6u);
+  EXPECT_EQ(pruned->files_removed, 2);
+  EXPECT_EQ(pruned->bytes_removed, 12u);
   Result<std::vector<std::string>> left =
       spool.Files({At("2026-10-01T00:00:00Z"), At("2026-10-02T00:00:00Z")}, minutes(0));
-  EXPECT_EQ(Names(*left), "20261001T09Z_dcg 20261001T10Z_dcg ");
+  EXPECT_EQ(Names(*left), "20261001T0930Z_dcg ");
   EXPECT_TRUE(fs::exists(dir.path() / "notes.txt"));
 }
 
@@ -106,13 +132,13 @@ TEST(Spool, SeveralTargetsAndHoursLoadThroughTheCliInputPath) {
   const Window window{At("2026-10-01T10:55:00Z"), At("2026-10-01T11:05:00Z")};
   Result<std::vector<std::string>> files = spool.Files(window, minutes(5));
   ASSERT_TRUE(files.ok());
-  ASSERT_EQ(files->size(), 4u);
+  ASSERT_EQ(files->size(), 30u);  // 10:50 to 11:04, two targets
   cli::InputFlags flags;
   flags.inputs = *files;
   const auto reading = spool.LockForReading();
   Result<cli::LoadedInput> input = cli::LoadInput(flags, window, minutes(1));
   ASSERT_TRUE(input.ok()) << input.status().ToString();
-  EXPECT_EQ(input->timeline.samples, 80u);
+  EXPECT_EQ(input->timeline.samples, 60u);  // the 15 minutes read, not the 20 written
   EXPECT_EQ(input->timeline.parse_errors, 0u);
   EXPECT_EQ(input->timeline.usage.devices.size(), 2u) << "one usage series per GPU";
 }
