@@ -92,6 +92,8 @@ Result<LoadedTimeline> LoadPrometheus(const InputFlags& flags, const TimelineOpt
   popts.client.http.cert_file = flags.cert_file;
   popts.client.http.key_file = flags.key_file;
   popts.client.http.verify_tls = !flags.insecure_skip_verify;
+  GPUCOST_ASSIGN_OR_RETURN(popts.client.headers,
+                           ParseHeaderFlags(flags.prometheus_headers, "--prometheus-header"));
   if (flags.cert_file.empty() != flags.key_file.empty()) {
     return Status::InvalidArgument("--cert-file and --key-file go together");
   }
@@ -158,6 +160,10 @@ void AddInputFlags(CLI::App& cmd, InputFlags& f) {
   cmd.add_option("--prometheus-api", f.prometheus_api,
                  "auto (remote read, else the query API) | remote-read | query")
       ->capture_default_str();
+  cmd.add_option("--prometheus-header", f.prometheus_headers,
+                 "With --prometheus: NAME=VALUE header on every request, e.g. "
+                 "X-Scope-OrgID=team-a for a multi-tenant store (Mimir, Cortex, Thanos); "
+                 "repeatable");
   cmd.add_option("--bearer-token-file", f.auth.bearer_token_file,
                  "With --prometheus: send this file's token as a bearer token (re-read per "
                  "request)");
@@ -208,6 +214,19 @@ void AddInputFlags(CLI::App& cmd, InputFlags& f) {
   cmd.add_option("--slurm-gpu-model", f.slurm_gpu_model,
                  "GPU model of the Slurm nodes (MIG fractions, the gpu_model dimension)");
   AddKubeFlags(cmd, f.kube);
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> ParseHeaderFlags(
+    const std::vector<std::string>& values, std::string_view flag) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const std::string& h : values) {
+    const size_t eq = h.find('=');
+    if (eq == 0 || eq == std::string::npos) {
+      return Status::InvalidArgument(StrCat(flag, " \"", h, "\": NAME=VALUE is expected"));
+    }
+    out.emplace_back(h.substr(0, eq), h.substr(eq + 1));
+  }
+  return out;
 }
 
 void AddTimelineFlags(CLI::App& cmd, InputFlags& f) {

@@ -51,12 +51,17 @@ struct InputFlags {
   std::string slurm_account_teams;
   bool slurm_billing_max_tres = false;
   std::string ledger;
+  std::vector<std::string> prometheus_headers;  // NAME=VALUE
   // Not a flag: set by a caller whose report is one bucket (accumulated), so whole sealed hours
   // and days of --ledger may come as roll-ups (ledger::ReadOptions).
   bool ledger_rollups = false;
   // Not a flag either: where a long-running reader keeps decoded roll-ups between reads.
   ledger::RollupCache* ledger_cache = nullptr;
 };
+
+// NAME=VALUE header flags (`flag` names them in errors) as (name, value) pairs.
+Result<std::vector<std::pair<std::string, std::string>>> ParseHeaderFlags(
+    const std::vector<std::string>& values, std::string_view flag);
 
 // Registers the source flags (--input, --prometheus and its auth, --slurm*, the Kubernetes API).
 // `flags` must outlive the command.

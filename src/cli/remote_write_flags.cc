@@ -1,5 +1,6 @@
 #include "cli/remote_write_flags.h"
 
+#include "cli/input_flags.h"
 #include "core/strings.h"
 #include "ingest/exposition.h"
 
@@ -72,14 +73,7 @@ Result<promsource::RemoteWriterOptions> RemoteWriterOptionsOf(const RemoteWriteF
     return o;
   }
   o.url = f.url;
-  for (const std::string& h : f.headers) {
-    const size_t eq = h.find('=');
-    if (eq == 0 || eq == std::string::npos) {
-      return Status::InvalidArgument(
-          StrCat("--remote-write-header \"", h, "\": NAME=VALUE is expected"));
-    }
-    o.headers.emplace_back(h.substr(0, eq), h.substr(eq + 1));
-  }
+  GPUCOST_ASSIGN_OR_RETURN(o.headers, ParseHeaderFlags(f.headers, "--remote-write-header"));
   if (f.cert_file.empty() != f.key_file.empty()) {
     return Status::InvalidArgument("--remote-write-cert-file and --remote-write-key-file go together");
   }

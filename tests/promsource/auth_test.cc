@@ -321,7 +321,8 @@ TEST_F(Tls, CliFlagsReachTheServer) {
       GPUCOST_BINARY, " report --prometheus ", server.url(),
       " --window 1790812800,1790813400 --prometheus-chunk 1h --ca-file ", Path("ca.crt"),
       " --cert-file ", Path("client.crt"), " --key-file ", Path("client.key"),
-      " --bearer-token-file ", Path("token"), " 2>&1"));
+      " --bearer-token-file ", Path("token"),
+      " --prometheus-header X-Scope-OrgID=team-a --prometheus-header X-Extra=a=b 2>&1"));
   EXPECT_EQ(run.exit_code, 2) << run.output;
   EXPECT_NE(run.output.find("Prometheus returned no samples"), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("remote read not available"), std::string::npos) << run.output;
@@ -330,6 +331,9 @@ TEST_F(Tls, CliFlagsReachTheServer) {
   EXPECT_EQ(reqs[0].target, "/api/v1/read");
   for (const ReceivedRequest& r : reqs) {
     EXPECT_EQ(*r.Header("Authorization"), "Bearer cli-token") << r.target;
+    ASSERT_TRUE(r.Header("X-Scope-OrgID")) << r.target;
+    EXPECT_EQ(*r.Header("X-Scope-OrgID"), "team-a") << r.target;
+    EXPECT_EQ(*r.Header("X-Extra"), "a=b") << r.target;
     EXPECT_NE(r.client_subject.find("CN=gpucost-client"), std::string::npos) << r.target;
   }
   const testing_util::RunResult bad = testing_util::RunShell(StrCat(
@@ -337,6 +341,13 @@ TEST_F(Tls, CliFlagsReachTheServer) {
       " --window 1790812800,1790813400 --prometheus-api grpc 2>&1"));
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.output.find("unknown Prometheus API \"grpc\""), std::string::npos) << bad.output;
+  const testing_util::RunResult header = testing_util::RunShell(StrCat(
+      GPUCOST_BINARY, " report --prometheus ", server.url(),
+      " --window 1790812800,1790813400 --prometheus-header X-Scope-OrgID 2>&1"));
+  EXPECT_EQ(header.exit_code, 2);
+  EXPECT_NE(header.output.find("--prometheus-header \"X-Scope-OrgID\": NAME=VALUE is expected"),
+            std::string::npos)
+      << header.output;
 }
 
 }  // namespace
