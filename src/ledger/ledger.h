@@ -132,9 +132,9 @@ class Ledger {
   // lengths is an error that says which.
   Result<LedgerWindow> Read(std::optional<Window> window, const ReadOptions& options = {});
 
-  // Roll-ups: rolls every whole hour (and day) that ends at or before `before` and was not
-  // rolled yet, one hour per transaction; a write into a rolled period later rolls it again.
-  // Gives how many hours it rolled.
+  // Roll-ups: rolls every whole 5 minutes (and hour, and day) that ends at or before `before`
+  // and was not rolled yet, 5 minutes per transaction; a write into a rolled period later rolls
+  // it again. Gives how many whole hours it rolled.
   Result<int64_t> Seal(Instant before);
   // The end of what Seal has rolled; nullopt before the first Seal.
   Result<std::optional<Instant>> SealedThrough();
@@ -160,6 +160,7 @@ class Ledger {
   const std::string& path() const { return path_; }
 
   static constexpr int kSchemaVersion = 3;
+  static constexpr int64_t kFiveMinutesMs = 300'000;
   static constexpr int64_t kHourMs = 3'600'000;
   static constexpr int64_t kDayMs = 24 * kHourMs;
 
@@ -176,6 +177,7 @@ class Ledger {
   // Roll-ups (ledger_rollups.cc), inside an open transaction: (re)computes one period's
   // roll-up, and those of the sealed periods that [start_ms, end_ms) touches.
   Status RollPeriod(int64_t period_ms, int64_t start_ms);
+  static int64_t SubPeriod(int64_t period_ms);
   Status RerollTouched(int64_t start_ms, int64_t end_ms);
   Status SetSealedThrough(int64_t through_ms);
   // A rollups row's counts and sums, its columns from `col` on in the order of the table (unit

@@ -106,8 +106,10 @@ Result<std::vector<Ledger::Segment>> Ledger::Plan(int64_t lo, int64_t hi, int64_
       cur += kDayMs;
     } else if (use(kHourMs, cur)) {
       cur += kHourMs;
+    } else if (use(kFiveMinutesMs, cur)) {
+      cur += kFiveMinutesMs;
     } else {
-      const int64_t next = std::min(hi, (FloorDiv(cur, kHourMs) + 1) * kHourMs);
+      const int64_t next = std::min(hi, (FloorDiv(cur, kFiveMinutesMs) + 1) * kFiveMinutesMs);
       records(cur, next);
       cur = next;
     }

@@ -1,8 +1,10 @@
-// Roll-ups (schema v3): per hour and per day, the report's additive state (RowSums) of each
-// (unit, holder)'s records, so that a month's report reads one row per pair and day instead of
-// one per pair and step. Seal() rolls whole periods behind the writer; a write into a period
-// already rolled rolls it again in the same transaction, so a roll-up always sums the records
-// the ledger holds. Hours are rolled from the records, days from their 24 hours.
+// Roll-ups (schema v3): per 5 minutes, hour and day, the report's additive state (RowSums) of
+// each (unit, holder)'s records, so that a month's report reads one row per pair and day instead
+// of one per pair and step, and the unsealed tail of a window is minutes of records at most.
+// Seal() rolls whole periods behind the writer; a write into a period already rolled rolls it
+// again in the same transaction, so a roll-up always sums the records the ledger holds.
+// 5-minute periods are rolled from the records, hours from their 5-minute periods, days from
+// their hours.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -61,9 +63,16 @@ Status Ledger::SetSealedThrough(int64_t through_ms) {
   return Status::Ok();
 }
 
+// The level a period is rolled from: 5-minute periods from the records, hours from their
+// 5-minute periods, days from their hours; 0: from the records.
+int64_t Ledger::SubPeriod(int64_t period_ms) {
+  return period_ms == kDayMs ? kHourMs : period_ms == kHourMs ? kFiveMinutesMs : 0;
+}
+
 Status Ledger::RollPeriod(int64_t period_ms, int64_t start_ms) {
-  const std::string what = StrCat("rolling up ", period_ms == kDayMs ? "the day" : "the hour", " ",
-                                  FormatRfc3339(InstantFromUnixMs(start_ms)));
+  const std::string what =
+      StrCat("rolling up the ", period_ms == kDayMs ? "day" : period_ms == kHourMs ? "hour" : "5 minutes",
+             " from ", FormatRfc3339(InstantFromUnixMs(start_ms)));
   const int64_t end_ms = start_ms + period_ms;
   for (const char* sql : {"DELETE FROM rollups WHERE period_ms = $1 AND start_ms = $2",
                           "DELETE FROM rollup_periods WHERE period_ms = $1 AND start_ms = $2"}) {
@@ -76,7 +85,56 @@ Status Ledger::RollPeriod(int64_t period_ms, int64_t start_ms) {
   std::map<std::pair<int64_t, int64_t>, Pending> pairs;  // (unit, holder): ordered writes
   std::map<int64_t, int64_t> oversubscribed;              // unit -> steps
   std::set<int64_t> steps;
-  if (period_ms == kHourMs) {
+  // From the sub-periods when every one with records was rolled, at one step; else (5-minute
+  // periods, or sub-periods a step did not fit in) from the records.
+  const int64_t sub = SubPeriod(period_ms);
+  if (sub > 0) {
+    Result<std::unique_ptr<Statement>> mq = db_->Prepare(
+        "SELECT step_ms FROM rollup_periods WHERE period_ms = $1 AND start_ms >= $2 AND "
+        "start_ms < $3");
+    if (!mq.ok()) return Fail(what, mq.status());
+    (*mq)->Bind(1, sub).Bind(2, start_ms).Bind(3, end_ms);
+    for (;;) {
+      Result<bool> row = (*mq)->Step();
+      if (!row.ok()) return Fail(what, row.status());
+      if (!*row) break;
+      steps.insert((*mq)->Int(0));
+    }
+  }
+  if (steps.size() == 1 && *steps.begin() > 0) {
+    Result<std::unique_ptr<Statement>> rq = db_->Prepare(
+        "SELECT unit_id, holder_id, records, unpriced_records, unit_oversubscribed_steps, "
+        "priced_hours, unpriced_hours, unmeasured_hours, measured_hours, used_hours, "
+        "activity_hours, allocated_usd, measured_allocated_usd, effective_usd, idle_usd, "
+        "flags FROM rollups WHERE period_ms = $1 AND start_ms >= $2 AND start_ms < $3");
+    if (!rq.ok()) return Fail(what, rq.status());
+    Statement& q = **rq;
+    q.Bind(1, sub).Bind(2, start_ms).Bind(3, end_ms);
+    for (;;) {
+      Result<bool> row = q.Step();
+      if (!row.ok()) return Fail(what, row.status());
+      if (!*row) break;
+      const RolledRecord r = RolledFromRow(q, 0);
+      Pending& p = pairs[{q.Int(0), q.Int(1)}];
+      p.acc.AddSums(r.sums);
+      p.records += r.records;
+      p.unpriced_records += r.unpriced_records;
+    }
+    // Oversubscribed steps per unit: one value per (sub-period, unit), the same on each row.
+    Result<std::unique_ptr<Statement>> oq = db_->Prepare(
+        "SELECT unit_id, start_ms, MAX(unit_oversubscribed_steps) FROM rollups WHERE "
+        "period_ms = $1 AND start_ms >= $2 AND start_ms < $3 AND "
+        "unit_oversubscribed_steps > 0 GROUP BY unit_id, start_ms");
+    if (!oq.ok()) return Fail(what, oq.status());
+    (*oq)->Bind(1, sub).Bind(2, start_ms).Bind(3, end_ms);
+    for (;;) {
+      Result<bool> row = (*oq)->Step();
+      if (!row.ok()) return Fail(what, row.status());
+      if (!*row) break;
+      oversubscribed[(*oq)->Int(0)] += (*oq)->Int(2);
+    }
+  } else {
+    steps.clear();
     Result<std::unique_ptr<Statement>> rq = db_->Prepare(
         "SELECT unit_id, holder_id, step_start_ms, step_ms, gpu_hours, allocated_usd, "
         "effective_usd, unmeasured_gpu_hours, activity_gpu_hours, flags FROM cost_records "
@@ -112,51 +170,9 @@ Status Ledger::RollPeriod(int64_t period_ms, int64_t start_ms) {
       if (r.oversubscribed) over_steps.insert({q.Int(0), q.Int(2)});
     }
     for (const auto& [unit, step] : over_steps) ++oversubscribed[unit];
-  } else {
-    // A day from its hours: rolled only when every hour with records was, at one step.
-    Result<std::unique_ptr<Statement>> mq = db_->Prepare(
-        "SELECT step_ms FROM rollup_periods WHERE period_ms = $1 AND start_ms >= $2 AND "
-        "start_ms < $3");
-    if (!mq.ok()) return Fail(what, mq.status());
-    (*mq)->Bind(1, kHourMs).Bind(2, start_ms).Bind(3, end_ms);
-    for (;;) {
-      Result<bool> row = (*mq)->Step();
-      if (!row.ok()) return Fail(what, row.status());
-      if (!*row) break;
-      steps.insert((*mq)->Int(0));
-    }
-    if (steps.size() == 1 && *steps.begin() > 0) {
-      Result<std::unique_ptr<Statement>> rq = db_->Prepare(
-          "SELECT unit_id, holder_id, records, unpriced_records, unit_oversubscribed_steps, "
-          "priced_hours, unpriced_hours, unmeasured_hours, measured_hours, used_hours, "
-          "activity_hours, allocated_usd, measured_allocated_usd, effective_usd, idle_usd, "
-          "flags FROM rollups WHERE period_ms = $1 AND start_ms >= $2 AND start_ms < $3");
-      if (!rq.ok()) return Fail(what, rq.status());
-      Statement& q = **rq;
-      q.Bind(1, kHourMs).Bind(2, start_ms).Bind(3, end_ms);
-      for (;;) {
-        Result<bool> row = q.Step();
-        if (!row.ok()) return Fail(what, row.status());
-        if (!*row) break;
-        const RolledRecord r = RolledFromRow(q, 0);
-        Pending& p = pairs[{q.Int(0), q.Int(1)}];
-        p.acc.AddSums(r.sums);
-        p.records += r.records;
-        p.unpriced_records += r.unpriced_records;
-      }
-      // Oversubscribed steps per unit: one value per (hour, unit), the same on each of its rows.
-      Result<std::unique_ptr<Statement>> oq = db_->Prepare(
-          "SELECT unit_id, start_ms, MAX(unit_oversubscribed_steps) FROM rollups WHERE "
-          "period_ms = $1 AND start_ms >= $2 AND start_ms < $3 AND "
-          "unit_oversubscribed_steps > 0 GROUP BY unit_id, start_ms");
-      if (!oq.ok()) return Fail(what, oq.status());
-      (*oq)->Bind(1, kHourMs).Bind(2, start_ms).Bind(3, end_ms);
-      for (;;) {
-        Result<bool> row = (*oq)->Step();
-        if (!row.ok()) return Fail(what, row.status());
-        if (!*row) break;
-        oversubscribed[(*oq)->Int(0)] += (*oq)->Int(2);
-      }
+    // A 5-minute period holding steps of 5 minutes or more would copy its records: not rolled.
+    if (period_ms == kFiveMinutesMs && steps.size() == 1 && *steps.begin() >= period_ms) {
+      steps = {-1};
     }
   }
   if (steps.empty()) return Status::Ok();  // nothing to roll: the records are read instead
@@ -239,12 +255,11 @@ Status Ledger::RerollTouched(int64_t start_ms, int64_t end_ms) {
   if (!sealed || start_ms >= end_ms) return Status::Ok();
   const int64_t through = UnixMs(*sealed);
   if (start_ms >= through) return Status::Ok();
-  const int64_t last = std::min(end_ms, through);
-  for (int64_t h = FloorTo(start_ms, kHourMs); h < last; h += kHourMs) {
-    GPUCOST_RETURN_IF_ERROR(RollPeriod(kHourMs, h));
-  }
-  for (int64_t d = FloorTo(start_ms, kDayMs); d < last && d + kDayMs <= through; d += kDayMs) {
-    GPUCOST_RETURN_IF_ERROR(RollPeriod(kDayMs, d));
+  // Finest first: each level is rolled from the one below. Only whole sealed periods.
+  for (const int64_t period : {kFiveMinutesMs, kHourMs, kDayMs}) {
+    for (int64_t p = FloorTo(start_ms, period); p < end_ms && p + period <= through; p += period) {
+      GPUCOST_RETURN_IF_ERROR(RollPeriod(period, p));
+    }
   }
   return Status::Ok();
 }
@@ -263,13 +278,16 @@ Result<int64_t> Ledger::Seal(Instant before) {
     if (!*row || (*q)->IsNull(0)) return int64_t{0};  // nothing written yet
     through = FloorTo((*q)->Int(0), kDayMs);
   }
-  const int64_t target = FloorTo(UnixMs(before), kHourMs);
-  int64_t rolled = 0;
-  for (int64_t h = through; h < target; h += kHourMs) {
+  const int64_t target = FloorTo(UnixMs(before), kFiveMinutesMs);
+  int64_t hours = 0;
+  for (int64_t p = through; p < target; p += kFiveMinutesMs) {
+    const int64_t end = p + kFiveMinutesMs;
     if (Status s = db_->Begin(); !s.ok()) return Fail("sealing roll-ups", s);
-    Status s = RollPeriod(kHourMs, h);
-    if (s.ok() && (h + kHourMs) % kDayMs == 0) s = RollPeriod(kDayMs, h + kHourMs - kDayMs);
-    if (s.ok()) s = SetSealedThrough(h + kHourMs);
+    Status s = RollPeriod(kFiveMinutesMs, p);
+    const bool hour = end % kHourMs == 0;
+    if (s.ok() && hour) s = RollPeriod(kHourMs, end - kHourMs);
+    if (s.ok() && end % kDayMs == 0) s = RollPeriod(kDayMs, end - kDayMs);
+    if (s.ok()) s = SetSealedThrough(end);
     if (s.ok()) {
       if (Status c = db_->Commit(); !c.ok()) s = Fail("sealing roll-ups", c);
     }
@@ -277,9 +295,9 @@ Result<int64_t> Ledger::Seal(Instant before) {
       (void)db_->Rollback();
       return s;
     }
-    ++rolled;
+    if (hour) ++hours;
   }
-  return rolled;
+  return hours;
 }
 
 }  // namespace gpucost::ledger

@@ -20,9 +20,9 @@ using testing::At;
 
 constexpr int64_t kHour = 3600;
 constexpr int64_t kSpan = 30 * kHour;  // a day and six hours
-constexpr int64_t kStep = 600;
+constexpr int64_t kStep = 120;  // not a divisor of 5 minutes: periods of 3 and 2 steps
 
-// Three nodes over 30 h at 10-minute steps: a priced whole GPU held for 20 h of usage that
+// Three nodes over 30 h at 2-minute steps: a priced whole GPU held for 20 h of usage that
 // drops in and out; a time-sliced GPU with two holders whose price is unknown for its first 5 h
 // and whose activity is measured only from hour 8 (split by shares: estimated); a MIG slice held
 // on and off, never measured. Idle wherever nobody holds. Billing rate on one holder.
@@ -77,10 +77,10 @@ std::unique_ptr<Cluster> MakeCluster() {
 }
 
 std::vector<CostRecord> AttributeWindow(const Cluster& c, int64_t from_s, int64_t to_s,
-                                        const PriceFn& price) {
+                                        const PriceFn& price, int64_t step_s = kStep) {
   AttributionOptions options;
   options.window = {At(from_s), At(to_s)};
-  options.step = std::chrono::seconds(kStep);
+  options.step = std::chrono::seconds(step_s);
   testing::CollectSink sink;
   const Result<AttributionSummary> s = Attribute(c.b.inventory, c.b.usage, price, options, sink);
   EXPECT_TRUE(s.ok()) << s.status().ToString();
@@ -195,12 +195,13 @@ TEST_P(LedgerRollups, AReportFromRollupsIsTheReportOfTheirRecords) {
   std::vector<std::map<std::string, double>> team_costs;
   for (const Window& w : budget_windows) team_costs.push_back(*(*ledger)->TeamCosts(w));
 
-  // Sealing stops at the last whole hour before the instant; the 30 hours: 29 and the first day.
-  Result<int64_t> sealed = (*ledger)->Seal(At(29 * kHour + 1800));
+  // Sealing stops at the last whole 5 minutes before the instant: of the 30 hours, 29 whole
+  // hours, the first day, and 29:00-29:30 in 5-minute periods.
+  Result<int64_t> sealed = (*ledger)->Seal(At(29 * kHour + 1800 + 200));
   ASSERT_TRUE(sealed.ok()) << sealed.status().ToString();
   EXPECT_EQ(*sealed, 29);
-  EXPECT_EQ(*(*ledger)->SealedThrough(), At(29 * kHour));
-  EXPECT_EQ(*(*ledger)->Seal(At(29 * kHour + 1800)), 0);  // nothing new
+  EXPECT_EQ(*(*ledger)->SealedThrough(), At(29 * kHour + 1800));
+  EXPECT_EQ(*(*ledger)->Seal(At(29 * kHour + 1800 + 200)), 0);  // nothing new
   EXPECT_GT(ExpectRollupsChangeNothing(**ledger, "sealed"), 0u);
   // Team costs (budgets) read the roll-ups too, and come out the same.
   for (size_t i = 0; i < std::size(budget_windows); ++i) {
@@ -214,17 +215,30 @@ TEST_P(LedgerRollups, AReportFromRollupsIsTheReportOfTheirRecords) {
     }
   }
 
-  // The whole-window read uses the day and five hours, summed per (unit, holder) since the
-  // report is one bucket, and the last hour as records.
+  // The whole-window read uses the day, five hours and six 5-minute periods, summed per (unit,
+  // holder) since the report is one bucket, and the last half hour as records.
   ReadOptions with;
   with.rollups = true;
   Result<LedgerWindow> w = (*ledger)->Read(Window{At(0), At(kSpan)}, with);
   ASSERT_TRUE(w.ok());
-  for (const CostRecord& r : w->records) EXPECT_GE(r.step, 29 * kHour / kStep);
+  for (const CostRecord& r : w->records) EXPECT_GE(r.step * kStep, 29 * kHour + 1800);
   int64_t most = 0;
   for (const RolledRecord& r : w->rolled) most = std::max(most, r.records);
-  EXPECT_EQ(most, 29 * kHour / kStep);  // api-0, held all along
+  EXPECT_EQ(most, (29 * kHour + 1800) / kStep);  // api-0, held all along
   EXPECT_LE(w->rolled.size(), 8u);      // 4 holders and 4 units' idle, at most
+}
+
+TEST_P(LedgerRollups, StepsOfFiveMinutesOrMoreRollHoursFromTheRecords) {
+  // 10-minute steps: a 5-minute period would copy its one step's records, so hours are rolled
+  // from the records themselves; the reports still agree.
+  const auto c = MakeCluster();
+  auto ledger = Ledger::Open(NewTarget("tenminutes"));
+  ASSERT_TRUE(ledger.ok()) << ledger.status().ToString();
+  ASSERT_TRUE((*ledger)->Write(c->b.inventory, {At(0), At(kSpan)}, std::chrono::minutes(10),
+                               AttributeWindow(*c, 0, kSpan, c->price, 600))
+                  .ok());
+  ASSERT_EQ(*(*ledger)->Seal(At(kSpan)), 30);
+  EXPECT_GT(ExpectRollupsChangeNothing(**ledger, "10-minute steps"), 0u);
 }
 
 TEST_P(LedgerRollups, AWriteIntoSealedHoursRollsThemAgain) {
@@ -259,15 +273,17 @@ TEST_P(LedgerRollups, RetentionTakesTheRollupsOfWhatItRemoves) {
                                AttributeWindow(*c, 0, kSpan, c->price))
                   .ok());
   ASSERT_TRUE((*ledger)->Seal(At(kSpan)).ok());
-  // Records before 10h30 go; the day and the hours that began before go with them.
+  // Records before 10h30 go; the day, the hours and 5-minute periods that began before go with
+  // them.
   ASSERT_TRUE((*ledger)->DeleteBefore(At(10 * kHour + 1800)).ok());
   EXPECT_GT(ExpectRollupsChangeNothing(**ledger, "after retention"), 0u);
   ReadOptions with;
   with.rollups = true;
   Result<LedgerWindow> w = (*ledger)->Read(Window{At(0), At(kSpan)}, with);
   ASSERT_TRUE(w.ok());
-  for (const RolledRecord& r : w->rolled) EXPECT_GE(r.step, 11 * kHour / kStep);
-  for (const CostRecord& r : w->records) EXPECT_GE(r.step, (10 * kHour + 1800) / kStep);
+  for (const RolledRecord& r : w->rolled) EXPECT_GE(r.step * kStep, 10 * kHour + 1800);
+  for (const CostRecord& r : w->records) EXPECT_GE(r.step * kStep, 10 * kHour + 1800);
+  EXPECT_FALSE(w->rolled.empty());
 }
 
 }  // namespace
