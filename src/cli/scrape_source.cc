@@ -2,6 +2,7 @@
 
 #include "core/log.h"
 #include "core/strings.h"
+#include "promsource/aws_credentials.h"
 
 namespace gpucost::cli {
 
@@ -23,6 +24,15 @@ void AddScrapeFlags(CLI::App& cmd, ScrapeFlags& f) {
                  "Spool files older than this are removed; keep it above --grace + --lag")
       ->capture_default_str();
   cmd.add_option("--scrape-ca-file", f.ca_file, "PEM CA bundle for https targets");
+  cmd.add_option("--scrape-cert-file", f.cert_file,
+                 "PEM client certificate for targets that ask for one (mTLS)");
+  cmd.add_option("--scrape-key-file", f.key_file, "PEM key of --scrape-cert-file");
+  cmd.add_option("--scrape-bearer-token-file", f.auth.bearer_token_file,
+                 "Send this file's token as a bearer token to every target, re-read per scrape "
+                 "(e.g. the service account token for exporters behind kube-rbac-proxy)");
+  cmd.add_option("--scrape-basic-auth-user", f.auth.basic_user, "Basic-auth user for the targets");
+  cmd.add_option("--scrape-basic-auth-password-file", f.auth.basic_password_file,
+                 "File holding the targets' basic-auth password");
 }
 
 ScrapeSource::ScrapeSource(std::string spool_dir, scrape::ScraperOptions options)
@@ -31,8 +41,8 @@ ScrapeSource::ScrapeSource(std::string spool_dir, scrape::ScraperOptions options
 ScrapeSource::~ScrapeSource() { Stop(); }
 
 Result<std::unique_ptr<ScrapeSource>> ScrapeSource::Create(const ScrapeFlags& f,
-                                                          const KubeFlags& kube,
-                                                          const std::string& ledger) {
+                                                           const KubeFlags& kube,
+                                                           const std::string& ledger) {
   const auto positive = [](std::string_view flag, const std::string& text) -> Result<Duration> {
     Result<Duration> d = ParseDuration(text);
     if (!d.ok() || d->count() <= 0) {
@@ -43,8 +53,16 @@ Result<std::unique_ptr<ScrapeSource>> ScrapeSource::Create(const ScrapeFlags& f,
   scrape::ScraperOptions options;
   GPUCOST_ASSIGN_OR_RETURN(options.timeout, positive("--scrape-timeout", f.timeout));
   options.ca_file = f.ca_file;
-  if (f.spool.empty() && (ledger.starts_with("postgres://") ||
-                          ledger.starts_with("postgresql://"))) {
+  if (f.cert_file.empty() != f.key_file.empty()) {
+    return Status::InvalidArgument("--scrape-cert-file and --scrape-key-file go together");
+  }
+  options.cert_file = f.cert_file;
+  options.key_file = f.key_file;
+  GPUCOST_ASSIGN_OR_RETURN(options.authorize,
+                           promsource::MakeAuthDecorator(f.auth, std::make_shared<SystemClock>(),
+                                                         promsource::ProcessEnv()));
+  if (f.spool.empty() &&
+      (ledger.starts_with("postgres://") || ledger.starts_with("postgresql://"))) {
     return Status::InvalidArgument("--scrape-spool DIR: needed with a PostgreSQL ledger");
   }
   const std::string dir = f.spool.empty() ? ledger + ".scrape" : f.spool;
@@ -69,15 +87,16 @@ Result<std::unique_ptr<ScrapeSource>> ScrapeSource::Create(const ScrapeFlags& f,
 void ScrapeSource::Cycle() {
   std::vector<scrape::ScrapeTarget> targets = static_targets_;
   for (size_t i = 0; i < queries_.size(); ++i) {
-    Result<std::vector<scrape::ScrapeTarget>> found = scrape::DiscoverEndpoints(*client_, queries_[i]);
+    Result<std::vector<scrape::ScrapeTarget>> found =
+        scrape::DiscoverEndpoints(*client_, queries_[i]);
     if (found.ok()) {
       discovered_[i] = std::move(*found);
     } else {
       // The last list found stays: a brief API outage does not stop the scrapes.
-      LogError(StrCat("gpucost serve: discovering ", queries_[i].namespace_name, "/",
-                      queries_[i].service.empty() ? queries_[i].label_selector
-                                                  : queries_[i].service,
-                      ": ", found.status().ToString()));
+      LogError(
+          StrCat("gpucost serve: discovering ", queries_[i].namespace_name, "/",
+                 queries_[i].service.empty() ? queries_[i].label_selector : queries_[i].service,
+                 ": ", found.status().ToString()));
       std::lock_guard<std::mutex> lock(mu_);
       ++discovery_errors_;
     }

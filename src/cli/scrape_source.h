@@ -21,6 +21,7 @@
 #include "core/time.h"
 #include "k8s/api_client.h"
 #include "k8s/credentials.h"
+#include "promsource/auth.h"
 #include "scrape/endpoints_discovery.h"
 #include "scrape/scraper.h"
 #include "scrape/spool.h"
@@ -35,6 +36,8 @@ struct ScrapeFlags {
   std::string spool;                   // default: LEDGER.scrape
   std::string retention = "26h";
   std::string ca_file;
+  std::string cert_file, key_file;
+  promsource::AuthOptions auth;  // bearer token or basic auth (no SigV4)
   bool wanted() const { return !targets.empty() || !endpoints.empty(); }
 };
 

@@ -255,8 +255,9 @@ Status Ledger::WriteOnce(const Inventory& inventory, Window window, Duration ste
       if (!h.ok()) return rollback(h.status());
       holder = *h;
     }
-    const int64_t flags = (r.estimated ? kEstimated : 0) | (r.oversubscribed ? kOversubscribed : 0) |
-                      (r.price_known ? kPriceKnown : 0);
+    const int64_t flags = (r.estimated ? kEstimated : 0) |
+                          (r.oversubscribed ? kOversubscribed : 0) |
+                          (r.price_known ? kPriceKnown : 0);
     const Row row{start_ms + r.step * step_ms, step_ms, *unit, holder, r.gpu_hours,
                   r.allocated_usd, r.effective_usd, r.list_usd, r.unmeasured_gpu_hours,
                   r.activity_gpu_hours, flags, static_cast<int64_t>(r.price_source)};

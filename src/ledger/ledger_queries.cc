@@ -11,7 +11,6 @@
 #include <string>
 
 #include "core/money.h"
-
 #include "ledger/ledger.h"
 #include "ledger/sql_db.h"
 
@@ -192,9 +191,8 @@ Result<std::map<std::string, double>> Ledger::TeamCosts(Window window) {
   ReadOptions options;
   options.rollups = true;
   std::set<int64_t> steps;
-  GPUCOST_ASSIGN_OR_RETURN(
-      std::vector<Segment> plan,
-      Plan(UnixMs(window.start), UnixMs(window.end), UnixMs(window.start), options, steps));
+  GPUCOST_ASSIGN_OR_RETURN(std::vector<Segment> plan, Plan(UnixMs(window.start), UnixMs(window.end),
+                                                           UnixMs(window.start), options, steps));
   Result<std::unique_ptr<Statement>> records = db_->Prepare(
       "SELECT COALESCE(NULLIF(h.team, ''), h.namespace), COALESCE(SUM(r.allocated_usd), 0) FROM "
       "cost_records r JOIN holders h ON h.id = r.holder_id WHERE r.step_start_ms >= $1 "
@@ -231,7 +229,8 @@ Result<std::optional<Window>> Ledger::Span() {
   if (!row.ok()) return Fail("reading", row.status());
   if (!*row) return std::optional<Window>();
   const int64_t end = (*last)->Int(0);
-  Result<std::unique_ptr<Statement>> first = db_->Prepare("SELECT MIN(step_start_ms) FROM cost_records");
+  Result<std::unique_ptr<Statement>> first =
+      db_->Prepare("SELECT MIN(step_start_ms) FROM cost_records");
   if (!first.ok()) return Fail("reading", first.status());
   row = (*first)->Step();
   if (!row.ok()) return Fail("reading", row.status());

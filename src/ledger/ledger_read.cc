@@ -3,12 +3,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/strings.h"
 #include "ledger/ledger.h"
@@ -38,7 +37,7 @@ Partition ParsePartition(const std::string& text) {
   if (colon == std::string::npos) return p;
   const std::string kind = text.substr(0, colon);
   p.index = std::atoi(text.c_str() + colon + 1);
-  p.kind = kind == "mig" ? PartitionKind::kMig
+  p.kind = kind == "mig"       ? PartitionKind::kMig
            : kind == "replica" ? PartitionKind::kReplica
                                : PartitionKind::kWhole;
   return p;
@@ -93,8 +92,8 @@ Result<std::vector<Ledger::Segment>> Ledger::Plan(int64_t lo, int64_t hi, int64_
     const auto it = rolled.find({period, start});
     if (it == rolled.end()) return false;
     if (!options.accumulate &&
-        (bucket_ms <= 0 || FloorDiv(start - origin, bucket_ms) !=
-                               FloorDiv(start + period - 1 - origin, bucket_ms))) {
+        (bucket_ms <= 0 ||
+         FloorDiv(start - origin, bucket_ms) != FloorDiv(start + period - 1 - origin, bucket_ms))) {
       return false;
     }
     steps.insert(it->second.step_ms);
@@ -180,7 +179,7 @@ Result<LedgerWindow> Ledger::Read(std::optional<Window> window, const ReadOption
                                           step_ms / 1000, " s: start it on a step boundary"));
   }
 
-  std::vector<UnitIndex> units;      // by ledger id (ReadInventory)
+  std::vector<UnitIndex> units;  // by ledger id (ReadInventory)
   std::vector<HolderIndex> holders;
   const auto name = [&](int64_t unit_id, int64_t holder_id) {
     const auto mark = [](std::vector<uint32_t>& index, int64_t id) {

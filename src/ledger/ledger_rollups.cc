@@ -70,9 +70,11 @@ int64_t Ledger::SubPeriod(int64_t period_ms) {
 }
 
 Status Ledger::RollPeriod(int64_t period_ms, int64_t start_ms) {
-  const std::string what =
-      StrCat("rolling up the ", period_ms == kDayMs ? "day" : period_ms == kHourMs ? "hour" : "5 minutes",
-             " from ", FormatRfc3339(InstantFromUnixMs(start_ms)));
+  const std::string what = StrCat("rolling up the ",
+                                  period_ms == kDayMs    ? "day"
+                                  : period_ms == kHourMs ? "hour"
+                                                         : "5 minutes",
+                                  " from ", FormatRfc3339(InstantFromUnixMs(start_ms)));
   const int64_t end_ms = start_ms + period_ms;
   for (const char* sql : {"DELETE FROM rollups WHERE period_ms = $1 AND start_ms = $2",
                           "DELETE FROM rollup_periods WHERE period_ms = $1 AND start_ms = $2"}) {
@@ -83,7 +85,7 @@ Status Ledger::RollPeriod(int64_t period_ms, int64_t start_ms) {
   }
 
   std::map<std::pair<int64_t, int64_t>, Pending> pairs;  // (unit, holder): ordered writes
-  std::map<int64_t, int64_t> oversubscribed;              // unit -> steps
+  std::map<int64_t, int64_t> oversubscribed;             // unit -> steps
   std::set<int64_t> steps;
   // From the sub-periods when every one with records was rolled, at one step; else (5-minute
   // periods, or sub-periods a step did not fit in) from the records.
@@ -184,7 +186,8 @@ Status Ledger::RollPeriod(int64_t period_ms, int64_t start_ms) {
         "UPDATE SET value = CAST(CAST(meta.value AS BIGINT) + 1 AS TEXT) RETURNING value");
     if (!g.ok()) return Fail(what, g.status());
     Result<bool> got = (*g)->Step();
-    if (!got.ok() || !*got) return Fail(what, got.ok() ? Status::Internal("no generation") : got.status());
+    if (!got.ok() || !*got)
+      return Fail(what, got.ok() ? Status::Internal("no generation") : got.status());
     const int64_t generation = std::stoll((*g)->Text(0));
     (*g).reset();
     Result<std::unique_ptr<Statement>> q = db_->Prepare(
@@ -209,18 +212,28 @@ Status Ledger::RollPeriod(int64_t period_ms, int64_t start_ms) {
   for (const auto& [key, p] : pairs) {
     const RowSums s = p.acc.Sums();
     const auto over = oversubscribed.find(key.first);
-    const int64_t flags = (s.has_effective ? kHasEffective : 0) |
-                          (s.has_idle_money ? kHasIdleMoney : 0) |
-                          (s.estimated ? kRolledEstimated : 0) |
-                          (s.oversubscribed ? kRolledOversubscribed : 0);
+    const int64_t flags =
+        (s.has_effective ? kHasEffective : 0) | (s.has_idle_money ? kHasIdleMoney : 0) |
+        (s.estimated ? kRolledEstimated : 0) | (s.oversubscribed ? kRolledOversubscribed : 0);
     q.Reset();
-    q.Bind(1, period_ms).Bind(2, start_ms).Bind(3, key.first).Bind(4, key.second)
-        .Bind(5, p.records).Bind(6, p.unpriced_records)
+    q.Bind(1, period_ms)
+        .Bind(2, start_ms)
+        .Bind(3, key.first)
+        .Bind(4, key.second)
+        .Bind(5, p.records)
+        .Bind(6, p.unpriced_records)
         .Bind(7, over == oversubscribed.end() ? int64_t{0} : over->second)
-        .Bind(8, s.priced_hours).Bind(9, s.unpriced_hours).Bind(10, s.unmeasured_hours)
-        .Bind(11, s.measured_hours).Bind(12, s.used_hours).Bind(13, s.activity_hours)
-        .Bind(14, s.allocated_usd).Bind(15, s.measured_allocated_usd).Bind(16, s.effective_usd)
-        .Bind(17, s.idle_usd).Bind(18, flags);
+        .Bind(8, s.priced_hours)
+        .Bind(9, s.unpriced_hours)
+        .Bind(10, s.unmeasured_hours)
+        .Bind(11, s.measured_hours)
+        .Bind(12, s.used_hours)
+        .Bind(13, s.activity_hours)
+        .Bind(14, s.allocated_usd)
+        .Bind(15, s.measured_allocated_usd)
+        .Bind(16, s.effective_usd)
+        .Bind(17, s.idle_usd)
+        .Bind(18, flags);
     if (Result<bool> r = q.Step(); !r.ok()) return Fail(what, r.status());
   }
   return Status::Ok();

@@ -1,6 +1,6 @@
 // The ledger's running totals (schema v2: holder_totals, idle_totals; v3: node_usage), which
-// every write keeps in step with the records, and retention, which removes records (and their roll-ups) but never
-// lowers a total.
+// every write keeps in step with the records, and retention, which removes records (and their
+// roll-ups) but never lowers a total.
 #include <iterator>
 
 #include "core/strings.h"

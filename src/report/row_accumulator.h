@@ -92,8 +92,8 @@ class RowAccumulator {
   CompensatedSum allocated_;           // own allocation, priced records only
   CompensatedSum measured_allocated_;  // own allocation over measured, priced hours
   CompensatedSum effective_;
-  CompensatedSum idle_;          // idle cost (idle cells) or idle received (others)
-  CompensatedSum billing_;       // Slurm billing units
+  CompensatedSum idle_;     // idle cost (idle cells) or idle received (others)
+  CompensatedSum billing_;  // Slurm billing units
   bool has_billing_ = false;
   bool has_effective_ = false;   // a measured, priced record was seen
   bool has_idle_money_ = false;  // a priced idle record was seen

@@ -63,6 +63,11 @@ ScrapeOutcome Scraper::ScrapeOne(const ScrapeTarget& target, promsource::HttpTra
   request.headers.emplace_back("Accept", std::string(kAccept));
   request.headers.emplace_back("X-Prometheus-Scrape-Timeout-Seconds",
                                FormatDouble(Seconds(options_.timeout)));
+  if (options_.authorize) {
+    if (Status s = options_.authorize(request); !s.ok()) {
+      return finish(Status(s.code(), StrCat(url, ": ", s.message())));
+    }
+  }
   promsource::TransportResult sent = transport.Send(request);
   if (!sent.response) {
     using promsource::TransportFailure;
@@ -120,6 +125,8 @@ std::vector<ScrapeOutcome> Scraper::ScrapeAll(const std::vector<ScrapeTarget>& t
   http.request_timeout = options_.timeout;
   http.verify_tls = options_.verify_tls;
   http.ca_file = options_.ca_file;
+  http.cert_file = options_.cert_file;
+  http.key_file = options_.key_file;
   http.max_response_bytes = options_.max_body_bytes;
   http.user_agent = options_.user_agent;
 

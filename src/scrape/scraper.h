@@ -31,6 +31,10 @@ struct ScraperOptions {
   int concurrency = 8;
   bool verify_tls = true;
   std::string ca_file;  // PEM bundle for https targets; empty: the system's
+  std::string cert_file, key_file;  // a client certificate for targets that ask for one
+  // Adds credentials to each request (bearer token re-read, basic auth); none when empty. A
+  // failure (a token file gone) fails that scrape, named by the target.
+  std::function<Status(promsource::HttpRequest&)> authorize;
   std::string user_agent = "gpucost-scrape";
 };
 

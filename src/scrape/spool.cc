@@ -49,8 +49,8 @@ std::optional<Window> SpanOfName(std::string_view name) {
   if (name.size() > kMinuteStampLen + 1 + kSuffix.size() && name[kMinuteStampLen - 1] == 'Z' &&
       name[kMinuteStampLen] == '_') {
     len = kMinuteStampLen;
-  } else if (name.size() > kHourStampLen + 1 + kSuffix.size() &&
-             name[kHourStampLen - 1] == 'Z' && name[kHourStampLen] == '_') {
+  } else if (name.size() > kHourStampLen + 1 + kSuffix.size() && name[kHourStampLen - 1] == 'Z' &&
+             name[kHourStampLen] == '_') {
     len = kHourStampLen;
   } else {
     return std::nullopt;
@@ -65,8 +65,7 @@ std::optional<Window> SpanOfName(std::string_view name) {
                                         std::chrono::month(static_cast<unsigned>(m)),
                                         std::chrono::day(static_cast<unsigned>(d))};
   if (!ymd.ok()) return std::nullopt;
-  const Instant start =
-      Instant(std::chrono::sys_days(ymd)) + hours(h) + std::chrono::minutes(min);
+  const Instant start = Instant(std::chrono::sys_days(ymd)) + hours(h) + std::chrono::minutes(min);
   return Window{start, start + (len == kMinuteStampLen ? Duration(std::chrono::minutes(1))
                                                        : Duration(hours(1)))};
 }

@@ -20,7 +20,7 @@ using testing::At;
 
 constexpr int64_t kHour = 3600;
 constexpr int64_t kSpan = 30 * kHour;  // a day and six hours
-constexpr int64_t kStep = 120;  // not a divisor of 5 minutes: periods of 3 and 2 steps
+constexpr int64_t kStep = 120;         // not a divisor of 5 minutes: periods of 3 and 2 steps
 
 // Three nodes over 30 h at 2-minute steps: a priced whole GPU held for 20 h of usage that
 // drops in and out; a time-sliced GPU with two holders whose price is unknown for its first 5 h
@@ -64,13 +64,13 @@ std::unique_ptr<Cluster> MakeCluster() {
     std::vector<PricePeriod> out;
     if (node.name == "n2") {
       const Instant known = std::max(w.start, At(5 * kHour));
-      if (w.start < known) out.push_back({{w.start, std::min(known, w.end)}, 0,
-                                          PriceSource::kUnknown, w.start, "-"});
+      if (w.start < known)
+        out.push_back({{w.start, std::min(known, w.end)}, 0, PriceSource::kUnknown, w.start, "-"});
       if (known < w.end) out.push_back({{known, w.end}, 1.75, PriceSource::kCatalog, known, "t"});
       return out;
     }
-    out.push_back({{w.start, w.end}, node.name == "n1" ? 2.5 : 4.0, PriceSource::kSpot, w.start,
-                   "t"});
+    out.push_back(
+        {{w.start, w.end}, node.name == "n1" ? 2.5 : 4.0, PriceSource::kSpot, w.start, "t"});
     return out;
   };
   return c;
@@ -144,8 +144,11 @@ class LedgerRollups : public LedgerBackendTest {
     struct Case {
       int64_t from, to;
     };
-    const Case windows[] = {{0, kSpan}, {0, 24 * kHour}, {kHour + 1200, 27 * kHour},
-                            {2 * kHour, 5 * kHour}, {10 * kHour, 10 * kHour + 1800}};
+    const Case windows[] = {{0, kSpan},
+                            {0, 24 * kHour},
+                            {kHour + 1200, 27 * kHour},
+                            {2 * kHour, 5 * kHour},
+                            {10 * kHour, 10 * kHour + 1800}};
     size_t rolled = 0;
     for (const Case& c : windows) {
       const Window w{At(c.from), At(c.to)};
@@ -186,8 +189,8 @@ TEST_P(LedgerRollups, AReportFromRollupsIsTheReportOfTheirRecords) {
   auto ledger = Ledger::Open(target);
   ASSERT_TRUE(ledger.ok()) << ledger.status().ToString();
   const std::vector<CostRecord> records = AttributeWindow(*c, 0, kSpan, c->price);
-  ASSERT_TRUE((*ledger)->Write(c->b.inventory, {At(0), At(kSpan)}, std::chrono::seconds(kStep),
-                               records)
+  ASSERT_TRUE((*ledger)
+                  ->Write(c->b.inventory, {At(0), At(kSpan)}, std::chrono::seconds(kStep), records)
                   .ok());
   // Nothing sealed yet: the reads are records only.
   EXPECT_EQ(ExpectRollupsChangeNothing(**ledger, "unsealed"), 0u);
@@ -225,7 +228,7 @@ TEST_P(LedgerRollups, AReportFromRollupsIsTheReportOfTheirRecords) {
   int64_t most = 0;
   for (const RolledRecord& r : w->rolled) most = std::max(most, r.records);
   EXPECT_EQ(most, (29 * kHour + 1800) / kStep);  // api-0, held all along
-  EXPECT_LE(w->rolled.size(), 8u);      // 4 holders and 4 units' idle, at most
+  EXPECT_LE(w->rolled.size(), 8u);               // 4 holders and 4 units' idle, at most
 }
 
 TEST_P(LedgerRollups, StepsOfFiveMinutesOrMoreRollHoursFromTheRecords) {
@@ -234,8 +237,9 @@ TEST_P(LedgerRollups, StepsOfFiveMinutesOrMoreRollHoursFromTheRecords) {
   const auto c = MakeCluster();
   auto ledger = Ledger::Open(NewTarget("tenminutes"));
   ASSERT_TRUE(ledger.ok()) << ledger.status().ToString();
-  ASSERT_TRUE((*ledger)->Write(c->b.inventory, {At(0), At(kSpan)}, std::chrono::minutes(10),
-                               AttributeWindow(*c, 0, kSpan, c->price, 600))
+  ASSERT_TRUE((*ledger)
+                  ->Write(c->b.inventory, {At(0), At(kSpan)}, std::chrono::minutes(10),
+                          AttributeWindow(*c, 0, kSpan, c->price, 600))
                   .ok());
   ASSERT_EQ(*(*ledger)->Seal(At(kSpan)), 30);
   EXPECT_GT(ExpectRollupsChangeNothing(**ledger, "10-minute steps"), 0u);
@@ -246,9 +250,10 @@ TEST_P(LedgerRollups, AWriteIntoSealedHoursRollsThemAgain) {
   auto ledger = Ledger::Open(NewTarget("reroll"));
   ASSERT_TRUE(ledger.ok()) << ledger.status().ToString();
   const Duration step = std::chrono::seconds(kStep);
-  ASSERT_TRUE((*ledger)->Write(c->b.inventory, {At(0), At(kSpan)}, step,
-                               AttributeWindow(*c, 0, kSpan, c->price))
-                  .ok());
+  ASSERT_TRUE(
+      (*ledger)
+          ->Write(c->b.inventory, {At(0), At(kSpan)}, step, AttributeWindow(*c, 0, kSpan, c->price))
+          .ok());
   ASSERT_TRUE((*ledger)->Seal(At(kSpan)).ok());
   ReadOptions with;
   with.rollups = true;
@@ -257,8 +262,9 @@ TEST_P(LedgerRollups, AWriteIntoSealedHoursRollsThemAgain) {
 
   // Late data: 5h10 to 7h20 attributed again at another price, into sealed hours and the day.
   const PriceFn dearer = testing::ConstantPrice(9);
-  ASSERT_TRUE((*ledger)->Write(c->b.inventory, {At(5 * kHour + 600), At(7 * kHour + 1200)}, step,
-                               AttributeWindow(*c, 5 * kHour + 600, 7 * kHour + 1200, dearer))
+  ASSERT_TRUE((*ledger)
+                  ->Write(c->b.inventory, {At(5 * kHour + 600), At(7 * kHour + 1200)}, step,
+                          AttributeWindow(*c, 5 * kHour + 600, 7 * kHour + 1200, dearer))
                   .ok());
   const Report after = ReportOf(*(*ledger)->Read(all, with), "namespace", IdlePolicy::kSeparate);
   EXPECT_GT(after.totals.cost_usd, before.totals.cost_usd + 1);
@@ -269,8 +275,9 @@ TEST_P(LedgerRollups, RetentionTakesTheRollupsOfWhatItRemoves) {
   const auto c = MakeCluster();
   auto ledger = Ledger::Open(NewTarget("retention"));
   ASSERT_TRUE(ledger.ok()) << ledger.status().ToString();
-  ASSERT_TRUE((*ledger)->Write(c->b.inventory, {At(0), At(kSpan)}, std::chrono::seconds(kStep),
-                               AttributeWindow(*c, 0, kSpan, c->price))
+  ASSERT_TRUE((*ledger)
+                  ->Write(c->b.inventory, {At(0), At(kSpan)}, std::chrono::seconds(kStep),
+                          AttributeWindow(*c, 0, kSpan, c->price))
                   .ok());
   ASSERT_TRUE((*ledger)->Seal(At(kSpan)).ok());
   // Records before 10h30 go; the day, the hours and 5-minute periods that began before go with

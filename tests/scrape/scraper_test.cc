@@ -10,6 +10,8 @@
 
 #include "cli/cli_test_util.h"
 #include "cli/input_flags.h"
+#include "promsource/auth.h"
+#include "promsource/fake_http_server.h"
 #include "scrape/scrape_test_util.h"
 
 namespace gpucost::scrape {
@@ -53,6 +55,62 @@ const TargetHealth* Find(const std::vector<TargetHealth>& health, const std::str
     if (h.url == url) return &h;
   }
   return nullptr;
+}
+
+TEST_F(ScraperTest, SendsItsCredentialsAndClientCertificate) {
+  // An exporter behind TLS that wants a client certificate, and a bearer token on every request
+  // (as kube-rbac-proxy does); the token file is re-read for each scrape.
+  TempDir pki;
+  const std::string err = promsource::testing::MakeTestPki(pki.path());
+  if (!err.empty()) GTEST_SKIP() << "cannot make test certificates: " << err;
+  const auto path = [&pki](const char* leaf) { return (pki.path() / leaf).string(); };
+  promsource::testing::FakeHttpServer server(
+      [](const promsource::testing::ReceivedRequest& r) {
+        const std::string* auth = r.Header("Authorization");
+        if (auth == nullptr || *auth != "Bearer rbac-token")
+          return promsource::testing::FakeAnswer{401, "no", "text/plain"};
+        return promsource::testing::FakeAnswer{200, DcgmBody(0.5), "text/plain"};
+      },
+      promsource::testing::TlsFiles{path("server.crt"), path("server.key"), path("ca.crt")});
+  const std::string token = pki.Write("token", "rbac-token\n");
+  promsource::AuthOptions auth;
+  auth.bearer_token_file = token;
+  options_.authorize = *promsource::MakeAuthDecorator(auth, std::make_shared<SystemClock>(),
+                                                      promsource::ProcessEnv());
+  options_.ca_file = path("ca.crt");
+  options_.cert_file = path("client.crt");
+  options_.key_file = path("client.key");
+  options_.timeout = std::chrono::seconds(5);
+  const std::vector<ScrapeTarget> targets = {{"dcgm", server.url() + "/metrics", {}}};
+  {
+    Scraper scraper(options_, spool_, clock_);
+    const auto out = scraper.ScrapeAll(targets);
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_TRUE(out[0].status.ok()) << out[0].status.ToString();
+    EXPECT_GT(out[0].samples, 0u);
+    ASSERT_EQ(server.requests().size(), 1u);
+    EXPECT_NE(server.requests()[0].client_subject.find("CN=gpucost-client"), std::string::npos);
+  }
+  // Without the client certificate the exporter refuses the connection: that scrape fails.
+  ScraperOptions anonymous = options_;
+  anonymous.cert_file.clear();
+  anonymous.key_file.clear();
+  {
+    Scraper scraper(anonymous, spool_, clock_);
+    const auto out = scraper.ScrapeAll(targets);
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_FALSE(out[0].status.ok());
+  }
+  // The token file gone: the scrape fails, naming the target, before anything is sent.
+  std::filesystem::remove(token);
+  const size_t sent = server.requests().size();
+  Scraper scraper(options_, spool_, clock_);
+  const auto out = scraper.ScrapeAll(targets);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_FALSE(out[0].status.ok());
+  EXPECT_NE(out[0].status.message().find(server.url()), std::string::npos)
+      << out[0].status.ToString();
+  EXPECT_EQ(server.requests().size(), sent);
 }
 
 TEST_F(ScraperTest, EachTargetIsJudgedAlone) {
