@@ -191,10 +191,9 @@ Result<LedgerWindow> Ledger::Read(std::optional<Window> window, const ReadOption
     if (holder_id != 0) mark(holders, holder_id);
   };
   Result<std::unique_ptr<Statement>> rq = db_->Prepare(
-      "SELECT step_start_ms, unit_id, holder_id, gpu_hours, allocated_usd, effective_usd, "
-      "list_usd, unmeasured_gpu_hours, activity_gpu_hours, flags, price_source FROM "
-      "cost_records WHERE step_start_ms >= $1 AND step_start_ms < $2 ORDER BY unit_id, "
-      "step_start_ms, holder_id");
+      StrCat("SELECT step_start_ms, unit_id, holder_id, ", kRecordValueColumns,
+             " FROM cost_records WHERE step_start_ms >= $1 AND step_start_ms < $2 ORDER BY "
+             "unit_id, step_start_ms, holder_id"));
   if (!rq.ok()) return Fail("reading cost records", rq.status());
   // Roll-ups keep their ledger ids until the inventory is read.
   std::vector<std::pair<RolledPeriod, int64_t>> periods;  // rows, first step
@@ -220,17 +219,7 @@ Result<LedgerWindow> Ledger::Read(std::optional<Window> window, const ReadOption
       r.step = (q.Int(0) - origin) / step_ms;
       r.unit = static_cast<UnitIndex>(unit_id);  // ledger ids for now, remapped below
       r.holder = holder_id == 0 ? kNoIndex : static_cast<HolderIndex>(holder_id);
-      r.gpu_hours = q.Double(3);
-      r.allocated_usd = q.Double(4);
-      r.effective_usd = q.Double(5);
-      r.list_usd = q.Double(6);
-      r.unmeasured_gpu_hours = q.Double(7);
-      r.activity_gpu_hours = q.Double(8);
-      const int64_t flags = q.Int(9);
-      r.estimated = (flags & kEstimated) != 0;
-      r.oversubscribed = (flags & kOversubscribed) != 0;
-      r.price_known = (flags & kPriceKnown) != 0;
-      r.price_source = static_cast<PriceSource>(q.Int(10));
+      ReadRecordValues(q, 3, r);
       out.records.push_back(r);
     }
   }

@@ -138,9 +138,8 @@ Status Ledger::RollPeriod(int64_t period_ms, int64_t start_ms) {
   } else {
     steps.clear();
     Result<std::unique_ptr<Statement>> rq = db_->Prepare(
-        "SELECT unit_id, holder_id, step_start_ms, step_ms, gpu_hours, allocated_usd, "
-        "effective_usd, unmeasured_gpu_hours, activity_gpu_hours, flags FROM cost_records "
-        "WHERE step_start_ms >= $1 AND step_start_ms < $2");
+        StrCat("SELECT unit_id, holder_id, step_start_ms, step_ms, ", kRecordValueColumns,
+               " FROM cost_records WHERE step_start_ms >= $1 AND step_start_ms < $2"));
     if (!rq.ok()) return Fail(what, rq.status());
     Statement& q = **rq;
     q.Bind(1, start_ms).Bind(2, end_ms);
@@ -151,15 +150,7 @@ Status Ledger::RollPeriod(int64_t period_ms, int64_t start_ms) {
       if (!*row) break;
       CostRecord r;
       r.holder = q.Int(1) == 0 ? kNoIndex : 0;
-      r.gpu_hours = q.Double(4);
-      r.allocated_usd = q.Double(5);
-      r.effective_usd = q.Double(6);
-      r.unmeasured_gpu_hours = q.Double(7);
-      r.activity_gpu_hours = q.Double(8);
-      const int64_t flags = q.Int(9);
-      r.estimated = (flags & kEstimated) != 0;
-      r.oversubscribed = (flags & kOversubscribed) != 0;
-      r.price_known = (flags & kPriceKnown) != 0;
+      ReadRecordValues(q, 4, r);
       steps.insert(q.Int(3));
       Pending& p = pairs[{q.Int(0), q.Int(1)}];
       if (r.is_idle()) {

@@ -119,6 +119,12 @@ Aggregator::Cell& Aggregator::CellFor(int64_t bucket, uint32_t group, uint32_t s
   return cells_[it->second];
 }
 
+void Aggregator::CountHolder(int64_t bucket, uint32_t scope, HolderIndex holder, Cell& cell) {
+  if (holder_seen_.insert({bucket, (static_cast<uint64_t>(scope) << 32) | holder}).second) {
+    ++cell.holders;
+  }
+}
+
 void Aggregator::Consume(std::span<const CostRecord> records) {
   const bool count_holders = options_.idle.policy == IdlePolicy::kEven;
   for (const CostRecord& r : records) {
@@ -129,11 +135,7 @@ void Aggregator::Consume(std::span<const CostRecord> records) {
       cell.acc.AddIdle(r);
     } else {
       cell.acc.AddHolder(r, inventory_->holders[r.holder].billing_per_gpu_hour);
-      if (count_holders &&
-          holder_seen_.insert({bucket, (static_cast<uint64_t>(info.scope) << 32) | r.holder})
-              .second) {
-        ++cell.holders;
-      }
+      if (count_holders) CountHolder(bucket, info.scope, r.holder, cell);
     }
     if (r.price_known && std::isfinite(r.allocated_usd)) {
       cost_usd_.Add(r.allocated_usd);
@@ -155,11 +157,7 @@ void Aggregator::ConsumeRolled(std::span<const RolledRecord> rolled) {
     } else {
       cell.acc.AddSums(r.sums, inventory_->holders[r.holder].billing_per_gpu_hour);
       cost_usd_.Add(r.sums.allocated_usd);
-      if (count_holders &&
-          holder_seen_.insert({bucket, (static_cast<uint64_t>(info.scope) << 32) | r.holder})
-              .second) {
-        ++cell.holders;
-      }
+      if (count_holders) CountHolder(bucket, info.scope, r.holder, cell);
     }
     if (r.unpriced_records > 0) any_unpriced_ = true;
   }

@@ -71,6 +71,8 @@ class Aggregator final : public CostSink {
   const PairInfo& Lookup(UnitIndex unit, HolderIndex holder);
   uint32_t ScopeOf(UnitIndex unit);
   Cell& CellFor(int64_t bucket, uint32_t group, uint32_t scope);
+  // Even policy: counts `holder` once per (bucket, scope), in `cell`.
+  void CountHolder(int64_t bucket, uint32_t scope, HolderIndex holder, Cell& cell);
 
   const Inventory* inventory_;
   AggregatorOptions options_;
