@@ -190,10 +190,12 @@ Result<LedgerWindow> Ledger::Read(std::optional<Window> window, const ReadOption
     mark(units, unit_id);
     if (holder_id != 0) mark(holders, holder_id);
   };
+  // Records by unit, then step, for the sinks that read a unit's steps in order; a report from
+  // roll-ups sums them in any order, and takes them as the key's index gives them (no sort).
   Result<std::unique_ptr<Statement>> rq = db_->Prepare(
       StrCat("SELECT step_start_ms, unit_id, holder_id, ", kRecordValueColumns,
-             " FROM cost_records WHERE step_start_ms >= $1 AND step_start_ms < $2 ORDER BY "
-             "unit_id, step_start_ms, holder_id"));
+             " FROM cost_records WHERE step_start_ms >= $1 AND step_start_ms < $2",
+             options.rollups ? "" : " ORDER BY unit_id, step_start_ms, holder_id"));
   if (!rq.ok()) return Fail("reading cost records", rq.status());
   // Roll-ups keep their ledger ids until the inventory is read.
   std::vector<std::pair<RolledPeriod, int64_t>> periods;  // rows, first step
