@@ -211,6 +211,8 @@ std::string ServeMetricsText(const ledger::LedgerTotals& totals, const ledger::L
   out += fmt::format("{} {}\n", m::kLedgerBytes, health.ledger_bytes);
   Header(out, m::kLedgerWriteErrorsTotal);
   out += fmt::format("{} {}\n", m::kLedgerWriteErrorsTotal, health.ledger_write_errors);
+  Header(out, m::kGapStepsTotal);
+  out += fmt::format("{} {}\n", m::kGapStepsTotal, health.gap_steps);
   if (health.remote_write) {
     const promsource::RemoteWriteStats& rw = *health.remote_write;
     Header(out, m::kRemoteWriteSamplesTotal);

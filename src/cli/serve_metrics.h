@@ -19,6 +19,7 @@ struct ServeHealth {
   int64_t cycles = 0;           // attribution cycles that finished
   int64_t source_errors = 0;    // cycles whose source failed (the target is "source")
   int64_t ledger_write_errors = 0;  // chunks the ledger could not keep (disk full...)
+  int64_t gap_steps = 0;            // unwatched steps without data, given the holdings before them
   double lag_seconds = 0;       // now - end of the newest attributed step
   double ledger_bytes = 0;      // the ledger file and its WAL
   std::optional<promsource::RemoteWriteStats> remote_write;  // with --remote-write

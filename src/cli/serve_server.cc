@@ -36,6 +36,35 @@ bool NoData(const Status& s) {
          m.find("covers no time") != std::string_view::npos;
 }
 
+// Steps without data in a chunk [start, start + data.size() x step), and a hole left open
+// by the chunks before (`pending`): see Server::Impl::Attribute.
+struct HoleScan {
+  std::vector<ledger::GapRun> keep;  // runs of steps without data: their records are kept
+  std::vector<Window> carry;         // holes closed by data after them, to carry over
+  std::optional<Instant> pending;    // a hole still open at the chunk's end
+};
+
+HoleScan ScanHoles(Instant start, Duration step, const std::vector<bool>& data,
+                   std::optional<Instant> pending, std::optional<Instant> unwatched_from) {
+  HoleScan out;
+  out.pending = pending;
+  for (size_t i = 0; i < data.size(); ++i) {
+    const Instant s = start + static_cast<int64_t>(i) * step;
+    if (!data[i]) {
+      if (!out.keep.empty() && out.keep.back().window.end == s) {
+        out.keep.back().window.end = s + step;
+      } else {
+        out.keep.push_back({{s, s + step}, false});
+      }
+      if (!out.pending && unwatched_from && s >= *unwatched_from) out.pending = s;
+    } else if (out.pending && s >= *out.pending) {
+      if (s > *out.pending) out.carry.push_back({*out.pending, s});
+      out.pending.reset();
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 struct Server::Impl {
@@ -141,28 +170,84 @@ struct Server::Impl {
     return LoadInput(in, w, s_.step);
   }
 
-  // One chunk [start, end): attribute and write. Ok with nothing written when the source has no
-  // data for it. `ledger_failed` tells a failed write (disk full, permissions) from a failed
-  // source.
+  // One chunk [start, end): attribute and write. `ledger_failed` tells a failed write (disk
+  // full, permissions) from a failed source.
+  //
+  // A step without data (no record from the run, no sample in it) keeps what the ledger holds for
+  // it: the source may no longer have what that came from. A run of such steps from where serve
+  // stopped watching (unwatched_from_: a restart, a failed source or ledger) that data follows
+  // again is a hole: once closed, each of its steps that holds nothing gets the holdings of the
+  // step before, unmeasured (docs/serve.md, "Gaps").
   Status Attribute(Window w, bool& ledger_failed) {
     ledger_failed = false;
-    ReportSettings settings;
-    settings.step = s_.step;
-    settings.accumulate = true;
-    GPUCOST_ASSIGN_OR_RETURN(settings.by, ParseDimensions("cluster"));
+    const size_t steps = static_cast<size_t>((w.end - w.start + s_.step - Duration(1)) / s_.step);
+    std::vector<bool> data(steps, false);
     Result<LoadedInput> input = Load(w);
-    if (!input.ok()) return NoData(input.status()) ? Status::Ok() : input.status();
-    ApplyInput(*input, settings);
-    ledger::LedgerSink sink(*ledger_, input->timeline.inventory, settings.window, settings.step);
-    GPUCOST_ASSIGN_OR_RETURN(ReportRun run, RunReport(input->timeline, s_.price, settings, &sink));
-    (void)run;
-    const Status written = sink.Commit();
-    ledger_failed = !written.ok();
-    return written;
+    if (!input.ok() && !NoData(input.status())) return input.status();
+    HoleScan scan;
+    if (input.ok()) {
+      ReportSettings settings;
+      settings.step = s_.step;
+      settings.accumulate = true;
+      GPUCOST_ASSIGN_OR_RETURN(settings.by, ParseDimensions("cluster"));
+      ApplyInput(*input, settings);
+      ledger::LedgerSink sink(*ledger_, input->timeline.inventory, settings.window, settings.step);
+      GPUCOST_ASSIGN_OR_RETURN(ReportRun run,
+                               RunReport(input->timeline, s_.price, settings, &sink));
+      (void)run;
+      data = sink.StepsWithRecords();
+      data.resize(steps, false);
+      for (size_t i = 0; i < steps; ++i) {
+        const int64_t at = UnixMs(w.start + static_cast<int64_t>(i) * s_.step);
+        data[i] = data[i] || input->timeline.sampled.Any(at, at + StepMs());
+      }
+      scan = ScanHoles(w.start, s_.step, data, hole_, unwatched_from_);
+      ledger::WriteGaps keep{scan.keep, 0};
+      const Status written = sink.Commit(&keep);
+      ledger_failed = !written.ok();
+      if (!written.ok()) return written;
+    } else {
+      scan = ScanHoles(w.start, s_.step, data, hole_, unwatched_from_);
+    }
+    for (const Window& hole : scan.carry) {
+      ledger::WriteGaps carry{{{hole, true}}, 0};
+      const Status written = ledger_->Write(Inventory{}, hole, s_.step, {}, &carry);
+      ledger_failed = !written.ok();
+      if (!written.ok()) return written;
+      LogWarn(StrCat("gpucost serve: the source has no data from ", FormatRfc3339(hole.start),
+                     " to ", FormatRfc3339(hole.end),
+                     ", which serve did not watch: ", carry.carried_steps,
+                     " steps were given the holdings of the step before, unmeasured"));
+      std::lock_guard<std::mutex> lock(mu_);
+      health_.gap_steps += carry.carried_steps;
+    }
+    hole_ = scan.pending;
+    return Status::Ok();
+  }
+
+  int64_t StepMs() const {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(s_.step).count();
+  }
+
+  // At the first cycle: a ledger serve wrote before resumes where it stopped, and what came after
+  // was not watched.
+  void Resume() {
+    if (resumed_) return;
+    resumed_ = true;
+    Result<std::optional<Instant>> through = ledger_->AttributedThrough();
+    if (!through.ok()) {
+      LogError(StrCat("gpucost serve: ", through.status().ToString()));
+      return;
+    }
+    if (*through) {
+      processed_ = **through;
+      unwatched_from_ = **through;
+    }
   }
 
   // Attributes what is due at `now`; true when it caught up.
   bool Cycle(Instant now) {
+    Resume();
     const Instant end = AlignDown(now - s_.lag, s_.step);
     Instant start = end - s_.interval;
     Result<std::optional<Window>> span = ledger_->Span();
@@ -184,15 +269,23 @@ struct Server::Impl {
         // Nothing of the chunk was kept (one transaction); the next cycle attributes it again.
         LogError(StrCat("gpucost serve: ", FormatRfc3339(start), " to ", FormatRfc3339(chunk_end),
                         ": ", ledger_failed ? "writing the ledger: " : "", st.ToString()));
-        std::lock_guard<std::mutex> lock(mu_);
-        ++(ledger_failed ? health_.ledger_write_errors : health_.source_errors);
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          ++(ledger_failed ? health_.ledger_write_errors : health_.source_errors);
+        }
+        if (!unwatched_from_ && processed_) unwatched_from_ = processed_;
         caught_up = false;
         break;
       }
       processed_ = chunk_end;
+      // A restart resumes here; while a hole is open, at its start, to find it again.
+      const Status marked =
+          ledger_->SetAttributedThrough(hole_ ? std::min(*hole_, chunk_end) : chunk_end);
+      if (!marked.ok()) LogError(StrCat("gpucost serve: ", marked.ToString()));
       start = chunk_end;
       if (Stopping()) return false;
     }
+    if (caught_up && !hole_) unwatched_from_.reset();
     // Roll up what no later cycle rewrites: everything before the next cycle's start.
     if (processed_) {
       Result<int64_t> sealed = ledger_->Seal(*processed_ - s_.grace);
@@ -339,6 +432,11 @@ struct Server::Impl {
   std::atomic<bool> stopping_http_{false};
   bool ready_ = false;
   std::optional<Instant> processed_;
+  bool resumed_ = false;
+  // Where serve stopped attributing steps as they closed (a restart, a failed cycle); cleared once
+  // caught up with no hole open.
+  std::optional<Instant> unwatched_from_;
+  std::optional<Instant> hole_;  // the start of a hole no data has closed yet
   ServeHealth health_;
   std::string metrics_;
 };

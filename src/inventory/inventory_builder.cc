@@ -45,6 +45,7 @@ void InventoryBuilder::OnSample(const SampleView& sample) {
                     dcgm_.OnSample(sample, t_ms, source_, diag_) ||
                     agent_.OnSample(sample, t_ms, source_, diag_);
   if (!used) return;
+  sampled_.Add(t_ms);
   min_t_ms_ = std::min(min_t_ms_, t_ms);
   max_t_ms_ = std::max(max_t_ms_, t_ms);
 }
@@ -59,6 +60,7 @@ Result<LoadedTimeline> InventoryBuilder::Build() {
   agent_.Finish();
   LoadedTimeline out;
   out.samples = samples_;
+  out.sampled = std::move(sampled_);
   out.parse_errors = errors_;
   if (options_.staleness <= Duration(0) || options_.default_scrape_interval <= Duration(0)) {
     return Status::InvalidArgument("staleness and default scrape interval must be positive");

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "core/second_marks.h"
 #include "core/time.h"
 #include "ingest/exposition.h"
 #include "inventory/agent_reader.h"
@@ -64,6 +65,7 @@ struct LoadedTimeline {
   Window window;  // what the timelines are clipped to
   std::vector<InputWarning> warnings;
   uint64_t samples = 0;       // samples read
+  SecondMarks sampled;        // the seconds with a sample of a series the timeline reads
   uint64_t parse_errors = 0;  // malformed lines skipped
   std::vector<DeviceJob> device_jobs;  // dcgm hpc_job labels, for the Slurm source to match
   std::vector<AgentJobActivity> agent_jobs;  // node agent slurm_job series, likewise
@@ -104,6 +106,7 @@ class InventoryBuilder final : public ExpositionHandler {
   uint64_t errors_ = 0;
   int64_t min_t_ms_ = INT64_MAX;
   int64_t max_t_ms_ = INT64_MIN;
+  SecondMarks sampled_;
   bool built_ = false;
 };
 

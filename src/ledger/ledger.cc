@@ -174,21 +174,21 @@ Result<int64_t> Ledger::HolderId(const Holder& h) {
 }
 
 Status Ledger::Write(const Inventory& inventory, Window window, Duration step,
-                     std::span<const CostRecord> records) {
+                     std::span<const CostRecord> records, WriteGaps* gaps) {
   if (step.count() <= 0) return Status::InvalidArgument("ledger write: the step must be positive");
   // Two PostgreSQL writers that lock the same rows in another order: the server aborts one of
   // them, which then simply writes again.
   constexpr int kAttempts = 5;
   Status s;
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
-    s = WriteOnce(inventory, window, step, records);
+    s = WriteOnce(inventory, window, step, records, gaps);
     if (s.ok() || !db_->LastErrorRetryable()) break;
   }
   return s;
 }
 
 Status Ledger::WriteOnce(const Inventory& inventory, Window window, Duration step,
-                         std::span<const CostRecord> records) {
+                         std::span<const CostRecord> records, WriteGaps* gaps) {
   const int64_t start_ms = UnixMs(window.start);
   const int64_t step_ms = std::chrono::duration_cast<std::chrono::milliseconds>(step).count();
   if (Status s = db_->Begin(); !s.ok()) return Fail("starting a write", s);
@@ -203,16 +203,7 @@ Status Ledger::WriteOnce(const Inventory& inventory, Window window, Duration ste
   // late data moved, an idle unit now held) go with the rest, after leaving the totals.
   const int64_t end_ms = UnixMs(window.end);
   if (Status s = AddToTotals(start_ms, end_ms, -1); !s.ok()) return rollback(s);
-  {
-    Result<std::unique_ptr<Statement>> clear = db_->Prepare(
-        "DELETE FROM cost_records WHERE step_start_ms >= $1 AND step_start_ms < $2");
-    if (!clear.ok()) return rollback(Fail("replacing a window", clear.status()));
-    (*clear)->Bind(1, start_ms);
-    (*clear)->Bind(2, end_ms);
-    if (Result<bool> r = (*clear)->Step(); !r.ok()) {
-      return rollback(Fail("replacing a window", r.status()));
-    }
-  }
+  if (Status s = ClearOutsideGaps(start_ms, end_ms, gaps); !s.ok()) return rollback(s);
   std::unique_ptr<Statement> put[std::size(kBatchSizes)];
   std::vector<Row> pending;
   pending.reserve(kBatchSizes[0]);
@@ -272,6 +263,10 @@ Status Ledger::WriteOnce(const Inventory& inventory, Window window, Duration ste
   }
   if (Status s = flush(); !s.ok()) return rollback(s);
   for (auto& p : put) p.reset();
+  if (gaps != nullptr) {
+    gaps->carried_steps = 0;
+    if (Status s = CarryOver(step_ms, *gaps); !s.ok()) return rollback(s);
+  }
   if (Status s = RerollTouched(start_ms, end_ms); !s.ok()) return rollback(s);
   if (Status s = AddToTotals(start_ms, end_ms, +1); !s.ok()) return rollback(s);
   if (Status s = db_->Commit(); !s.ok()) return rollback(Fail("committing a write", s));
@@ -285,8 +280,17 @@ void LedgerSink::Consume(std::span<const CostRecord> records) {
   records_.insert(records_.end(), records.begin(), records.end());
 }
 
-Status LedgerSink::Commit() {
-  Status s = ledger_->Write(*inventory_, window_, step_, records_);
+std::vector<bool> LedgerSink::StepsWithRecords() const {
+  const int64_t steps = (window_.end - window_.start + step_ - Duration(1)) / step_;
+  std::vector<bool> out(static_cast<size_t>(std::max<int64_t>(steps, 0)), false);
+  for (const CostRecord& r : records_) {
+    if (r.step >= 0 && static_cast<size_t>(r.step) < out.size()) out[r.step] = true;
+  }
+  return out;
+}
+
+Status LedgerSink::Commit(WriteGaps* gaps) {
+  Status s = ledger_->Write(*inventory_, window_, step_, records_, gaps);
   records_.clear();
   return s;
 }

@@ -58,6 +58,19 @@ struct ReadOptions {
   RollupCache* cache = nullptr;
 };
 
+// Steps of a write that its source had no data for (docs/ledger.md, "Gaps"). The records such a
+// step already holds are kept, not replaced: the source no longer has what they came from. With
+// `carry` (steps the writer did not watch as they closed), a step that holds none is given the
+// records of the step before it, carried over unmeasured.
+struct GapRun {
+  Window window;  // inside the write's window, on its steps
+  bool carry = false;
+};
+struct WriteGaps {
+  std::vector<GapRun> runs;   // in time order, not overlapping
+  int64_t carried_steps = 0;  // set by Write: the steps that were given records
+};
+
 struct LedgerInfo {
   int schema_version = 0;
   int64_t records = 0;
@@ -123,9 +136,15 @@ class Ledger {
   Ledger& operator=(const Ledger&) = delete;
 
   // Writes `records` of an engine run over `window` cut in `step`s, whose indexes refer to
-  // `inventory`, in one transaction: all or nothing.
+  // `inventory`, in one transaction: all or nothing. With `gaps`, also fills their steps (see
+  // WriteGaps) in the same transaction.
   Status Write(const Inventory& inventory, Window window, Duration step,
-               std::span<const CostRecord> records);
+               std::span<const CostRecord> records, WriteGaps* gaps = nullptr);
+
+  // How far a continuous writer (serve) has attributed, whether or not the source had data: where
+  // it resumes, and where what it did not watch begins. Only moves forward.
+  Result<std::optional<Instant>> AttributedThrough();
+  Status SetAttributedThrough(Instant t);
 
   // The records whose steps start in `window` (the whole ledger when nullopt). The window's
   // start must fall on a step boundary of the records; a window holding records of two step
@@ -171,7 +190,14 @@ class Ledger {
   // Adds `sign` x the window's records to the running totals.
   Status AddToTotals(int64_t start_ms, int64_t end_ms, double sign);
   Status WriteOnce(const Inventory& inventory, Window window, Duration step,
-                   std::span<const CostRecord> records);
+                   std::span<const CostRecord> records, WriteGaps* gaps);
+  // Inside Write's transaction (ledger_gaps.cc): removes the window's records outside `gaps`,
+  // and fills the gaps' empty steps from the step before each.
+  Status ClearOutsideGaps(int64_t start_ms, int64_t end_ms, const WriteGaps* gaps);
+  Status CarryOver(int64_t step_ms, WriteGaps& gaps);
+  // A meta value that is a number; nullopt when absent.
+  Result<std::optional<int64_t>> MetaInt(std::string_view key);
+  Status SetMetaInt(std::string_view key, int64_t value);
   Result<int64_t> UnitId(const Inventory& inventory, UnitIndex unit);
   Result<int64_t> HolderId(const Holder& holder);
   // Roll-ups (ledger_rollups.cc), inside an open transaction: (re)computes one period's
@@ -215,8 +241,11 @@ class LedgerSink final : public CostSink {
  public:
   LedgerSink(Ledger& ledger, const Inventory& inventory, Window window, Duration step);
   void Consume(std::span<const CostRecord> records) override;
-  // Writes what was consumed in one transaction; the sink is empty afterwards.
-  Status Commit();
+  // Which steps of the window the records consumed so far fall in.
+  std::vector<bool> StepsWithRecords() const;
+  // Writes what was consumed in one transaction, with `gaps` (see WriteGaps) when given; the sink
+  // is empty afterwards.
+  Status Commit(WriteGaps* gaps = nullptr);
   size_t pending() const { return records_.size(); }
 
  private:

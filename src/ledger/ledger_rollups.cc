@@ -44,24 +44,12 @@ constexpr int kRollupColumns = 18;
 }  // namespace
 
 Result<std::optional<Instant>> Ledger::SealedThrough() {
-  Result<std::unique_ptr<Statement>> q =
-      db_->Prepare("SELECT value FROM meta WHERE key = 'rollups_through_ms'");
-  if (!q.ok()) return Fail("reading the roll-ups", q.status());
-  Result<bool> row = (*q)->Step();
-  if (!row.ok()) return Fail("reading the roll-ups", row.status());
-  if (!*row) return std::optional<Instant>();
-  return std::optional<Instant>(InstantFromUnixMs(std::stoll((*q)->Text(0))));
+  GPUCOST_ASSIGN_OR_RETURN(std::optional<int64_t> ms, MetaInt(kThroughKey));
+  if (!ms) return std::optional<Instant>();
+  return std::optional<Instant>(InstantFromUnixMs(*ms));
 }
 
-Status Ledger::SetSealedThrough(int64_t through_ms) {
-  Result<std::unique_ptr<Statement>> put = db_->Prepare(
-      "INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET "
-      "value = excluded.value");
-  if (!put.ok()) return Fail("sealing roll-ups", put.status());
-  (*put)->Bind(1, kThroughKey).Bind(2, std::to_string(through_ms));
-  if (Result<bool> r = (*put)->Step(); !r.ok()) return Fail("sealing roll-ups", r.status());
-  return Status::Ok();
-}
+Status Ledger::SetSealedThrough(int64_t through_ms) { return SetMetaInt(kThroughKey, through_ms); }
 
 // The level a period is rolled from: 5-minute periods from the records, hours from their
 // 5-minute periods, days from their hours; 0: from the records.

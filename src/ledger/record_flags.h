@@ -12,6 +12,8 @@ namespace gpucost::ledger {
 inline constexpr int64_t kEstimated = 1;
 inline constexpr int64_t kOversubscribed = 2;
 inline constexpr int64_t kPriceKnown = 4;
+// Carried over a gap (ledger_gaps.cc): the holdings of the step before, no usage.
+inline constexpr int64_t kCarried = 8;
 
 // The columns every record read selects, in this order from some column on.
 inline constexpr const char* kRecordValueColumns =

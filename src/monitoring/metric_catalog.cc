@@ -57,13 +57,16 @@ constexpr std::array<MetricDef, 23> kCatalog = {{
     {kScrapeSamples, G, kJobTargetLabels, "Samples in the target's last accepted scrape."},
 }};
 
-constexpr std::array<MetricDef, 5> kHealth = {{
+constexpr std::array<MetricDef, 6> kHealth = {{
     {kAttributionLagSeconds, G, kNoLabels,
      "Seconds between now and the end of the newest attributed step."},
     {kLedgerBytes, G, kNoLabels, "Size of the ledger on disk (bytes)."},
     {kLedgerWriteErrorsTotal, C, kNoLabels,
      "Attributed chunks the ledger could not keep (disk full, permissions); attributed again "
      "next cycle."},
+    {kGapStepsTotal, C, kNoLabels,
+     "Steps serve did not attribute as they closed (it was down, or its source failed) and its "
+     "source no longer had data for: each got the holdings of the step before it, unmeasured."},
     {kRemoteWriteSamplesTotal, C, kResultLabels,
      "Samples of the cost series remote-written (result: sent, dropped when the queue was full, "
      "rejected by the endpoint)."},

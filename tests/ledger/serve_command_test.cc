@@ -17,12 +17,17 @@
 
 #include "cli/cli_test_util.h"
 #include "common/child_process.h"
-#include "promsource/http_transport.h"
+#include "ledger/serve_test_util.h"
 
 namespace gpucost {
 namespace {
 
 using nlohmann::json;
+using serve_test::Get;
+using serve_test::Response;
+using serve_test::SumOf;
+using serve_test::ValueOf;
+using serve_test::WaitFor;
 using testing_util::ChildProcess;
 using testing_util::FreePort;
 using testing_util::PrometheusProcess;
@@ -31,49 +36,6 @@ using testing_util::RunShell;
 using testing_util::TempDir;
 
 const std::string kBinary = GPUCOST_BINARY;
-
-struct Response {
-  int status = 0;
-  std::string body;
-};
-
-// `ca_file`: verify an HTTPS server against this PEM bundle.
-Response Get(const std::string& url, const std::string& token = "",
-             const std::string& ca_file = "") {
-  promsource::HttpOptions options;
-  options.request_timeout = std::chrono::seconds(20);
-  options.ca_file = ca_file;
-  auto transport = promsource::MakeCurlTransport(options);
-  promsource::HttpRequest r;
-  r.url = url;
-  if (!token.empty()) r.headers.push_back({"Authorization", "Bearer " + token});
-  const promsource::TransportResult res = transport->Send(r);
-  if (!res.response) return {};
-  return {static_cast<int>(res.response->status), res.response->body};
-}
-
-bool WaitFor(const std::string& url, int status, std::chrono::seconds limit,
-             const std::string& ca_file = "") {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (Get(url, "", ca_file).status == status) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  return false;
-}
-
-// Sum of one metric's samples in an exposition.
-double SumOf(const std::string& text, const std::string& name) {
-  double sum = 0;
-  size_t pos = 0;
-  while ((pos = text.find("\n" + name + "{", pos)) != std::string::npos) {
-    const size_t eol = text.find('\n', pos + 1);
-    const size_t space = text.rfind(' ', eol);
-    sum += std::stod(text.substr(space + 1, eol - space - 1));
-    pos = eol;
-  }
-  return sum;
-}
 
 class Serve : public ::testing::Test {
  protected:
@@ -356,13 +318,6 @@ TEST_F(Serve, RefusesAKeyThatIsNotTheCertificates) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("cannot load the TLS certificate"), std::string::npos) << r.output;
   EXPECT_FALSE(std::filesystem::exists(ledger_));  // refused before anything started
-}
-
-// The number after `name ` in an exposition; -1 when absent.
-double ValueOf(const std::string& text, const std::string& name) {
-  const size_t at = text.find("\n" + name + " ");
-  if (at == std::string::npos) return -1;
-  return std::stod(text.substr(at + name.size() + 2));
 }
 
 TEST_F(Serve, RidesOutItsSourceGoingAwayAndBackFillsWhenItReturns) {
