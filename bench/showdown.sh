@@ -40,6 +40,9 @@ seconds() {  # "Elapsed (wall clock)" of /usr/bin/time -v
   awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,t,":"); s=0; for(i=1;i<=n;i++) s=s*60+t[i]; print s}' "$1"
 }
 rss_mb() { awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2/1024}' "$1"; }
+cpu_s() {  # user + system CPU seconds a process has used (/proc/PID/stat)
+  awk -v hz="$(getconf CLK_TCK)" '{printf "%.2f", ($14 + $15) / hz}' "/proc/$1/stat"
+}
 
 rows=()
 for n in $scales; do
@@ -89,9 +92,12 @@ import json; r = json.load(open('$dir/d$d.$style.json'))
 print(f\"{r['wall_s']:.2f} s, {r['prometheus_peak_rss_kb'] / 1024:.0f} MB\" if r['ok'] else 'FAILED after ' + f\"{r['wall_s']:.1f} s: \" + r['error'][:120].replace('|', '/'))")")
     done
     # gpucost from Prometheus: Prometheus' peak RSS while gpucost reads, and gpucost's own.
+    # Prometheus' CPU while it serves gpucost: its own read path, a floor under gpucost's time.
     echo 5 >"/proc/$prom_pid/clear_refs" 2>/dev/null || true
+    cpu_before=$(cpu_s "$prom_pid")
     /usr/bin/time -v "$gpucost" report --prometheus "$url" "${common[@]}" >"$dir/d$d.api.json" 2>"$dir/d$d.api.time"
     prom_rss=$(awk '/VmHWM/ {printf "%.0f", $2/1024}' "/proc/$prom_pid/status")
+    prom_cpu=$(python3 -c "print(f'{$(cpu_s "$prom_pid") - $cpu_before:.2f}')")
     /usr/bin/time -v "$gpucost" report --input "$f" "${common[@]}" >"$dir/d$d.file.json" 2>"$dir/d$d.file.time"
     # Checks: the two gpucost reports agree; allocated + idle = cost = GPUs x price x hours.
     python3 - "$dir/d$d.api.json" "$dir/d$d.file.json" "$gpus" "$price" "$d" <<'PY'
@@ -110,7 +116,7 @@ PY
     api_s=$(seconds "$dir/d$d.api.time"); file_s=$(seconds "$dir/d$d.file.time")
     join_s=$(python3 -c "import json; r=json.load(open('$dir/d$d.join.json')); print(r['wall_s'] if r['ok'] else '')")
     ratio=$( [ -n "$join_s" ] && python3 -c "print(f'{$join_s / $api_s:.1f}x / {$join_s / $file_s:.1f}x')" || echo "-")
-    rows+=("$n | $gpus | $d | $(python3 -c "print(f'{$samples/1e6:.1f} M')") | ${results[0]} | ${results[1]} | $api_s s, $(rss_mb "$dir/d$d.api.time") MB (Prometheus $prom_rss MB) | $file_s s, $(rss_mb "$dir/d$d.file.time") MB | $ratio")
+    rows+=("$n | $gpus | $d | $(python3 -c "print(f'{$samples/1e6:.1f} M')") | ${results[0]} | ${results[1]} | $api_s s, $(rss_mb "$dir/d$d.api.time") MB (Prometheus $prom_rss MB, $prom_cpu s CPU) | $file_s s, $(rss_mb "$dir/d$d.file.time") MB | $ratio")
     echo "done: $n nodes, $d days" >&2
   done
   kill "$prom_pid"; wait "$prom_pid" 2>/dev/null || true

@@ -96,10 +96,12 @@ Status Ledger::RollPeriod(int64_t period_ms, int64_t start_ms) {
         "SELECT unit_id, holder_id, records, unpriced_records, unit_oversubscribed_steps, "
         "priced_hours, unpriced_hours, unmeasured_hours, measured_hours, used_hours, "
         "activity_hours, allocated_usd, measured_allocated_usd, effective_usd, idle_usd, "
-        "flags FROM rollups WHERE period_ms = $1 AND start_ms >= $2 AND start_ms < $3");
+        "flags, start_ms FROM rollups WHERE period_ms = $1 AND start_ms >= $2 AND start_ms < $3");
     if (!rq.ok()) return Fail(what, rq.status());
     Statement& q = **rq;
     q.Bind(1, sub).Bind(2, start_ms).Bind(3, end_ms);
+    // Oversubscribed steps per unit: one value per (sub-period, unit), the same on each row.
+    std::map<std::pair<int64_t, int64_t>, int64_t> over;  // (unit, sub-period start) -> steps
     for (;;) {
       Result<bool> row = q.Step();
       if (!row.ok()) return Fail(what, row.status());
@@ -109,20 +111,12 @@ Status Ledger::RollPeriod(int64_t period_ms, int64_t start_ms) {
       p.acc.AddSums(r.sums);
       p.records += r.records;
       p.unpriced_records += r.unpriced_records;
+      if (r.unit_oversubscribed_steps > 0) {
+        int64_t& steps_over = over[{q.Int(0), q.Int(16)}];
+        steps_over = std::max(steps_over, r.unit_oversubscribed_steps);
+      }
     }
-    // Oversubscribed steps per unit: one value per (sub-period, unit), the same on each row.
-    Result<std::unique_ptr<Statement>> oq = db_->Prepare(
-        "SELECT unit_id, start_ms, MAX(unit_oversubscribed_steps) FROM rollups WHERE "
-        "period_ms = $1 AND start_ms >= $2 AND start_ms < $3 AND "
-        "unit_oversubscribed_steps > 0 GROUP BY unit_id, start_ms");
-    if (!oq.ok()) return Fail(what, oq.status());
-    (*oq)->Bind(1, sub).Bind(2, start_ms).Bind(3, end_ms);
-    for (;;) {
-      Result<bool> row = (*oq)->Step();
-      if (!row.ok()) return Fail(what, row.status());
-      if (!*row) break;
-      oversubscribed[(*oq)->Int(0)] += (*oq)->Int(2);
-    }
+    for (const auto& [key, n] : over) oversubscribed[key.first] += n;
   } else {
     steps.clear();
     Result<std::unique_ptr<Statement>> rq = db_->Prepare(

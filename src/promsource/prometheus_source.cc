@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <future>
 
 #include "core/log.h"
 #include "core/strings.h"
@@ -87,32 +88,41 @@ Status StreamRawSamplesRemoteRead(PrometheusClient& client, Window range, Durati
   const std::vector<Window> chunks = PlanChunks(range, chunk);
   static constexpr RemoteReadResponseType kAccepted[] = {
       RemoteReadResponseType::kStreamedXorChunks, RemoteReadResponseType::kSamples};
+  const auto fetch = [&client, &metrics](Window c) {
+    return client.RemoteRead(BuildReadRequest(metrics, c, kAccepted));
+  };
+  // The next chunk is fetched while this one is decoded (the server and the decoding overlap;
+  // two responses at most are held). The client is used by one thread at a time.
+  std::future<Result<HttpResponse>> next;
   size_t done = 0;
-  for (const Window& c : chunks) {
-    const std::string request = BuildReadRequest(metrics, c, kAccepted);
-    auto resp = client.RemoteRead(request);
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    const Window& c = chunks[i];
+    Result<HttpResponse> resp = next.valid() ? next.get() : fetch(c);
     ++st.requests;
     if (!resp.ok()) return resp.status();
     const std::string where = StrCat(client.base_url(), "/api/v1/read for ", FormatRfc3339(c.start),
                                      " to ", FormatRfc3339(c.end));
     const std::string type = ToLower(resp->content_type);
+    const bool streamed = type.starts_with("application/x-streamed-protobuf");
+    if (!streamed && !type.starts_with("application/x-protobuf")) {
+      return Status::Unimplemented(StrCat(where, ": answered with \"", resp->content_type,
+                                          "\", not a remote-read response"));
+    }
+    if (i + 1 < chunks.size()) next = std::async(std::launch::async, fetch, chunks[i + 1]);
     Result<RemoteReadStats> parsed = Status::Internal("unset");
-    if (type.starts_with("application/x-streamed-protobuf")) {
+    if (streamed) {
       if (type.find("proto=prometheus.chunkedreadresponse") == std::string::npos) {
         return Status::Unimplemented(
             StrCat(where, ": unsupported stream type \"", resp->content_type, "\""));
       }
       parsed = StreamChunkedReadResponse(resp->body, c, metrics, handler);
-    } else if (type.starts_with("application/x-protobuf")) {
+    } else {
       const std::string encoding = ToLower(resp->content_encoding);
       if (!encoding.empty() && encoding != "snappy") {
         return Status::Unimplemented(
             StrCat(where, ": unsupported content encoding \"", resp->content_encoding, "\""));
       }
       parsed = StreamSamplesReadResponse(resp->body, c, metrics, handler);
-    } else {
-      return Status::Unimplemented(StrCat(where, ": answered with \"", resp->content_type,
-                                          "\", not a remote-read response"));
     }
     if (!parsed.ok()) {
       return Status(parsed.status().code(), StrCat(where, ": ", parsed.status().message()));

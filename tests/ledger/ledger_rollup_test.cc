@@ -7,6 +7,7 @@
 #include <cmath>
 #include <iterator>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,9 @@ std::unique_ptr<Cluster> MakeCluster() {
   b.HoldUnits(train, {g1}, 0, 20 * kHour);
   b.DeviceUsage(n1, "GPU-1", -1, 0.7, 0, 6 * kHour);
   b.DeviceUsage(n1, "GPU-1", -1, 0.2, 9 * kHour + 900, 26 * kHour);
+  // A second pod on the same whole GPU for a while: the unit is oversubscribed, shares scaled.
+  const HolderIndex debug = b.AddHolder("ml", "debug-0");
+  b.HoldUnits(debug, {g1}, 10 * kHour + 600, 14 * kHour + 240);
 
   const NodeIndex n2 = b.AddNode("n2", SharingMode::kTimeSlicing);
   b.inventory.nodes[n2].replicas = 2;
@@ -168,6 +172,25 @@ class LedgerRollups : public LedgerBackendTest {
       int64_t summed = 0;
       for (const RolledRecord& r : a->rolled) summed += r.records;
       EXPECT_EQ(a->records.size() + static_cast<size_t>(summed), b->records.size())
+          << what << " " << c.from << "-" << c.to;
+      // Oversubscribed unit-steps: counted once per unit and step, whether from records or
+      // from roll-ups (where every holder's entry of a unit carries the unit's count).
+      std::set<std::pair<UnitIndex, int64_t>> over_a, over_b;
+      for (const CostRecord& r : a->records) {
+        if (r.oversubscribed) over_a.insert({r.unit, r.step});
+      }
+      std::map<UnitIndex, int64_t> rolled_over;
+      for (const RolledRecord& r : a->rolled) {
+        if (r.unit_oversubscribed_steps > 0) {
+          rolled_over[r.unit] = std::max(rolled_over[r.unit], r.unit_oversubscribed_steps);
+        }
+      }
+      for (const CostRecord& r : b->records) {
+        if (r.oversubscribed) over_b.insert({r.unit, r.step});
+      }
+      int64_t over_total = static_cast<int64_t>(over_a.size());
+      for (const auto& [unit, n] : rolled_over) over_total += n;
+      EXPECT_EQ(over_total, static_cast<int64_t>(over_b.size()))
           << what << " " << c.from << "-" << c.to;
       for (const char* by : {"namespace", "team,pod", "node,gpu_model"}) {
         for (IdlePolicy p : {IdlePolicy::kSeparate, IdlePolicy::kProportional, IdlePolicy::kEven}) {
