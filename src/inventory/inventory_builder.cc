@@ -12,7 +12,14 @@ InventoryBuilder::InventoryBuilder(TimelineOptions options)
       ksm_(options_.cluster),
       dcgm_(options_.cluster, options_.dcgm_pod_labels),
       agent_(options_.cluster),
-      kube_(std::move(options_.kube_states)) {}
+      kube_(std::move(options_.kube_states)) {
+  // Which seconds of the window (and the staleness before it) have a sample: only a window's
+  // are asked about, and an input's span is unbounded.
+  if (options_.window) {
+    sampled_ = SecondMarks(UnixMs(options_.window->start - options_.staleness),
+                           UnixMs(options_.window->end));
+  }
+}
 
 InventoryBuilder::~InventoryBuilder() = default;
 

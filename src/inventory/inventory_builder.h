@@ -65,7 +65,8 @@ struct LoadedTimeline {
   Window window;  // what the timelines are clipped to
   std::vector<InputWarning> warnings;
   uint64_t samples = 0;       // samples read
-  SecondMarks sampled;        // the seconds with a sample of a series the timeline reads
+  // With a window: its seconds with a sample of a series the timeline reads.
+  SecondMarks sampled;
   uint64_t parse_errors = 0;  // malformed lines skipped
   std::vector<DeviceJob> device_jobs;  // dcgm hpc_job labels, for the Slurm source to match
   std::vector<AgentJobActivity> agent_jobs;  // node agent slurm_job series, likewise
