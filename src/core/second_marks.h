@@ -30,7 +30,7 @@ class SecondMarks {
   int64_t bucket_ms() const { return bucket_ms_; }
 
  private:
-  int64_t from_ms_ = 0;   // the start of bucket 0, a whole second
+  int64_t from_ms_ = 0;  // the start of bucket 0, a whole second
   int64_t buckets_ = 0;
   int64_t bucket_ms_ = 1000;
   std::vector<uint64_t> words_;
