@@ -74,7 +74,8 @@ Result<LoadedTimeline> LoadPrometheusWithTap(const promsource::PrometheusSourceO
   tap.BeginSource(source);
   TapTee tee(builder, tap);
   GPUCOST_RETURN_IF_ERROR(promsource::FetchRawSamples(client, popts.api, range, popts.chunk,
-                                                      metrics, tee, nullptr, popts.progress));
+                                                      metrics, tee, nullptr, popts.progress,
+                                                      popts.max_chunk));
   return builder.Build();
 }
 
@@ -86,6 +87,7 @@ Result<LoadedTimeline> LoadPrometheus(const InputFlags& flags, const TimelineOpt
   if (popts.chunk.count() <= 0) {
     return Status::InvalidArgument("--prometheus-chunk must be positive");
   }
+  GPUCOST_ASSIGN_OR_RETURN(popts.max_chunk, ParseDuration(flags.prometheus_max_chunk));
   GPUCOST_ASSIGN_OR_RETURN(popts.api, promsource::ParsePrometheusApi(flags.prometheus_api));
   popts.progress = ::isatty(STDERR_FILENO) != 0;
   popts.client.http.ca_file = flags.ca_file;
@@ -155,7 +157,11 @@ void AddInputFlags(CLI::App& cmd, InputFlags& f) {
                  "Read the series from this Prometheus-compatible HTTP API instead of files, "
                  "e.g. http://prometheus:9090 (needs --window)");
   cmd.add_option("--prometheus-chunk", f.prometheus_chunk,
-                 "Time span fetched per query with --prometheus")
+                 "Time span fetched per query with --prometheus (remote read: the first span)")
+      ->capture_default_str();
+  cmd.add_option("--prometheus-max-chunk", f.prometheus_max_chunk,
+                 "Remote read: spans grow (doubling) from --prometheus-chunk up to this while "
+                 "responses stay under 16 MiB; set it to --prometheus-chunk to keep spans fixed")
       ->capture_default_str();
   cmd.add_option("--prometheus-api", f.prometheus_api,
                  "auto (remote read, else the query API) | remote-read | query")

@@ -28,6 +28,7 @@ struct InputFlags {
   std::vector<std::string> inputs;
   std::string prometheus;
   std::string prometheus_chunk = "2h";
+  std::string prometheus_max_chunk = "24h";
   std::string prometheus_api = "auto";
   promsource::AuthOptions auth;
   std::string ca_file;

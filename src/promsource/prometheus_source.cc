@@ -79,24 +79,35 @@ Status StreamRawSamples(PrometheusClient& client, Window range, Duration chunk,
   return Status::Ok();
 }
 
+Duration NextRemoteReadSpan(Duration span, size_t body_bytes, Duration chunk, Duration max_chunk) {
+  if (max_chunk <= chunk) return chunk;
+  if (body_bytes < kGrowBelowBytes) return std::min(span * 2, max_chunk);
+  if (body_bytes > kShrinkAboveBytes) return std::max(span / 2, chunk);
+  return span;
+}
+
 Status StreamRawSamplesRemoteRead(PrometheusClient& client, Window range, Duration chunk,
                                   std::span<const std::string_view> metrics,
-                                  ExpositionHandler& handler, FetchStats* stats, bool progress) {
+                                  ExpositionHandler& handler, FetchStats* stats, bool progress,
+                                  Duration max_chunk) {
   FetchStats local;
   FetchStats& st = stats != nullptr ? *stats : local;
   st.api = PrometheusApi::kRemoteRead;
-  const std::vector<Window> chunks = PlanChunks(range, chunk);
+  if (range.empty() || chunk <= Duration(0)) return Status::Ok();
   static constexpr RemoteReadResponseType kAccepted[] = {
       RemoteReadResponseType::kStreamedXorChunks, RemoteReadResponseType::kSamples};
   const auto fetch = [&client, &metrics](Window c) {
     return client.RemoteRead(BuildReadRequest(metrics, c, kAccepted));
   };
-  // The next chunk is fetched while this one is decoded (the server and the decoding overlap;
+  const auto span_at = [&range](Instant t, Duration span) {
+    return Window{t, std::min(range.end, t + span)};
+  };
+  // The next span is fetched while this one is decoded (the server and the decoding overlap;
   // two responses at most are held). The client is used by one thread at a time.
   std::future<Result<HttpResponse>> next;
-  size_t done = 0;
-  for (size_t i = 0; i < chunks.size(); ++i) {
-    const Window& c = chunks[i];
+  Duration span = chunk;
+  Window c = span_at(range.start, span);
+  while (c.start < range.end) {
     Result<HttpResponse> resp = next.valid() ? next.get() : fetch(c);
     ++st.requests;
     if (!resp.ok()) return resp.status();
@@ -108,7 +119,9 @@ Status StreamRawSamplesRemoteRead(PrometheusClient& client, Window range, Durati
       return Status::Unimplemented(StrCat(where, ": answered with \"", resp->content_type,
                                           "\", not a remote-read response"));
     }
-    if (i + 1 < chunks.size()) next = std::async(std::launch::async, fetch, chunks[i + 1]);
+    span = NextRemoteReadSpan(span, resp->body.size(), chunk, max_chunk);
+    const Window following = span_at(c.end, span);
+    if (following.start < range.end) next = std::async(std::launch::async, fetch, following);
     Result<RemoteReadStats> parsed = Status::Internal("unset");
     if (streamed) {
       if (type.find("proto=prometheus.chunkedreadresponse") == std::string::npos) {
@@ -129,27 +142,32 @@ Status StreamRawSamplesRemoteRead(PrometheusClient& client, Window range, Durati
     }
     st.series += parsed->series;
     st.samples += parsed->kept;
-    ++done;
     if (progress) {
-      std::fprintf(stderr, "\rprometheus: %zu/%zu remote-read requests, %llu samples", done,
-                   chunks.size(), static_cast<unsigned long long>(st.samples));
+      const double done = std::chrono::duration<double>(c.end - range.start).count() /
+                          std::chrono::duration<double>(range.end - range.start).count();
+      std::fprintf(stderr,
+                   "\rprometheus: %llu remote-read requests, %3.0f%% of the window, %llu samples",
+                   static_cast<unsigned long long>(st.requests), 100 * done,
+                   static_cast<unsigned long long>(st.samples));
       std::fflush(stderr);
     }
+    c = following;
   }
-  if (progress && !chunks.empty()) std::fputc('\n', stderr);
+  if (progress) std::fputc('\n', stderr);
   return Status::Ok();
 }
 
 Status FetchRawSamples(PrometheusClient& client, PrometheusApi api, Window range, Duration chunk,
                        std::span<const std::string_view> metrics, ExpositionHandler& handler,
-                       FetchStats* stats, bool progress) {
+                       FetchStats* stats, bool progress, Duration max_chunk) {
   if (api == PrometheusApi::kQuery) {
     if (stats != nullptr) stats->api = PrometheusApi::kQuery;
     return StreamRawSamples(client, range, chunk, metrics, handler, stats, progress);
   }
   FetchStats local;
   FetchStats& st = stats != nullptr ? *stats : local;
-  Status s = StreamRawSamplesRemoteRead(client, range, chunk, metrics, handler, &st, progress);
+  Status s =
+      StreamRawSamplesRemoteRead(client, range, chunk, metrics, handler, &st, progress, max_chunk);
   // kUnimplemented comes only before the first sample was handed over (it is decided by the
   // first request), so falling back cannot feed a sample twice.
   if (api == PrometheusApi::kAuto && s.code() == StatusCode::kUnimplemented && st.samples == 0) {
@@ -178,8 +196,8 @@ Result<LoadedTimeline> LoadTimelineFromPrometheus(const PrometheusSourceOptions&
   InventoryBuilder builder(timeline_options);
   builder.BeginSource(StrCat("prometheus:", RedactUrl(client.base_url())));
   GPUCOST_RETURN_IF_ERROR(FetchRawSamples(client, options.api, range, options.chunk,
-                                          kInventoryMetricNames, builder, stats,
-                                          options.progress));
+                                          kInventoryMetricNames, builder, stats, options.progress,
+                                          options.max_chunk));
   return builder.Build();
 }
 

@@ -33,6 +33,7 @@ std::string_view PrometheusApiName(PrometheusApi api);
 struct PrometheusSourceOptions {
   std::string url;  // server root, e.g. "http://prometheus:9090"
   Duration chunk = std::chrono::hours(2);
+  Duration max_chunk = std::chrono::hours(24);  // remote read's spans grow up to this
   PrometheusApi api = PrometheusApi::kAuto;
   PrometheusClientOptions client;
   bool progress = false;  // a progress line on stderr (callers enable it for terminals)
@@ -61,18 +62,31 @@ Status StreamRawSamples(PrometheusClient& client, Window range, Duration chunk,
                         std::span<const std::string_view> metrics, ExpositionHandler& handler,
                         FetchStats* stats = nullptr, bool progress = false);
 
-// The same through remote read: one request per chunk. Fails with kUnimplemented, before any
-// sample reached the handler, when the server does not offer remote read (HTTP 404/405/406/415/
-// 501, or a 2xx answer that is neither streamed chunks nor a protobuf ReadResponse).
+// The same through remote read: one request per span of time, the first `chunk` long. Each
+// response decides the next span (NextRemoteReadSpan): doubled after a small one up to
+// `max_chunk`, halved after a large one down to `chunk`; a `max_chunk` not above `chunk` keeps it
+// fixed. The next span is fetched while the current one is decoded. Fails with kUnimplemented,
+// before any sample reached the handler, when the server does not offer remote read (HTTP
+// 404/405/406/415/501, or a 2xx answer that is neither streamed chunks nor a protobuf
+// ReadResponse).
 Status StreamRawSamplesRemoteRead(PrometheusClient& client, Window range, Duration chunk,
                                   std::span<const std::string_view> metrics,
                                   ExpositionHandler& handler, FetchStats* stats = nullptr,
-                                  bool progress = false);
+                                  bool progress = false, Duration max_chunk = Duration(0));
 
-// Dispatches on `api`; kAuto tries remote read and falls back to the query API.
+// The span after a remote-read response of `body_bytes` for `span`: each request costs the
+// server a lookup of every series' chunks, so few large requests are much cheaper than many
+// small ones (docs/perf.md, "Remote read"), while a response is held in memory whole.
+inline constexpr size_t kGrowBelowBytes = size_t{16} << 20;
+inline constexpr size_t kShrinkAboveBytes = size_t{64} << 20;
+Duration NextRemoteReadSpan(Duration span, size_t body_bytes, Duration chunk, Duration max_chunk);
+
+// Dispatches on `api`; kAuto tries remote read and falls back to the query API. `max_chunk`:
+// see StreamRawSamplesRemoteRead (the query API always asks `chunk` at a time).
 Status FetchRawSamples(PrometheusClient& client, PrometheusApi api, Window range, Duration chunk,
                        std::span<const std::string_view> metrics, ExpositionHandler& handler,
-                       FetchStats* stats = nullptr, bool progress = false);
+                       FetchStats* stats = nullptr, bool progress = false,
+                       Duration max_chunk = Duration(0));
 
 // The Prometheus counterpart of LoadTimelineFromFiles. `timeline_options.window` is required;
 // samples are fetched from window.start - staleness (a sample shortly before the window stands

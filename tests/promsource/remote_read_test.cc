@@ -356,6 +356,58 @@ TEST(ApiChoice, ServerErrorsAreRetriedThenTheStreamIsRead) {
   EXPECT_EQ(sent[1].body, sent[0].body);
 }
 
+// The [start, end] of a sent remote-read request's first query.
+std::pair<int64_t, int64_t> AskedRange(const HttpRequest& r) {
+  std::string raw;
+  EXPECT_TRUE(snappy::Uncompress(r.body.data(), r.body.size(), &raw));
+  prompb::ReadRequest req;
+  EXPECT_TRUE(req.ParseFromString(raw));
+  if (req.queries_size() == 0) return {0, 0};
+  return {req.queries(0).start_timestamp_ms(), req.queries(0).end_timestamp_ms()};
+}
+
+TEST(ApiChoice, RemoteReadSpansGrowWhileResponsesAreSmallAndShrinkWhenLarge) {
+  using std::chrono::hours;
+  EXPECT_EQ(NextRemoteReadSpan(hours(2), 1000, hours(2), hours(24)), hours(4));
+  EXPECT_EQ(NextRemoteReadSpan(hours(16), 1000, hours(2), hours(24)), hours(24));
+  EXPECT_EQ(NextRemoteReadSpan(hours(8), kGrowBelowBytes, hours(2), hours(24)), hours(8));
+  EXPECT_EQ(NextRemoteReadSpan(hours(8), kShrinkAboveBytes + 1, hours(2), hours(24)), hours(4));
+  EXPECT_EQ(NextRemoteReadSpan(hours(2), kShrinkAboveBytes + 1, hours(2), hours(24)), hours(2));
+  EXPECT_EQ(NextRemoteReadSpan(hours(2), 1000, hours(2), hours(2)), hours(2));  // fixed
+
+  // Three days from 1 h spans up to 24 h: 1, 2, 4, 8, 16, 24 and the last 17 hours.
+  const Window days{InstantFromUnixMs(kT0), InstantFromUnixMs(kT0 + 72 * 3600000LL)};
+  for (const Duration max : {Duration(hours(24)), Duration(hours(1))}) {
+    std::deque<TransportResult> answers;
+    for (int i = 0; i < 80; ++i) {
+      answers.push_back(Answer(200, SamplesResponse(), "application/x-protobuf", "snappy"));
+    }
+    std::vector<HttpRequest> sent;
+    PrometheusClient client("http://p:9090", NoWait(),
+                            std::make_unique<ScriptedTransport>(answers, nullptr, &sent));
+    RecordingHandler h;
+    FetchStats stats;
+    ASSERT_TRUE(FetchRawSamples(client, PrometheusApi::kRemoteRead, days, hours(1), kMetrics, h,
+                                &stats, false, max)
+                    .ok());
+    const size_t want = max == Duration(hours(24)) ? 7 : 72;
+    ASSERT_EQ(sent.size(), want);
+    EXPECT_EQ(stats.requests, want);
+    // The spans follow one another without gap or overlap and cover the range.
+    int64_t next = kT0;
+    for (const HttpRequest& r : sent) {
+      const auto [lo, hi] = AskedRange(r);
+      EXPECT_EQ(lo, next);
+      next = hi + 1;  // inclusive end
+    }
+    EXPECT_EQ(next, kT0 + 72 * 3600000LL);
+    if (want == 7) {
+      EXPECT_EQ(AskedRange(sent[4]).second + 1 - AskedRange(sent[4]).first, 16 * 3600000LL);
+      EXPECT_EQ(AskedRange(sent[5]).second + 1 - AskedRange(sent[5]).first, 24 * 3600000LL);
+    }
+  }
+}
+
 TEST(ApiChoice, ParsesTheFlag) {
   EXPECT_EQ(*ParsePrometheusApi("remote-read"), PrometheusApi::kRemoteRead);
   EXPECT_EQ(*ParsePrometheusApi("query"), PrometheusApi::kQuery);

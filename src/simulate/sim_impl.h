@@ -1,0 +1,120 @@
+// ClusterSimulator::Impl, internal to src/simulate: the cluster's nodes and pods and the scrape
+// being written. cluster_simulator.cc builds the cluster and moves its pods through their lives;
+// sim_exposition.cc writes what kube-state-metrics and dcgm-exporter would expose.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ingest/exposition.h"
+#include "simulate/cluster_simulator.h"
+#include "simulate/sim_model.h"
+
+namespace gpucost::simulate {
+
+class ClusterSimulator::Impl {
+ public:
+  Impl(const SimOptions& o, Instant origin)
+      : options_(o),
+        seed_(o.seed),
+        interval_ms_(o.scrape_interval.count()),
+        origin_ms_(UnixMs(origin)),
+        last_ms_(UnixMs(origin)) {}
+
+  void Build();
+
+  void Scrape(Instant at, ExpositionHandler& out, unsigned parts) {
+    const int64_t t = std::max(UnixMs(at), last_ms_);
+    last_ms_ = t;
+    for (Node& node : nodes_) {
+      for (Slot& s : node.slots) Advance(node, s, t);
+    }
+    t_ms_ = t;
+    out_ = &out;
+    if ((parts & kKubeStateMetrics) != 0) KubeStateMetrics();
+    if ((parts & kDcgmExporter) != 0) DcgmExporter();
+    out_ = nullptr;
+  }
+
+  const ClusterShape& shape() const { return shape_; }
+  Duration interval() const { return Duration(interval_ms_); }
+
+ private:
+  // --- emission -----------------------------------------------------------------------------
+
+  void Family(std::string_view name, std::string_view help) {
+    MetadataView m{MetadataKind::kHelp, name, help};
+    out_->OnMetadata(m);
+    m.kind = MetadataKind::kType;
+    m.text = "gauge";
+    m.type = MetricType::kGauge;
+    out_->OnMetadata(m);
+  }
+  void Begin() {
+    labels_.clear();
+    if (!options_.cluster.empty()) labels_.push_back({"cluster", options_.cluster});
+  }
+  void L(std::string_view name, std::string_view value) { labels_.push_back({name, value}); }
+  void Emit(std::string_view name, double value) {
+    SampleView s;
+    s.name = name;
+    s.labels = labels_;
+    s.value = value;
+    s.has_timestamp = true;
+    s.timestamp_ms = t_ms_;
+    out_->OnSample(s);
+  }
+
+  template <typename F>
+  void ForPods(F f) {
+    for (const Node& node : nodes_) {
+      for (const Slot& s : node.slots) {
+        if (s.pod.alive) f(node, s);
+      }
+    }
+  }
+  void PodLabels(const Slot& s) {
+    L("namespace", kNamespaces[s.ns].ns);
+    L("pod", s.pod.name);
+    L("uid", s.pod.uid);
+  }
+
+  void KubeStateMetrics();
+
+  void DcgmExporter();
+
+  // --- pods -----------------------------------------------------------------------------------
+
+  // The activity a slot's pod would give a whole GPU to itself, 0..1.
+  double Load(const Slot& s) const;
+
+  void Advance(const Node& node, Slot& s, int64_t t) {
+    if (s.pod.alive && t >= s.pod.gone_ms) s.pod.alive = false;
+    if (!s.pod.alive && t >= s.next_start_ms) StartPod(node, s, t);
+  }
+
+  void StartPod(const Node& node, Slot& s, int64_t t);
+
+  int node_index(const Node& node) const { return static_cast<int>(&node - nodes_.data()); }
+
+  Slot MakeSlot(Rng& r, Kind kind, std::vector<Request> requests, int index);
+
+  Node MakeNode(int i, Sharing sharing, const GpuModelSpec& model);
+
+  SimOptions options_;
+  uint64_t seed_;
+  int64_t interval_ms_;
+  int64_t origin_ms_;
+  int64_t last_ms_;
+  int64_t t_ms_ = 0;
+  std::vector<Node> nodes_;
+  std::vector<std::string> gpu_index_;  // "0", "1", ... kept alive for label views
+  ClusterShape shape_;
+  ExpositionHandler* out_ = nullptr;
+  std::vector<LabelView> labels_;
+};
+
+}  // namespace gpucost::simulate
