@@ -86,9 +86,54 @@ void DcgmReader::OnMetadata(const MetadataView& m) {
   }
 }
 
+bool DcgmReader::SeriesMemo::Matches(const SampleView& s) const {
+  if (!valid || s.name != name || s.labels.size() != labels.size()) return false;
+  for (size_t i = 0; i < labels.size(); ++i) {
+    if (s.labels[i].value != labels[i].second || s.labels[i].name != labels[i].first) {
+      return false;
+    }
+  }
+  return true;
+}
+
+void DcgmReader::SeriesMemo::Remember(const SampleView& s) {
+  valid = true;
+  name.assign(s.name);
+  labels.resize(s.labels.size());
+  for (size_t i = 0; i < s.labels.size(); ++i) {
+    labels[i].first.assign(s.labels[i].name);
+    labels[i].second.assign(s.labels[i].value);
+  }
+}
+
+namespace {
+
+// A blank is "no data" at this instant, not a zero: it is kept as NaN so that it also ends the
+// previous sample's validity (the engine counts NaN samples as unmeasured time).
+double UsageValue(double v) { return IsDcgmBlank(v) ? std::nan("") : v; }
+
+}  // namespace
+
 bool DcgmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& source,
                           Diagnostics& diag) {
   if (!s.name.starts_with("DCGM_")) return false;
+  if (memo_.Matches(s)) {
+    memo_.device->seen.Add(t_ms, 1);
+    if (memo_.pod_labels != nullptr) memo_.pod_labels->Add(t_ms, 1);
+    if (memo_.hpc_job != nullptr) memo_.hpc_job->Add(t_ms, 1);
+    if (memo_.usage != nullptr) memo_.usage->points.Add(t_ms, UsageValue(s.value));
+    memo_misses_ = 0;
+    return true;
+  }
+  memo_.valid = false;
+  bool memo = true;
+  if (memo_pause_ > 0) {
+    --memo_pause_;
+    memo = false;
+  } else if (++memo_misses_ >= 64) {
+    memo_misses_ = 0;
+    memo_pause_ = 4096;
+  }
   std::string uuid = LabelString(s, "UUID");
   if (uuid.empty()) uuid = LabelString(s, "uuid");
   if (uuid.empty()) return true;  // NVSwitch, CPU and link entities: not GPUs
@@ -113,6 +158,10 @@ bool DcgmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& 
   }
   DcgmDevice& device = data_.devices[dev];
   device.seen.Add(t_ms, 1);
+  // A series with a warning is not remembered, so that each of its samples warns as before.
+  memo = memo && dev.host != dev.uuid;
+  SeriesMemo next;
+  next.device = &device;
   if (const std::string_view g = LabelValue(s, "gpu"); !g.empty() && device.gpu_index < 0) {
     int idx = -1;
     if (std::from_chars(g.data(), g.data() + g.size(), idx).ec == std::errc()) {
@@ -153,21 +202,29 @@ bool DcgmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& 
   if (pod.pod.empty()) pod = PodRef{};
   const std::string vgpu = pod.empty() ? std::string() : LabelString(s, "vgpu");
   if (!pod.empty()) {
-    data_.pod_labels[DcgmPodLabelKey{dev, pod, !vgpu.empty(), from_direct}].Add(t_ms, 1);
+    next.pod_labels = &data_.pod_labels[DcgmPodLabelKey{dev, pod, !vgpu.empty(), from_direct}];
+    next.pod_labels->Add(t_ms, 1);
   }
 
   // HPC job mapping: one series copy per job listed for the device (dcgm-exporter hpc.go).
   if (const std::string_view job = Trim(LabelValue(s, "hpc_job")); !job.empty()) {
-    data_.hpc_jobs[DcgmHpcJobKey{dev, std::string(job)}].Add(t_ms, 1);
+    next.hpc_job = &data_.hpc_jobs[DcgmHpcJobKey{dev, std::string(job)}];
+    next.hpc_job->Add(t_ms, 1);
   }
+  const auto remember = [&] {
+    if (!memo) return;
+    memo_ = std::move(next);
+    memo_.Remember(s);
+  };
 
   MetricInfo info{};
-  if (!UsageMetricOf(s.name, info)) return true;
   // GPU_UTIL is not supported on MIG instances and reads 0 there (dcgm-exporter #216).
-  if (info.metric == UsageMetric::kGpuUtil && dev.gpu_instance_id >= 0) return true;
-  // A blank is "no data" at this instant, not a zero: it is kept as NaN so that it also ends
-  // the previous sample's validity (the engine counts NaN samples as unmeasured time).
-  const double value = IsDcgmBlank(s.value) ? std::nan("") : s.value;
+  if (!UsageMetricOf(s.name, info) ||
+      (info.metric == UsageMetric::kGpuUtil && dev.gpu_instance_id >= 0)) {
+    remember();
+    return true;
+  }
+  const double value = UsageValue(s.value);
   DcgmUsageSeries& series =
       data_.usage[DcgmUsageKey{std::move(dev), info.metric, pod, vgpu, from_direct}];
   if (series.first_line == 0) {
@@ -178,6 +235,8 @@ bool DcgmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& 
                                                                             : info.default_unit;
   }
   series.points.Add(t_ms, value);
+  next.usage = &series;
+  remember();
   return true;
 }
 

@@ -96,17 +96,43 @@ class DcgmReader {
   DcgmReader(std::string default_cluster, DcgmPodLabels mode)
       : default_cluster_(std::move(default_cluster)), mode_(mode) {}
   // A new input: metadata seen so far no longer applies.
-  void BeginSource() { units_.clear(); }
+  void BeginSource() {
+    units_.clear();
+    memo_ = {};
+    memo_misses_ = 0;
+    memo_pause_ = 0;
+  }
   void OnMetadata(const MetadataView& m);
   bool OnSample(const SampleView& s, int64_t t_ms, const std::string& source, Diagnostics& diag);
   void Finish();
   DcgmData& data() { return data_; }
 
  private:
+  // What the last sample's series resolved to, reused while samples of the same series follow
+  // one another (a remote-read response streams each series' samples together). Map nodes do
+  // not move, so the pointers stay valid.
+  struct SeriesMemo {
+    bool valid = false;
+    std::string name;
+    std::vector<std::pair<std::string, std::string>> labels;
+    DcgmDevice* device = nullptr;
+    PresenceSeries* pod_labels = nullptr;  // null: no pod
+    PresenceSeries* hpc_job = nullptr;     // null: no job
+    DcgmUsageSeries* usage = nullptr;      // null: not a usage metric
+    bool Matches(const SampleView& s) const;
+    void Remember(const SampleView& s);
+  };
+
   std::string default_cluster_;
   DcgmPodLabels mode_;
   std::map<std::string, ValueUnit, std::less<>> units_;  // family -> unit read from HELP/UNIT
   DcgmData data_;
+  SeriesMemo memo_;
+  // Files interleave series (one scrape after another): after 64 misses in a row the memo is
+  // left unfilled for the next 4096 samples, so that remembering costs little where it never
+  // hits.
+  int memo_misses_ = 0;
+  int memo_pause_ = 0;
 };
 
 }  // namespace gpucost

@@ -6,7 +6,9 @@
 // expected file states exactly the facts its case proves. Expected files are computed
 // independently of the C++ code (tests/golden/generate.py) and checked by hand. GPUCOST_GOLDEN_SHOW=1 prints the full output.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -95,19 +97,16 @@ std::vector<std::string> CaseNames() {
   return names;
 }
 
-class Golden : public testing::TestWithParam<std::string> {};
-
-TEST_P(Golden, ReportMatchesExpected) {
-  const fs::path dir = kCases / GetParam();
-  ASSERT_TRUE(fs::exists(dir / "README.md")) << "every golden case says what it proves";
+// The case's report of the files in `input` compared with its expected document.
+void ExpectReport(const fs::path& dir, const fs::path& input) {
   std::string args = fs::exists(dir / "args") ? ReadFile(dir / "args") : "";
   while (!args.empty() && (args.back() == '\n' || args.back() == ' ')) args.pop_back();
   // `${CASE}` in args names the case's own folder (for files such as prices.yaml).
   for (size_t p = args.find("${CASE}"); p != std::string::npos; p = args.find("${CASE}")) {
     args.replace(p, 7, dir.string());
   }
-  const std::string cmd = std::string(GPUCOST_BINARY) + " report --input '" +
-                          (dir / "input").string() + "' --format json " + args + " 2>/dev/null";
+  const std::string cmd = std::string(GPUCOST_BINARY) + " report --input '" + input.string() +
+                          "' --format json " + args + " 2>/dev/null";
   const RunResult r = RunCommand(cmd);
   ASSERT_EQ(r.exit_code, 0) << cmd << "\n" << r.out;
   json got;
@@ -120,6 +119,66 @@ TEST_P(Golden, ReportMatchesExpected) {
   std::string all;
   for (const auto& d : diffs) all += "  " + d + "\n";
   EXPECT_TRUE(diffs.empty()) << cmd << "\n" << all;
+}
+
+// The last space-separated field of a sample line: its timestamp (the line itself when none).
+std::string TimestampOf(const std::string& line) {
+  const size_t close = line.rfind('}');
+  const size_t sp = line.rfind(' ');
+  return sp == std::string::npos || (close != std::string::npos && sp < close)
+             ? std::string()
+             : line.substr(sp + 1);
+}
+
+// `text` with each run of sample lines (between metadata lines) ordered by timestamp, stably:
+// series interleaved as scrapes write them, where the case files list each series' samples
+// together.
+std::string TimeMajor(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::string> out, run;
+  const auto flush = [&] {
+    std::stable_sort(run.begin(), run.end(), [](const std::string& a, const std::string& b) {
+      const std::string ta = TimestampOf(a), tb = TimestampOf(b);
+      return ta.size() != tb.size() ? ta.size() < tb.size() : ta < tb;
+    });
+    out.insert(out.end(), run.begin(), run.end());
+    run.clear();
+  };
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') {
+      flush();
+      out.push_back(line);
+    } else {
+      run.push_back(line);
+    }
+  }
+  flush();
+  std::string joined;
+  for (const std::string& l : out) joined += l + "\n";
+  return joined;
+}
+
+class Golden : public testing::TestWithParam<std::string> {};
+
+TEST_P(Golden, ReportMatchesExpected) {
+  const fs::path dir = kCases / GetParam();
+  ASSERT_TRUE(fs::exists(dir / "README.md")) << "every golden case says what it proves";
+  ExpectReport(dir, dir / "input");
+}
+
+// The same report whichever order the samples come in: grouped by series (as a remote-read
+// response streams them, and as the case files are written) or interleaved by scrape.
+TEST_P(Golden, ReportDoesNotDependOnTheOrderOfSamples) {
+  const fs::path dir = kCases / GetParam();
+  const fs::path input = fs::temp_directory_path() /
+                         ("gpucost-golden-" + GetParam() + "-" + std::to_string(::getpid()));
+  fs::remove_all(input);
+  fs::create_directories(input);
+  for (const auto& e : fs::directory_iterator(dir / "input")) {
+    std::ofstream(input / e.path().filename()) << TimeMajor(ReadFile(e.path()));
+  }
+  ExpectReport(dir, input);
+  fs::remove_all(input);
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, Golden, testing::ValuesIn(CaseNames()),
