@@ -98,6 +98,7 @@ print(f\"{r['wall_s']:.2f} s, {r['prometheus_peak_rss_kb'] / 1024:.0f} MB\" if r
     /usr/bin/time -v "$gpucost" report --prometheus "$url" "${common[@]}" >"$dir/d$d.api.json" 2>"$dir/d$d.api.time"
     prom_rss=$(awk '/VmHWM/ {printf "%.0f", $2/1024}' "/proc/$prom_pid/status")
     prom_cpu=$(python3 -c "print(f'{$(cpu_s "$prom_pid") - $cpu_before:.2f}')")
+    cat "$f" >/dev/null  # the file from the page cache, as Prometheus reads its TSDB
     /usr/bin/time -v "$gpucost" report --input "$f" "${common[@]}" >"$dir/d$d.file.json" 2>"$dir/d$d.file.time"
     # Checks: the two gpucost reports agree; allocated + idle = cost = GPUs x price x hours.
     python3 - "$dir/d$d.api.json" "$dir/d$d.file.json" "$gpus" "$price" "$d" <<'PY'
