@@ -26,6 +26,7 @@
 
 #include "attribution/attributor.h"
 #include "core/result.h"
+#include "ledger/ledger_summaries.h"
 #include "model/inventory.h"
 #include "report/row_accumulator.h"
 
@@ -69,59 +70,6 @@ struct GapRun {
 struct WriteGaps {
   std::vector<GapRun> runs;   // in time order, not overlapping
   int64_t carried_steps = 0;  // set by Write: the steps that were given records
-};
-
-struct LedgerInfo {
-  int schema_version = 0;
-  int64_t records = 0;
-  int64_t units = 0;
-  int64_t holders = 0;
-  std::optional<Window> span;  // first step start to last step end
-  std::vector<int64_t> steps_s;  // the distinct step lengths, seconds
-};
-
-// Totals since the ledger began, for counters: per holder group (known money only; unknown
-// money is in no sum) and per node for capacity nobody held.
-struct HolderTotal {
-  std::string cluster, namespace_name, team, workload, workload_kind, gpu_model, capacity_type;
-  double allocated_usd = 0;
-  double effective_usd = 0;
-  double waste_usd = 0;
-  double gpu_hours = 0;
-  double unmeasured_gpu_hours = 0;
-};
-struct NodeIdleTotal {
-  std::string cluster, node, gpu_model, capacity_type;
-  double idle_usd = 0;
-  double idle_gpu_hours = 0;
-};
-struct LedgerTotals {
-  std::vector<HolderTotal> holders;
-  std::vector<NodeIdleTotal> idle;
-};
-
-// The newest step of the ledger, for gauges: per holder group and per node.
-struct HolderGauge {
-  std::string cluster, namespace_name, team, workload, workload_kind, gpu_model, capacity_type;
-  double gpus = 0;            // GPU-equivalents held
-  double usd_per_hour = 0;    // allocated cost rate, known prices only
-  double utilization = NAN;   // activity / measured share; NaN when unmeasured
-};
-struct NodeGauge {
-  std::string cluster, node, gpu_model, capacity_type;
-  int physical_gpus = 0;
-  double allocated_gpus = 0;      // GPU-equivalents held
-  bool price_known = false;
-  double usd_per_gpu_hour = NAN;  // NaN when unknown
-  PriceSource price_source = PriceSource::kUnknown;
-  // End of the newest step with a usage sample in the ledger's last day; nullopt when none.
-  std::optional<Instant> last_usage;
-};
-struct LedgerLatest {
-  std::optional<Instant> step_start;  // nullopt: an empty ledger
-  Duration step{0};
-  std::vector<HolderGauge> holders;
-  std::vector<NodeGauge> nodes;
 };
 
 class Ledger {

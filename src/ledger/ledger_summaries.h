@@ -1,0 +1,70 @@
+// What the ledger says about itself without a read of its records (ledger.h): its size and span
+// (Ledger::Info), the running totals since it began (Ledger::Totals) and its newest step
+// (Ledger::Latest), for `ledger info` and serve's /metrics.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/time.h"
+#include "model/price.h"
+
+namespace gpucost::ledger {
+
+struct LedgerInfo {
+  int schema_version = 0;
+  int64_t records = 0;
+  int64_t units = 0;
+  int64_t holders = 0;
+  std::optional<Window> span;    // first step start to last step end
+  std::vector<int64_t> steps_s;  // the distinct step lengths, seconds
+};
+
+// Totals since the ledger began, for counters: per holder group (known money only; unknown
+// money is in no sum) and per node for capacity nobody held.
+struct HolderTotal {
+  std::string cluster, namespace_name, team, workload, workload_kind, gpu_model, capacity_type;
+  double allocated_usd = 0;
+  double effective_usd = 0;
+  double waste_usd = 0;
+  double gpu_hours = 0;
+  double unmeasured_gpu_hours = 0;
+};
+struct NodeIdleTotal {
+  std::string cluster, node, gpu_model, capacity_type;
+  double idle_usd = 0;
+  double idle_gpu_hours = 0;
+};
+struct LedgerTotals {
+  std::vector<HolderTotal> holders;
+  std::vector<NodeIdleTotal> idle;
+};
+
+// The newest step of the ledger, for gauges: per holder group and per node.
+struct HolderGauge {
+  std::string cluster, namespace_name, team, workload, workload_kind, gpu_model, capacity_type;
+  double gpus = 0;           // GPU-equivalents held
+  double usd_per_hour = 0;   // allocated cost rate, known prices only
+  double utilization = NAN;  // activity / measured share; NaN when unmeasured
+};
+struct NodeGauge {
+  std::string cluster, node, gpu_model, capacity_type;
+  int physical_gpus = 0;
+  double allocated_gpus = 0;  // GPU-equivalents held
+  bool price_known = false;
+  double usd_per_gpu_hour = NAN;  // NaN when unknown
+  PriceSource price_source = PriceSource::kUnknown;
+  // End of the newest step with a usage sample in the ledger's last day; nullopt when none.
+  std::optional<Instant> last_usage;
+};
+struct LedgerLatest {
+  std::optional<Instant> step_start;  // nullopt: an empty ledger
+  Duration step{0};
+  std::vector<HolderGauge> holders;
+  std::vector<NodeGauge> nodes;
+};
+
+}  // namespace gpucost::ledger
