@@ -5,11 +5,11 @@
 #include <cstdlib>
 #include <iterator>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
+#include <thread>
 #include <unordered_set>
 #include <utility>
-
-#include <nlohmann/json.hpp>
 
 #include "core/strings.h"
 #include "ledger/migrations.h"
@@ -176,11 +176,13 @@ Result<int64_t> Ledger::HolderId(const Holder& h) {
 Status Ledger::Write(const Inventory& inventory, Window window, Duration step,
                      std::span<const CostRecord> records, WriteGaps* gaps) {
   if (step.count() <= 0) return Status::InvalidArgument("ledger write: the step must be positive");
-  // Two PostgreSQL writers that lock the same rows in another order: the server aborts one of
-  // them, which then simply writes again.
+  // Writers take turns (Begin takes the write lock), but a PostgreSQL server may still abort a
+  // write for a conflict with another client of the database: it is written again, a little
+  // later each time.
   constexpr int kAttempts = 5;
   Status s;
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20 << attempt));
     s = WriteOnce(inventory, window, step, records, gaps);
     if (s.ok() || !db_->LastErrorRetryable()) break;
   }

@@ -162,6 +162,14 @@ class PostgresDatabase final : public Database {
     } catch (const std::exception& e) {
       return Status::Unavailable(OneLine(e.what()));
     }
+    // Writers of one ledger take turns, as SQLite's BEGIN IMMEDIATE makes them: every write
+    // updates the same running totals, whose rows two writers would otherwise lock in different
+    // orders (a deadlock the server breaks by aborting one). Readers are not held up. The key is
+    // "gpuw" in ASCII; it is released when the transaction ends.
+    if (Status s = Exec("SELECT pg_advisory_xact_lock(1735423351)"); !s.ok()) {
+      (void)Rollback();
+      return s;
+    }
     return Status::Ok();
   }
   Status Commit() override {
@@ -189,8 +197,7 @@ class PostgresDatabase final : public Database {
     return Status::Ok();
   }
   Status LockSchema() override {
-    // Held to the end of the transaction; the key is "gpuc" in ASCII, the same for every ledger
-    // of the database.
+    // Held to the end of the transaction; a fixed key, the same for every ledger of the database.
     return Exec("SELECT pg_advisory_xact_lock(1735424355)");
   }
   // deadlock_detected, serialization_failure.

@@ -71,7 +71,8 @@ class Database {
   // Prepares one statement (the same SQL may be prepared again cheaply).
   virtual Result<std::unique_ptr<Statement>> Prepare(std::string_view sql) = 0;
 
-  // A write transaction: SQLite takes the write lock at once (BEGIN IMMEDIATE).
+  // A write transaction, which takes the ledger's write lock at once (SQLite: BEGIN IMMEDIATE;
+  // PostgreSQL: an advisory lock), so that writers take turns and readers go on.
   virtual Status Begin() = 0;
   virtual Status Commit() = 0;
   virtual Status Rollback() = 0;
