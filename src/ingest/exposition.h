@@ -5,6 +5,7 @@
 // (ParseOptions::strict stops at the first error instead). Not thread-safe; one parse per call.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -42,7 +43,17 @@ struct SampleView {
   // The OpenMetrics "<family>_created" sample of a counter, histogram or summary: a creation
   // time, not a measurement.
   bool is_created = false;
+  // Nonzero where the source knows series apart (remote read, the query API): the same for every
+  // sample of one series and different for any other, so that a reader can tell a repeat of the
+  // series it just read without comparing labels. 0 in text, where samples of series interleave.
+  uint64_t series = 0;
 };
+
+// A fresh SampleView::series id, unique within the process.
+inline uint64_t NewSeriesId() {
+  static std::atomic<uint64_t> next{0};
+  return next.fetch_add(1, std::memory_order_relaxed) + 1;
+}
 
 enum class MetadataKind : uint8_t { kHelp, kType, kUnit };
 

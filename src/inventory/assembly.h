@@ -100,6 +100,7 @@ std::vector<DeviceJob> BuildDeviceJobs(Assembly& a);
 
 // The samples of `m` inside `keep`, in time order (usage_assembly.cc).
 std::vector<UsageSample> ToSamples(const std::map<int64_t, double>& m, Window keep);
+std::vector<UsageSample> ToSamples(const std::vector<Point>& points, Window keep);
 
 // Whether dcgm pod labels from `direct` pod/namespace labels are to be trusted.
 inline bool TrustPodLabels(const Assembly& a, bool from_direct) {

@@ -86,26 +86,6 @@ void DcgmReader::OnMetadata(const MetadataView& m) {
   }
 }
 
-bool DcgmReader::SeriesMemo::Matches(const SampleView& s) const {
-  if (!valid || s.name != name || s.labels.size() != labels.size()) return false;
-  for (size_t i = 0; i < labels.size(); ++i) {
-    if (s.labels[i].value != labels[i].second || s.labels[i].name != labels[i].first) {
-      return false;
-    }
-  }
-  return true;
-}
-
-void DcgmReader::SeriesMemo::Remember(const SampleView& s) {
-  valid = true;
-  name.assign(s.name);
-  labels.resize(s.labels.size());
-  for (size_t i = 0; i < s.labels.size(); ++i) {
-    labels[i].first.assign(s.labels[i].name);
-    labels[i].second.assign(s.labels[i].value);
-  }
-}
-
 namespace {
 
 // A blank is "no data" at this instant, not a zero: it is kept as NaN so that it also ends the
@@ -117,22 +97,12 @@ double UsageValue(double v) { return IsDcgmBlank(v) ? std::nan("") : v; }
 bool DcgmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& source,
                           Diagnostics& diag) {
   if (!s.name.starts_with("DCGM_")) return false;
-  if (memo_.Matches(s)) {
-    memo_.device->seen.Add(t_ms, 1);
-    if (memo_.pod_labels != nullptr) memo_.pod_labels->Add(t_ms, 1);
-    if (memo_.hpc_job != nullptr) memo_.hpc_job->Add(t_ms, 1);
-    if (memo_.usage != nullptr) memo_.usage->points.Add(t_ms, UsageValue(s.value));
-    memo_misses_ = 0;
+  if (memo_.Hit(s)) {
+    resolved_.device->seen.Add(t_ms, 1);
+    if (resolved_.pod_labels != nullptr) resolved_.pod_labels->Add(t_ms, 1);
+    if (resolved_.hpc_job != nullptr) resolved_.hpc_job->Add(t_ms, 1);
+    if (resolved_.usage != nullptr) resolved_.usage->points.Add(t_ms, UsageValue(s.value));
     return true;
-  }
-  memo_.valid = false;
-  bool memo = true;
-  if (memo_pause_ > 0) {
-    --memo_pause_;
-    memo = false;
-  } else if (++memo_misses_ >= 64) {
-    memo_misses_ = 0;
-    memo_pause_ = 4096;
   }
   std::string uuid = LabelString(s, "UUID");
   if (uuid.empty()) uuid = LabelString(s, "uuid");
@@ -159,8 +129,8 @@ bool DcgmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& 
   DcgmDevice& device = data_.devices[dev];
   device.seen.Add(t_ms, 1);
   // A series with a warning is not remembered, so that each of its samples warns as before.
-  memo = memo && dev.host != dev.uuid;
-  SeriesMemo next;
+  const bool memo = memo_.Worth() && dev.host != dev.uuid;
+  Resolved next;
   next.device = &device;
   if (const std::string_view g = LabelValue(s, "gpu"); !g.empty() && device.gpu_index < 0) {
     int idx = -1;
@@ -213,7 +183,7 @@ bool DcgmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& 
   }
   const auto remember = [&] {
     if (!memo) return;
-    memo_ = std::move(next);
+    resolved_ = next;
     memo_.Remember(s);
   };
 

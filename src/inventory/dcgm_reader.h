@@ -11,6 +11,7 @@
 
 #include "ingest/exposition.h"
 #include "inventory/diagnostics.h"
+#include "inventory/series_memo.h"
 #include "inventory/series_timeline.h"
 
 namespace gpucost {
@@ -99,8 +100,7 @@ class DcgmReader {
   void BeginSource() {
     units_.clear();
     memo_ = {};
-    memo_misses_ = 0;
-    memo_pause_ = 0;
+    resolved_ = {};
   }
   void OnMetadata(const MetadataView& m);
   bool OnSample(const SampleView& s, int64_t t_ms, const std::string& source, Diagnostics& diag);
@@ -108,19 +108,13 @@ class DcgmReader {
   DcgmData& data() { return data_; }
 
  private:
-  // What the last sample's series resolved to, reused while samples of the same series follow
-  // one another (a remote-read response streams each series' samples together). Map nodes do
-  // not move, so the pointers stay valid.
-  struct SeriesMemo {
-    bool valid = false;
-    std::string name;
-    std::vector<std::pair<std::string, std::string>> labels;
+  // What the series memo_ remembers resolved to, reused while samples of the same series follow
+  // one another. Map nodes do not move, so the pointers stay valid.
+  struct Resolved {
     DcgmDevice* device = nullptr;
     PresenceSeries* pod_labels = nullptr;  // null: no pod
     PresenceSeries* hpc_job = nullptr;     // null: no job
     DcgmUsageSeries* usage = nullptr;      // null: not a usage metric
-    bool Matches(const SampleView& s) const;
-    void Remember(const SampleView& s);
   };
 
   std::string default_cluster_;
@@ -128,11 +122,7 @@ class DcgmReader {
   std::map<std::string, ValueUnit, std::less<>> units_;  // family -> unit read from HELP/UNIT
   DcgmData data_;
   SeriesMemo memo_;
-  // Files interleave series (one scrape after another): after 64 misses in a row the memo is
-  // left unfilled for the next 4096 samples, so that remembering costs little where it never
-  // hits.
-  int memo_misses_ = 0;
-  int memo_pause_ = 0;
+  Resolved resolved_;
 };
 
 }  // namespace gpucost

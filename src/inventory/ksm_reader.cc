@@ -26,13 +26,15 @@ OwnerRef OwnerOf(const SampleView& s) {
   return o;
 }
 
+// The labels of the newest series win; series of one instant merge. Applied for every sample of
+// a series, so a repeat of what the labels are already copies nothing.
 void MergeLatest(std::map<std::string, std::string>& labels, int64_t& labels_t,
-                 std::map<std::string, std::string> fresh, int64_t t_ms) {
+                 const std::map<std::string, std::string>& fresh, int64_t t_ms) {
   if (t_ms > labels_t) {
-    labels = std::move(fresh);
+    if (labels != fresh) labels = fresh;
     labels_t = t_ms;
   } else if (t_ms == labels_t) {
-    for (auto& [k, v] : fresh) labels[k] = std::move(v);
+    for (const auto& [k, v] : fresh) labels[k] = v;
   }
 }
 
@@ -67,105 +69,160 @@ KsmPod& KsmReader::Pod(const SampleView& s) {
 
 bool KsmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& source,
                          Diagnostics& diag) {
+  if (!s.name.starts_with("kube_")) return false;
+  if (memo_.Hit(s)) {
+    Apply(resolved_, t_ms, s.value);
+    return resolved_.mine;
+  }
+  Resolved r = Resolve(s, source, diag);
+  Apply(r, t_ms, s.value);
+  const bool mine = r.mine;
+  if (memo_.Worth() && r.remember) {
+    resolved_ = std::move(r);
+    memo_.Remember(s);
+  }
+  return mine;
+}
+
+void KsmReader::Apply(const Resolved& r, int64_t t_ms, double value) {
+  switch (r.what) {
+    case Resolved::Do::kNothing:
+      return;
+    case Resolved::Do::kPresence:
+      r.series->Add(t_ms, value);
+      return;
+    case Resolved::Do::kPodLabels:
+      MergeLatest(r.pod->labels, r.pod->labels_t, r.labels, t_ms);
+      return;
+    case Resolved::Do::kNode:
+      break;
+  }
+  KsmNode& node = *r.node;
+  node.seen.Add(t_ms, 1);
+  switch (r.family) {
+    case Resolved::NodeFamily::kOther:
+      return;
+    case Resolved::NodeFamily::kLabels:
+      MergeLatest(node.labels, node.labels_t, r.labels, t_ms);
+      return;
+    case Resolved::NodeFamily::kInfo:
+      // The latest non-empty provider ID: "aws:///us-east-1a/i-0abc", "gce://project/zone/name".
+      if (!r.provider_id.empty() && t_ms >= node.provider_id_t) {
+        node.provider_id_t = t_ms;
+        if (node.provider_id != r.provider_id) node.provider_id = r.provider_id;
+      }
+      return;
+    case Resolved::NodeFamily::kCapacity:
+      if (r.capacity != nullptr && t_ms >= *r.capacity_t) {
+        *r.capacity_t = t_ms;
+        *r.capacity = value;
+      }
+      return;
+  }
+}
+
+KsmReader::Resolved KsmReader::Resolve(const SampleView& s, const std::string& source,
+                                       Diagnostics& diag) {
   const std::string_view name = s.name;
-  if (!name.starts_with("kube_")) return false;
+  Resolved r;
   if (name == "kube_pod_container_resource_requests" ||
       name == "kube_pod_container_resource_limits") {
-    const ResourceName r = CanonicalResourceName(LabelValue(s, "resource"));
-    if (r.kind == ResourceKind::kNotGpu) return true;
-    if (r.kind == ResourceKind::kUnknownGpu) {
-      diag.Warn(StrCat("unknown-resource:", r.canonical), source, s.line,
-                StrCat("unknown GPU-like resource \"", r.canonical, "\" in ", name, "; ignored"));
-      return true;
+    const ResourceName rn = CanonicalResourceName(LabelValue(s, "resource"));
+    if (rn.kind == ResourceKind::kNotGpu) return r;
+    if (rn.kind == ResourceKind::kUnknownGpu) {
+      diag.Warn(StrCat("unknown-resource:", rn.canonical), source, s.line,
+                StrCat("unknown GPU-like resource \"", rn.canonical, "\" in ", name, "; ignored"));
+      r.remember = false;
+      return r;
     }
-    if (LabelValue(s, "pod").empty()) return true;
+    if (LabelValue(s, "pod").empty()) return r;
     KsmPod& pod = Pod(s);
     const bool limits = name == "kube_pod_container_resource_limits";
-    pod.resources[ContainerResourceKey{LabelString(s, "container"), r.canonical, limits}].Add(
-        t_ms, s.value);
+    r.what = Resolved::Do::kPresence;
+    r.series =
+        &pod.resources[ContainerResourceKey{LabelString(s, "container"), rn.canonical, limits}];
     if (const std::string_view node = LabelValue(s, "node"); !node.empty()) {
       pod.request_node = std::string(node);
     }
-    return true;
+    return r;
   }
-  if (name == "kube_pod_status_phase") {
-    if (LabelValue(s, "pod").empty()) return true;
-    Pod(s).phases[LabelString(s, "phase")].Add(t_ms, s.value);
-    return true;
-  }
-  if (name == "kube_pod_info") {
-    if (LabelValue(s, "pod").empty()) return true;
-    Pod(s).info_by_node[LabelString(s, "node")].Add(t_ms, s.value);
-    return true;
+  if (name == "kube_pod_status_phase" || name == "kube_pod_info") {
+    if (LabelValue(s, "pod").empty()) return r;
+    KsmPod& pod = Pod(s);
+    r.what = Resolved::Do::kPresence;
+    r.series = name == "kube_pod_info" ? &pod.info_by_node[LabelString(s, "node")]
+                                       : &pod.phases[LabelString(s, "phase")];
+    return r;
   }
   if (name == "kube_pod_owner") {
-    if (LabelValue(s, "pod").empty()) return true;
+    if (LabelValue(s, "pod").empty()) return r;
     KsmPod& pod = Pod(s);
     OwnerRef o = OwnerOf(s);
     for (const OwnerRef& have : pod.owners) {
-      if (have.kind == o.kind && have.name == o.name) return true;
+      if (have.kind == o.kind && have.name == o.name) return r;
     }
     pod.owners.push_back(std::move(o));
-    return true;
+    return r;
   }
   if (name == "kube_pod_labels") {
-    if (LabelValue(s, "pod").empty()) return true;
-    KsmPod& pod = Pod(s);
-    MergeLatest(pod.labels, pod.labels_t, PrefixedLabels(s), t_ms);
-    return true;
+    if (LabelValue(s, "pod").empty()) return r;
+    r.what = Resolved::Do::kPodLabels;
+    r.pod = &Pod(s);
+    r.labels = PrefixedLabels(s);
+    return r;
   }
   if (name == "kube_pod_container_info") {
     // One series per container and scrape: only the first sight of an id builds anything.
     const std::string_view id = ContainerIdWithoutRuntime(LabelValue(s, "container_id"));
-    if (id.empty() || LabelValue(s, "pod").empty() || data_.containers.contains(id)) return true;
+    if (id.empty() || LabelValue(s, "pod").empty() || data_.containers.contains(id)) return r;
     data_.containers.emplace(std::string(id),
                              KsmContainer{Cluster(s), LabelString(s, "namespace"),
                                           LabelString(s, "pod"), LabelString(s, "uid"),
                                           LabelString(s, "container")});
-    return true;
+    return r;
   }
   if (name == "kube_replicaset_owner") {
     data_.replicaset_owners[{Cluster(s), LabelString(s, "namespace")}]
                            [LabelString(s, "replicaset")] = OwnerOf(s);
-    return true;
+    return r;
   }
   if (name == "kube_job_owner") {
     data_.job_owners[{Cluster(s), LabelString(s, "namespace")}][LabelString(s, "job_name")] =
         OwnerOf(s);
-    return true;
+    return r;
   }
   if (name == "kube_namespace_labels") {
     auto& labels = data_.namespace_labels[{Cluster(s), LabelString(s, "namespace")}];
     for (auto& [k, v] : PrefixedLabels(s)) labels[k] = std::move(v);
-    return true;
+    return r;
   }
   if (name.starts_with("kube_node_")) {
-    const std::string_view node_name = LabelValue(s, "node");
-    if (node_name.empty()) return true;
-    KsmNode& node = data_.nodes[{Cluster(s), std::string(node_name)}];
-    node.seen.Add(t_ms, 1);
-    if (name == "kube_node_labels") {
-      MergeLatest(node.labels, node.labels_t, PrefixedLabels(s), t_ms);
-    } else if (name == "kube_node_info") {
-      // The latest non-empty provider ID: "aws:///us-east-1a/i-0abc", "gce://project/zone/name".
-      const std::string_view provider_id = LabelValue(s, "provider_id");
-      if (!provider_id.empty() && t_ms >= node.provider_id_t) {
-        node.provider_id_t = t_ms;
-        node.provider_id = std::string(provider_id);
-      }
-    } else if (name == "kube_node_status_capacity") {
-      const ResourceName r = CanonicalResourceName(LabelValue(s, "resource"));
-      if (r.kind != ResourceKind::kNotGpu) {
-        int64_t& last = node.capacity_t.try_emplace(r.canonical, INT64_MIN).first->second;
-        if (t_ms >= last) {
-          last = t_ms;
-          node.capacity[r.canonical] = s.value;
-        }
-      }
-    }
-    return true;
+    ResolveNode(s, r);
+    return r;
   }
-  return false;
+  r.mine = false;
+  return r;
+}
+
+void KsmReader::ResolveNode(const SampleView& s, Resolved& r) {
+  const std::string_view node_name = LabelValue(s, "node");
+  if (node_name.empty()) return;
+  r.what = Resolved::Do::kNode;
+  r.node = &data_.nodes[{Cluster(s), std::string(node_name)}];
+  if (s.name == "kube_node_labels") {
+    r.family = Resolved::NodeFamily::kLabels;
+    r.labels = PrefixedLabels(s);
+  } else if (s.name == "kube_node_info") {
+    r.family = Resolved::NodeFamily::kInfo;
+    r.provider_id = std::string(LabelValue(s, "provider_id"));
+  } else if (s.name == "kube_node_status_capacity") {
+    r.family = Resolved::NodeFamily::kCapacity;
+    const ResourceName rn = CanonicalResourceName(LabelValue(s, "resource"));
+    if (rn.kind != ResourceKind::kNotGpu) {
+      r.capacity_t = &r.node->capacity_t.try_emplace(rn.canonical, INT64_MIN).first->second;
+      r.capacity = &r.node->capacity[rn.canonical];
+    }
+  }
 }
 
 void KsmReader::Finish() {

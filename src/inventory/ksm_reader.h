@@ -4,6 +4,7 @@
 #pragma once
 
 #include <compare>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -13,6 +14,7 @@
 
 #include "ingest/exposition.h"
 #include "inventory/diagnostics.h"
+#include "inventory/series_memo.h"
 #include "inventory/series_timeline.h"
 #include "inventory/workload_identity.h"
 
@@ -99,12 +101,36 @@ class KsmReader {
   KsmData& data() { return data_; }
 
  private:
+  // What a series resolved to: what each of its samples does. Resolving makes the series' map
+  // entries (and records what a series says once: owners, containers); applying adds a sample.
+  // Map nodes never move, so the pointers stay valid.
+  struct Resolved {
+    enum class Do : uint8_t { kNothing, kPresence, kPodLabels, kNode };
+    enum class NodeFamily : uint8_t { kOther, kLabels, kInfo, kCapacity };
+    Do what = Do::kNothing;
+    NodeFamily family = NodeFamily::kOther;  // kNode
+    bool mine = true;                        // false: not a series this reader consumes
+    bool remember = true;              // false: each sample is resolved again (each one warns)
+    PresenceSeries* series = nullptr;  // kPresence
+    KsmPod* pod = nullptr;             // kPodLabels
+    KsmNode* node = nullptr;           // kNode
+    std::map<std::string, std::string> labels;  // kPodLabels; kNode kLabels: "label_*", unprefixed
+    std::string provider_id;                    // kNode kInfo ("" none)
+    double* capacity = nullptr;                 // kNode kCapacity of a GPU resource
+    int64_t* capacity_t = nullptr;
+  };
+  Resolved Resolve(const SampleView& s, const std::string& source, Diagnostics& diag);
+  void ResolveNode(const SampleView& s, Resolved& r);
+  static void Apply(const Resolved& r, int64_t t_ms, double value);
+
   std::string Cluster(const SampleView& s) const;
   KsmPod& Pod(const SampleView& s);
   std::string default_cluster_;
   KsmData data_;
   PodKey last_pod_key_;            // the key of last_pod_
   KsmPod* last_pod_ = nullptr;     // the pod Pod() returned last
+  SeriesMemo memo_;                // the series resolved_ is for
+  Resolved resolved_;
 };
 
 }  // namespace gpucost

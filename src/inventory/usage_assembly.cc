@@ -13,24 +13,60 @@ namespace {
 
 struct Normalised {
   const DcgmUsageKey* key;
-  std::map<int64_t, double> values;  // t -> ratio 0..1
+  std::vector<Point> values;  // t -> ratio 0..1, in time order, one per instant
   bool has_pod = false;
 };
 
 double Clamp01(double v) { return std::clamp(v, 0.0, 1.0); }  // NaN stays NaN
 
-// Merges one more value for an instant: NaN (no data) never hides a measured value, and a
+// Combines two values for one instant: NaN (no data) never hides a measured value, and a
 // measured value is never turned into NaN. `sum` adds (per-process parts), else keeps the max
-// (copies of one device value).
-void MergeAt(std::map<int64_t, double>& values, int64_t t, double v, bool sum) {
-  auto [it, inserted] = values.emplace(t, v);
-  if (inserted || std::isnan(v)) return;
-  double& slot = it->second;
-  if (std::isnan(slot)) {
-    slot = v;
-  } else {
-    slot = sum ? Clamp01(slot + v) : std::max(slot, v);
+// (copies of one device value). Either way the order of combining does not matter.
+double Combine(double have, double v, bool sum) {
+  if (std::isnan(v)) return have;
+  if (std::isnan(have)) return v;
+  return sum ? Clamp01(have + v) : std::max(have, v);
+}
+
+// The series of `list` as one, each instant's values combined.
+std::vector<Point> Merged(const std::vector<Normalised>& list, bool sum) {
+  if (list.size() == 1) return list.front().values;
+  std::vector<Point> all;
+  size_t n = 0;
+  for (const Normalised& x : list) n += x.values.size();
+  all.reserve(n);
+  for (const Normalised& x : list) all.insert(all.end(), x.values.begin(), x.values.end());
+  std::sort(all.begin(), all.end(), [](const Point& x, const Point& y) { return x.t_ms < y.t_ms; });
+  std::vector<Point> out;
+  out.reserve(all.size());
+  for (const Point& p : all) {
+    if (!out.empty() && out.back().t_ms == p.t_ms) {
+      out.back().v = Combine(out.back().v, p.v, sum);
+    } else {
+      out.push_back(p);
+    }
   }
+  return out;
+}
+
+// `device` where it has a value, `pods` at the other instants.
+std::vector<Point> DeviceOverPods(const std::vector<Point>& device,
+                                  const std::vector<Point>& pods) {
+  std::vector<Point> out;
+  out.reserve(device.size() + pods.size());
+  size_t i = 0, j = 0;
+  while (i < device.size() || j < pods.size()) {
+    if (j == pods.size() || (i < device.size() && device[i].t_ms < pods[j].t_ms)) {
+      out.push_back(device[i++]);
+    } else if (i == device.size() || pods[j].t_ms < device[i].t_ms) {
+      out.push_back(pods[j++]);
+    } else {
+      out.push_back(std::isnan(device[i].v) ? pods[j] : device[i]);
+      ++i;
+      ++j;
+    }
+  }
+  return out;
 }
 
 Normalised Normalise(const DcgmUsageKey& key, const DcgmUsageSeries& s, Assembly& a) {
@@ -51,14 +87,18 @@ Normalised Normalise(const DcgmUsageKey& key, const DcgmUsageSeries& s, Assembly
     }
   }
   const double divisor = unit == ValueUnit::kPercent ? 100.0 : 1.0;
-  for (const Point& p : s.points.points()) out.values[p.t_ms] = Clamp01(p.v / divisor);
+  out.values.reserve(s.points.points().size());
+  for (const Point& p : s.points.points())
+    out.values.push_back(Point{p.t_ms, Clamp01(p.v / divisor)});
   return out;
 }
 
-bool DiffersAtSomeInstant(const std::map<int64_t, double>& x, const std::map<int64_t, double>& y) {
-  for (const auto& [t, v] : x) {
-    auto it = y.find(t);
-    if (it != y.end() && std::abs(it->second - v) > 1e-9) return true;
+bool DiffersAtSomeInstant(const std::vector<Point>& x, const std::vector<Point>& y) {
+  size_t j = 0;
+  for (const Point& p : x) {
+    while (j < y.size() && y[j].t_ms < p.t_ms) ++j;
+    if (j == y.size()) break;
+    if (y[j].t_ms == p.t_ms && std::abs(y[j].v - p.v) > 1e-9) return true;
   }
   return false;
 }
@@ -72,6 +112,17 @@ std::vector<UsageSample> ToSamples(const std::map<int64_t, double>& m, Window ke
     const Instant at = InstantFromUnixMs(t);
     if (at < keep.start || at >= keep.end) continue;
     out.push_back(UsageSample{at, v});
+  }
+  return out;
+}
+
+std::vector<UsageSample> ToSamples(const std::vector<Point>& points, Window keep) {
+  std::vector<UsageSample> out;
+  out.reserve(points.size());
+  for (const Point& p : points) {
+    const Instant at = InstantFromUnixMs(p.t_ms);
+    if (at < keep.start || at >= keep.end) continue;
+    out.push_back(UsageSample{at, p.v});
   }
   return out;
 }
@@ -129,18 +180,8 @@ void BuildUsage(Assembly& a) {
     // The unlabelled device series wins at every instant it has a value. Pod-labelled series
     // fill the other instants: dcgm-exporter labels a GPU's series with its pod while one holds
     // it and drops the labels while it is free, so one device alternates between label sets.
-    std::map<int64_t, double> device_values;
-    for (const Normalised& d : device_level) {
-      for (const auto& [t, v] : d.values) MergeAt(device_values, t, v, false);
-    }
-    std::map<int64_t, double> pod_values;
-    for (const Normalised& p : per_pod) {
-      for (const auto& [t, v] : p.values) MergeAt(pod_values, t, v, per_process);
-    }
-    for (const auto& [t, v] : pod_values) {
-      auto [it, inserted] = device_values.emplace(t, v);
-      if (!inserted && std::isnan(it->second)) it->second = v;
-    }
+    const std::vector<Point> device_values =
+        DeviceOverPods(Merged(device_level, false), Merged(per_pod, per_process));
     if (!device_values.empty()) {
       DeviceSeries ds;
       ds.node = node;

@@ -82,6 +82,7 @@ Result<MatrixStats> StreamMatrix(std::string_view body, Window keep, std::string
     sample.name = name;
     sample.labels = labels;
     sample.has_timestamp = true;
+    sample.series = NewSeriesId();
     for (const json& pair : *values) {
       if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number() || !pair[1].is_string()) {
         return Status::ParseError(StrCat("bad sample in series ", name, ": ", pair.dump()));

@@ -38,6 +38,7 @@ class SeriesEmitter {
     ++stats_.series;
     if (key_scratch_ == key_ && query_index == query_index_) return Status::Ok();
     key_.swap(key_scratch_);
+    series_ = NewSeriesId();
     query_index_ = query_index;
     last_t_ = INT64_MIN;
     has_last_ = false;
@@ -72,6 +73,7 @@ class SeriesEmitter {
     SampleView s;
     s.name = name_;
     s.labels = labels_;
+    s.series = series_;
     s.value = std::bit_cast<double>(value_bits);
     s.has_timestamp = true;
     s.timestamp_ms = t_ms;
@@ -95,6 +97,7 @@ class SeriesEmitter {
   RemoteReadStats& stats_;
   std::string key_, key_scratch_;
   int64_t query_index_ = -1;
+  uint64_t series_ = 0;
   std::string_view name_;
   std::vector<LabelView> labels_;
   int64_t last_t_ = INT64_MIN;
