@@ -92,6 +92,79 @@ bool ParseTypeName(std::string_view s, MetricType& out) {
   return false;
 }
 
+// The first '"', '}' or '\\' in [p, end), or end: what ends or escapes a label set's parts.
+inline const char* FindSeriesDelimiter(const char* p, const char* end) {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i close = _mm_set1_epi8('}');
+  const __m128i slash = _mm_set1_epi8('\\');
+  while (end - p >= 16) {
+    const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i hit =
+        _mm_or_si128(_mm_cmpeq_epi8(chunk, quote),
+                     _mm_or_si128(_mm_cmpeq_epi8(chunk, close), _mm_cmpeq_epi8(chunk, slash)));
+    const int mask = _mm_movemask_epi8(hit);
+    if (mask != 0) return p + __builtin_ctz(static_cast<unsigned>(mask));
+    p += 16;
+  }
+#endif
+  while (p < end && *p != '"' && *p != '}' && *p != '\\') ++p;
+  return p;
+}
+
+// The end of a sample line's series text (its name and label set as written), or null where
+// the line does not start with one of the forms the known-series table takes: `name value`,
+// `name{...} value`, `{"name",...} value`. Does not check the labels; the parser does that the
+// first time it sees the text.
+const char* SeriesTextEnd(const char* p, const char* end) {
+  if (*p != '{') {
+    ++p;
+    while (p < end && kChars.metric_char[U(*p)]) ++p;
+    if (p == end) return nullptr;
+    if (*p != '{') {
+      if (!IsSpace(*p)) return nullptr;
+      const char* q = p;
+      SkipSpace(q, end);
+      return q < end && *q == '{' ? nullptr : p;  // `name {...}`: not a form taken
+    }
+  }
+  bool quoted = false;
+  for (p = FindSeriesDelimiter(p + 1, end); p < end; p = FindSeriesDelimiter(p, end)) {
+    if (*p == '"') {
+      quoted = !quoted;
+      ++p;
+    } else if (*p == '\\') {
+      p += quoted ? 2 : 1;  // inside quotes it escapes the next character
+    } else if (quoted) {
+      ++p;  // a '}' inside a value
+    } else {
+      return p + 1;
+    }
+  }
+  return nullptr;
+}
+
+// A known series with a label set, found from the line's end: `series value` or `series value
+// timestamp`, so the series text ends with '}' one or two tokens before the end. Any text equal
+// to a known series' text parses as that series did (the parser reads left to right and a label
+// set ends at its '}'), so a match needs no further check. Null where there is none (a new
+// series, an exemplar after the timestamp, no label set).
+const char* KnownSeriesEnd(const char* p, const char* end, const KnownSeries& known_series,
+                           const KnownSeries::Entry*& out) {
+  const char* q = end;
+  for (int tokens = 0; tokens < 2; ++tokens) {
+    while (q > p && IsSpace(q[-1])) --q;
+    while (q > p && !IsSpace(q[-1])) --q;  // q: the start of the last token left
+    const char* series_end = q;
+    while (series_end > p && IsSpace(series_end[-1])) --series_end;
+    if (series_end == q || series_end == p) return nullptr;  // no space before it
+    if (series_end[-1] != '}') continue;
+    out = known_series.Find(std::string_view(p, static_cast<size_t>(series_end - p)));
+    if (out != nullptr) return series_end;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 LineParser::LineParser(ExpositionFormat format, ExpositionHandler& handler)
@@ -283,7 +356,18 @@ LineResult LineParser::ParseSample(const char* p, const char* end) {
   labels_.clear();
   SampleView s;
   s.line = line_no_;
-  if (*p != '{') {
+  const char* const series_start = p;
+  const KnownSeries::Entry* known = nullptr;
+  const char* series_end = KnownSeriesEnd(p, end, known_, known);
+  if (series_end == nullptr) series_end = SeriesTextEnd(p, end);
+  const std::string_view series_text =
+      series_end == nullptr ? std::string_view()
+                            : std::string_view(p, static_cast<size_t>(series_end - p));
+  if (known == nullptr && series_end != nullptr) known = known_.Find(series_text);
+  if (known != nullptr) {
+    s.name = known->name;
+    p = series_end;
+  } else if (*p != '{') {
     const char* start = p;
     if (!kChars.metric_start[U(*p)]) return Fail(StrCat("expected a metric name", Found(p, end)));
     ++p;
@@ -299,7 +383,11 @@ LineResult LineParser::ParseSample(const char* p, const char* end) {
     if (!ParseLabels(p, end, labels_, &s.name)) return LineResult::kError;
     if (s.name.empty()) return Fail("label set has no metric name");
   }
-  if (labels_.size() > 1 && !CheckDuplicateLabels(labels_)) return LineResult::kError;
+  if (known == nullptr && labels_.size() > 1 && !CheckDuplicateLabels(labels_)) {
+    return LineResult::kError;
+  }
+  const bool learn =
+      known == nullptr && series_end != nullptr && p == series_end && p > series_start;
 
   if (p >= end || !IsSpace(*p)) {
     if (p >= end) return Fail(StrCat("metric \"", Clip(s.name), "\" has no value"));
@@ -330,8 +418,15 @@ LineResult LineParser::ParseSample(const char* p, const char* end) {
     if (*p != '#') return Fail(StrCat("unexpected text after the timestamp of \"", Clip(s.name), "\""));
     if (ParseExemplar(p, end) != LineResult::kOk) return LineResult::kError;
   }
+  if (known == nullptr && learn) known = known_.Add(series_text, s.name, labels_);
+  if (known != nullptr) {
+    s.name = known->name;
+    s.labels = known->labels;
+    s.series = known->id;
+  } else {
+    s.labels = labels_;
+  }
   if (s.name.ends_with("_created")) s.is_created = IsCreatedSample(s.name);
-  s.labels = labels_;
   ++samples_;
   handler_.OnSample(s);
   return LineResult::kOk;

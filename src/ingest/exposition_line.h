@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ingest/exposition.h"
+#include "ingest/known_series.h"
 
 namespace gpucost::exposition_internal {
 
@@ -52,6 +53,7 @@ class LineParser {
   std::string scratch_;
   bool scratch_ready_ = false;
   std::unordered_map<std::string, MetricType> types_;
+  KnownSeries known_;  // series seen before, by their text
   std::string key_;
   std::string help_;  // unescaped HELP text
   std::string error_;

@@ -97,11 +97,11 @@ double UsageValue(double v) { return IsDcgmBlank(v) ? std::nan("") : v; }
 bool DcgmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& source,
                           Diagnostics& diag) {
   if (!s.name.starts_with("DCGM_")) return false;
-  if (memo_.Hit(s)) {
-    resolved_.device->seen.Add(t_ms, 1);
-    if (resolved_.pod_labels != nullptr) resolved_.pod_labels->Add(t_ms, 1);
-    if (resolved_.hpc_job != nullptr) resolved_.hpc_job->Add(t_ms, 1);
-    if (resolved_.usage != nullptr) resolved_.usage->points.Add(t_ms, UsageValue(s.value));
+  if (const Resolved* known = resolved_.Find(s)) {
+    known->device->seen.Add(t_ms, 1);
+    if (known->pod_labels != nullptr) known->pod_labels->Add(t_ms, 1);
+    if (known->hpc_job != nullptr) known->hpc_job->Add(t_ms, 1);
+    if (known->usage != nullptr) known->usage->points.Add(t_ms, UsageValue(s.value));
     return true;
   }
   std::string uuid = LabelString(s, "UUID");
@@ -129,7 +129,7 @@ bool DcgmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& 
   DcgmDevice& device = data_.devices[dev];
   device.seen.Add(t_ms, 1);
   // A series with a warning is not remembered, so that each of its samples warns as before.
-  const bool memo = memo_.Worth() && dev.host != dev.uuid;
+  const bool memo = resolved_.Worth(s) && dev.host != dev.uuid;
   Resolved next;
   next.device = &device;
   if (const std::string_view g = LabelValue(s, "gpu"); !g.empty() && device.gpu_index < 0) {
@@ -182,9 +182,7 @@ bool DcgmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& 
     next.hpc_job->Add(t_ms, 1);
   }
   const auto remember = [&] {
-    if (!memo) return;
-    resolved_ = next;
-    memo_.Remember(s);
+    if (memo) resolved_.Remember(s, next);
   };
 
   MetricInfo info{};

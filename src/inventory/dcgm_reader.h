@@ -99,8 +99,7 @@ class DcgmReader {
   // A new input: metadata seen so far no longer applies.
   void BeginSource() {
     units_.clear();
-    memo_ = {};
-    resolved_ = {};
+    resolved_.Clear();
   }
   void OnMetadata(const MetadataView& m);
   bool OnSample(const SampleView& s, int64_t t_ms, const std::string& source, Diagnostics& diag);
@@ -108,8 +107,8 @@ class DcgmReader {
   DcgmData& data() { return data_; }
 
  private:
-  // What the series memo_ remembers resolved to, reused while samples of the same series follow
-  // one another. Map nodes do not move, so the pointers stay valid.
+  // What a series resolved to, reused for its further samples. Map nodes do not move, so the
+  // pointers stay valid.
   struct Resolved {
     DcgmDevice* device = nullptr;
     PresenceSeries* pod_labels = nullptr;  // null: no pod
@@ -121,8 +120,7 @@ class DcgmReader {
   DcgmPodLabels mode_;
   std::map<std::string, ValueUnit, std::less<>> units_;  // family -> unit read from HELP/UNIT
   DcgmData data_;
-  SeriesMemo memo_;
-  Resolved resolved_;
+  SeriesCache<Resolved> resolved_;
 };
 
 }  // namespace gpucost

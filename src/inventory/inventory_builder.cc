@@ -25,6 +25,7 @@ InventoryBuilder::~InventoryBuilder() = default;
 
 void InventoryBuilder::BeginSource(std::string name) {
   source_ = std::move(name);
+  ksm_.BeginSource();
   dcgm_.BeginSource();
 }
 

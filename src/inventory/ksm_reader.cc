@@ -70,17 +70,14 @@ KsmPod& KsmReader::Pod(const SampleView& s) {
 bool KsmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& source,
                          Diagnostics& diag) {
   if (!s.name.starts_with("kube_")) return false;
-  if (memo_.Hit(s)) {
-    Apply(resolved_, t_ms, s.value);
-    return resolved_.mine;
+  if (const Resolved* known = resolved_.Find(s)) {
+    Apply(*known, t_ms, s.value);
+    return known->mine;
   }
   Resolved r = Resolve(s, source, diag);
   Apply(r, t_ms, s.value);
   const bool mine = r.mine;
-  if (memo_.Worth() && r.remember) {
-    resolved_ = std::move(r);
-    memo_.Remember(s);
-  }
+  if (r.remember && resolved_.Worth(s)) resolved_.Remember(s, std::move(r));
   return mine;
 }
 

@@ -94,6 +94,8 @@ struct KsmData {
 class KsmReader {
  public:
   explicit KsmReader(std::string default_cluster) : default_cluster_(std::move(default_cluster)) {}
+  // A new input: series ids of the one before are not seen again.
+  void BeginSource() { resolved_.Clear(); }
   // Returns false when the sample is not a series this reader consumes.
   bool OnSample(const SampleView& s, int64_t t_ms, const std::string& source, Diagnostics& diag);
   // Sorts every series. Call once, after the last sample.
@@ -129,8 +131,7 @@ class KsmReader {
   KsmData data_;
   PodKey last_pod_key_;            // the key of last_pod_
   KsmPod* last_pod_ = nullptr;     // the pod Pod() returned last
-  SeriesMemo memo_;                // the series resolved_ is for
-  Resolved resolved_;
+  SeriesCache<Resolved> resolved_;
 };
 
 }  // namespace gpucost

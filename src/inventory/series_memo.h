@@ -1,12 +1,18 @@
-// What a reader remembers of the series it read last (the source's id for it, else its name and
-// labels), so that the next sample of the same series can reuse what that series resolved to (map
-// entries, pointers into the reader's data) instead of copying labels and looking keys up again.
-// Remote read and the query API hand over each series' samples together, where the memo hits
-// almost always; a scrape or file interleaves series, where it never does, so after 64 misses in
-// a row the memo is left empty for the next 4096 samples and remembering costs little.
+// What a reader remembers of the series it read, so that further samples of a series reuse what
+// it resolved to (map entries, pointers into the reader's data) instead of copying labels and
+// looking keys up again.
+//
+// Samples that carry the source's series id (remote read, the query API, exposition text from
+// the second sample of a series on) are found by id in a table of every series seen. Samples
+// without one are compared, name and labels, with the series read just before: a source that
+// hands over each series' samples together hits almost always; one that interleaves series
+// never does, so after 64 misses in a row nothing is remembered for the next 4096 samples and
+// remembering costs little.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -14,13 +20,12 @@
 
 namespace gpucost {
 
+// The series read last, known by its name and labels.
 class SeriesMemo {
  public:
   // Whether `s` is the series remembered last (same name, same labels in the same order).
   bool Matches(const SampleView& s) const {
-    if (!valid_) return false;
-    if (s.series != 0 || series_ != 0) return s.series == series_;
-    if (s.name != name_ || s.labels.size() != labels_.size()) return false;
+    if (!valid_ || s.name != name_ || s.labels.size() != labels_.size()) return false;
     for (size_t i = 0; i < labels_.size(); ++i) {
       if (s.labels[i].value != labels_[i].second || s.labels[i].name != labels_[i].first) {
         return false;
@@ -29,8 +34,8 @@ class SeriesMemo {
     return true;
   }
 
-  // Call for every sample: true when it is the remembered series (the caller reuses what it
-  // resolved to); otherwise the memo is emptied and Worth() says whether to remember this one.
+  // Call for every sample: true when it is the remembered series; otherwise the memo is emptied
+  // and Worth() says whether to remember this one.
   bool Hit(const SampleView& s) {
     if (Matches(s)) {
       misses_ = 0;
@@ -55,8 +60,6 @@ class SeriesMemo {
 
   void Remember(const SampleView& s) {
     valid_ = true;
-    series_ = s.series;
-    if (series_ != 0) return;  // the id alone tells the series
     name_.assign(s.name);
     labels_.resize(s.labels.size());
     for (size_t i = 0; i < s.labels.size(); ++i) {
@@ -72,9 +75,60 @@ class SeriesMemo {
   bool worth_ = true;
   int misses_ = 0;
   int pause_ = 0;
-  uint64_t series_ = 0;  // the source's id of the series, 0: known by name_ and labels_
   std::string name_;
   std::vector<std::pair<std::string, std::string>> labels_;
+};
+
+// What each series resolved to: by series id where the source gives one, else the series read
+// last (SeriesMemo).
+template <typename Resolved>
+class SeriesCache {
+ public:
+  // What the series of `s` resolved to, or null when it has to be resolved (then call Worth and
+  // perhaps Remember).
+  const Resolved* Find(const SampleView& s) {
+    if (s.series == 0) return last_.Hit(s) ? &last_resolved_ : nullptr;
+    if (s.series == hot_id_ && hot_ != nullptr) return hot_;
+    const auto it = by_id_.find(s.series);
+    if (it == by_id_.end()) return nullptr;
+    hot_id_ = s.series;
+    hot_ = &it->second;
+    return hot_;
+  }
+
+  // After a miss: whether the series just resolved is worth remembering.
+  bool Worth(const SampleView& s) const { return s.series != 0 || last_.Worth(); }
+
+  void Remember(const SampleView& s, Resolved r) {
+    if (s.series == 0) {
+      last_.Remember(s);
+      last_resolved_ = std::move(r);
+      return;
+    }
+    // Ids of series no longer read (an earlier response, an earlier file) are dropped now and
+    // then rather than tracked.
+    if (by_id_.size() >= kMaxSeries) Clear();
+    hot_id_ = s.series;
+    hot_ = &by_id_.insert_or_assign(s.series, std::move(r)).first->second;
+  }
+
+  void Clear() {
+    by_id_.clear();
+    hot_ = nullptr;
+    hot_id_ = 0;
+    last_ = SeriesMemo();
+    last_resolved_ = Resolved();
+  }
+
+  size_t size() const { return by_id_.size(); }
+
+ private:
+  static constexpr size_t kMaxSeries = size_t{1} << 18;
+  std::unordered_map<uint64_t, Resolved> by_id_;
+  uint64_t hot_id_ = 0;
+  const Resolved* hot_ = nullptr;  // by_id_'s entry for hot_id_
+  SeriesMemo last_;
+  Resolved last_resolved_;
 };
 
 }  // namespace gpucost

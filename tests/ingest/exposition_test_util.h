@@ -20,6 +20,7 @@ struct RecordedSample {
   int64_t timestamp_ms = 0;
   uint64_t line = 0;
   bool is_created = false;
+  uint64_t series = 0;  // not compared: an id, not what was parsed
 
   std::string Label(const std::string& n) const {
     for (const auto& [k, v] : labels) {
@@ -53,6 +54,7 @@ class Recorder : public ExpositionHandler {
     r.timestamp_ms = s.timestamp_ms;
     r.line = s.line;
     r.is_created = s.is_created;
+    r.series = s.series;
     samples.push_back(std::move(r));
   }
   void OnMetadata(const MetadataView& m) override {

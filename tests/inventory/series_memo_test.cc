@@ -1,7 +1,7 @@
-// The series memo: what a reader reuses while the samples of one series follow one another, and
-// the proof that reusing it changes nothing: kube-state-metrics series read whole (as remote read
-// hands them over, with the source's series ids) give the reader exactly what the same samples
-// interleaved by scrape give it.
+// The series memo and cache: what a reader reuses for the further samples of a series, and the
+// proof that reusing it changes nothing: kube-state-metrics series read whole (as remote read
+// hands them over, with the source's series ids) or interleaved with ids (as exposition text
+// gives them) give the reader exactly what the same samples interleaved without ids give it.
 #include "inventory/series_memo.h"
 
 #include <gtest/gtest.h>
@@ -35,7 +35,7 @@ SampleView View(const Series& s, std::vector<LabelView>& scratch, uint64_t id) {
   return v;
 }
 
-TEST(SeriesMemo, KnowsTheSeriesByItsIdOrElseByItsNameAndLabels) {
+TEST(SeriesMemo, KnowsTheSeriesReadLastByItsNameAndLabels) {
   const Series a{"m", {{"pod", "a"}, {"node", "n1"}}, {}};
   const Series b{"m", {{"pod", "a"}, {"node", "n2"}}, {}};
   std::vector<LabelView> sa, sb;
@@ -46,14 +46,36 @@ TEST(SeriesMemo, KnowsTheSeriesByItsIdOrElseByItsNameAndLabels) {
   EXPECT_TRUE(memo.Hit(View(a, sa, 0)));
   EXPECT_FALSE(memo.Hit(View(b, sb, 0)));  // one label value differs
   EXPECT_FALSE(memo.Hit(View(a, sa, 0)));  // a miss forgets what was remembered
+}
 
-  // With ids, the id decides: the same labels under another id are another series (of another
-  // response), and a remembered id does not match a sample without one.
-  memo.Remember(View(a, sa, 7));
-  EXPECT_TRUE(memo.Hit(View(a, sa, 7)));
-  EXPECT_FALSE(memo.Hit(View(a, sa, 8)));
-  memo.Remember(View(a, sa, 8));
-  EXPECT_FALSE(memo.Hit(View(a, sa, 0)));
+TEST(SeriesCache, KnowsEverySeriesByItsIdAndTheLastOneWithoutIdByItsLabels) {
+  const Series a{"m", {{"pod", "a"}}, {}};
+  const Series b{"m", {{"pod", "b"}}, {}};
+  std::vector<LabelView> sa, sb;
+  SeriesCache<std::string> cache;
+  const uint64_t ida = NewSeriesId(), idb = NewSeriesId();
+  EXPECT_EQ(cache.Find(View(a, sa, ida)), nullptr);
+  EXPECT_TRUE(cache.Worth(View(a, sa, ida)));
+  cache.Remember(View(a, sa, ida), "resolved a");
+  cache.Remember(View(b, sb, idb), "resolved b");
+  // Interleaved, each finds its own.
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_NE(cache.Find(View(a, sa, ida)), nullptr);
+    EXPECT_EQ(*cache.Find(View(a, sa, ida)), "resolved a");
+    ASSERT_NE(cache.Find(View(b, sb, idb)), nullptr);
+    EXPECT_EQ(*cache.Find(View(b, sb, idb)), "resolved b");
+  }
+  // The id decides: the same labels under another id (another response, another file) are
+  // resolved again, and a sample without an id is not taken for one with.
+  EXPECT_EQ(cache.Find(View(a, sa, NewSeriesId())), nullptr);
+  EXPECT_EQ(cache.Find(View(a, sa, 0)), nullptr);
+  cache.Remember(View(a, sa, 0), "resolved a, no id");
+  ASSERT_NE(cache.Find(View(a, sa, 0)), nullptr);
+  EXPECT_EQ(*cache.Find(View(a, sa, 0)), "resolved a, no id");
+  EXPECT_EQ(*cache.Find(View(a, sa, ida)), "resolved a");
+  cache.Clear();
+  EXPECT_EQ(cache.Find(View(a, sa, ida)), nullptr);
+  EXPECT_EQ(cache.Find(View(a, sa, 0)), nullptr);
 }
 
 TEST(SeriesMemo, RestsWhereSeriesInterleave) {
@@ -195,19 +217,22 @@ std::string ReadWhole(const std::vector<Series>& all, bool ids) {
   return Describe(reader.data());
 }
 
-// Reads the samples scrape by scrape, series interleaved, without ids.
-std::string ReadInterleaved(const std::vector<Series>& all) {
+// Reads the samples scrape by scrape, series interleaved (as exposition text has them), each
+// series with an id of its own when `ids`.
+std::string ReadInterleaved(const std::vector<Series>& all, bool ids) {
   KsmReader reader("c");
   Diagnostics diag;
   std::vector<std::pair<int64_t, size_t>> order;  // (t, series)
+  std::vector<uint64_t> id(all.size(), 0);
   for (size_t i = 0; i < all.size(); ++i) {
     for (const auto& [t, v] : all[i].samples) order.emplace_back(t, i);
+    if (ids) id[i] = NewSeriesId();
   }
   std::stable_sort(order.begin(), order.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<LabelView> scratch;
   for (const auto& [t, i] : order) {
-    SampleView view = View(all[i], scratch, 0);
+    SampleView view = View(all[i], scratch, id[i]);
     for (const auto& [st, v] : all[i].samples) {
       if (st == t) view.value = v;
     }
@@ -218,9 +243,9 @@ std::string ReadInterleaved(const std::vector<Series>& all) {
   return Describe(reader.data());
 }
 
-TEST(KsmReaderMemo, SeriesReadWholeGiveWhatTheirSamplesInterleavedGive) {
+TEST(KsmReaderMemo, SeriesGiveTheSameWhetherReadWholeOrInterleavedWithOrWithoutIds) {
   std::vector<Series> all = KsmSeries();
-  const std::string interleaved = ReadInterleaved(all);
+  const std::string interleaved = ReadInterleaved(all, false);
   // What the memo must not lose: the newer labels and provider id, the capacity's last value,
   // every phase sample.
   EXPECT_NE(interleaved.find("pool=b"), std::string::npos) << interleaved;
@@ -230,6 +255,7 @@ TEST(KsmReaderMemo, SeriesReadWholeGiveWhatTheirSamplesInterleavedGive) {
   EXPECT_NE(interleaved.find(" phase Running 0=0 30000=0 60000=0 90000=1"), std::string::npos)
       << interleaved;
 
+  EXPECT_EQ(ReadInterleaved(all, true), interleaved);
   EXPECT_EQ(ReadWhole(all, true), interleaved);
   EXPECT_EQ(ReadWhole(all, false), interleaved);
   // Newer series first: what is latest still wins.

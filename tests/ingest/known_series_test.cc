@@ -1,0 +1,137 @@
+// The parser's table of series seen before: a line whose series text was parsed before must give
+// exactly the sample a fresh parse gives, whatever its label values hold, and the samples of one
+// series share one id.
+#include "ingest/known_series.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "exposition_test_util.h"
+#include "ingest/exposition.h"
+
+namespace gpucost {
+namespace {
+
+using testing::Recorder;
+
+Recorder Parse(const std::string& text, ExpositionFormat format = ExpositionFormat::kText) {
+  Recorder r;
+  ParseOptions o;
+  o.format = format;
+  auto src = StringByteSource(text);
+  const auto stats = ParseExposition(*src, o, r);
+  EXPECT_TRUE(stats.ok()) << stats.status().ToString();
+  return r;
+}
+
+// Each line twice in a row: the second copy is read through the table.
+std::string Doubled(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const std::string& l : lines) out += l + "\n" + l + "\n";
+  return out;
+}
+
+TEST(KnownSeries, ARepeatedLineGivesTheSameSampleUnderOneId) {
+  const std::vector<std::string> lines = {
+      R"(kube_pod_info{namespace="ml",pod="a",node="n1"} 1 1000)",
+      R"(m{v="has } and a space"} 2 1000)",
+      R"(m{v="escaped \"q\" } x",w="2"} 3 1000)",
+      R"(m{v="ends in a backslash\\"} 4)",
+      R"(m{v="new\nline"}   5    1000)",
+      R"(plain 6 1000)",
+      R"({"dotted.name",a="b"} 7 1000)",
+      R"(m{v="x"} NaN)",
+  };
+  const Recorder r = Parse(Doubled(lines));
+  ASSERT_TRUE(r.errors.empty()) << r.errors[0].message;
+  ASSERT_EQ(r.samples.size(), 2 * lines.size());
+  std::vector<uint64_t> ids;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    testing::RecordedSample first = r.samples[2 * i], second = r.samples[2 * i + 1];
+    EXPECT_NE(second.series, 0u) << lines[i];
+    EXPECT_EQ(first.series, second.series) << lines[i];
+    second.line = first.line;
+    EXPECT_EQ(first, second) << lines[i];
+    ids.push_back(second.series);
+  }
+  EXPECT_EQ(r.samples[2].Label("v"), "has } and a space");
+  EXPECT_EQ(r.samples[5].Label("v"), "escaped \"q\" } x");
+  EXPECT_EQ(r.samples[7].Label("v"), "ends in a backslash\\");
+  EXPECT_EQ(r.samples[13].name, "dotted.name");
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(std::unique(ids.begin(), ids.end()), ids.end()) << "one id per series";
+}
+
+TEST(KnownSeries, TextThatOnlyLooksLikeAKnownSeriesIsParsedAfresh) {
+  const Recorder r = Parse(
+      "plain 1 1000\n"
+      "plain {a=\"b\"} 2 1000\n"  // a label set after a space: not the series `plain`
+      "m{a=\"b\"} 3 1000\n"
+      "m{a=\"b\"} x 1000\n"          // a known series with a bad value: an error
+      "m{a=\"b\"} 4 1000 # 5 6\n"    // text after the timestamp: an error
+      "m{a=\"b\",a=\"c\"} 5 1000\n"  // a duplicate label: an error each time
+      "m{a=\"b\",a=\"c\"} 5 1000\n"
+      "m{a=\"b\"} 6 1000\n");
+  ASSERT_EQ(r.samples.size(), 4u);
+  EXPECT_EQ(r.samples[1].name, "plain");
+  EXPECT_EQ(r.samples[1].Label("a"), "b");
+  EXPECT_EQ(r.samples[1].value, 2);
+  EXPECT_EQ(r.samples[3].value, 6);
+  EXPECT_EQ(r.samples[2].series, r.samples[3].series);
+  ASSERT_EQ(r.errors.size(), 4u);
+  EXPECT_EQ(r.errors[0].line, 4u);
+  EXPECT_NE(r.errors[0].message.find("invalid value \"x\" for metric \"m\""), std::string::npos)
+      << r.errors[0].message;
+  EXPECT_EQ(r.errors[1].line, 5u);
+  EXPECT_EQ(r.errors[2].line, 6u);
+  EXPECT_EQ(r.errors[3].line, 7u);
+  EXPECT_EQ(r.errors[2].message, r.errors[3].message);
+}
+
+TEST(KnownSeries, OpenMetricsLinesWithExemplarsAndCreatedSamples) {
+  const std::string text =
+      "# TYPE c counter\n"
+      "c_total{a=\"b\"} 1 10.5 # {trace_id=\"t\"} 0.5 10.0\n"
+      "c_total{a=\"b\"} 2 11.5 # {trace_id=\"t\"} 0.5 11.0\n"
+      "c_created{a=\"b\"} 9 10.5\n"
+      "c_created{a=\"b\"} 9 11.5\n"
+      "# EOF\n";
+  const Recorder r = Parse(text, ExpositionFormat::kOpenMetrics);
+  ASSERT_TRUE(r.errors.empty()) << r.errors[0].message;
+  ASSERT_EQ(r.samples.size(), 4u);
+  EXPECT_EQ(r.samples[1].timestamp_ms, 11500);
+  EXPECT_EQ(r.samples[0].series, r.samples[1].series);
+  EXPECT_FALSE(r.samples[1].is_created);
+  EXPECT_TRUE(r.samples[2].is_created);
+  EXPECT_TRUE(r.samples[3].is_created);
+}
+
+TEST(KnownSeries, StopsGrowingAtItsBound) {
+  exposition_internal::KnownSeries table(4096);
+  std::vector<std::string> texts;
+  std::vector<std::string> values;
+  int added = 0;
+  for (int i = 0; i < 1000; ++i) {
+    texts.push_back("m{i=\"" + std::to_string(i) + "\"}");
+    values.push_back(std::to_string(i));
+    const std::vector<LabelView> labels = {LabelView{"i", values.back()}};
+    if (table.Add(texts.back(), "m", labels) == nullptr) break;
+    ++added;
+  }
+  EXPECT_GT(added, 5);
+  EXPECT_LT(added, 1000);
+  for (int i = 0; i < added; ++i) {
+    const auto* e = table.Find(texts[i]);
+    ASSERT_NE(e, nullptr) << i;
+    EXPECT_EQ(e->name, "m");
+    ASSERT_EQ(e->labels.size(), 1u);
+    EXPECT_EQ(e->labels[0].value, std::to_string(i));
+  }
+  EXPECT_EQ(table.Find(texts[added]), nullptr);
+}
+
+}  // namespace
+}  // namespace gpucost
