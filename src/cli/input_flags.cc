@@ -51,6 +51,7 @@ Result<LoadedTimeline> LoadFilesWithTap(const std::vector<std::string>& paths,
     tap.BeginSource(file);
     ParseOptions po;
     po.source_name = file;
+    po.remember_series = true;  // the readers find series by id
     auto stats = ParseExposition(*source, po, tee);
     if (!stats.ok()) return std::move(stats).status();
   }

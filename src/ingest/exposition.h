@@ -84,6 +84,10 @@ struct ParseOptions {
   bool strict = false;                  // fail with the first error instead of skipping the line
   size_t max_line_bytes = 64u << 20;    // longer lines are reported and skipped without buffering
   std::string source_name = "<input>";  // used in error messages: "<source_name>:<line>: ..."
+  // Remember each series' text, so that its further lines are not parsed again and its samples
+  // carry one SampleView::series id (up to 128 MiB of series). Worth it for a handler that looks
+  // series up by id; costs a table lookup per line (a cache miss on large files) otherwise.
+  bool remember_series = false;
 };
 
 struct ParseStats {

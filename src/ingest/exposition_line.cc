@@ -1,66 +1,13 @@
 #include "ingest/exposition_line.h"
 
-#include <array>
 #include <cstring>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include "core/strings.h"
+#include "ingest/exposition_chars.h"
 #include "ingest/exposition_numbers.h"
 
 namespace gpucost::exposition_internal {
 namespace {
-
-struct CharClasses {
-  std::array<bool, 256> metric_start{};
-  std::array<bool, 256> metric_char{};
-  std::array<bool, 256> label_start{};
-  std::array<bool, 256> label_char{};
-};
-
-constexpr CharClasses MakeCharClasses() {
-  CharClasses t;
-  for (int c = 0; c < 256; ++c) {
-    const bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-    const bool digit = c >= '0' && c <= '9';
-    t.label_start[c] = alpha;
-    t.label_char[c] = alpha || digit;
-    t.metric_start[c] = alpha || c == ':';
-    t.metric_char[c] = alpha || digit || c == ':';
-  }
-  return t;
-}
-
-constexpr CharClasses kChars = MakeCharClasses();
-
-inline unsigned char U(char c) { return static_cast<unsigned char>(c); }
-inline bool IsSpace(char c) { return c == ' ' || c == '\t'; }
-inline void SkipSpace(const char*& p, const char* end) {
-  while (p < end && IsSpace(*p)) ++p;
-}
-inline const char* TokenEnd(const char* p, const char* end) {
-  while (p < end && !IsSpace(*p)) ++p;
-  return p;
-}
-
-// The first '"' or '\\' in [p, end), or end. Label values are short, so one 16-byte compare
-// usually finds the closing quote, instead of one memchr call for each character.
-inline const char* FindQuoteOrBackslash(const char* p, const char* end) {
-#if defined(__SSE2__)
-  const __m128i quote = _mm_set1_epi8('"');
-  const __m128i slash = _mm_set1_epi8('\\');
-  while (end - p >= 16) {
-    const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    const int mask = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(chunk, quote), _mm_cmpeq_epi8(chunk, slash)));
-    if (mask != 0) return p + __builtin_ctz(static_cast<unsigned>(mask));
-    p += 16;
-  }
-#endif
-  while (p < end && *p != '"' && *p != '\\') ++p;
-  return p;
-}
 
 // ", found 'x'" / ", found the end of the line", for error messages.
 std::string Found(const char* p, const char* end) {
@@ -92,83 +39,10 @@ bool ParseTypeName(std::string_view s, MetricType& out) {
   return false;
 }
 
-// The first '"', '}' or '\\' in [p, end), or end: what ends or escapes a label set's parts.
-inline const char* FindSeriesDelimiter(const char* p, const char* end) {
-#if defined(__SSE2__)
-  const __m128i quote = _mm_set1_epi8('"');
-  const __m128i close = _mm_set1_epi8('}');
-  const __m128i slash = _mm_set1_epi8('\\');
-  while (end - p >= 16) {
-    const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    const __m128i hit =
-        _mm_or_si128(_mm_cmpeq_epi8(chunk, quote),
-                     _mm_or_si128(_mm_cmpeq_epi8(chunk, close), _mm_cmpeq_epi8(chunk, slash)));
-    const int mask = _mm_movemask_epi8(hit);
-    if (mask != 0) return p + __builtin_ctz(static_cast<unsigned>(mask));
-    p += 16;
-  }
-#endif
-  while (p < end && *p != '"' && *p != '}' && *p != '\\') ++p;
-  return p;
-}
-
-// The end of a sample line's series text (its name and label set as written), or null where
-// the line does not start with one of the forms the known-series table takes: `name value`,
-// `name{...} value`, `{"name",...} value`. Does not check the labels; the parser does that the
-// first time it sees the text.
-const char* SeriesTextEnd(const char* p, const char* end) {
-  if (*p != '{') {
-    ++p;
-    while (p < end && kChars.metric_char[U(*p)]) ++p;
-    if (p == end) return nullptr;
-    if (*p != '{') {
-      if (!IsSpace(*p)) return nullptr;
-      const char* q = p;
-      SkipSpace(q, end);
-      return q < end && *q == '{' ? nullptr : p;  // `name {...}`: not a form taken
-    }
-  }
-  bool quoted = false;
-  for (p = FindSeriesDelimiter(p + 1, end); p < end; p = FindSeriesDelimiter(p, end)) {
-    if (*p == '"') {
-      quoted = !quoted;
-      ++p;
-    } else if (*p == '\\') {
-      p += quoted ? 2 : 1;  // inside quotes it escapes the next character
-    } else if (quoted) {
-      ++p;  // a '}' inside a value
-    } else {
-      return p + 1;
-    }
-  }
-  return nullptr;
-}
-
-// A known series with a label set, found from the line's end: `series value` or `series value
-// timestamp`, so the series text ends with '}' one or two tokens before the end. Any text equal
-// to a known series' text parses as that series did (the parser reads left to right and a label
-// set ends at its '}'), so a match needs no further check. Null where there is none (a new
-// series, an exemplar after the timestamp, no label set).
-const char* KnownSeriesEnd(const char* p, const char* end, const KnownSeries& known_series,
-                           const KnownSeries::Entry*& out) {
-  const char* q = end;
-  for (int tokens = 0; tokens < 2; ++tokens) {
-    while (q > p && IsSpace(q[-1])) --q;
-    while (q > p && !IsSpace(q[-1])) --q;  // q: the start of the last token left
-    const char* series_end = q;
-    while (series_end > p && IsSpace(series_end[-1])) --series_end;
-    if (series_end == q || series_end == p) return nullptr;  // no space before it
-    if (series_end[-1] != '}') continue;
-    out = known_series.Find(std::string_view(p, static_cast<size_t>(series_end - p)));
-    if (out != nullptr) return series_end;
-  }
-  return nullptr;
-}
-
 }  // namespace
 
-LineParser::LineParser(ExpositionFormat format, ExpositionHandler& handler)
-    : format_(format), handler_(handler) {
+LineParser::LineParser(ExpositionFormat format, ExpositionHandler& handler, bool remember_series)
+    : format_(format), handler_(handler), remember_series_(remember_series) {
   labels_.reserve(32);
   exemplar_labels_.reserve(8);
 }
@@ -352,18 +226,56 @@ bool LineParser::IsCreatedSample(std::string_view name) {
   }
 }
 
+const KnownSeries::Entry* LineParser::Learn(std::string_view text, std::string_view name) {
+  // Only a series seen before with others in between is remembered: one whose samples are all
+  // together (a file written series by series) gains nothing from the table that the readers'
+  // memo of the series just read does not give, and would only fill it.
+  const uint64_t h = Hash64(text);
+  if (seen_.empty()) seen_.assign(kSeenWords, 0);
+  const uint64_t bit = h >> (64 - kSeenBits);
+  uint64_t& word = seen_[bit / 64];
+  const uint64_t mask = uint64_t{1} << (bit % 64);
+  const bool again = (word & mask) != 0 && h != last_hash_;
+  word |= mask;
+  last_hash_ = h;
+  if (!again || !KeepRemembering()) return nullptr;
+  return known_.Add(text, h, name, labels_);
+}
+
+bool LineParser::KeepRemembering() {
+  if (known_.size() < next_check_) return true;
+  // The table pays where each series comes back many times (many scrapes of a cluster); where
+  // series come back a few times only (a few scrapes of a large one), remembering them costs more
+  // than it saves.
+  if (remembered_hits_ >= 4 * known_.size()) {
+    next_check_ *= 2;
+    return true;
+  }
+  remember_series_ = false;
+  known_ = KnownSeries();
+  seen_ = {};
+  return false;
+}
+
 LineResult LineParser::ParseSample(const char* p, const char* end) {
   labels_.clear();
   SampleView s;
   s.line = line_no_;
   const char* const series_start = p;
   const KnownSeries::Entry* known = nullptr;
-  const char* series_end = KnownSeriesEnd(p, end, known_, known);
-  if (series_end == nullptr) series_end = SeriesTextEnd(p, end);
+  const char* series_end = nullptr;
+  if (remember_series_) {
+    series_end = KnownSeriesEnd(p, end, known_, known);
+    if (series_end == nullptr) series_end = SeriesTextEnd(p, end);
+  }
   const std::string_view series_text =
       series_end == nullptr ? std::string_view()
                             : std::string_view(p, static_cast<size_t>(series_end - p));
   if (known == nullptr && series_end != nullptr) known = known_.Find(series_text);
+  if (remember_series_) {
+    ++remembered_lines_;
+    if (known != nullptr) ++remembered_hits_;
+  }
   if (known != nullptr) {
     s.name = known->name;
     p = series_end;
@@ -418,7 +330,13 @@ LineResult LineParser::ParseSample(const char* p, const char* end) {
     if (*p != '#') return Fail(StrCat("unexpected text after the timestamp of \"", Clip(s.name), "\""));
     if (ParseExemplar(p, end) != LineResult::kOk) return LineResult::kError;
   }
-  if (known == nullptr && learn) known = known_.Add(series_text, s.name, labels_);
+  if (known != nullptr) {
+    last_hash_ = known->hash;
+  } else if (learn) {
+    known = Learn(series_text, s.name);
+  } else {
+    last_hash_ = 0;
+  }
   if (known != nullptr) {
     s.name = known->name;
     s.labels = known->labels;

@@ -19,7 +19,7 @@ enum class LineResult : uint8_t { kOk, kError, kEof };
 
 class LineParser {
  public:
-  LineParser(ExpositionFormat format, ExpositionHandler& handler);
+  LineParser(ExpositionFormat format, ExpositionHandler& handler, bool remember_series = false);
 
   // `line` excludes its line break (and a CR before it). On kError, error() says what was wrong.
   LineResult Parse(std::string_view line, uint64_t line_no);
@@ -53,7 +53,22 @@ class LineParser {
   std::string scratch_;
   bool scratch_ready_ = false;
   std::unordered_map<std::string, MetricType> types_;
-  KnownSeries known_;  // series seen before, by their text
+  // Whether to go on remembering series: false (and the table emptied) once the table holds
+  // next_check_ series and lines have found them fewer than four times each on average.
+  bool KeepRemembering();
+  // Remembers the series `text` (just parsed into `name` and labels_) when it pays.
+  const KnownSeries::Entry* Learn(std::string_view text, std::string_view name);
+  bool remember_series_;
+  KnownSeries known_;  // series seen before, by their text (when remember_series_)
+  uint64_t remembered_lines_ = 0;
+  uint64_t remembered_hits_ = 0;
+  size_t next_check_ = size_t{1} << 14;
+  // Which series were seen, as one bit per hash (2^22 bits, false positives only remember a
+  // series early), and the hash of the line before.
+  static constexpr int kSeenBits = 22;
+  static constexpr size_t kSeenWords = (size_t{1} << kSeenBits) / 64;
+  std::vector<uint64_t> seen_;
+  uint64_t last_hash_ = 0;
   std::string key_;
   std::string help_;  // unescaped HELP text
   std::string error_;

@@ -33,7 +33,10 @@ constexpr size_t kBlockBytes = 1 << 20;
 class Driver {
  public:
   Driver(ByteSource& in, const ParseOptions& options, ExpositionHandler& handler)
-      : in_(in), options_(options), handler_(handler), lines_(options.format, handler) {}
+      : in_(in),
+        options_(options),
+        handler_(handler),
+        lines_(options.format, handler, options.remember_series) {}
 
   Result<ParseStats> Run();
 

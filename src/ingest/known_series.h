@@ -6,13 +6,13 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "core/strings.h"
 #include "ingest/exposition.h"
 
 namespace gpucost::exposition_internal {
@@ -23,17 +23,21 @@ class KnownSeries {
     std::string_view name;
     std::vector<LabelView> labels;
     uint64_t id = 0;
+    uint64_t hash = 0;  // of the text
   };
 
   explicit KnownSeries(size_t max_bytes = size_t{128} << 20) : max_bytes_(max_bytes) {}
+
+  size_t size() const { return map_.size(); }
 
   const Entry* Find(std::string_view text) const {
     const auto it = map_.find(text);
     return it == map_.end() ? nullptr : &it->second->entry;
   }
 
-  // Remembers the series `text` parsed into `name` and `labels`; null when full.
-  const Entry* Add(std::string_view text, std::string_view name,
+  // Remembers the series `text` (whose Hash64 is `hash`) parsed into `name` and `labels`; null
+  // when full.
+  const Entry* Add(std::string_view text, uint64_t hash, std::string_view name,
                    const std::vector<LabelView>& labels) {
     size_t bytes = 2 * text.size() + name.size() + sizeof(Stored) + 64;
     for (const LabelView& l : labels) bytes += l.name.size() + l.value.size() + sizeof(LabelView);
@@ -55,6 +59,7 @@ class KnownSeries {
       stored->entry.labels.push_back(LabelView{n, keep(l.value)});
     }
     stored->entry.id = NewSeriesId();
+    stored->entry.hash = hash;
     bytes_ += bytes;
     const Entry* out = &stored->entry;
     map_.emplace(key, std::move(stored));
@@ -68,37 +73,25 @@ class KnownSeries {
   };
   size_t max_bytes_;
   size_t bytes_ = 0;
-  // 32 bytes at a time in four independent lanes (multiply and fold), so that the lanes'
-  // multiplications overlap: several times faster than std::hash on series texts (~100-300
-  // bytes), and good enough for a table whose keys are not chosen to collide (a collision costs
-  // a comparison, never a wrong answer).
+  // XXH3: several times faster than std::hash on series texts (~100-300 bytes).
   struct TextHash {
-    static uint64_t Mix(uint64_t h, uint64_t w) {
-      h = (h ^ w) * 0x9E3779B97F4A7C15ull;
-      return h ^ (h >> 29);
-    }
-    static uint64_t Word(const char* p) {
-      uint64_t w;
-      std::memcpy(&w, p, 8);
-      return w;
-    }
-    size_t operator()(std::string_view s) const {
-      const char* p = s.data();
-      const size_t n = s.size();
-      uint64_t lane[4] = {n, 0x243F6A8885A308D3ull, 0x13198A2E03707344ull, 0xA4093822299F31D0ull};
-      size_t i = 0;
-      for (; i + 32 <= n; i += 32) {
-        for (int k = 0; k < 4; ++k) lane[k] = Mix(lane[k], Word(p + i + 8 * k));
-      }
-      for (int k = 0; i + 8 <= n; i += 8, ++k) lane[k] = Mix(lane[k], Word(p + i));
-      uint64_t tail = 0;
-      std::memcpy(&tail, p + i, n - i);
-      uint64_t h = Mix(lane[0], tail);
-      for (int k = 1; k < 4; ++k) h = Mix(h, lane[k]);
-      return static_cast<size_t>(h);
-    }
+    size_t operator()(std::string_view s) const { return static_cast<size_t>(Hash64(s)); }
   };
   std::unordered_map<std::string_view, std::unique_ptr<Stored>, TextHash> map_;
 };
+
+// The end of a sample line's series text (its name and label set as written), or null where
+// the line does not start with one of the forms the table takes: `name value`, `name{...} value`,
+// `{"name",...} value`. Does not check the labels; the parser does that the first time it sees
+// the text.
+const char* SeriesTextEnd(const char* p, const char* end);
+
+// A known series with a label set, found from the line's end: `series value` or `series value
+// timestamp`, so the series text ends with '}' one or two tokens before the end. Any text equal
+// to a known series' text parses as that series did (the parser reads left to right and a label
+// set ends at its '}'), so a match needs no further check. Null where there is none (a new
+// series, an exemplar after the timestamp, no label set).
+const char* KnownSeriesEnd(const char* p, const char* end, const KnownSeries& known_series,
+                           const KnownSeries::Entry*& out);
 
 }  // namespace gpucost::exposition_internal

@@ -25,6 +25,7 @@ Status InventoryBuilder::AddText(std::string text, std::string source_name) {
   auto source = StringByteSource(std::move(text), source_name);
   ParseOptions po;
   po.source_name = std::move(source_name);
+  po.remember_series = true;
   auto stats = ParseExposition(*source, po, *this);
   return stats.ok() ? Status::Ok() : std::move(stats).status();
 }
@@ -63,6 +64,7 @@ Result<LoadedTimeline> LoadTimelineFromFiles(const std::vector<std::string>& pat
     builder.BeginSource(file);
     ParseOptions po;
     po.source_name = file;
+    po.remember_series = true;  // the readers find series by id
     auto stats = ParseExposition(*source, po, builder);
     if (!stats.ok()) return std::move(stats).status();
   }

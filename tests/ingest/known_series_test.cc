@@ -21,16 +21,20 @@ Recorder Parse(const std::string& text, ExpositionFormat format = ExpositionForm
   Recorder r;
   ParseOptions o;
   o.format = format;
+  o.remember_series = true;
   auto src = StringByteSource(text);
   const auto stats = ParseExposition(*src, o, r);
   EXPECT_TRUE(stats.ok()) << stats.status().ToString();
   return r;
 }
 
-// Each line twice in a row: the second copy is read through the table.
-std::string Doubled(const std::vector<std::string>& lines) {
+// The lines three times over: the second time a series comes back with others in between it
+// is remembered, the third time it is read through the table.
+std::string Thrice(const std::vector<std::string>& lines) {
   std::string out;
-  for (const std::string& l : lines) out += l + "\n" + l + "\n";
+  for (int pass = 0; pass < 3; ++pass) {
+    for (const std::string& l : lines) out += l + "\n";
+  }
   return out;
 }
 
@@ -45,24 +49,39 @@ TEST(KnownSeries, ARepeatedLineGivesTheSameSampleUnderOneId) {
       R"({"dotted.name",a="b"} 7 1000)",
       R"(m{v="x"} NaN)",
   };
-  const Recorder r = Parse(Doubled(lines));
+  const Recorder r = Parse(Thrice(lines));
   ASSERT_TRUE(r.errors.empty()) << r.errors[0].message;
-  ASSERT_EQ(r.samples.size(), 2 * lines.size());
+  const size_t n = lines.size();
+  ASSERT_EQ(r.samples.size(), 3 * n);
   std::vector<uint64_t> ids;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    testing::RecordedSample first = r.samples[2 * i], second = r.samples[2 * i + 1];
+  for (size_t i = 0; i < n; ++i) {
+    const testing::RecordedSample& first = r.samples[i];
+    testing::RecordedSample second = r.samples[n + i], third = r.samples[2 * n + i];
+    EXPECT_EQ(first.series, 0u) << lines[i];  // seen once: not remembered
     EXPECT_NE(second.series, 0u) << lines[i];
-    EXPECT_EQ(first.series, second.series) << lines[i];
-    second.line = first.line;
+    EXPECT_EQ(second.series, third.series) << lines[i];
+    second.line = third.line = first.line;
     EXPECT_EQ(first, second) << lines[i];
-    ids.push_back(second.series);
+    EXPECT_EQ(first, third) << lines[i];
+    ids.push_back(third.series);
   }
-  EXPECT_EQ(r.samples[2].Label("v"), "has } and a space");
-  EXPECT_EQ(r.samples[5].Label("v"), "escaped \"q\" } x");
-  EXPECT_EQ(r.samples[7].Label("v"), "ends in a backslash\\");
-  EXPECT_EQ(r.samples[13].name, "dotted.name");
+  EXPECT_EQ(r.samples[1].Label("v"), "has } and a space");
+  EXPECT_EQ(r.samples[2 * n + 2].Label("v"), "escaped \"q\" } x");
+  EXPECT_EQ(r.samples[2 * n + 3].Label("v"), "ends in a backslash\\");
+  EXPECT_EQ(r.samples[2 * n + 6].name, "dotted.name");
   std::sort(ids.begin(), ids.end());
   EXPECT_EQ(std::unique(ids.begin(), ids.end()), ids.end()) << "one id per series";
+}
+
+TEST(KnownSeries, ASeriesWhoseSamplesAreTogetherIsNotRemembered) {
+  const Recorder r = Parse(
+      "m{a=\"b\"} 1 1000\nm{a=\"b\"} 2 2000\nm{a=\"b\"} 3 3000\n"
+      "m{a=\"c\"} 1 1000\nm{a=\"c\"} 2 2000\n"
+      "m{a=\"b\"} 4 4000\nm{a=\"b\"} 5 5000\n");
+  ASSERT_EQ(r.samples.size(), 7u);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(r.samples[i].series, 0u) << i;
+  EXPECT_NE(r.samples[5].series, 0u);  // back after another series: remembered
+  EXPECT_EQ(r.samples[6].series, r.samples[5].series);
 }
 
 TEST(KnownSeries, TextThatOnlyLooksLikeAKnownSeriesIsParsedAfresh) {
@@ -80,7 +99,6 @@ TEST(KnownSeries, TextThatOnlyLooksLikeAKnownSeriesIsParsedAfresh) {
   EXPECT_EQ(r.samples[1].Label("a"), "b");
   EXPECT_EQ(r.samples[1].value, 2);
   EXPECT_EQ(r.samples[3].value, 6);
-  EXPECT_EQ(r.samples[2].series, r.samples[3].series);
   ASSERT_EQ(r.errors.size(), 4u);
   EXPECT_EQ(r.errors[0].line, 4u);
   EXPECT_NE(r.errors[0].message.find("invalid value \"x\" for metric \"m\""), std::string::npos)
@@ -109,6 +127,16 @@ TEST(KnownSeries, OpenMetricsLinesWithExemplarsAndCreatedSamples) {
   EXPECT_TRUE(r.samples[3].is_created);
 }
 
+TEST(KnownSeries, OnlyWhenAskedFor) {
+  Recorder r;
+  auto src = StringByteSource("m{a=\"b\"} 1 1000\nm{a=\"b\"} 2 2000\n");
+  ASSERT_TRUE(ParseExposition(*src, ParseOptions{}, r).ok());
+  ASSERT_EQ(r.samples.size(), 2u);
+  EXPECT_EQ(r.samples[0].series, 0u);
+  EXPECT_EQ(r.samples[1].series, 0u);
+  EXPECT_EQ(r.samples[1].Label("a"), "b");
+}
+
 TEST(KnownSeries, StopsGrowingAtItsBound) {
   exposition_internal::KnownSeries table(4096);
   std::vector<std::string> texts;
@@ -118,7 +146,7 @@ TEST(KnownSeries, StopsGrowingAtItsBound) {
     texts.push_back("m{i=\"" + std::to_string(i) + "\"}");
     values.push_back(std::to_string(i));
     const std::vector<LabelView> labels = {LabelView{"i", values.back()}};
-    if (table.Add(texts.back(), "m", labels) == nullptr) break;
+    if (table.Add(texts.back(), Hash64(texts.back()), "m", labels) == nullptr) break;
     ++added;
   }
   EXPECT_GT(added, 5);
