@@ -254,6 +254,7 @@ bool LineParser::KeepRemembering() {
   remember_series_ = false;
   known_ = KnownSeries();
   seen_ = {};
+  last_known_ = nullptr;
   return false;
 }
 
@@ -265,7 +266,8 @@ LineResult LineParser::ParseSample(const char* p, const char* end) {
   const KnownSeries::Entry* known = nullptr;
   const char* series_end = nullptr;
   if (remember_series_) {
-    series_end = KnownSeriesEnd(p, end, known_, known);
+    series_end = FollowingSeriesEnd(p, end, last_known_, known);
+    if (series_end == nullptr) series_end = KnownSeriesEnd(p, end, known_, known);
     if (series_end == nullptr) series_end = SeriesTextEnd(p, end);
   }
   const std::string_view series_text =
@@ -336,6 +338,16 @@ LineResult LineParser::ParseSample(const char* p, const char* end) {
     known = Learn(series_text, s.name);
   } else {
     last_hash_ = 0;
+  }
+  if (remember_series_) {
+    if (last_known_ != nullptr && known != nullptr) last_known_->next = known;
+    last_known_ = known;
+    // The next line most likely is known->next, whose entry was fetched while this line was
+    // read: fetch its text, and the entry after it, while this sample is handled.
+    if (const KnownSeries::Entry* next = known != nullptr ? known->next : nullptr) {
+      __builtin_prefetch(next->text.data());
+      __builtin_prefetch(next->next);
+    }
   }
   if (known != nullptr) {
     s.name = known->name;

@@ -69,6 +69,7 @@ class LineParser {
   static constexpr size_t kSeenWords = (size_t{1} << kSeenBits) / 64;
   std::vector<uint64_t> seen_;
   uint64_t last_hash_ = 0;
+  const KnownSeries::Entry* last_known_ = nullptr;  // the series of the line before, if known
   std::string key_;
   std::string help_;  // unescaped HELP text
   std::string error_;

@@ -88,12 +88,21 @@ class SeriesCache {
   // perhaps Remember).
   const Resolved* Find(const SampleView& s) {
     if (s.series == 0) return last_.Hit(s) ? &last_resolved_ : nullptr;
-    if (s.series == hot_id_ && hot_ != nullptr) return hot_;
-    const auto it = by_id_.find(s.series);
-    if (it == by_id_.end()) return nullptr;
-    hot_id_ = s.series;
-    hot_ = &it->second;
-    return hot_;
+    if (hot_ != nullptr && s.series == hot_->id) return &hot_->resolved;
+    // Sources repeat the order of their series (scrape after scrape in a file), so the series
+    // that followed this one before most likely follows it again.
+    Node* found = nullptr;
+    if (hot_ != nullptr && hot_->next != nullptr && hot_->next->id == s.series) {
+      found = hot_->next;
+    } else {
+      const auto it = by_id_.find(s.series);
+      if (it == by_id_.end()) return nullptr;
+      found = &it->second;
+      if (hot_ != nullptr) hot_->next = found;
+    }
+    hot_ = found;
+    if (found->next != nullptr) __builtin_prefetch(found->next);
+    return &found->resolved;
   }
 
   // After a miss: whether the series just resolved is worth remembering.
@@ -108,14 +117,15 @@ class SeriesCache {
     // Ids of series no longer read (an earlier response, an earlier file) are dropped now and
     // then rather than tracked.
     if (by_id_.size() >= kMaxSeries) Clear();
-    hot_id_ = s.series;
-    hot_ = &by_id_.insert_or_assign(s.series, std::move(r)).first->second;
+    Node& node = by_id_[s.series];
+    node = Node{s.series, std::move(r), nullptr};
+    if (hot_ != nullptr) hot_->next = &node;
+    hot_ = &node;
   }
 
   void Clear() {
     by_id_.clear();
     hot_ = nullptr;
-    hot_id_ = 0;
     last_ = SeriesMemo();
     last_resolved_ = Resolved();
   }
@@ -123,10 +133,14 @@ class SeriesCache {
   size_t size() const { return by_id_.size(); }
 
  private:
+  struct Node {
+    uint64_t id = 0;
+    Resolved resolved;
+    Node* next = nullptr;  // the series found after this one last time
+  };
   static constexpr size_t kMaxSeries = size_t{1} << 18;
-  std::unordered_map<uint64_t, Resolved> by_id_;
-  uint64_t hot_id_ = 0;
-  const Resolved* hot_ = nullptr;  // by_id_'s entry for hot_id_
+  std::unordered_map<uint64_t, Node> by_id_;  // nodes do not move
+  Node* hot_ = nullptr;                       // the series found last
   SeriesMemo last_;
   Resolved last_resolved_;
 };

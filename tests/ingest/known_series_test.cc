@@ -127,6 +127,32 @@ TEST(KnownSeries, OpenMetricsLinesWithExemplarsAndCreatedSamples) {
   EXPECT_TRUE(r.samples[3].is_created);
 }
 
+TEST(KnownSeries, SeriesInAnotherOrderThanBeforeAreStillTheirOwn) {
+  // The table guesses that a series follows the one it followed before; scrapes that change
+  // their order (or a series that stops, or a prefix of another's text) must not fool it.
+  const std::string a = "m{p=\"a\"}", b = "m{p=\"a\",q=\"b\"}", c = "m{p=\"c\"}";
+  std::string text;
+  int t = 0;
+  for (const auto& order : std::vector<std::vector<std::string>>{
+           {a, b, c}, {a, b, c}, {a, c, b}, {b, a, c}, {a, c}, {a, b, c}, {c, b, a}}) {
+    for (const std::string& series : order) {
+      ++t;
+      text += series + " " + std::to_string(t) + " " + std::to_string(t * 1000) + "\n";
+    }
+  }
+  const Recorder with = Parse(text);
+  Recorder without;
+  ParseOptions plain;
+  plain.format = ExpositionFormat::kText;
+  auto src = StringByteSource(text);
+  ASSERT_TRUE(ParseExposition(*src, plain, without).ok());
+  ASSERT_EQ(with.samples.size(), without.samples.size());
+  for (size_t i = 0; i < with.samples.size(); ++i) {
+    EXPECT_EQ(with.samples[i], without.samples[i]) << i;
+  }
+  EXPECT_NE(with.samples.back().series, 0u);
+}
+
 TEST(KnownSeries, OnlyWhenAskedFor) {
   Recorder r;
   auto src = StringByteSource("m{a=\"b\"} 1 1000\nm{a=\"b\"} 2 2000\n");
