@@ -82,9 +82,10 @@ Result<AttributionSummary> Attribute(const Inventory& inventory, const Usage& us
   for (UnitIndex u = 0; u < inventory.units.size(); ++u) {
     presence[u] = attribution::UnitPresence(inventory, u, window);
   }
+  std::vector<PoolDraw> open_draws;
   GPUCOST_ASSIGN_OR_RETURN(
       std::vector<attribution::ClaimSpan> claims,
-      attribution::PlaceHoldings(inventory, options, window, presence, warnings));
+      attribution::PlaceHoldings(inventory, options, window, presence, warnings, &open_draws));
   // Timelines are built and walked one physical GPU at a time, so the engine holds one GPU's
   // pieces at a time whatever the number of holdings.
   attribution::TimelineBuilder builder(inventory, std::move(claims), presence, warnings);
@@ -128,6 +129,7 @@ Result<AttributionSummary> Attribute(const Inventory& inventory, const Usage& us
   summary.unpriced_gpu_hours = totals.unpriced_gpu_hours.value();
   summary.oversubscribed_unit_steps = totals.oversubscribed_unit_steps;
   summary.warnings = warnings.Take();
+  summary.open_draws = std::move(open_draws);
   return summary;
 }
 

@@ -16,6 +16,19 @@
 
 namespace gpucost {
 
+// The units a request without a known device assignment drew from its node's pool, for a holding
+// that runs to the end of a window. A window attributed after it, given these as prior draws,
+// keeps the same units for that holding, as one attribution over both windows would (a pool draw
+// is kept for the whole holding). Indexes are those of the inventory the draw is read or given
+// with.
+struct PoolDraw {
+  HolderIndex holder = kNoIndex;
+  NodeIndex node = kNoIndex;
+  std::string resource;  // as requested, e.g. "nvidia.com/gpu.shared"
+  std::vector<UnitIndex> units;
+  friend bool operator==(const PoolDraw&, const PoolDraw&) = default;
+};
+
 struct AttributionOptions {
   Window window;
   Duration step = std::chrono::seconds(60);
@@ -23,6 +36,11 @@ struct AttributionOptions {
   Duration staleness = std::chrono::minutes(5);
   // HAMi fractions: share of compute (nvidia.com/gpucores) or of memory.
   enum class HamiShare : uint8_t { kCores, kMemory } hami_share = HamiShare::kCores;
+  // Draws of holdings already running when the window starts (AttributionSummary::open_draws of
+  // the window before): a pool request of the same holder, node and resource running from the
+  // window's start takes these units first, before any other request of the node is drawn. A
+  // draw whose units are not all in the node's pool (or not as many as asked) is drawn anew.
+  std::vector<PoolDraw> prior_draws;
 };
 
 // Receives records in batches; no order is guaranteed between batches.
@@ -41,6 +59,8 @@ struct AttributionSummary {
   double unpriced_gpu_hours = 0;  // capacity on nodes with no known price
   int64_t oversubscribed_unit_steps = 0;
   std::vector<std::string> warnings;  // e.g. "node n1: request nvidia.com/mig-2g.10gb x1 by ns/p: no such unit"
+  // The pool draws of holdings still running at the window's end, for the window after it.
+  std::vector<PoolDraw> open_draws;
 };
 
 Result<AttributionSummary> Attribute(const Inventory& inventory, const Usage& usage,

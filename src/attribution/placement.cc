@@ -72,13 +72,17 @@ struct ActiveLoad {
 
 // Draws pool requests of one node, in order of start time (ties by holding index), so that a
 // holding sees exactly the holdings that started before it: the load of a unit at the holding's
-// start is then the highest load the unit will carry from already-placed holdings.
-void DrawFromPool(const Inventory& inv, const AttributionOptions& options, NodeIndex n,
+// start is then the highest load the unit will carry from already-placed holdings. Requests
+// running from the window's start that were drawn in the window before (`prior`, this node's
+// options.prior_draws) keep their units and are placed first: in one attribution over both
+// windows they started before every other request of this window.
+void DrawFromPool(const Inventory& inv, const AttributionOptions& options, Span window,
+                  NodeIndex n, const std::vector<const PoolDraw*>& prior,
                   const std::vector<UnitIndex>& node_units,
                   std::vector<std::pair<Span, uint32_t>>& requests,
                   const std::vector<std::vector<Span>>& presence,
                   const std::vector<uint32_t>& exact_claims, Warnings& warnings,
-                  std::vector<ClaimSpan>& claims) {
+                  std::vector<ClaimSpan>& claims, std::vector<PoolDraw>* open_draws) {
   std::sort(requests.begin(), requests.end(), [](const auto& a, const auto& b) {
     return std::tie(a.first.start, a.second) < std::tie(b.first.start, b.second);
   });
@@ -109,6 +113,95 @@ void DrawFromPool(const Inventory& inv, const AttributionOptions& options, NodeI
         {claims[c].span, claims[c].share});
   }
   const Node& node = inv.nodes[n];
+  // What a request asks of the pool: the resource (HAMi pods may leave nvidia.com/gpu implicit)
+  // and how many units; 0 with a warning when it cannot be drawn.
+  struct Ask {
+    std::string_view resource;
+    Pool* pool = nullptr;
+    size_t want = 0;
+    bool hami = false;
+  };
+  const auto ask = [&](const Holding& holding, bool warn) {
+    const Request& req = holding.request;
+    Ask a;
+    a.hami = IsHamiRequest(req);
+    a.resource = req.resource.empty() && a.hami ? std::string_view("nvidia.com/gpu")
+                                                : std::string_view(req.resource);
+    auto it = by_resource.find(a.resource);
+    if (it == by_resource.end()) {
+      if (warn) {
+        warnings.Add(StrCat("node ", node.name, ": request ", RequestText(req), " by ",
+                            HolderName(inv, holding.holder), ": no such unit"));
+      }
+      return a;
+    }
+    if (a.hami && req.count <= 0) {
+      a.want = 1;  // HAMi pods may leave nvidia.com/gpu implicit: one GPU
+    } else if (req.count <= 0 || !std::isfinite(req.count)) {
+      if (warn) {
+        warnings.Add(StrCat("node ", node.name, ": request ", RequestText(req), " by ",
+                            HolderName(inv, holding.holder),
+                            ": count is not positive, nothing held"));
+      }
+      return a;
+    } else {
+      a.want = static_cast<size_t>(std::ceil(req.count - 1e-9));
+    }
+    a.pool = &it->second;
+    if (a.want > a.pool->units.size()) {
+      if (warn) {
+        warnings.Add(StrCat("node ", node.name, ": request ", RequestText(req), " by ",
+                            HolderName(inv, holding.holder), ": only ", a.pool->units.size(),
+                            " matching units, holding those"));
+      }
+      a.want = a.pool->units.size();
+    }
+    return a;
+  };
+  // Claims `units` (positions in the pool) for the holding over `span`.
+  std::vector<UnitIndex> drawn_units;
+  const auto take = [&](const Holding& holding, Span span, const Ask& a,
+                        const std::vector<uint32_t>& positions) {
+    const double fraction =
+        a.hami ? HamiFraction(holding.request, node, options.hami_share,
+                              HolderName(inv, holding.holder), warnings)
+               : 1.0;
+    drawn_units.clear();
+    for (uint32_t pos : positions) {
+      const UnitIndex u = a.pool->units[pos];
+      const double share = inv.units[u].fraction * fraction;
+      claims.push_back({u, holding.holder, span, share});
+      a.pool->loads[pos].push_back({span.end, share});
+      drawn_units.push_back(u);
+    }
+    if (open_draws != nullptr && span.end >= window.end) {
+      open_draws->push_back({holding.holder, n, std::string(a.resource), drawn_units});
+    }
+  };
+
+  std::vector<bool> placed(requests.size(), false);
+  std::vector<uint32_t> positions;
+  if (!prior.empty()) {
+    for (size_t r = 0; r < requests.size() && requests[r].first.start == window.start; ++r) {
+      const Holding& holding = inv.holdings[requests[r].second];
+      const Ask a = ask(holding, false);
+      if (a.pool == nullptr || a.want == 0) continue;
+      const auto draw = std::find_if(prior.begin(), prior.end(), [&](const PoolDraw* d) {
+        return d->holder == holding.holder && d->resource == a.resource;
+      });
+      if (draw == prior.end() || (*draw)->units.size() != a.want) continue;
+      positions.clear();
+      for (UnitIndex u : (*draw)->units) {
+        const auto pos = std::find(a.pool->units.begin(), a.pool->units.end(), u);
+        if (pos == a.pool->units.end()) break;
+        positions.push_back(static_cast<uint32_t>(pos - a.pool->units.begin()));
+      }
+      if (positions.size() != a.want) continue;
+      take(holding, requests[r].first, a, positions);
+      placed[r] = true;
+    }
+  }
+
   struct Candidate {
     bool absent;
     double load;
@@ -116,66 +209,36 @@ void DrawFromPool(const Inventory& inv, const AttributionOptions& options, NodeI
     uint32_t pos;  // in the pool
   };
   std::vector<Candidate> candidates;
-  for (const auto& [span, hi] : requests) {
+  for (size_t r = 0; r < requests.size(); ++r) {
+    if (placed[r]) continue;
+    const auto& [span, hi] = requests[r];
     const Holding& holding = inv.holdings[hi];
-    const Request& req = holding.request;
-    const bool hami = IsHamiRequest(req);
-    const std::string_view resource =
-        req.resource.empty() && hami ? std::string_view("nvidia.com/gpu") : req.resource;
-    auto it = by_resource.find(resource);
-    if (it == by_resource.end()) {
-      warnings.Add(StrCat("node ", node.name, ": request ", RequestText(req), " by ",
-                          HolderName(inv, holding.holder), ": no such unit"));
-      continue;
-    }
-    size_t want = 0;
-    if (hami && req.count <= 0) {
-      want = 1;  // HAMi pods may leave nvidia.com/gpu implicit: one GPU
-    } else if (req.count <= 0 || !std::isfinite(req.count)) {
-      warnings.Add(StrCat("node ", node.name, ": request ", RequestText(req), " by ",
-                          HolderName(inv, holding.holder), ": count is not positive, nothing held"));
-      continue;
-    } else {
-      want = static_cast<size_t>(std::ceil(req.count - 1e-9));
-    }
-    Pool& pool = it->second;
-    if (want > pool.units.size()) {
-      warnings.Add(StrCat("node ", node.name, ": request ", RequestText(req), " by ",
-                          HolderName(inv, holding.holder), ": only ", pool.units.size(),
-                          " matching units, holding those"));
-      want = pool.units.size();
-    }
+    const Ask a = ask(holding, true);
+    if (a.pool == nullptr || a.want == 0) continue;
+    Pool& pool = *a.pool;
     candidates.clear();
     for (uint32_t i = 0; i < pool.units.size(); ++i) {
       const UnitIndex u = pool.units[i];
       std::vector<ActiveLoad>& l = pool.loads[i];
       const int64_t start = span.start;  // a structured binding cannot be captured (C++20)
-      std::erase_if(l, [start](const ActiveLoad& a) { return a.end <= start; });
+      std::erase_if(l, [start](const ActiveLoad& x) { return x.end <= start; });
       double load = 0;
-      for (const ActiveLoad& a : l) load += a.share;
+      for (const ActiveLoad& x : l) load += x.share;
       for (const auto& [pin_span, share] : pool.pinned[i]) {
         if (pin_span.start < span.end && span.start < pin_span.end) load += share;
       }
       candidates.push_back({!PresentAt(presence[u], span.start), load, u, i});
     }
-    std::partial_sort(candidates.begin(), candidates.begin() + static_cast<ptrdiff_t>(want),
-                      candidates.end(), [](const Candidate& a, const Candidate& b) {
-                        return std::tie(a.absent, a.load, a.unit) <
-                               std::tie(b.absent, b.load, b.unit);
+    std::partial_sort(candidates.begin(), candidates.begin() + static_cast<ptrdiff_t>(a.want),
+                      candidates.end(), [](const Candidate& x, const Candidate& y) {
+                        return std::tie(x.absent, x.load, x.unit) <
+                               std::tie(y.absent, y.load, y.unit);
                       });
-    const double fraction =
-        hami ? HamiFraction(req, node, options.hami_share, HolderName(inv, holding.holder),
-                            warnings)
-             : 1.0;
-    for (size_t i = 0; i < want; ++i) {
-      const UnitIndex u = candidates[i].unit;
-      const double share = inv.units[u].fraction * fraction;
-      claims.push_back({u, holding.holder, span, share});
-      pool.loads[candidates[i].pos].push_back({span.end, share});
-    }
+    positions.clear();
+    for (size_t i = 0; i < a.want; ++i) positions.push_back(candidates[i].pos);
+    take(holding, span, a, positions);
   }
 }
-
 }  // namespace
 
 std::vector<Span> UnitPresence(const Inventory& inventory, UnitIndex u, Span window) {
@@ -228,7 +291,8 @@ double HamiFraction(const Request& r, const Node& node, AttributionOptions::Hami
 Result<std::vector<ClaimSpan>> PlaceHoldings(const Inventory& inv,
                                              const AttributionOptions& options, Span window,
                                              const std::vector<std::vector<Span>>& presence,
-                                             Warnings& warnings) {
+                                             Warnings& warnings,
+                                             std::vector<PoolDraw>* open_draws) {
   std::vector<ClaimSpan> claims;
   std::vector<std::vector<std::pair<Span, uint32_t>>> pool(inv.nodes.size());
   for (uint32_t i = 0; i < inv.holdings.size(); ++i) {
@@ -294,10 +358,14 @@ Result<std::vector<ClaimSpan>> PlaceHoldings(const Inventory& inv,
   for (uint32_t c = 0; c < claims.size(); ++c) {
     exact_by_node[inv.units[claims[c].unit].node].push_back(c);
   }
+  std::vector<std::vector<const PoolDraw*>> prior_by_node(inv.nodes.size());
+  for (const PoolDraw& d : options.prior_draws) {
+    if (d.node < inv.nodes.size()) prior_by_node[d.node].push_back(&d);
+  }
   for (NodeIndex n = 0; n < pool.size(); ++n) {
     if (!pool[n].empty()) {
-      DrawFromPool(inv, options, n, units_by_node[n], pool[n], presence, exact_by_node[n],
-                   warnings, claims);
+      DrawFromPool(inv, options, window, n, prior_by_node[n], units_by_node[n], pool[n],
+                   presence, exact_by_node[n], warnings, claims, open_draws);
     }
   }
   return claims;

@@ -36,10 +36,13 @@ double HamiFraction(const Request& r, const Node& node, AttributionOptions::Hami
                     const std::string& who, Warnings& warnings);
 
 // Validates holding indexes (InvalidArgument naming the holding) and places every holding.
-// `presence` is UnitPresence for every unit.
+// `presence` is UnitPresence for every unit. Pool requests running from the window's start take
+// options.prior_draws first; `open_draws`, when given, receives the draws of those running to
+// its end.
 Result<std::vector<ClaimSpan>> PlaceHoldings(const Inventory& inventory,
                                              const AttributionOptions& options, Span window,
                                              const std::vector<std::vector<Span>>& presence,
-                                             Warnings& warnings);
+                                             Warnings& warnings,
+                                             std::vector<PoolDraw>* open_draws = nullptr);
 
 }  // namespace gpucost::attribution

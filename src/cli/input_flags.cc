@@ -60,7 +60,8 @@ Result<LoadedTimeline> LoadFilesWithTap(const std::vector<std::string>& paths,
 
 // LoadTimelineFromPrometheus, with the tap's metrics asked in the same requests.
 Result<LoadedTimeline> LoadPrometheusWithTap(const promsource::PrometheusSourceOptions& popts,
-                                             const TimelineOptions& topts, SeriesTap& tap) {
+                                             const TimelineOptions& topts, SeriesTap& tap,
+                                             promsource::FetchStats* stats) {
   const Window range{topts.window->start - topts.staleness, topts.window->end};
   const std::vector<std::string> extra = tap.Metrics();
   std::vector<std::string_view> metrics(kInventoryMetricNames.begin(),
@@ -75,8 +76,8 @@ Result<LoadedTimeline> LoadPrometheusWithTap(const promsource::PrometheusSourceO
   tap.BeginSource(source);
   TapTee tee(builder, tap);
   GPUCOST_RETURN_IF_ERROR(promsource::FetchRawSamples(client, popts.api, range, popts.chunk,
-                                                      metrics, tee, nullptr, popts.progress,
-                                                      popts.max_chunk));
+                                                      metrics, tee, stats, popts.progress,
+                                                      popts.max_chunk, popts.first_span));
   return builder.Build();
 }
 
@@ -90,7 +91,8 @@ Result<LoadedTimeline> LoadPrometheus(const InputFlags& flags, const TimelineOpt
   }
   GPUCOST_ASSIGN_OR_RETURN(popts.max_chunk, ParseDuration(flags.prometheus_max_chunk));
   GPUCOST_ASSIGN_OR_RETURN(popts.api, promsource::ParsePrometheusApi(flags.prometheus_api));
-  popts.progress = ::isatty(STDERR_FILENO) != 0;
+  popts.progress = flags.prometheus_progress && ::isatty(STDERR_FILENO) != 0;
+  if (flags.prometheus_span) popts.first_span = *flags.prometheus_span;
   popts.client.http.ca_file = flags.ca_file;
   popts.client.http.cert_file = flags.cert_file;
   popts.client.http.key_file = flags.key_file;
@@ -105,12 +107,17 @@ Result<LoadedTimeline> LoadPrometheus(const InputFlags& flags, const TimelineOpt
       promsource::MakeAuthDecorator(flags.auth, std::make_shared<SystemClock>(),
                                     promsource::ProcessEnv()));
   LoadedTimeline timeline;
+  promsource::FetchStats stats;
   if (tap == nullptr) {
-    GPUCOST_ASSIGN_OR_RETURN(timeline, promsource::LoadTimelineFromPrometheus(popts, topts));
+    GPUCOST_ASSIGN_OR_RETURN(
+        timeline, promsource::LoadTimelineFromPrometheus(popts, topts, nullptr, &stats));
   } else {
-    GPUCOST_ASSIGN_OR_RETURN(timeline, LoadPrometheusWithTap(popts, topts, *tap));
+    GPUCOST_ASSIGN_OR_RETURN(timeline, LoadPrometheusWithTap(popts, topts, *tap, &stats));
   }
-  if (timeline.samples == 0) {
+  if (flags.prometheus_span && stats.next_span > Duration(0)) {
+    *flags.prometheus_span = stats.next_span;
+  }
+  if (timeline.samples == 0 && !flags.prometheus_empty_ok) {
     return Status::InvalidArgument("Prometheus returned no samples for the window");
   }
   return timeline;
@@ -366,10 +373,11 @@ Result<LoadedInput> LoadInput(const InputFlags& flags, std::optional<Window> win
   return out;
 }
 
-void PrintWarnings(const LoadedTimeline& timeline, const AttributionSummary& summary, int max) {
+void PrintWarnings(std::span<const InputWarning> loading, const AttributionSummary& summary,
+                   int max) {
   int printed = 0;
-  const size_t total = timeline.warnings.size() + summary.warnings.size();
-  for (const InputWarning& w : timeline.warnings) {
+  const size_t total = loading.size() + summary.warnings.size();
+  for (const InputWarning& w : loading) {
     if (printed++ < max) LogWarn(w.ToString());
   }
   for (const std::string& w : summary.warnings) {

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,13 @@ struct InputFlags {
   bool ledger_rollups = false;
   // Not a flag either: where a long-running reader keeps decoded roll-ups between reads.
   ledger::RollupCache* ledger_cache = nullptr;
+  // Nor these: a caller that reads one window after another (a report in segments) turns the
+  // progress line off (it says its own) and keeps here the span remote read would ask next, so
+  // that each read starts where the one before left off.
+  bool prometheus_progress = true;
+  std::shared_ptr<Duration> prometheus_span;
+  // A store without samples for the window is no error (one segment of a longer window).
+  bool prometheus_empty_ok = false;
 };
 
 // NAME=VALUE header flags (`flag` names them in errors) as (name, value) pairs.
@@ -103,6 +111,11 @@ Result<LoadedInput> LoadInput(const InputFlags& flags, std::optional<Window> win
                               Duration step, SeriesTap* tap = nullptr);
 
 // Logs the loading and engine warnings, at most `max` of them, then how many were left out.
-void PrintWarnings(const LoadedTimeline& timeline, const AttributionSummary& summary, int max);
+void PrintWarnings(std::span<const InputWarning> loading, const AttributionSummary& summary,
+                   int max);
+inline void PrintWarnings(const LoadedTimeline& timeline, const AttributionSummary& summary,
+                          int max) {
+  PrintWarnings(timeline.warnings, summary, max);
+}
 
 }  // namespace gpucost::cli

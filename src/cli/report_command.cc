@@ -1,5 +1,7 @@
 // `gpucost report`: attributes timestamped kube-state-metrics and dcgm-exporter series (files,
 // folders, gzip) over a window and prints who held, used and wasted what.
+#include <unistd.h>
+
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -9,6 +11,7 @@
 #include "cli/input_flags.h"
 #include "cli/price_flags.h"
 #include "cli/report_pipeline.h"
+#include "cli/segmented_report.h"
 #include "core/log.h"
 #include "core/strings.h"
 #include "pricing/price_fn.h"
@@ -30,7 +33,37 @@ struct ReportFlags {
   bool step_given = false;  // --step on the command line (FOCUS charge periods)
   std::string focus_provider = "gpucost";
   bool no_rollups = false;
+  std::string segment = "1d";
+  bool segment_given = false;
 };
+
+// --prometheus over a window longer than --segment: one segment after the other (bounded
+// memory), as one attribution of the whole window would give.
+bool InSegments(const ReportFlags& flags, const std::optional<Window>& window, Duration segment) {
+  return !flags.input.prometheus.empty() && !flags.input.kube.wanted() &&
+         flags.input.ledger.empty() && window && segment > Duration(0) &&
+         window->end - window->start > segment;
+}
+
+Status RunInSegments(const ReportFlags& flags, Window window, Duration segment,
+                     const PriceFn& price, ReportSettings settings, OutputFormat format) {
+  InputFlags input = flags.input;
+  input.prometheus_progress = false;  // the segments say their own
+  input.prometheus_span = std::make_shared<Duration>(0);
+  input.prometheus_empty_ok = true;
+  GPUCOST_ASSIGN_OR_RETURN(settings.staleness, ParseDuration(input.staleness));
+  settings.window = window;
+  const SegmentLoader load = [&input, &settings](Window w) -> Result<LoadedTimeline> {
+    GPUCOST_ASSIGN_OR_RETURN(LoadedInput loaded, LoadInput(input, w, settings.step));
+    return std::move(loaded.timeline);
+  };
+  GPUCOST_ASSIGN_OR_RETURN(
+      SegmentedRun run,
+      RunSegmentedReport(load, price, settings, segment, ::isatty(STDERR_FILENO) != 0));
+  PrintWarnings(run.warnings, run.run.summary, flags.input.max_warnings);
+  Render(run.run.report, format, std::cout);
+  return Status::Ok();
+}
 
 Status Run(const ReportFlags& flags) {
   std::optional<Window> window;
@@ -59,6 +92,14 @@ Status Run(const ReportFlags& flags) {
         "--step buckets when --step is given");
   }
   GPUCOST_ASSIGN_OR_RETURN(PriceFn price, MakePriceFn(flags.price));
+  GPUCOST_ASSIGN_OR_RETURN(const Duration segment, ParseDuration(flags.segment));
+  if (segment < Duration(0)) return Status::InvalidArgument("--segment must not be negative");
+  if (flags.segment_given && segment > Duration(0) && flags.input.prometheus.empty()) {
+    return Status::InvalidArgument("--segment applies to --prometheus only");
+  }
+  if (!focus && InSegments(flags, window, segment)) {
+    return RunInSegments(flags, *window, segment, price, settings, format);
+  }
   InputFlags input_flags = flags.input;
   input_flags.ledger_rollups = flags.accumulate && !flags.no_rollups;
   GPUCOST_ASSIGN_OR_RETURN(LoadedInput input, LoadInput(input_flags, window, settings.step));
@@ -105,6 +146,11 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--idle-scope", f->idle_scope, "Share idle within: node | cluster")
       ->capture_default_str();
+  cmd->add_option("--segment", f->segment,
+                  "With --prometheus: attribute the window in segments of this length, each "
+                  "fetched, attributed and released before the next (memory for one segment, "
+                  "not the window); 0: the whole window at once")
+      ->capture_default_str();
   AddPriceFlags(*cmd, f->price);
   cmd->add_option("--format", f->format,
                   "table | csv | json | focus (FinOps FOCUS 1.3 Cost and Usage CSV, "
@@ -121,6 +167,7 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
       "without a price. Exit status: 0 on success, 2 on bad flags or input.");
   SetStatusCallback(*cmd, exit_code, [f, cmd] {
     f->step_given = cmd->count("--step") > 0;
+    f->segment_given = cmd->count("--segment") > 0;
     return Run(*f);
   });
 }

@@ -133,15 +133,19 @@ Result<ReportRun> RunReport(const LoadedTimeline& timeline, const PriceFn& price
         run.summary, Attribute(timeline.inventory, timeline.usage, price, options, aggregator));
   }
   run.report = aggregator.Finish();
+  GPUCOST_RETURN_IF_ERROR(CheckConservation(run));
+  return run;
+}
 
-  // Conservation, end to end: what the report says the GPUs cost is what the nodes cost.
+Status CheckConservation(const ReportRun& run) {
+  // End to end: what the report says the GPUs cost is what the nodes cost.
   const double want = run.summary.node_cost_usd;
   const double got = run.report.totals.cost_usd;
   if (std::isfinite(got) && std::fabs(got - want) > 1e-9 * std::max(1.0, std::fabs(want))) {
     return Status::Internal(StrCat("conservation violated: report cost ", got,
                                    " USD != node GPU cost ", want, " USD"));
   }
-  return run;
+  return Status::Ok();
 }
 
 Result<FocusRun> RunFocusExport(const LoadedTimeline& timeline, const PriceFn& price,

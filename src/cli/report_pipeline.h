@@ -50,6 +50,10 @@ struct ReportRun {
 Result<ReportRun> RunReport(const LoadedTimeline& timeline, const PriceFn& price,
                             const ReportSettings& settings, CostSink* also = nullptr);
 
+// Internal error unless Σ allocated + Σ idle in the report equals the nodes' GPU cost the engine
+// summed, to 1e-9 relative.
+Status CheckConservation(const ReportRun& run);
+
 struct FocusRun {
   FocusTable table;  // points into `timeline`, which must outlive it
   ReportRun run;

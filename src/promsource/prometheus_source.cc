@@ -89,7 +89,7 @@ Duration NextRemoteReadSpan(Duration span, size_t body_bytes, Duration chunk, Du
 Status StreamRawSamplesRemoteRead(PrometheusClient& client, Window range, Duration chunk,
                                   std::span<const std::string_view> metrics,
                                   ExpositionHandler& handler, FetchStats* stats, bool progress,
-                                  Duration max_chunk) {
+                                  Duration max_chunk, Duration first_span) {
   FetchStats local;
   FetchStats& st = stats != nullptr ? *stats : local;
   st.api = PrometheusApi::kRemoteRead;
@@ -105,7 +105,8 @@ Status StreamRawSamplesRemoteRead(PrometheusClient& client, Window range, Durati
   // The next span is fetched while this one is decoded (the server and the decoding overlap;
   // two responses at most are held). The client is used by one thread at a time.
   std::future<Result<HttpResponse>> next;
-  Duration span = chunk;
+  Duration span = first_span > Duration(0) ? std::clamp(first_span, chunk, std::max(chunk, max_chunk))
+                                           : chunk;
   Window c = span_at(range.start, span);
   while (c.start < range.end) {
     Result<HttpResponse> resp = next.valid() ? next.get() : fetch(c);
@@ -120,6 +121,7 @@ Status StreamRawSamplesRemoteRead(PrometheusClient& client, Window range, Durati
                                           "\", not a remote-read response"));
     }
     span = NextRemoteReadSpan(span, resp->body.size(), chunk, max_chunk);
+    st.next_span = span;
     const Window following = span_at(c.end, span);
     if (following.start < range.end) next = std::async(std::launch::async, fetch, following);
     Result<RemoteReadStats> parsed = Status::Internal("unset");
@@ -159,15 +161,16 @@ Status StreamRawSamplesRemoteRead(PrometheusClient& client, Window range, Durati
 
 Status FetchRawSamples(PrometheusClient& client, PrometheusApi api, Window range, Duration chunk,
                        std::span<const std::string_view> metrics, ExpositionHandler& handler,
-                       FetchStats* stats, bool progress, Duration max_chunk) {
+                       FetchStats* stats, bool progress, Duration max_chunk,
+                       Duration first_span) {
   if (api == PrometheusApi::kQuery) {
     if (stats != nullptr) stats->api = PrometheusApi::kQuery;
     return StreamRawSamples(client, range, chunk, metrics, handler, stats, progress);
   }
   FetchStats local;
   FetchStats& st = stats != nullptr ? *stats : local;
-  Status s =
-      StreamRawSamplesRemoteRead(client, range, chunk, metrics, handler, &st, progress, max_chunk);
+  Status s = StreamRawSamplesRemoteRead(client, range, chunk, metrics, handler, &st, progress,
+                                        max_chunk, first_span);
   // kUnimplemented comes only before the first sample was handed over (it is decided by the
   // first request), so falling back cannot feed a sample twice.
   if (api == PrometheusApi::kAuto && s.code() == StatusCode::kUnimplemented && st.samples == 0) {
@@ -197,7 +200,7 @@ Result<LoadedTimeline> LoadTimelineFromPrometheus(const PrometheusSourceOptions&
   builder.BeginSource(StrCat("prometheus:", RedactUrl(client.base_url())));
   GPUCOST_RETURN_IF_ERROR(FetchRawSamples(client, options.api, range, options.chunk,
                                           kInventoryMetricNames, builder, stats, options.progress,
-                                          options.max_chunk));
+                                          options.max_chunk, options.first_span));
   return builder.Build();
 }
 

@@ -37,6 +37,10 @@ struct PrometheusSourceOptions {
   PrometheusApi api = PrometheusApi::kAuto;
   PrometheusClientOptions client;
   bool progress = false;  // a progress line on stderr (callers enable it for terminals)
+  // Remote read: the first request's span (0: `chunk`). A caller reading one window after
+  // another passes the FetchStats::next_span of the read before, so that each read does not
+  // start small again.
+  Duration first_span{0};
 };
 
 struct FetchStats {
@@ -44,6 +48,7 @@ struct FetchStats {
   uint64_t series = 0;
   uint64_t samples = 0;  // handed to the handler
   PrometheusApi api = PrometheusApi::kQuery;  // the API that answered
+  Duration next_span{0};  // remote read: the span the responses would have asked next
 };
 
 // [start, start + chunk), [start + chunk, start + 2 chunk), ... with the last one ending at
@@ -65,14 +70,16 @@ Status StreamRawSamples(PrometheusClient& client, Window range, Duration chunk,
 // The same through remote read: one request per span of time, the first `chunk` long. Each
 // response decides the next span (NextRemoteReadSpan): doubled after a small one up to
 // `max_chunk`, halved after a large one down to `chunk`; a `max_chunk` not above `chunk` keeps it
-// fixed. The next span is fetched while the current one is decoded. Fails with kUnimplemented,
+// fixed; `first_span`, when positive, is the first request's span instead of `chunk`. The next
+// span is fetched while the current one is decoded. Fails with kUnimplemented,
 // before any sample reached the handler, when the server does not offer remote read (HTTP
 // 404/405/406/415/501, or a 2xx answer that is neither streamed chunks nor a protobuf
 // ReadResponse).
 Status StreamRawSamplesRemoteRead(PrometheusClient& client, Window range, Duration chunk,
                                   std::span<const std::string_view> metrics,
                                   ExpositionHandler& handler, FetchStats* stats = nullptr,
-                                  bool progress = false, Duration max_chunk = Duration(0));
+                                  bool progress = false, Duration max_chunk = Duration(0),
+                                  Duration first_span = Duration(0));
 
 // The span after a remote-read response of `body_bytes` for `span`: each request costs the
 // server a lookup of every series' chunks, so few large requests are much cheaper than many
@@ -81,12 +88,13 @@ inline constexpr size_t kGrowBelowBytes = size_t{16} << 20;
 inline constexpr size_t kShrinkAboveBytes = size_t{64} << 20;
 Duration NextRemoteReadSpan(Duration span, size_t body_bytes, Duration chunk, Duration max_chunk);
 
-// Dispatches on `api`; kAuto tries remote read and falls back to the query API. `max_chunk`:
-// see StreamRawSamplesRemoteRead (the query API always asks `chunk` at a time).
+// Dispatches on `api`; kAuto tries remote read and falls back to the query API. `max_chunk`
+// and `first_span`: see StreamRawSamplesRemoteRead (the query API always asks `chunk` at a
+// time).
 Status FetchRawSamples(PrometheusClient& client, PrometheusApi api, Window range, Duration chunk,
                        std::span<const std::string_view> metrics, ExpositionHandler& handler,
                        FetchStats* stats = nullptr, bool progress = false,
-                       Duration max_chunk = Duration(0));
+                       Duration max_chunk = Duration(0), Duration first_span = Duration(0));
 
 // The Prometheus counterpart of LoadTimelineFromFiles. `timeline_options.window` is required;
 // samples are fetched from window.start - staleness (a sample shortly before the window stands

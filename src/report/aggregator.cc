@@ -76,6 +76,8 @@ uint32_t Aggregator::ScopeOf(UnitIndex unit) {
   if (options_.idle.policy == IdlePolicy::kSeparate) return 0;
   const NodeIndex node = inventory_->units[unit].node;
   if (options_.idle.scope == IdleScope::kNode) return node;
+  // The inventory may have grown since (InventoryUnion, one segment after the other).
+  if (node >= node_cluster_.size()) node_cluster_.resize(inventory_->nodes.size(), kNoIndex);
   uint32_t& id = node_cluster_[node];
   if (id == kNoIndex) {
     const auto [it, inserted] = cluster_ids_.try_emplace(

@@ -1,6 +1,7 @@
 // Aggregator: a CostSink that groups the engine's CostRecords by report dimensions and time
 // bucket, applies the idle policy and produces a Report (docs/report.md). It keeps a pointer to
-// the Inventory, which must outlive it. Thread-compatible: one engine run feeds one instance.
+// the Inventory, which must outlive it and may grow between batches (segments of a window).
+// Thread-compatible: one engine run feeds one instance.
 //
 //   Result<Aggregator> Aggregator::Create(const Inventory& inventory, AggregatorOptions options);
 //   void Consume(std::span<const CostRecord> records) override;   // CostSink

@@ -237,6 +237,66 @@ TEST_F(PrometheusIntegration, RemoteReadHandsOverWhatTheQueryApiDoes) {
   EXPECT_EQ(q_stats.requests, 3u * kInventoryMetricNames.size());
 }
 
+// Rows keyed by `keys`: the same rows, numbers to 1e-9 (relative above 1), whatever their order.
+void ExpectSameRowsByKey(const json& got, const json& want, const std::vector<std::string>& keys) {
+  auto key = [&keys](const json& row) {
+    std::string k;
+    for (const std::string& name : keys) k += row.value(name, "") + "/";
+    return k;
+  };
+  std::map<std::string, json> rows;
+  for (const json& r : want["rows"]) rows[key(r)] = r;
+  ASSERT_EQ(got["rows"].size(), want["rows"].size());
+  int differ = 0;
+  for (const json& r : got["rows"]) {
+    auto it = rows.find(key(r));
+    ASSERT_NE(it, rows.end()) << key(r);
+    for (const auto& [k, v] : it->second.items()) {
+      const bool same = v.is_number() && r[k].is_number()
+                            ? std::fabs(r[k].get<double>() - v.get<double>()) <=
+                                  1e-9 * std::max(1.0, std::fabs(v.get<double>()))
+                            : r[k] == v;
+      if (!same && ++differ <= 5) ADD_FAILURE() << key(r) << " " << k << ": " << r[k] << " vs " << v;
+    }
+  }
+  EXPECT_EQ(differ, 0);
+  EXPECT_NEAR(got["totals"]["cost_usd"].get<double>(), want["totals"]["cost_usd"].get<double>(),
+              1e-9 * want["totals"]["cost_usd"].get<double>());
+}
+
+// A day of a churning simulated cluster read in segments (bounded memory) gives the report of the
+// whole window read at once and of the files. Pods that drew their units from a node's pool run
+// across the boundaries: without their draws carried over, rows would differ.
+TEST_F(PrometheusIntegration, ASegmentedReportIsTheWholeWindowsReport) {
+  const fs::path om = tmp_.path() / "sim.om";
+  const RunResult sim = RunShell(kBinary + " simulate --nodes 6 --seed 3 --duration 1d --out " +
+                                 om.string() + " 2>&1");
+  ASSERT_EQ(sim.exit_code, 0) << sim.output;
+  const auto prom = Serve(om);
+  ASSERT_NE(prom, nullptr);
+  const std::string flags =
+      "--window 2026-10-01T00:00:00Z,2026-10-02T00:00:00Z --by namespace,pod,container "
+      "--accumulate --price-per-gpu-hour 2.5 --format json";
+  const std::vector<std::string> keys = {"namespace", "pod", "container"};
+  const json via_file = Report("--input " + om.string(), flags);
+  const std::string source = "--prometheus " + prom->url();
+  const json whole = Report(source + " --segment 0", flags);
+  ASSERT_FALSE(whole.empty());
+  ASSERT_GT(whole["rows"].size(), 20u);
+  ExpectSameRowsByKey(whole, via_file, keys);
+  for (const char* segment : {"5h", "7h13m", "1d"}) {
+    SCOPED_TRACE(segment);
+    ExpectSameRowsByKey(Report(StrCat(source, " --segment ", segment), flags), whole, keys);
+  }
+  // Per step, by team, through the query API: the buckets of every segment in their place.
+  const std::string per_step =
+      "--window 2026-10-01T00:00:00Z,2026-10-01T12:00:00Z --by team --step 5m "
+      "--price-per-gpu-hour 2.5 --format json --prometheus-api query";
+  const std::vector<std::string> bucket_keys = {"team", "start"};
+  ExpectSameRowsByKey(Report(source + " --segment 67m", per_step),
+                      Report(source + " --segment 0", per_step), bucket_keys);
+}
+
 TEST_F(PrometheusIntegration, FlagsAreChecked) {
   const RunResult both = RunShell(kBinary +
                                   " report --input x --prometheus http://127.0.0.1:1 "
@@ -247,6 +307,15 @@ TEST_F(PrometheusIntegration, FlagsAreChecked) {
   EXPECT_EQ(no_window.exit_code, 2);
   EXPECT_TRUE(testing_util::Contains(no_window.output, "--prometheus needs --window"))
       << no_window.output;
+  const RunResult segment_of_files =
+      RunShell(kBinary + " report --input x --segment 1h 2>&1");
+  EXPECT_EQ(segment_of_files.exit_code, 2);
+  EXPECT_TRUE(testing_util::Contains(segment_of_files.output, "--segment applies to --prometheus"))
+      << segment_of_files.output;
+  const RunResult negative = RunShell(kBinary +
+                                      " report --prometheus http://127.0.0.1:1 --segment -1h "
+                                      "--window 1790812800,1790816400 2>&1");
+  EXPECT_EQ(negative.exit_code, 2);
 }
 
 }  // namespace
