@@ -98,13 +98,24 @@ print(f\"{r['wall_s']:.2f} s, {r['prometheus_peak_rss_kb'] / 1024:.0f} MB\" if r
     /usr/bin/time -v "$gpucost" report --prometheus "$url" "${common[@]}" >"$dir/d$d.api.json" 2>"$dir/d$d.api.time"
     prom_rss=$(awk '/VmHWM/ {printf "%.0f", $2/1024}' "/proc/$prom_pid/status")
     prom_cpu=$(python3 -c "print(f'{$(cpu_s "$prom_pid") - $cpu_before:.2f}')")
+    # The same, the window read at once rather than a day at a time (--segment 0): memory.
+    /usr/bin/time -v "$gpucost" report --prometheus "$url" --segment 0 "${common[@]}" >"$dir/d$d.api0.json" 2>"$dir/d$d.api0.time"
     cat "$f" >/dev/null  # the file from the page cache, as Prometheus reads its TSDB
     /usr/bin/time -v "$gpucost" report --input "$f" "${common[@]}" >"$dir/d$d.file.json" 2>"$dir/d$d.file.time"
     # Checks: the two gpucost reports agree; allocated + idle = cost = GPUs x price x hours.
-    python3 - "$dir/d$d.api.json" "$dir/d$d.file.json" "$gpus" "$price" "$d" <<'PY'
+    python3 - "$dir/d$d.api.json" "$dir/d$d.file.json" "$gpus" "$price" "$d" "$dir/d$d.api0.json" <<'PY'
 import json, sys
 api, fil = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 gpus, price, days = int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
+whole = json.load(open(sys.argv[6]))
+# Read a day at a time or at once: the same rows.
+rows = {r["namespace"]: r for r in whole["rows"]}
+assert len(rows) == len(api["rows"])
+for r in api["rows"]:
+    w = rows[r["namespace"]]
+    for k in ("gpu_hours", "allocated_usd", "effective_usd", "idle_usd"):
+        if isinstance(w.get(k), float):
+            assert abs(r[k] - w[k]) <= 1e-9 * max(1, abs(w[k])), (r["namespace"], k, r[k], w[k])
 want = gpus * price * 24 * days
 for doc in (api, fil):
     t = doc["totals"]
@@ -117,7 +128,7 @@ PY
     api_s=$(seconds "$dir/d$d.api.time"); file_s=$(seconds "$dir/d$d.file.time")
     join_s=$(python3 -c "import json; r=json.load(open('$dir/d$d.join.json')); print(r['wall_s'] if r['ok'] else '')")
     ratio=$( [ -n "$join_s" ] && python3 -c "print(f'{$join_s / $api_s:.1f}x / {$join_s / $file_s:.1f}x')" || echo "-")
-    rows+=("$n | $gpus | $d | $(python3 -c "print(f'{$samples/1e6:.1f} M')") | ${results[0]} | ${results[1]} | $api_s s, $(rss_mb "$dir/d$d.api.time") MB (Prometheus $prom_rss MB, $prom_cpu s CPU) | $file_s s, $(rss_mb "$dir/d$d.file.time") MB | $ratio")
+    rows+=("$n | $gpus | $d | $(python3 -c "print(f'{$samples/1e6:.1f} M')") | ${results[0]} | ${results[1]} | $api_s s, $(rss_mb "$dir/d$d.api.time") MB (Prometheus $prom_rss MB, $prom_cpu s CPU) | $(seconds "$dir/d$d.api0.time") s, $(rss_mb "$dir/d$d.api0.time") MB | $file_s s, $(rss_mb "$dir/d$d.file.time") MB | $ratio")
     echo "done: $n nodes, $d days" >&2
   done
   kill "$prom_pid"; wait "$prom_pid" 2>/dev/null || true
@@ -128,6 +139,6 @@ done
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); $(prometheus --version 2>&1 | head -1)"
 echo "data: scrapes and query step every ${interval} s, seed 1, price \$$price/GPU-hour"
 echo
-echo "| nodes | GPUs | days | samples | Prometheus seed PromQL | Prometheus per-pod join | gpucost --prometheus | gpucost --input | join ÷ gpucost (api / file) |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| nodes | GPUs | days | samples | Prometheus seed PromQL | Prometheus per-pod join | gpucost --prometheus (a day at a time) | the same, --segment 0 | gpucost --input | join ÷ gpucost (api / file) |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for row in "${rows[@]}"; do echo "| $row |"; done

@@ -34,6 +34,7 @@ struct ReportFlags {
   std::string focus_provider = "gpucost";
   bool no_rollups = false;
   std::string segment = "1d";
+  uint64_t segment_samples = SegmentSizing{}.target_samples;
   bool segment_given = false;
 };
 
@@ -45,7 +46,7 @@ bool InSegments(const ReportFlags& flags, const std::optional<Window>& window, D
          window->end - window->start > segment;
 }
 
-Status RunInSegments(const ReportFlags& flags, Window window, Duration segment,
+Status RunInSegments(const ReportFlags& flags, Window window, Duration first,
                      const PriceFn& price, ReportSettings settings, OutputFormat format) {
   InputFlags input = flags.input;
   input.prometheus_progress = false;  // the segments say their own
@@ -59,7 +60,8 @@ Status RunInSegments(const ReportFlags& flags, Window window, Duration segment,
   };
   GPUCOST_ASSIGN_OR_RETURN(
       SegmentedRun run,
-      RunSegmentedReport(load, price, settings, segment, ::isatty(STDERR_FILENO) != 0));
+      RunSegmentedReport(load, price, settings, SegmentSizing{first, flags.segment_samples},
+                         ::isatty(STDERR_FILENO) != 0));
   PrintWarnings(run.warnings, run.run.summary, flags.input.max_warnings);
   Render(run.run.report, format, std::cout);
   return Status::Ok();
@@ -147,9 +149,13 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--idle-scope", f->idle_scope, "Share idle within: node | cluster")
       ->capture_default_str();
   cmd->add_option("--segment", f->segment,
-                  "With --prometheus: attribute the window in segments of this length, each "
-                  "fetched, attributed and released before the next (memory for one segment, "
-                  "not the window); 0: the whole window at once")
+                  "With --prometheus: attribute the window in segments, each fetched, attributed "
+                  "and released in turn (memory for two segments, not the window), the first "
+                  "this long; 0: the whole window at once")
+      ->capture_default_str();
+  cmd->add_option("--segment-samples", f->segment_samples,
+                  "With --segment: size each segment after the first to hold about this many "
+                  "samples (0: every segment --segment long)")
       ->capture_default_str();
   AddPriceFlags(*cmd, f->price);
   cmd->add_option("--format", f->format,

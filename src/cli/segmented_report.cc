@@ -1,7 +1,10 @@
 #include "cli/segmented_report.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <future>
 #include <string>
 #include <unordered_set>
 #include <utility>
@@ -11,26 +14,34 @@
 
 namespace gpucost::cli {
 
-std::vector<Window> PlanSegments(Window window, Duration step, Duration segment) {
-  std::vector<Window> out;
-  if (window.empty()) return out;
-  if (segment <= Duration(0) || step <= Duration(0)) return {window};
-  const Duration length = ((segment + step - Duration(1)) / step) * step;
-  for (Instant t = window.start; t < window.end; t += length) {
-    out.push_back({t, std::min(window.end, t + length)});
+Duration NextSegmentLength(Duration length, uint64_t samples, const SegmentSizing& sizing,
+                           Duration step) {
+  if (step <= Duration(0)) return length;
+  double factor = 1;
+  if (sizing.target_samples > 0) {
+    factor = samples == 0 ? kMaxSegmentGrowth
+                          : std::min(kMaxSegmentGrowth, static_cast<double>(sizing.target_samples) /
+                                                            static_cast<double>(samples));
   }
-  return out;
+  const double steps = std::floor(static_cast<double>(length.count()) * factor /
+                                  static_cast<double>(step.count()));
+  // Far beyond any window (and within int64 milliseconds) is as good as the rest of it.
+  return step * static_cast<int64_t>(std::clamp(steps, 1.0, 1e12 / static_cast<double>(step.count())));
 }
 
 Result<SegmentedRun> RunSegmentedReport(const SegmentLoader& load, const PriceFn& price,
-                                        const ReportSettings& settings, Duration segment,
-                                        bool progress) {
+                                        const ReportSettings& settings,
+                                        const SegmentSizing& sizing, bool progress) {
   if (settings.replay != nullptr) {
     return Status::Internal("ledger records cannot be attributed in segments");
   }
+  const Window window = settings.window;
+  if (window.empty() || settings.step <= Duration(0)) {
+    return Status::InvalidArgument("segments need a window and a positive step");
+  }
   InventoryUnion units;
   AggregatorOptions agg;
-  agg.window = settings.window;
+  agg.window = window;
   agg.engine_step = settings.step;
   agg.accumulate = settings.accumulate;
   agg.by = settings.by;
@@ -40,16 +51,39 @@ Result<SegmentedRun> RunSegmentedReport(const SegmentLoader& load, const PriceFn
   SegmentedRun out;
   std::vector<PoolDraw> carried;  // in the union's indexes
   std::unordered_set<std::string> said;
-  const std::vector<Window> plan = PlanSegments(settings.window, settings.step, segment);
-  for (size_t i = 0; i < plan.size(); ++i) {
-    const Window& seg = plan[i];
+  // A segment is read with the staleness after it (never past the window).
+  const auto fetch = [&window, &settings](Window seg) {
+    return Window{seg.start, std::min(window.end, seg.end + settings.staleness)};
+  };
+  const auto clip = [&window](Instant start, Duration length) {
+    return Window{start, std::min(window.end, start + length)};
+  };
+  Duration length = sizing.first > Duration(0)
+                        ? NextSegmentLength(sizing.first, 0, SegmentSizing{sizing.first, 0},
+                                            settings.step)
+                        : window.length();
+  Window seg = clip(window.start, length);
+  Result<LoadedTimeline> loaded = load(fetch(seg));
+  // The next segment is loaded while this one is attributed: the source's time and the engine's
+  // overlap, and two segments at most are held.
+  std::future<Result<LoadedTimeline>> next;
+  for (;;) {
     if (progress) {
-      std::fprintf(stderr, "\rgpucost: segment %zu of %zu (%s to %s)", i + 1, plan.size(),
-                   FormatRfc3339(seg.start).c_str(), FormatRfc3339(seg.end).c_str());
+      const double done = std::chrono::duration<double>(seg.start - window.start) /
+                          std::chrono::duration<double>(window.length());
+      std::fprintf(stderr, "\rgpucost: segment %zu, %s to %s (%3.0f%% of the window)",
+                   out.segments + 1, FormatRfc3339(seg.start).c_str(),
+                   FormatRfc3339(seg.end).c_str(), 100 * done);
       std::fflush(stderr);
     }
-    const Window fetch{seg.start, std::min(settings.window.end, seg.end + settings.staleness)};
-    GPUCOST_ASSIGN_OR_RETURN(LoadedTimeline timeline, load(fetch));
+    if (!loaded.ok()) return std::move(loaded).status();
+    LoadedTimeline timeline = std::move(loaded).value();
+    Window following{seg.end, seg.end};
+    if (seg.end < window.end) {
+      length = NextSegmentLength(seg.length(), timeline.samples, sizing, settings.step);
+      following = clip(seg.end, length);
+      next = std::async(std::launch::async, load, fetch(following));
+    }
     out.samples += timeline.samples;
     for (InputWarning& w : timeline.warnings) {
       if (said.insert(w.ToString()).second) out.warnings.push_back(std::move(w));
@@ -66,6 +100,9 @@ Result<SegmentedRun> RunSegmentedReport(const SegmentLoader& load, const PriceFn
     carried = units.ToUnion(summary.open_draws, indexes);
     AddSegmentSummary(out.run.summary, std::move(summary));
     ++out.segments;
+    if (following.empty()) break;
+    loaded = next.get();
+    seg = following;
   }
   if (progress) std::fputc('\n', stderr);
   out.run.summary.open_draws.clear();

@@ -109,17 +109,22 @@ void ExpectSameRows(const Report& got, const Report& want) {
   EXPECT_TRUE(near(got.totals.effective_usd, want.totals.effective_usd));
 }
 
-TEST(SegmentedReport, PlansWholeStepsAndEndsAtTheWindowsEnd) {
-  const Window w{Hours(0), Hours(10)};
-  const auto plan = PlanSegments(w, std::chrono::minutes(7), std::chrono::hours(3));
-  ASSERT_EQ(plan.size(), 4u);  // 3 h rounds up to 182 minutes: 26 steps of 7
-  EXPECT_EQ(plan[0].start, w.start);
-  EXPECT_EQ(plan[1].start - plan[0].start, std::chrono::minutes(182));
-  EXPECT_EQ(plan[3].end, w.end);
-  for (size_t i = 1; i < plan.size(); ++i) EXPECT_EQ(plan[i].start, plan[i - 1].end);
-  EXPECT_EQ(PlanSegments(w, std::chrono::minutes(1), Duration(0)).size(), 1u);
-  EXPECT_EQ(PlanSegments(w, std::chrono::minutes(1), std::chrono::hours(20)).size(), 1u);
-  EXPECT_TRUE(PlanSegments({w.start, w.start}, std::chrono::minutes(1), Duration(0)).empty());
+TEST(SegmentedReport, SegmentsGrowAndShrinkTowardTheirSamplesInWholeSteps) {
+  const Duration step = std::chrono::minutes(7);
+  const Duration hours3 = std::chrono::hours(3);
+  const SegmentSizing fixed{hours3, 0};
+  // Fixed: the length, in whole steps (3 h is 25.7 steps of 7 minutes).
+  EXPECT_EQ(NextSegmentLength(hours3, 123, fixed, step), 25 * step);
+  const SegmentSizing sized{hours3, 1000};
+  EXPECT_EQ(NextSegmentLength(hours3, 1000, sized, step), 25 * step);
+  EXPECT_EQ(NextSegmentLength(hours3, 4000, sized, step), 6 * step);    // a quarter of 180 min
+  EXPECT_EQ(NextSegmentLength(hours3, 250, sized, step), 102 * step);   // 4 x 180 min
+  EXPECT_EQ(NextSegmentLength(hours3, 10, sized, step), 205 * step);    // at most 8 x
+  EXPECT_EQ(NextSegmentLength(hours3, 0, sized, step), 205 * step);     // an empty one too
+  EXPECT_EQ(NextSegmentLength(hours3, 1'000'000, sized, step), step);   // at least one step
+  EXPECT_EQ(NextSegmentLength(std::chrono::hours(1), 0, {std::chrono::hours(1), 1},
+                              std::chrono::minutes(1)),
+            std::chrono::minutes(480));
 }
 
 TEST(SegmentedReport, EqualsOneAttributionOfTheWholeWindow) {
@@ -133,23 +138,36 @@ TEST(SegmentedReport, EqualsOneAttributionOfTheWholeWindow) {
     Result<ReportRun> whole = RunReport(*whole_timeline, Price(), settings);
     ASSERT_TRUE(whole.ok()) << whole.status().ToString();
     ASSERT_GT(whole->report.rows.size(), 20u);
-    for (const Duration segment : {Duration(std::chrono::hours(2)),
-                                   Duration(std::chrono::minutes(197)), Duration(0)}) {
-      SCOPED_TRACE(FormatDuration(segment));
+    // Fixed lengths, one that divides no hour, the window at once, and segments sized by their
+    // samples (about 100,000 a segment: an hour of this cluster holds ~35,000).
+    for (const SegmentSizing sizing :
+         {SegmentSizing{std::chrono::hours(2), 0}, SegmentSizing{std::chrono::minutes(197), 0},
+          SegmentSizing{Duration(0), 0}, SegmentSizing{std::chrono::hours(1), 100'000}}) {
+      SCOPED_TRACE(StrCat(FormatDuration(sizing.first), " ", sizing.target_samples));
       std::vector<Window> asked;
       const SegmentLoader load = [&asked](Window w) {
         asked.push_back(w);
         return Load(w);
       };
-      Result<SegmentedRun> run = RunSegmentedReport(load, Price(), settings, segment);
+      Result<SegmentedRun> run = RunSegmentedReport(load, Price(), settings, sizing);
       ASSERT_TRUE(run.ok()) << run.status().ToString();
-      const size_t want_segments = PlanSegments(window, settings.step, segment).size();
-      EXPECT_EQ(run->segments, want_segments);
-      ASSERT_EQ(asked.size(), want_segments);
-      // Each segment is read with the staleness after it, but never past the window.
-      if (want_segments > 1) {
-        EXPECT_EQ(asked[0], (Window{Hours(0), Hours(0) + segment + kStaleness}));
+      EXPECT_EQ(run->segments, asked.size());
+      if (sizing.first == Duration(0)) {
+        EXPECT_EQ(asked, std::vector<Window>{window});
+      } else {
+        EXPECT_GE(asked.size(), 4u);
+        // Each segment is read with the staleness after it, but never past the window; each
+        // starts where the one before ended.
+        EXPECT_EQ(asked[0], (Window{Hours(0), Hours(0) + sizing.first + kStaleness}));
+        for (size_t i = 1; i < asked.size(); ++i) {
+          EXPECT_EQ(asked[i].start, asked[i - 1].end - kStaleness);
+          EXPECT_EQ((asked[i].start - window.start) % settings.step, Duration(0));
+        }
         EXPECT_EQ(asked.back().end, window.end);
+      }
+      if (sizing.target_samples > 0) {  // the first hour held fewer: the next one is longer
+        ASSERT_GE(asked.size(), 2u);
+        EXPECT_GT(asked[1].length(), asked[0].length());
       }
       ExpectSameRows(run->run.report, whole->report);
       EXPECT_NEAR(run->run.summary.node_cost_usd, whole->summary.node_cost_usd, 1e-9);
@@ -168,14 +186,14 @@ TEST(SegmentedReport, SegmentsBeforeTheClusterExistedAreEmptyNotErrors) {
   Result<ReportRun> whole = RunReport(*whole_timeline, Price(), settings);
   ASSERT_TRUE(whole.ok()) << whole.status().ToString();
   Result<SegmentedRun> run =
-      RunSegmentedReport(Load, Price(), settings, std::chrono::hours(2));
+      RunSegmentedReport(Load, Price(), settings, SegmentSizing{std::chrono::hours(2), 0});
   ASSERT_TRUE(run.ok()) << run.status().ToString();
   EXPECT_EQ(run->segments, 4u);
   ExpectSameRows(run->run.report, whole->report);
 
   Result<SegmentedRun> none =
       RunSegmentedReport(Load, Price(), Settings({Hours(-9), Hours(-1)}, "namespace", true),
-                         std::chrono::hours(2));
+                         SegmentSizing{std::chrono::hours(2), 0});
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.status().message().find("no samples"), std::string::npos);
 }
@@ -186,8 +204,9 @@ TEST(SegmentedReport, ALoaderErrorStopsTheReport) {
     if (++calls == 2) return Status::Unavailable("prometheus: 503 for the second segment");
     return Load(w);
   };
-  Result<SegmentedRun> run = RunSegmentedReport(
-      load, Price(), Settings({Hours(0), Hours(6)}, "namespace", true), std::chrono::hours(2));
+  Result<SegmentedRun> run =
+      RunSegmentedReport(load, Price(), Settings({Hours(0), Hours(6)}, "namespace", true),
+                         SegmentSizing{std::chrono::hours(2), 0});
   ASSERT_FALSE(run.ok());
   EXPECT_EQ(run.status().code(), StatusCode::kUnavailable);
   EXPECT_EQ(calls, 2);

@@ -284,7 +284,10 @@ TEST_F(PrometheusIntegration, ASegmentedReportIsTheWholeWindowsReport) {
   ASSERT_FALSE(whole.empty());
   ASSERT_GT(whole["rows"].size(), 20u);
   ExpectSameRowsByKey(whole, via_file, keys);
-  for (const char* segment : {"5h", "7h13m", "1d"}) {
+  // Fixed segments, and segments sized by their samples (the default, here of 100,000 samples:
+  // an hour of this cluster holds about 35,000).
+  for (const char* segment : {"5h --segment-samples 0", "7h13m --segment-samples 0", "1d",
+                              "1h --segment-samples 100000"}) {
     SCOPED_TRACE(segment);
     ExpectSameRowsByKey(Report(StrCat(source, " --segment ", segment), flags), whole, keys);
   }
@@ -293,7 +296,7 @@ TEST_F(PrometheusIntegration, ASegmentedReportIsTheWholeWindowsReport) {
       "--window 2026-10-01T00:00:00Z,2026-10-01T12:00:00Z --by team --step 5m "
       "--price-per-gpu-hour 2.5 --format json --prometheus-api query";
   const std::vector<std::string> bucket_keys = {"team", "start"};
-  ExpectSameRowsByKey(Report(source + " --segment 67m", per_step),
+  ExpectSameRowsByKey(Report(source + " --segment 67m --segment-samples 0", per_step),
                       Report(source + " --segment 0", per_step), bucket_keys);
 }
 
