@@ -98,7 +98,7 @@ print(f\"{r['wall_s']:.2f} s, {r['prometheus_peak_rss_kb'] / 1024:.0f} MB\" if r
     /usr/bin/time -v "$gpucost" report --prometheus "$url" "${common[@]}" >"$dir/d$d.api.json" 2>"$dir/d$d.api.time"
     prom_rss=$(awk '/VmHWM/ {printf "%.0f", $2/1024}' "/proc/$prom_pid/status")
     prom_cpu=$(python3 -c "print(f'{$(cpu_s "$prom_pid") - $cpu_before:.2f}')")
-    # The same, the window read at once rather than a day at a time (--segment 0): memory.
+    # The same, the window read at once rather than in segments (--segment 0): memory.
     /usr/bin/time -v "$gpucost" report --prometheus "$url" --segment 0 "${common[@]}" >"$dir/d$d.api0.json" 2>"$dir/d$d.api0.time"
     cat "$f" >/dev/null  # the file from the page cache, as Prometheus reads its TSDB
     /usr/bin/time -v "$gpucost" report --input "$f" "${common[@]}" >"$dir/d$d.file.json" 2>"$dir/d$d.file.time"
@@ -139,6 +139,6 @@ done
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); $(prometheus --version 2>&1 | head -1)"
 echo "data: scrapes and query step every ${interval} s, seed 1, price \$$price/GPU-hour"
 echo
-echo "| nodes | GPUs | days | samples | Prometheus seed PromQL | Prometheus per-pod join | gpucost --prometheus (a day at a time) | the same, --segment 0 | gpucost --input | join ÷ gpucost (api / file) |"
+echo "| nodes | GPUs | days | samples | Prometheus seed PromQL | Prometheus per-pod join | gpucost --prometheus (in segments) | the same, --segment 0 (at once) | gpucost --input | join ÷ gpucost (api / file) |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 for row in "${rows[@]}"; do echo "| $row |"; done

@@ -97,15 +97,20 @@ Result<std::optional<Window>> OptionalWindow(const std::string& text) {
   return std::optional<Window>(w);
 }
 
-Result<ReportRun> RunReport(const LoadedTimeline& timeline, const PriceFn& price,
-                            const ReportSettings& settings, CostSink* also) {
+AggregatorOptions ReportAggregation(const ReportSettings& settings) {
   AggregatorOptions agg;
   agg.window = settings.window;
   agg.engine_step = settings.step;
   agg.accumulate = settings.accumulate;
   agg.by = settings.by;
   agg.idle = settings.idle;
-  GPUCOST_ASSIGN_OR_RETURN(Aggregator aggregator, Aggregator::Create(timeline.inventory, agg));
+  return agg;
+}
+
+Result<ReportRun> RunReport(const LoadedTimeline& timeline, const PriceFn& price,
+                            const ReportSettings& settings, CostSink* also) {
+  GPUCOST_ASSIGN_OR_RETURN(Aggregator aggregator,
+                           Aggregator::Create(timeline.inventory, ReportAggregation(settings)));
 
   AttributionOptions options;
   options.window = settings.window;

@@ -50,6 +50,9 @@ struct ReportRun {
 Result<ReportRun> RunReport(const LoadedTimeline& timeline, const PriceFn& price,
                             const ReportSettings& settings, CostSink* also = nullptr);
 
+// The aggregation a report with these settings makes of the engine's records.
+AggregatorOptions ReportAggregation(const ReportSettings& settings);
+
 // Internal error unless Σ allocated + Σ idle in the report equals the nodes' GPU cost the engine
 // summed, to 1e-9 relative.
 Status CheckConservation(const ReportRun& run);

@@ -40,13 +40,8 @@ Result<SegmentedRun> RunSegmentedReport(const SegmentLoader& load, const PriceFn
     return Status::InvalidArgument("segments need a window and a positive step");
   }
   InventoryUnion units;
-  AggregatorOptions agg;
-  agg.window = window;
-  agg.engine_step = settings.step;
-  agg.accumulate = settings.accumulate;
-  agg.by = settings.by;
-  agg.idle = settings.idle;
-  GPUCOST_ASSIGN_OR_RETURN(Aggregator aggregator, Aggregator::Create(units.inventory(), agg));
+  GPUCOST_ASSIGN_OR_RETURN(Aggregator aggregator,
+                           Aggregator::Create(units.inventory(), ReportAggregation(settings)));
 
   SegmentedRun out;
   std::vector<PoolDraw> carried;  // in the union's indexes
