@@ -1,6 +1,8 @@
 // `gpucost chargeback`: per-team chargeback statements for a month or a window (charge lines by
 // GPU model, capacity type and rate; idle hours, efficiency and spot ratio against targets; top
 // consumers) from the same inputs and prices as `gpucost report` (docs/chargeback.md).
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
@@ -18,6 +20,7 @@
 #include "cli/price_flags.h"
 #include "cli/ratio_flag.h"
 #include "cli/report_pipeline.h"
+#include "cli/segment_flags.h"
 #include "core/log.h"
 #include "core/strings.h"
 #include "pricing/price_fn.h"
@@ -41,6 +44,7 @@ struct ChargebackFlags {
   std::string efficiency_target = "80%";
   std::string spot_ratio_target = "70%";
   int top = 5;
+  SegmentFlags segments;
 };
 
 Result<ChargebackSettings> Settings(const ChargebackFlags& flags) {
@@ -86,6 +90,25 @@ Status Run(const ChargebackFlags& flags) {
   }
   GPUCOST_ASSIGN_OR_RETURN(ReportSettings settings, AccumulatedSettings(flags.step, "team"));
   GPUCOST_ASSIGN_OR_RETURN(PriceFn price, MakePriceFn(flags.price));
+  GPUCOST_ASSIGN_OR_RETURN(const std::optional<SegmentSizing> segments,
+                           SegmentsFor(flags.segments, flags.input, window));
+  if (segments) {
+    // From a store, a segment at a time: the statements gather every segment's records.
+    GPUCOST_ASSIGN_OR_RETURN(settings.staleness, ParseDuration(flags.input.staleness));
+    settings.window = *window;
+    const Period period = month ? *month : chargeback::WindowPeriod(*window);
+    chargeback::StatementBuilder builder(period, cfg);
+    InventoryUnion units;
+    chargeback::ChargeSink sink(units.inventory(), settings.window, settings.step, builder);
+    GPUCOST_ASSIGN_OR_RETURN(
+        SegmentedRun run,
+        RunSegmentedReport(MakeSegmentLoader(flags.input, settings.step), price, settings, units,
+                           {*segments, &sink, ::isatty(STDERR_FILENO) != 0}));
+    PrintWarnings(run.warnings, run.run.summary, flags.input.max_warnings);
+    GPUCOST_ASSIGN_OR_RETURN(chargeback::StatementSet set, builder.Finish(teams));
+    chargeback::RenderStatements(set, format, std::cout);
+    return Status::Ok();
+  }
 
   GPUCOST_ASSIGN_OR_RETURN(LoadedInput input, LoadInput(flags.input, window, settings.step));
   const LoadedTimeline& timeline = input.timeline;
@@ -129,6 +152,7 @@ void AddChargebackCommand(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--top", f->top, "Top consumers (workloads) listed")->capture_default_str();
   AddInputFlags(*cmd, f->input);
+  AddSegmentFlags(*cmd, f->segments);
   AddPriceFlags(*cmd, f->price);
   AddTimelineFlags(*cmd, f->input);
   cmd->footer(

@@ -11,6 +11,7 @@
 #include "cli/input_flags.h"
 #include "cli/price_flags.h"
 #include "cli/report_pipeline.h"
+#include "cli/segment_flags.h"
 #include "cli/segmented_report.h"
 #include "core/log.h"
 #include "core/strings.h"
@@ -33,35 +34,18 @@ struct ReportFlags {
   bool step_given = false;  // --step on the command line (FOCUS charge periods)
   std::string focus_provider = "gpucost";
   bool no_rollups = false;
-  std::string segment = "1d";
-  uint64_t segment_samples = SegmentSizing{}.target_samples;
-  bool segment_given = false;
+  SegmentFlags segments;
 };
 
-// --prometheus over a window longer than --segment: one segment after the other (bounded
-// memory), as one attribution of the whole window would give.
-bool InSegments(const ReportFlags& flags, const std::optional<Window>& window, Duration segment) {
-  return !flags.input.prometheus.empty() && !flags.input.kube.wanted() &&
-         flags.input.ledger.empty() && window && segment > Duration(0) &&
-         window->end - window->start > segment;
-}
-
-Status RunInSegments(const ReportFlags& flags, Window window, Duration first,
+Status RunInSegments(const ReportFlags& flags, Window window, const SegmentSizing& sizing,
                      const PriceFn& price, ReportSettings settings, OutputFormat format) {
-  InputFlags input = flags.input;
-  input.prometheus_progress = false;  // the segments say their own
-  input.prometheus_span = std::make_shared<Duration>(0);
-  input.prometheus_empty_ok = true;
-  GPUCOST_ASSIGN_OR_RETURN(settings.staleness, ParseDuration(input.staleness));
+  GPUCOST_ASSIGN_OR_RETURN(settings.staleness, ParseDuration(flags.input.staleness));
   settings.window = window;
-  const SegmentLoader load = [&input, &settings](Window w) -> Result<LoadedTimeline> {
-    GPUCOST_ASSIGN_OR_RETURN(LoadedInput loaded, LoadInput(input, w, settings.step));
-    return std::move(loaded.timeline);
-  };
+  InventoryUnion units;
   GPUCOST_ASSIGN_OR_RETURN(
       SegmentedRun run,
-      RunSegmentedReport(load, price, settings, SegmentSizing{first, flags.segment_samples},
-                         ::isatty(STDERR_FILENO) != 0));
+      RunSegmentedReport(MakeSegmentLoader(flags.input, settings.step), price, settings, units,
+                         {sizing, nullptr, ::isatty(STDERR_FILENO) != 0}));
   PrintWarnings(run.warnings, run.run.summary, flags.input.max_warnings);
   Render(run.run.report, format, std::cout);
   return Status::Ok();
@@ -94,14 +78,9 @@ Status Run(const ReportFlags& flags) {
         "--step buckets when --step is given");
   }
   GPUCOST_ASSIGN_OR_RETURN(PriceFn price, MakePriceFn(flags.price));
-  GPUCOST_ASSIGN_OR_RETURN(const Duration segment, ParseDuration(flags.segment));
-  if (segment < Duration(0)) return Status::InvalidArgument("--segment must not be negative");
-  if (flags.segment_given && segment > Duration(0) && flags.input.prometheus.empty()) {
-    return Status::InvalidArgument("--segment applies to --prometheus only");
-  }
-  if (!focus && InSegments(flags, window, segment)) {
-    return RunInSegments(flags, *window, segment, price, settings, format);
-  }
+  GPUCOST_ASSIGN_OR_RETURN(const std::optional<SegmentSizing> segments,
+                           SegmentsFor(flags.segments, flags.input, window));
+  if (!focus && segments) return RunInSegments(flags, *window, *segments, price, settings, format);
   InputFlags input_flags = flags.input;
   input_flags.ledger_rollups = flags.accumulate && !flags.no_rollups;
   GPUCOST_ASSIGN_OR_RETURN(LoadedInput input, LoadInput(input_flags, window, settings.step));
@@ -148,15 +127,7 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--idle-scope", f->idle_scope, "Share idle within: node | cluster")
       ->capture_default_str();
-  cmd->add_option("--segment", f->segment,
-                  "With --prometheus: attribute the window in segments, each fetched, attributed "
-                  "and released in turn (memory for two segments, not the window), the first "
-                  "this long; 0: the whole window at once")
-      ->capture_default_str();
-  cmd->add_option("--segment-samples", f->segment_samples,
-                  "With --segment: size each segment after the first to hold about this many "
-                  "samples (0: every segment --segment long)")
-      ->capture_default_str();
+  AddSegmentFlags(*cmd, f->segments);
   AddPriceFlags(*cmd, f->price);
   cmd->add_option("--format", f->format,
                   "table | csv | json | focus (FinOps FOCUS 1.3 Cost and Usage CSV, "
@@ -173,7 +144,6 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
       "without a price. Exit status: 0 on success, 2 on bad flags or input.");
   SetStatusCallback(*cmd, exit_code, [f, cmd] {
     f->step_given = cmd->count("--step") > 0;
-    f->segment_given = cmd->count("--segment") > 0;
     return Run(*f);
   });
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <future>
+#include <span>
 #include <string>
 #include <unordered_set>
 #include <utility>
@@ -13,6 +14,23 @@
 #include "core/strings.h"
 
 namespace gpucost::cli {
+namespace {
+
+// The report's aggregator and, when given, the caller's sink.
+class ReportAndAlso final : public CostSink {
+ public:
+  ReportAndAlso(CostSink& report, CostSink* also) : report_(report), also_(also) {}
+  void Consume(std::span<const CostRecord> records) override {
+    report_.Consume(records);
+    if (also_ != nullptr) also_->Consume(records);
+  }
+
+ private:
+  CostSink& report_;
+  CostSink* also_;
+};
+
+}  // namespace
 
 Duration NextSegmentLength(Duration length, uint64_t samples, const SegmentSizing& sizing,
                            Duration step) {
@@ -30,8 +48,10 @@ Duration NextSegmentLength(Duration length, uint64_t samples, const SegmentSizin
 }
 
 Result<SegmentedRun> RunSegmentedReport(const SegmentLoader& load, const PriceFn& price,
-                                        const ReportSettings& settings,
-                                        const SegmentSizing& sizing, bool progress) {
+                                        const ReportSettings& settings, InventoryUnion& units,
+                                        const SegmentedOptions& options) {
+  const SegmentSizing& sizing = options.sizing;
+  const bool progress = options.progress;
   if (settings.replay != nullptr) {
     return Status::Internal("ledger records cannot be attributed in segments");
   }
@@ -39,9 +59,9 @@ Result<SegmentedRun> RunSegmentedReport(const SegmentLoader& load, const PriceFn
   if (window.empty() || settings.step <= Duration(0)) {
     return Status::InvalidArgument("segments need a window and a positive step");
   }
-  InventoryUnion units;
   GPUCOST_ASSIGN_OR_RETURN(Aggregator aggregator,
                            Aggregator::Create(units.inventory(), ReportAggregation(settings)));
+  ReportAndAlso sink_of_all(aggregator, options.also);
 
   SegmentedRun out;
   std::vector<PoolDraw> carried;  // in the union's indexes
@@ -84,14 +104,14 @@ Result<SegmentedRun> RunSegmentedReport(const SegmentLoader& load, const PriceFn
       if (said.insert(w.ToString()).second) out.warnings.push_back(std::move(w));
     }
     const SegmentIndexes indexes = units.Add(timeline.inventory);
-    AttributionOptions options;
-    options.window = seg;
-    options.step = settings.step;
-    options.staleness = settings.staleness;
-    options.prior_draws = units.ToSegment(carried, indexes);
-    SegmentSink sink(aggregator, indexes, (seg.start - settings.window.start) / settings.step);
+    AttributionOptions engine;
+    engine.window = seg;
+    engine.step = settings.step;
+    engine.staleness = settings.staleness;
+    engine.prior_draws = units.ToSegment(carried, indexes);
+    SegmentSink sink(sink_of_all, indexes, (seg.start - settings.window.start) / settings.step);
     GPUCOST_ASSIGN_OR_RETURN(AttributionSummary summary,
-                             Attribute(timeline.inventory, timeline.usage, price, options, sink));
+                             Attribute(timeline.inventory, timeline.usage, price, engine, sink));
     carried = units.ToUnion(summary.open_draws, indexes);
     AddSegmentSummary(out.run.summary, std::move(summary));
     ++out.segments;

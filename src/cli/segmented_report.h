@@ -11,6 +11,7 @@
 #include <functional>
 #include <vector>
 
+#include "attribution/inventory_union.h"
 #include "cli/report_pipeline.h"
 #include "core/result.h"
 #include "inventory/inventory_builder.h"
@@ -43,13 +44,22 @@ struct SegmentedRun {
   size_t segments = 0;
 };
 
+struct SegmentedOptions {
+  SegmentSizing sizing;
+  // Receives every record too, as the report does (a sink built on the union's inventory).
+  CostSink* also = nullptr;
+  bool progress = false;  // a progress line on stderr
+};
+
 // RunReport over settings.window (which it must hold, with no records to replay), from
-// load(w) for each segment [s, e) (sized by `sizing`), with w = [s, min(e + staleness,
+// load(w) for each segment [s, e) (sized by options.sizing), with w = [s, min(e + staleness,
 // window.end)): the samples just after a boundary end the presence of what runs across it as one
-// load of the whole window would. `load` may be called from another thread than the
-// caller's, one call at a time, in segment order. InvalidArgument when no segment had a sample.
+// load of the whole window would. Records reach the report (and options.also) in the indexes of
+// `units`, which gathers the segments' nodes, units and holders. `load` may be called from
+// another thread than the caller's, one call at a time, in segment order. InvalidArgument when no
+// segment had a sample.
 Result<SegmentedRun> RunSegmentedReport(const SegmentLoader& load, const PriceFn& price,
-                                        const ReportSettings& settings,
-                                        const SegmentSizing& sizing, bool progress = false);
+                                        const ReportSettings& settings, InventoryUnion& units,
+                                        const SegmentedOptions& options);
 
 }  // namespace gpucost::cli

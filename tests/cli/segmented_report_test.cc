@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <map>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -79,6 +80,12 @@ ReportSettings Settings(Window w, const char* by, bool accumulate) {
   return s;
 }
 
+Result<SegmentedRun> Segmented(const SegmentLoader& load, const ReportSettings& settings,
+                               SegmentSizing sizing) {
+  InventoryUnion units;
+  return RunSegmentedReport(load, Price(), settings, units, {sizing});
+}
+
 using RowKey = std::tuple<int64_t, bool, std::vector<std::string>>;
 
 void ExpectSameRows(const Report& got, const Report& want) {
@@ -149,7 +156,7 @@ TEST(SegmentedReport, EqualsOneAttributionOfTheWholeWindow) {
         asked.push_back(w);
         return Load(w);
       };
-      Result<SegmentedRun> run = RunSegmentedReport(load, Price(), settings, sizing);
+      Result<SegmentedRun> run = Segmented(load, settings, sizing);
       ASSERT_TRUE(run.ok()) << run.status().ToString();
       EXPECT_EQ(run->segments, asked.size());
       if (sizing.first == Duration(0)) {
@@ -186,16 +193,49 @@ TEST(SegmentedReport, SegmentsBeforeTheClusterExistedAreEmptyNotErrors) {
   Result<ReportRun> whole = RunReport(*whole_timeline, Price(), settings);
   ASSERT_TRUE(whole.ok()) << whole.status().ToString();
   Result<SegmentedRun> run =
-      RunSegmentedReport(Load, Price(), settings, SegmentSizing{std::chrono::hours(2), 0});
+      Segmented(Load, settings, SegmentSizing{std::chrono::hours(2), 0});
   ASSERT_TRUE(run.ok()) << run.status().ToString();
   EXPECT_EQ(run->segments, 4u);
   ExpectSameRows(run->run.report, whole->report);
 
   Result<SegmentedRun> none =
-      RunSegmentedReport(Load, Price(), Settings({Hours(-9), Hours(-1)}, "namespace", true),
-                         SegmentSizing{std::chrono::hours(2), 0});
+      Segmented(Load, Settings({Hours(-9), Hours(-1)}, "namespace", true),
+                SegmentSizing{std::chrono::hours(2), 0});
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.status().message().find("no samples"), std::string::npos);
+}
+
+// The caller's sink gets every record the report got, in the union's indexes and the window's
+// steps.
+TEST(SegmentedReport, TheCallersSinkGetsEveryRecordRenumbered) {
+  class Check final : public CostSink {
+   public:
+    explicit Check(const InventoryUnion& units) : units_(units) {}
+    void Consume(std::span<const CostRecord> records) override {
+      for (const CostRecord& r : records) {
+        ++records_;
+        if (r.price_known) money_ += r.allocated_usd;
+        bad_ += r.unit >= units_.inventory().units.size() ||
+                (!r.is_idle() && r.holder >= units_.inventory().holders.size()) || r.step < 0 ||
+                r.step >= 6 * 60;
+      }
+    }
+    const InventoryUnion& units_;
+    int64_t records_ = 0;
+    int64_t bad_ = 0;
+    double money_ = 0;
+  };
+  const ReportSettings settings = Settings({Hours(0), Hours(6)}, "namespace", true);
+  InventoryUnion units;
+  Check check(units);
+  Result<SegmentedRun> run = RunSegmentedReport(
+      Load, Price(), settings, units, {SegmentSizing{std::chrono::minutes(70), 0}, &check});
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  EXPECT_EQ(run->segments, 6u);
+  EXPECT_EQ(check.records_, run->run.summary.records);
+  EXPECT_GT(check.records_, 1000);
+  EXPECT_EQ(check.bad_, 0);
+  EXPECT_NEAR(check.money_, run->run.report.totals.cost_usd, 1e-9 * check.money_);
 }
 
 TEST(SegmentedReport, ALoaderErrorStopsTheReport) {
@@ -205,8 +245,8 @@ TEST(SegmentedReport, ALoaderErrorStopsTheReport) {
     return Load(w);
   };
   Result<SegmentedRun> run =
-      RunSegmentedReport(load, Price(), Settings({Hours(0), Hours(6)}, "namespace", true),
-                         SegmentSizing{std::chrono::hours(2), 0});
+      Segmented(load, Settings({Hours(0), Hours(6)}, "namespace", true),
+                SegmentSizing{std::chrono::hours(2), 0});
   ASSERT_FALSE(run.ok());
   EXPECT_EQ(run.status().code(), StatusCode::kUnavailable);
   EXPECT_EQ(calls, 2);

@@ -264,6 +264,33 @@ void ExpectSameRowsByKey(const json& got, const json& want, const std::vector<st
               1e-9 * want["totals"]["cost_usd"].get<double>());
 }
 
+// Two JSON documents alike: the same structure and strings, numbers to 1e-9 (relative above 1).
+void ExpectAlike(const json& got, const json& want, const std::string& where) {
+  if (want.is_number() && got.is_number()) {
+    const double x = got.get<double>(), y = want.get<double>();
+    EXPECT_NEAR(x, y, 1e-9 * std::max(1.0, std::fabs(y))) << where;
+  } else if (want.is_object() && got.is_object()) {
+    EXPECT_EQ(got.size(), want.size()) << where;
+    for (const auto& [k, v] : want.items()) {
+      ASSERT_TRUE(got.contains(k)) << where << "." << k;
+      ExpectAlike(got[k], v, where + "." + k);
+    }
+  } else if (want.is_array() && got.is_array()) {
+    ASSERT_EQ(got.size(), want.size()) << where;
+    for (size_t i = 0; i < want.size(); ++i) ExpectAlike(got[i], want[i], StrCat(where, "[", i, "]"));
+  } else {
+    EXPECT_EQ(got, want) << where;
+  }
+}
+
+json Chargeback(const std::string& source_flags, const std::string& flags) {
+  const RunResult r =
+      RunShell(kBinary + " chargeback " + source_flags + " " + flags + " 2>/dev/null");
+  EXPECT_EQ(r.exit_code, 0) << source_flags << " " << flags << "\n" << r.output;
+  if (r.exit_code != 0) return json::object();
+  return json::parse(r.output);
+}
+
 // A day of a churning simulated cluster read in segments (bounded memory) gives the report of the
 // whole window read at once and of the files. Pods that drew their units from a node's pool run
 // across the boundaries: without their draws carried over, rows would differ.
@@ -298,6 +325,14 @@ TEST_F(PrometheusIntegration, ASegmentedReportIsTheWholeWindowsReport) {
   const std::vector<std::string> bucket_keys = {"team", "start"};
   ExpectSameRowsByKey(Report(source + " --segment 67m --segment-samples 0", per_step),
                       Report(source + " --segment 0", per_step), bucket_keys);
+  // Every team's chargeback statement (lines, idle hours, top workloads) the same in segments.
+  const std::string statements =
+      "--by team --window 2026-10-01T00:00:00Z,2026-10-02T00:00:00Z --price-per-gpu-hour 2.5 "
+      "--format json";
+  const json statements_from_file = Chargeback("--input " + om.string(), statements);
+  ASSERT_GE(statements_from_file["statements"].size(), 3u);
+  ExpectAlike(Chargeback(source + " --segment 5h --segment-samples 0", statements),
+              statements_from_file, "chargeback");
 }
 
 TEST_F(PrometheusIntegration, FlagsAreChecked) {
