@@ -126,6 +126,58 @@ std::vector<PoolDraw> InventoryUnion::ToSegment(std::span<const PoolDraw> draws,
   return out;
 }
 
+std::vector<KeyedDraw> KeyDraws(const Inventory& inventory, std::span<const PoolDraw> draws) {
+  std::vector<KeyedDraw> out;
+  out.reserve(draws.size());
+  for (const PoolDraw& d : draws) {
+    if (d.holder >= inventory.holders.size() || d.node >= inventory.nodes.size()) continue;
+    KeyedDraw k{HolderKey(inventory.holders[d.holder]), NodeKey(inventory.nodes[d.node]),
+                d.resource, {}};
+    for (UnitIndex u : d.units) {
+      if (u < inventory.units.size()) {
+        const GpuUnit& unit = inventory.units[u];
+        k.units.push_back(StrCat(k.node, '\x1f', unit.gpu_uuid, '\x1f', unit.partition.ToString()));
+      }
+    }
+    if (k.units.size() == d.units.size()) out.push_back(std::move(k));
+  }
+  return out;
+}
+
+std::vector<PoolDraw> FindDraws(const Inventory& inventory, std::span<const KeyedDraw> draws) {
+  std::vector<PoolDraw> out;
+  if (draws.empty()) return out;
+  std::unordered_map<std::string, HolderIndex> holders;
+  for (HolderIndex h = 0; h < inventory.holders.size(); ++h) {
+    holders.emplace(HolderKey(inventory.holders[h]), h);
+  }
+  std::unordered_map<std::string, NodeIndex> nodes;
+  for (NodeIndex n = 0; n < inventory.nodes.size(); ++n) {
+    nodes.emplace(NodeKey(inventory.nodes[n]), n);
+  }
+  std::unordered_map<std::string, UnitIndex> units;
+  for (UnitIndex u = 0; u < inventory.units.size(); ++u) {
+    const GpuUnit& unit = inventory.units[u];
+    if (unit.node >= inventory.nodes.size()) continue;
+    units.emplace(StrCat(NodeKey(inventory.nodes[unit.node]), '\x1f', unit.gpu_uuid, '\x1f',
+                         unit.partition.ToString()),
+                  u);
+  }
+  for (const KeyedDraw& k : draws) {
+    const auto h = holders.find(k.holder);
+    const auto n = nodes.find(k.node);
+    if (h == holders.end() || n == nodes.end()) continue;
+    PoolDraw d{h->second, n->second, k.resource, {}};
+    for (const std::string& key : k.units) {
+      const auto u = units.find(key);
+      if (u == units.end()) break;
+      d.units.push_back(u->second);
+    }
+    if (d.units.size() == k.units.size()) out.push_back(std::move(d));
+  }
+  return out;
+}
+
 void SegmentSink::Consume(std::span<const CostRecord> records) {
   batch_.assign(records.begin(), records.end());
   for (CostRecord& r : batch_) {

@@ -49,6 +49,18 @@ class InventoryUnion {
   std::unordered_map<std::string, HolderIndex> holders_;
 };
 
+// A pool draw named by identity (the keys InventoryUnion uses) instead of indexes, for carrying
+// draws between attributions that share no inventory (gpucost serve's cycles).
+struct KeyedDraw {
+  std::string holder;
+  std::string node;
+  std::string resource;
+  std::vector<std::string> units;
+};
+std::vector<KeyedDraw> KeyDraws(const Inventory& inventory, std::span<const PoolDraw> draws);
+// The draws in `inventory`'s indexes; one naming a holder, node or unit it lacks is left out.
+std::vector<PoolDraw> FindDraws(const Inventory& inventory, std::span<const KeyedDraw> draws);
+
 // A CostSink for one segment: each record goes on to `sink` with its unit and holder in the
 // union's indexes and its step counted from the whole window's start (`first_step`: the
 // segment's first step in the whole window).

@@ -116,6 +116,7 @@ Result<ReportRun> RunReport(const LoadedTimeline& timeline, const PriceFn& price
   options.window = settings.window;
   options.step = settings.step;
   options.staleness = settings.staleness;
+  options.prior_draws = settings.prior_draws;
   ReportRun run;
   const bool rolled = settings.replay_rolled != nullptr && !settings.replay_rolled->empty();
   if (rolled && also != nullptr) {

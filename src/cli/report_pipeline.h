@@ -29,6 +29,9 @@ struct ReportSettings {
   const std::vector<CostRecord>* replay = nullptr;
   // Roll-ups read with them (ledger::ReadOptions::rollups): for a report without `also` only.
   const std::vector<RolledRecord>* replay_rolled = nullptr;
+  // Pool draws of holdings running when the window starts, from the attribution of the time
+  // before it (AttributionOptions::prior_draws, in the timeline's indexes).
+  std::vector<PoolDraw> prior_draws;
 };
 
 // The settings of a command that runs one accumulated report beside its own sink (chargeback,

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <thread>
 
+#include "attribution/inventory_union.h"
 #include "cli/opencost_api.h"
 #include "cli/remote_write_flags.h"
 #include "cli/report_pipeline.h"
@@ -191,10 +192,11 @@ struct Server::Impl {
       settings.accumulate = true;
       GPUCOST_ASSIGN_OR_RETURN(settings.by, ParseDimensions("cluster"));
       ApplyInput(*input, settings);
+      settings.prior_draws = FindDraws(input->timeline.inventory, draws_);
       ledger::LedgerSink sink(*ledger_, input->timeline.inventory, settings.window, settings.step);
       GPUCOST_ASSIGN_OR_RETURN(ReportRun run,
                                RunReport(input->timeline, s_.price, settings, &sink));
-      (void)run;
+      draws_ = KeyDraws(input->timeline.inventory, run.summary.open_draws);
       data = sink.StepsWithRecords();
       data.resize(steps, false);
       for (size_t i = 0; i < steps; ++i) {
@@ -437,6 +439,9 @@ struct Server::Impl {
   // caught up with no hole open.
   std::optional<Instant> unwatched_from_;
   std::optional<Instant> hole_;  // the start of a hole no data has closed yet
+  // The pool draws of holdings running at the end of the last chunk attributed: the next chunk
+  // places them on the same units, as one attribution of both would (docs/serve.md).
+  std::vector<KeyedDraw> draws_;
   ServeHealth health_;
   std::string metrics_;
 };

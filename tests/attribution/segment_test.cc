@@ -166,6 +166,27 @@ TEST(InventoryUnionTest, SegmentsNameEachNodeUnitAndHolderOnce) {
   EXPECT_EQ(in_b[0].units, std::vector<UnitIndex>{1});
 }
 
+TEST(InventoryUnionTest, DrawsTravelByIdentityBetweenInventories) {
+  ClusterBuilder a;
+  const NodeIndex an = a.AddNode("n1");
+  a.AddWhole(an, "GPU-1");
+  const UnitIndex a2 = a.AddWhole(an, "GPU-2");
+  const HolderIndex ap = a.AddHolder("ns", "p1");
+  ClusterBuilder b;  // the same node, unit and holder at other indexes, and GPU-1 gone
+  b.AddNode("n0");
+  const NodeIndex bn = b.AddNode("n1");
+  const UnitIndex b2 = b.AddWhole(bn, "GPU-2");
+  b.AddHolder("ns", "p0");
+  const HolderIndex bp = b.AddHolder("ns", "p1");
+  const std::vector<PoolDraw> draws = {{ap, an, "nvidia.com/gpu", {a2}},
+                                       {ap, an, "nvidia.com/gpu", {0}}};
+  const std::vector<KeyedDraw> keyed = KeyDraws(a.inventory, draws);
+  ASSERT_EQ(keyed.size(), 2u);
+  const std::vector<PoolDraw> found = FindDraws(b.inventory, keyed);
+  ASSERT_EQ(found.size(), 1u) << "GPU-1 is not in the second inventory";
+  EXPECT_EQ(found[0], (PoolDraw{bp, bn, "nvidia.com/gpu", {b2}}));
+}
+
 TEST(InventoryUnionTest, ASegmentSinkRenumbersUnitsHoldersAndSteps) {
   SegmentIndexes idx;
   idx.units = {5, 7};
