@@ -100,10 +100,13 @@ Status Run(const ChargebackFlags& flags) {
     chargeback::StatementBuilder builder(period, cfg);
     InventoryUnion units;
     chargeback::ChargeSink sink(units.inventory(), settings.window, settings.step, builder);
-    GPUCOST_ASSIGN_OR_RETURN(
-        SegmentedRun run,
-        RunSegmentedReport(MakeSegmentLoader(flags.input, settings.step), price, settings, units,
-                           {*segments, &sink, ::isatty(STDERR_FILENO) != 0}));
+    SegmentedOptions options;
+    options.sizing = *segments;
+    options.also = &sink;
+    options.progress = ::isatty(STDERR_FILENO) != 0;
+    GPUCOST_ASSIGN_OR_RETURN(SegmentedRun run,
+                             RunSegmentedReport(MakeSegmentLoader(flags.input, settings.step),
+                                                price, settings, units, options));
     PrintWarnings(run.warnings, run.run.summary, flags.input.max_warnings);
     GPUCOST_ASSIGN_OR_RETURN(chargeback::StatementSet set, builder.Finish(teams));
     chargeback::RenderStatements(set, format, std::cout);

@@ -1,10 +1,14 @@
 // `gpucost ledger`: the durable cost ledger (docs/ledger.md). `write` attributes any input over a
 // window and stores the records (again for the same window replaces them); `info` says what a
 // ledger holds. Every command that reads inputs also reads a ledger with --ledger FILE.
+#include <unistd.h>
+
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -13,6 +17,7 @@
 #include "cli/input_flags.h"
 #include "cli/price_flags.h"
 #include "cli/report_pipeline.h"
+#include "cli/segment_flags.h"
 #include "core/strings.h"
 #include "ledger/ledger.h"
 #include "pricing/price_fn.h"
@@ -26,6 +31,7 @@ struct LedgerWriteFlags {
   PriceOptions price;
   std::string window;
   std::string step = "60s";
+  SegmentFlags segments;
 };
 
 struct LedgerInfoFlags {
@@ -37,6 +43,49 @@ std::string SpanText(const std::optional<Window>& span) {
   return span ? StrCat(FormatRfc3339(span->start), " to ", FormatRfc3339(span->end)) : "nothing";
 }
 
+// The records of a window attributed in segments, written to the ledger a segment at a time
+// (each segment one transaction, as serve writes its pieces).
+class SegmentWriter final : public CostSink {
+ public:
+  SegmentWriter(ledger::Ledger& l, const InventoryUnion& units, Window window, Duration step)
+      : ledger_(l), units_(units), window_(window), step_(step) {}
+  void Consume(std::span<const CostRecord> records) override {
+    pending_.insert(pending_.end(), records.begin(), records.end());
+  }
+  Status Commit(Window segment) {
+    const int64_t first = (segment.start - window_.start) / step_;
+    for (CostRecord& r : pending_) r.step -= first;
+    GPUCOST_RETURN_IF_ERROR(ledger_.Write(units_.inventory(), segment, step_, pending_));
+    written_ += pending_.size();
+    pending_.clear();
+    return Status::Ok();
+  }
+  size_t written() const { return written_; }
+
+ private:
+  ledger::Ledger& ledger_;
+  const InventoryUnion& units_;
+  Window window_;
+  Duration step_;
+  std::vector<CostRecord> pending_;
+  size_t written_ = 0;
+};
+
+// Writes what was attributed, rolls it up and says so.
+Status Finish(ledger::Ledger& l, const ReportSettings& settings, size_t written) {
+  // A written window is final: roll up its whole hours and days (a later write into them rolls
+  // them again).
+  GPUCOST_ASSIGN_OR_RETURN(const int64_t sealed, l.Seal(settings.window.end));
+  GPUCOST_ASSIGN_OR_RETURN(ledger::LedgerInfo info, l.Info());
+  std::cout << fmt::format(
+      "wrote {} cost records ({} to {}, {} s steps) to {}; it holds {} over {}; rolled up {} "
+      "hours\n",
+      written, FormatRfc3339(settings.window.start), FormatRfc3339(settings.window.end),
+      std::chrono::duration_cast<std::chrono::seconds>(settings.step).count(), l.path(),
+      info.records, SpanText(info.span), sealed);
+  return Status::Ok();
+}
+
 Status Write(const LedgerWriteFlags& flags) {
   if (!flags.input.ledger.empty()) {
     return Status::InvalidArgument("ledger write attributes inputs: --ledger is not one");
@@ -44,7 +93,25 @@ Status Write(const LedgerWriteFlags& flags) {
   GPUCOST_ASSIGN_OR_RETURN(std::optional<Window> window, OptionalWindow(flags.window));
   GPUCOST_ASSIGN_OR_RETURN(ReportSettings settings, AccumulatedSettings(flags.step, "cluster"));
   GPUCOST_ASSIGN_OR_RETURN(PriceFn price, MakePriceFn(flags.price));
+  GPUCOST_ASSIGN_OR_RETURN(const std::optional<SegmentSizing> segments,
+                           SegmentsFor(flags.segments, flags.input, window));
   GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<ledger::Ledger> l, ledger::Ledger::Open(flags.path));
+  if (segments) {
+    GPUCOST_ASSIGN_OR_RETURN(settings.staleness, ParseDuration(flags.input.staleness));
+    settings.window = *window;
+    InventoryUnion units;
+    SegmentWriter writer(*l, units, settings.window, settings.step);
+    SegmentedOptions options;
+    options.sizing = *segments;
+    options.also = &writer;
+    options.progress = ::isatty(STDERR_FILENO) != 0;
+    options.after_segment = [&writer](Window segment) { return writer.Commit(segment); };
+    GPUCOST_ASSIGN_OR_RETURN(SegmentedRun run,
+                             RunSegmentedReport(MakeSegmentLoader(flags.input, settings.step),
+                                                price, settings, units, options));
+    PrintWarnings(run.warnings, run.run.summary, flags.input.max_warnings);
+    return Finish(*l, settings, writer.written());
+  }
   GPUCOST_ASSIGN_OR_RETURN(LoadedInput input, LoadInput(flags.input, window, settings.step));
   ApplyInput(input, settings);
   const LoadedTimeline& timeline = input.timeline;
@@ -53,17 +120,7 @@ Status Write(const LedgerWriteFlags& flags) {
   PrintWarnings(timeline, run.summary, flags.input.max_warnings);
   const size_t written = sink.pending();
   GPUCOST_RETURN_IF_ERROR(sink.Commit());
-  // A written window is final: roll up its whole hours and days (a later write into them rolls
-  // them again).
-  GPUCOST_ASSIGN_OR_RETURN(const int64_t sealed, l->Seal(settings.window.end));
-  GPUCOST_ASSIGN_OR_RETURN(ledger::LedgerInfo info, l->Info());
-  std::cout << fmt::format(
-      "wrote {} cost records ({} to {}, {} s steps) to {}; it holds {} over {}; rolled up {} "
-      "hours\n",
-      written, FormatRfc3339(settings.window.start), FormatRfc3339(settings.window.end),
-      std::chrono::duration_cast<std::chrono::seconds>(settings.step).count(), l->path(),
-      info.records, SpanText(info.span), sealed);
-  return Status::Ok();
+  return Finish(*l, settings, written);
 }
 
 Status Info(const LedgerInfoFlags& flags) {
@@ -117,6 +174,7 @@ void AddLedgerCommand(CLI::App& app, int& exit_code) {
                     "START,END as RFC 3339 or unix seconds (default: the input's span)");
   write->add_option("--step", w->step, "Attribution step, e.g. 60s, 5m")->capture_default_str();
   AddInputFlags(*write, w->input);
+  AddSegmentFlags(*write, w->segments);
   AddPriceFlags(*write, w->price);
   AddTimelineFlags(*write, w->input);
   SetStatusCallback(*write, exit_code, [w] { return Write(*w); });

@@ -42,10 +42,12 @@ Status RunInSegments(const ReportFlags& flags, Window window, const SegmentSizin
   GPUCOST_ASSIGN_OR_RETURN(settings.staleness, ParseDuration(flags.input.staleness));
   settings.window = window;
   InventoryUnion units;
-  GPUCOST_ASSIGN_OR_RETURN(
-      SegmentedRun run,
-      RunSegmentedReport(MakeSegmentLoader(flags.input, settings.step), price, settings, units,
-                         {sizing, nullptr, ::isatty(STDERR_FILENO) != 0}));
+  SegmentedOptions options;
+  options.sizing = sizing;
+  options.progress = ::isatty(STDERR_FILENO) != 0;
+  GPUCOST_ASSIGN_OR_RETURN(SegmentedRun run,
+                           RunSegmentedReport(MakeSegmentLoader(flags.input, settings.step),
+                                              price, settings, units, options));
   PrintWarnings(run.warnings, run.run.summary, flags.input.max_warnings);
   Render(run.run.report, format, std::cout);
   return Status::Ok();

@@ -115,6 +115,7 @@ Result<SegmentedRun> RunSegmentedReport(const SegmentLoader& load, const PriceFn
     carried = units.ToUnion(summary.open_draws, indexes);
     AddSegmentSummary(out.run.summary, std::move(summary));
     ++out.segments;
+    if (options.after_segment) GPUCOST_RETURN_IF_ERROR(options.after_segment(seg));
     if (following.empty()) break;
     loaded = next.get();
     seg = following;

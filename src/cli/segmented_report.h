@@ -49,6 +49,9 @@ struct SegmentedOptions {
   // Receives every record too, as the report does (a sink built on the union's inventory).
   CostSink* also = nullptr;
   bool progress = false;  // a progress line on stderr
+  // Called with each segment once its records went to the sinks (`also` may store them then); an
+  // error stops the run.
+  std::function<Status(Window segment)> after_segment = nullptr;
 };
 
 // RunReport over settings.window (which it must hold, with no records to replay), from

@@ -1,13 +1,15 @@
 // `gpucost serve` attributing a churning simulated cluster from a real Prometheus in one-hour
-// pieces keeps, in its ledger, what one attribution of the whole time gives: pods whose requests
-// drew units from a node's pool keep them from one piece to the next (without the draws carried,
-// the pods running across the pieces' boundaries land on other GPUs and take their activity).
+// pieces, and `gpucost ledger write` in one-hour segments, keep in the ledger what one
+// attribution of the whole time gives: pods whose requests drew units from a node's pool keep
+// them from one piece to the next (without the draws carried, the pods running across the pieces'
+// boundaries land on other GPUs and take their activity).
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -40,68 +42,91 @@ json ReportJson(const std::string& flags) {
   return r.exit_code == 0 ? json::parse(r.output) : json::object();
 }
 
-TEST(ServeDraws, TheLedgerHoldsWhatOneAttributionOfTheWholeTimeGives) {
-  if (!std::filesystem::exists("/usr/bin/prometheus")) {
-    if (std::getenv("CI") != nullptr) FAIL() << "prometheus is not installed";
-    GTEST_SKIP() << "prometheus is not installed (scripts/install-deps.sh)";
+class LedgerInPieces : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!std::filesystem::exists("/usr/bin/prometheus")) {
+      if (std::getenv("CI") != nullptr) FAIL() << "prometheus is not installed";
+      GTEST_SKIP() << "prometheus is not installed (scripts/install-deps.sh)";
+    }
+    const std::string om = (dir_.path() / "sim.om").string();
+    ledger_ = (dir_.path() / "costs.db").string();
+    ASSERT_EQ(
+        RunShell(kBinary + " simulate --nodes 6 --seed 3 --duration 6h --out " + om).exit_code, 0);
+    const RunResult imported = RunShell("/usr/bin/promtool tsdb create-blocks-from openmetrics " +
+                                        om + " " + (dir_.path() / "tsdb").string() + " 2>&1");
+    ASSERT_EQ(imported.exit_code, 0) << imported.output;
+    prometheus_ = std::make_unique<PrometheusProcess>(dir_.path(), dir_.path() / "tsdb");
+    ASSERT_TRUE(prometheus_->WaitReady(std::chrono::seconds(60))) << prometheus_->Log();
   }
-  TempDir dir;
-  const std::string om = (dir.path() / "sim.om").string();
-  const std::string ledger = (dir.path() / "costs.db").string();
-  ASSERT_EQ(RunShell(kBinary + " simulate --nodes 6 --seed 3 --duration 6h --out " + om).exit_code,
-            0);
-  const RunResult imported = RunShell("/usr/bin/promtool tsdb create-blocks-from openmetrics " +
-                                      om + " " + (dir.path() / "tsdb").string() + " 2>&1");
-  ASSERT_EQ(imported.exit_code, 0) << imported.output;
-  PrometheusProcess prometheus(dir.path(), dir.path() / "tsdb");
-  ASSERT_TRUE(prometheus.WaitReady(std::chrono::seconds(60))) << prometheus.Log();
 
+  // The ledger's report equals the report of the whole window read at once.
+  void ExpectLedgerHoldsTheWholeWindowsReport() {
+    const json from_ledger = ReportJson("--ledger " + ledger_);
+    const json at_once =
+        ReportJson("--prometheus " + prometheus_->url() + " --segment 0 --price-per-gpu-hour 2.5");
+    ASSERT_GT(at_once["rows"].size(), 20u);
+    ASSERT_EQ(from_ledger["rows"].size(), at_once["rows"].size());
+    std::map<std::string, json> want;
+    auto key = [](const json& r) {
+      return r["namespace"].get<std::string>() + "/" + r["pod"].get<std::string>() + "/" +
+             r["container"].get<std::string>();
+    };
+    for (const json& r : at_once["rows"]) want[key(r)] = r;
+    int differ = 0;
+    for (const json& r : from_ledger["rows"]) {
+      ASSERT_TRUE(want.contains(key(r))) << key(r);
+      const json& w = want[key(r)];
+      for (const char* field : {"gpu_hours", "allocated_usd", "effective_usd", "idle_usd"}) {
+        if (!w[field].is_number()) {
+          EXPECT_EQ(r[field], w[field]) << key(r) << " " << field;
+          continue;
+        }
+        const double x = r[field].get<double>(), y = w[field].get<double>();
+        if (std::fabs(x - y) > 1e-9 * std::max(1.0, std::fabs(y)) && ++differ <= 5) {
+          ADD_FAILURE() << key(r) << " " << field << ": ledger " << x << ", at once " << y;
+        }
+      }
+    }
+    EXPECT_EQ(differ, 0);
+    EXPECT_NEAR(from_ledger["totals"]["cost_usd"].get<double>(),
+                at_once["totals"]["cost_usd"].get<double>(), 1e-6);
+  }
+
+  TempDir dir_;
+  std::string ledger_;
+  std::unique_ptr<PrometheusProcess> prometheus_;
+};
+
+TEST_F(LedgerInPieces, ServeKeepsWhatOneAttributionOfTheWholeTimeGives) {
   // Serve closes steps up to the simulated window's end (a lag from now back to it), in pieces of
   // an hour.
-  const int64_t now =
-      std::chrono::duration_cast<std::chrono::seconds>(
-          std::chrono::system_clock::now().time_since_epoch())
-          .count();
+  const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
   const int port = FreePort();
   const std::string base = "http://127.0.0.1:" + std::to_string(port);
   {
-    ChildProcess serve({kBinary, "serve", "--ledger", ledger, "--price-per-gpu-hour", "2.5",
+    ChildProcess serve({kBinary, "serve", "--ledger", ledger_, "--price-per-gpu-hour", "2.5",
                         "--from", "2026-10-01T00:00:00Z", "--interval", "1s", "--max-chunk", "1h",
                         "--lag", std::to_string(now - kEnd) + "s", "--listen",
-                        "127.0.0.1:" + std::to_string(port), "--prometheus", prometheus.url()},
-                       (dir.path() / "serve.log").string());
+                        "127.0.0.1:" + std::to_string(port), "--prometheus", prometheus_->url()},
+                       (dir_.path() / "serve.log").string());
     ASSERT_TRUE(WaitFor(base + "/readyz", 200, std::chrono::seconds(120))) << serve.Log();
     EXPECT_EQ(serve.Terminate(), 0) << serve.Log();
   }
-  const json from_ledger = ReportJson("--ledger " + ledger);
-  const json at_once =
-      ReportJson("--prometheus " + prometheus.url() + " --segment 0 --price-per-gpu-hour 2.5");
-  ASSERT_GT(at_once["rows"].size(), 20u);
-  ASSERT_EQ(from_ledger["rows"].size(), at_once["rows"].size());
-  std::map<std::string, json> want;
-  auto key = [](const json& r) {
-    return r["namespace"].get<std::string>() + "/" + r["pod"].get<std::string>() + "/" +
-           r["container"].get<std::string>();
-  };
-  for (const json& r : at_once["rows"]) want[key(r)] = r;
-  int differ = 0;
-  for (const json& r : from_ledger["rows"]) {
-    ASSERT_TRUE(want.contains(key(r))) << key(r);
-    const json& w = want[key(r)];
-    for (const char* field : {"gpu_hours", "allocated_usd", "effective_usd", "idle_usd"}) {
-      if (!w[field].is_number()) {
-        EXPECT_EQ(r[field], w[field]) << key(r) << " " << field;
-        continue;
-      }
-      const double x = r[field].get<double>(), y = w[field].get<double>();
-      if (std::fabs(x - y) > 1e-9 * std::max(1.0, std::fabs(y)) && ++differ <= 5) {
-        ADD_FAILURE() << key(r) << " " << field << ": ledger " << x << ", at once " << y;
-      }
-    }
-  }
-  EXPECT_EQ(differ, 0);
-  EXPECT_NEAR(from_ledger["totals"]["cost_usd"].get<double>(),
-              at_once["totals"]["cost_usd"].get<double>(), 1e-6);
+  ExpectLedgerHoldsTheWholeWindowsReport();
+}
+
+TEST_F(LedgerInPieces, LedgerWriteInSegmentsWritesWhatOneAttributionGives) {
+  const RunResult written = RunShell(
+      kBinary + " ledger write " + ledger_ + " --prometheus " + prometheus_->url() +
+      " --window 2026-10-01T00:00:00Z,2026-10-01T06:00:00Z --segment 1h --segment-samples 0"
+      " --price-per-gpu-hour 2.5 2>&1");
+  ASSERT_EQ(written.exit_code, 0) << written.output;
+  EXPECT_NE(written.output.find("to 2026-10-01T06:00:00Z, 60 s steps"), std::string::npos)
+      << written.output;
+  ExpectLedgerHoldsTheWholeWindowsReport();
 }
 
 }  // namespace
