@@ -131,8 +131,8 @@ std::vector<KeyedDraw> KeyDraws(const Inventory& inventory, std::span<const Pool
   out.reserve(draws.size());
   for (const PoolDraw& d : draws) {
     if (d.holder >= inventory.holders.size() || d.node >= inventory.nodes.size()) continue;
-    KeyedDraw k{HolderKey(inventory.holders[d.holder]), NodeKey(inventory.nodes[d.node]),
-                d.resource, {}};
+    KeyedDraw k{
+        HolderKey(inventory.holders[d.holder]), NodeKey(inventory.nodes[d.node]), d.resource, {}};
     for (UnitIndex u : d.units) {
       if (u < inventory.units.size()) {
         const GpuUnit& unit = inventory.units[u];

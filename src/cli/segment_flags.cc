@@ -18,8 +18,7 @@ void AddSegmentFlags(CLI::App& cmd, SegmentFlags& flags) {
       ->capture_default_str();
 }
 
-Result<std::optional<SegmentSizing>> SegmentsFor(const SegmentFlags& flags,
-                                                 const InputFlags& input,
+Result<std::optional<SegmentSizing>> SegmentsFor(const SegmentFlags& flags, const InputFlags& input,
                                                  const std::optional<Window>& window) {
   GPUCOST_ASSIGN_OR_RETURN(const Duration first, ParseDuration(flags.first));
   if (first < Duration(0)) return Status::InvalidArgument("--segment must not be negative");

@@ -28,8 +28,7 @@ void AddSegmentFlags(CLI::App& cmd, SegmentFlags& flags);
 // apply to --prometheus (without --kube, whose API is asked once) over a window longer than the
 // first segment. InvalidArgument for a negative --segment, and for --segment given without
 // --prometheus.
-Result<std::optional<SegmentSizing>> SegmentsFor(const SegmentFlags& flags,
-                                                 const InputFlags& input,
+Result<std::optional<SegmentSizing>> SegmentsFor(const SegmentFlags& flags, const InputFlags& input,
                                                  const std::optional<Window>& window);
 
 // Reads what `input` names for one segment's window (LoadInput), with Prometheus' progress line

@@ -41,10 +41,11 @@ Duration NextSegmentLength(Duration length, uint64_t samples, const SegmentSizin
                           : std::min(kMaxSegmentGrowth, static_cast<double>(sizing.target_samples) /
                                                             static_cast<double>(samples));
   }
-  const double steps = std::floor(static_cast<double>(length.count()) * factor /
-                                  static_cast<double>(step.count()));
+  const double steps =
+      std::floor(static_cast<double>(length.count()) * factor / static_cast<double>(step.count()));
   // Far beyond any window (and within int64 milliseconds) is as good as the rest of it.
-  return step * static_cast<int64_t>(std::clamp(steps, 1.0, 1e12 / static_cast<double>(step.count())));
+  return step *
+         static_cast<int64_t>(std::clamp(steps, 1.0, 1e12 / static_cast<double>(step.count())));
 }
 
 Result<SegmentedRun> RunSegmentedReport(const SegmentLoader& load, const PriceFn& price,
@@ -73,10 +74,10 @@ Result<SegmentedRun> RunSegmentedReport(const SegmentLoader& load, const PriceFn
   const auto clip = [&window](Instant start, Duration length) {
     return Window{start, std::min(window.end, start + length)};
   };
-  Duration length = sizing.first > Duration(0)
-                        ? NextSegmentLength(sizing.first, 0, SegmentSizing{sizing.first, 0},
-                                            settings.step)
-                        : window.length();
+  Duration length =
+      sizing.first > Duration(0)
+          ? NextSegmentLength(sizing.first, 0, SegmentSizing{sizing.first, 0}, settings.step)
+          : window.length();
   Window seg = clip(window.start, length);
   Result<LoadedTimeline> loaded = load(fetch(seg));
   // The next segment is loaded while this one is attributed: the source's time and the engine's

@@ -69,12 +69,10 @@ TEST(Segments, APoolDrawCarriedIntoTheNextWindowKeepsItsUnits) {
 
   AttributionOptions second_options = Options(3600, 7200);
   CollectSink fresh;
-  ASSERT_TRUE(
-      Attribute(p.b.inventory, p.b.usage, ConstantPrice(2), second_options, fresh).ok());
+  ASSERT_TRUE(Attribute(p.b.inventory, p.b.usage, ConstantPrice(2), second_options, fresh).ok());
   second_options.prior_draws = s1->open_draws;
   CollectSink carried;
-  ASSERT_TRUE(
-      Attribute(p.b.inventory, p.b.usage, ConstantPrice(2), second_options, carried).ok());
+  ASSERT_TRUE(Attribute(p.b.inventory, p.b.usage, ConstantPrice(2), second_options, carried).ok());
 
   // Whole-window records of the second hour, renumbered from its first step.
   std::map<Key, CostRecord> want;

@@ -1,6 +1,8 @@
 // RunSegmentedReport: a simulated cluster (churning pods; whole, MIG, time-sliced, MPS and HAMi
 // GPUs, so that requests draw from pools) attributed in segments gives, row for row, the report
 // of one attribution of the whole window, whatever the segments' length and alignment.
+#include "cli/segmented_report.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,7 +12,6 @@
 #include <tuple>
 #include <vector>
 
-#include "cli/segmented_report.h"
 #include "core/strings.h"
 #include "simulate/cluster_simulator.h"
 
@@ -93,7 +94,8 @@ void ExpectSameRows(const Report& got, const Report& want) {
   for (const ReportRow& r : want.rows) rows[{r.bucket, r.is_idle, r.values}] = &r;
   ASSERT_EQ(got.rows.size(), want.rows.size());
   const auto near = [](double a, double b) {
-    return (std::isnan(a) && std::isnan(b)) || std::fabs(a - b) <= 1e-9 * std::max(1.0, std::fabs(b));
+    return (std::isnan(a) && std::isnan(b)) ||
+           std::fabs(a - b) <= 1e-9 * std::max(1.0, std::fabs(b));
   };
   int shown = 0;
   for (const ReportRow& r : got.rows) {
@@ -105,10 +107,10 @@ void ExpectSameRows(const Report& got, const Report& want) {
                       near(r.activity_gpu_hours, w.activity_gpu_hours) &&
                       near(r.unmeasured_gpu_hours, w.unmeasured_gpu_hours) &&
                       r.estimated == w.estimated && r.oversubscribed == w.oversubscribed;
-    EXPECT_TRUE(same || shown > 5) << "row " << r.bucket << " " << Join(r.values, "/")
-                                   << ": allocated " << r.allocated_usd << " vs "
-                                   << w.allocated_usd << ", effective " << r.effective_usd
-                                   << " vs " << w.effective_usd;
+    EXPECT_TRUE(same || shown > 5)
+        << "row " << r.bucket << " " << Join(r.values, "/") << ": allocated " << r.allocated_usd
+        << " vs " << w.allocated_usd << ", effective " << r.effective_usd << " vs "
+        << w.effective_usd;
     shown += same ? 0 : 1;
   }
   EXPECT_EQ(shown, 0) << "rows that differ";
@@ -124,11 +126,11 @@ TEST(SegmentedReport, SegmentsGrowAndShrinkTowardTheirSamplesInWholeSteps) {
   EXPECT_EQ(NextSegmentLength(hours3, 123, fixed, step), 25 * step);
   const SegmentSizing sized{hours3, 1000};
   EXPECT_EQ(NextSegmentLength(hours3, 1000, sized, step), 25 * step);
-  EXPECT_EQ(NextSegmentLength(hours3, 4000, sized, step), 6 * step);    // a quarter of 180 min
-  EXPECT_EQ(NextSegmentLength(hours3, 250, sized, step), 102 * step);   // 4 x 180 min
-  EXPECT_EQ(NextSegmentLength(hours3, 10, sized, step), 205 * step);    // at most 8 x
-  EXPECT_EQ(NextSegmentLength(hours3, 0, sized, step), 205 * step);     // an empty one too
-  EXPECT_EQ(NextSegmentLength(hours3, 1'000'000, sized, step), step);   // at least one step
+  EXPECT_EQ(NextSegmentLength(hours3, 4000, sized, step), 6 * step);   // a quarter of 180 min
+  EXPECT_EQ(NextSegmentLength(hours3, 250, sized, step), 102 * step);  // 4 x 180 min
+  EXPECT_EQ(NextSegmentLength(hours3, 10, sized, step), 205 * step);   // at most 8 x
+  EXPECT_EQ(NextSegmentLength(hours3, 0, sized, step), 205 * step);    // an empty one too
+  EXPECT_EQ(NextSegmentLength(hours3, 1'000'000, sized, step), step);  // at least one step
   EXPECT_EQ(NextSegmentLength(std::chrono::hours(1), 0, {std::chrono::hours(1), 1},
                               std::chrono::minutes(1)),
             std::chrono::minutes(480));
@@ -192,15 +194,13 @@ TEST(SegmentedReport, SegmentsBeforeTheClusterExistedAreEmptyNotErrors) {
   const ReportSettings settings = Settings(window, "namespace", true);
   Result<ReportRun> whole = RunReport(*whole_timeline, Price(), settings);
   ASSERT_TRUE(whole.ok()) << whole.status().ToString();
-  Result<SegmentedRun> run =
-      Segmented(Load, settings, SegmentSizing{std::chrono::hours(2), 0});
+  Result<SegmentedRun> run = Segmented(Load, settings, SegmentSizing{std::chrono::hours(2), 0});
   ASSERT_TRUE(run.ok()) << run.status().ToString();
   EXPECT_EQ(run->segments, 4u);
   ExpectSameRows(run->run.report, whole->report);
 
-  Result<SegmentedRun> none =
-      Segmented(Load, Settings({Hours(-9), Hours(-1)}, "namespace", true),
-                SegmentSizing{std::chrono::hours(2), 0});
+  Result<SegmentedRun> none = Segmented(Load, Settings({Hours(-9), Hours(-1)}, "namespace", true),
+                                        SegmentSizing{std::chrono::hours(2), 0});
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.status().message().find("no samples"), std::string::npos);
 }
@@ -244,9 +244,8 @@ TEST(SegmentedReport, ALoaderErrorStopsTheReport) {
     if (++calls == 2) return Status::Unavailable("prometheus: 503 for the second segment");
     return Load(w);
   };
-  Result<SegmentedRun> run =
-      Segmented(load, Settings({Hours(0), Hours(6)}, "namespace", true),
-                SegmentSizing{std::chrono::hours(2), 0});
+  Result<SegmentedRun> run = Segmented(load, Settings({Hours(0), Hours(6)}, "namespace", true),
+                                       SegmentSizing{std::chrono::hours(2), 0});
   ASSERT_FALSE(run.ok());
   EXPECT_EQ(run.status().code(), StatusCode::kUnavailable);
   EXPECT_EQ(calls, 2);
