@@ -11,17 +11,6 @@
 namespace gpucost {
 namespace {
 
-std::string NodeKey(const Node& n) { return StrCat(n.cluster, '\x1f', n.name); }
-
-std::string UnitKey(NodeIndex node, const GpuUnit& u) {
-  return StrCat(node, '\x1f', u.gpu_uuid, '\x1f', u.partition.ToString());
-}
-
-std::string HolderKey(const Holder& h) {
-  return StrCat(static_cast<int>(h.kind), '\x1f', h.cluster, '\x1f', h.namespace_name, '\x1f',
-                h.pod, '\x1f', h.container, '\x1f', h.pod_uid);
-}
-
 template <typename Index, typename T>
 Index Intern(std::unordered_map<std::string, Index>& ids, std::string key, std::vector<T>& into,
              const T& value) {
@@ -75,19 +64,23 @@ SegmentIndexes InventoryUnion::Add(const Inventory& segment) {
   for (const Node& n : segment.nodes) {
     Node kept = n;
     kept.present.clear();  // when it existed is the segments' business
-    out.nodes.push_back(Intern(nodes_, NodeKey(n), inventory_.nodes, kept));
+    out.nodes.push_back(Intern(nodes_, NodeIdentity(n), inventory_.nodes, kept));
   }
   out.units.reserve(segment.units.size());
   for (const GpuUnit& u : segment.units) {
-    const NodeIndex node = At(out.nodes, u.node);
+    if (u.node >= segment.nodes.size()) {  // not an inventory the engine attributes
+      out.units.push_back(kNoIndex);
+      continue;
+    }
     GpuUnit kept = u;
-    kept.node = node;
+    kept.node = out.nodes[u.node];
     kept.present.clear();
-    out.units.push_back(Intern(units_, UnitKey(node, u), inventory_.units, kept));
+    out.units.push_back(
+        Intern(units_, UnitIdentity(segment.nodes[u.node], u), inventory_.units, kept));
   }
   out.holders.reserve(segment.holders.size());
   for (const Holder& h : segment.holders) {
-    out.holders.push_back(Intern(holders_, HolderKey(h), inventory_.holders, h));
+    out.holders.push_back(Intern(holders_, HolderIdentity(h), inventory_.holders, h));
   }
   return out;
 }
@@ -131,12 +124,14 @@ std::vector<KeyedDraw> KeyDraws(const Inventory& inventory, std::span<const Pool
   out.reserve(draws.size());
   for (const PoolDraw& d : draws) {
     if (d.holder >= inventory.holders.size() || d.node >= inventory.nodes.size()) continue;
-    KeyedDraw k{
-        HolderKey(inventory.holders[d.holder]), NodeKey(inventory.nodes[d.node]), d.resource, {}};
+    KeyedDraw k{HolderIdentity(inventory.holders[d.holder]),
+                NodeIdentity(inventory.nodes[d.node]),
+                d.resource,
+                {}};
     for (UnitIndex u : d.units) {
       if (u < inventory.units.size()) {
         const GpuUnit& unit = inventory.units[u];
-        k.units.push_back(StrCat(k.node, '\x1f', unit.gpu_uuid, '\x1f', unit.partition.ToString()));
+        k.units.push_back(UnitIdentity(inventory.nodes[d.node], unit));
       }
     }
     if (k.units.size() == d.units.size()) out.push_back(std::move(k));
@@ -149,19 +144,17 @@ std::vector<PoolDraw> FindDraws(const Inventory& inventory, std::span<const Keye
   if (draws.empty()) return out;
   std::unordered_map<std::string, HolderIndex> holders;
   for (HolderIndex h = 0; h < inventory.holders.size(); ++h) {
-    holders.emplace(HolderKey(inventory.holders[h]), h);
+    holders.emplace(HolderIdentity(inventory.holders[h]), h);
   }
   std::unordered_map<std::string, NodeIndex> nodes;
   for (NodeIndex n = 0; n < inventory.nodes.size(); ++n) {
-    nodes.emplace(NodeKey(inventory.nodes[n]), n);
+    nodes.emplace(NodeIdentity(inventory.nodes[n]), n);
   }
   std::unordered_map<std::string, UnitIndex> units;
   for (UnitIndex u = 0; u < inventory.units.size(); ++u) {
     const GpuUnit& unit = inventory.units[u];
     if (unit.node >= inventory.nodes.size()) continue;
-    units.emplace(StrCat(NodeKey(inventory.nodes[unit.node]), '\x1f', unit.gpu_uuid, '\x1f',
-                         unit.partition.ToString()),
-                  u);
+    units.emplace(UnitIdentity(inventory.nodes[unit.node], unit), u);
   }
   for (const KeyedDraw& k : draws) {
     const auto h = holders.find(k.holder);

@@ -27,9 +27,8 @@ struct SegmentIndexes {
 
 class InventoryUnion {
  public:
-  // Adds what `segment` names that the union does not hold yet, identified as the ledger does:
-  // a node by (cluster, name), a unit by its node, GPU UUID and partition, a holder by kind,
-  // cluster, namespace, pod, container and pod UID. What is already held keeps the attributes it
+  // Adds what `segment` names that the union does not hold yet, identified as the ledger does
+  // (NodeIdentity, UnitIdentity, HolderIdentity). What is already held keeps the attributes it
   // was first seen with, so that records already handed to a sink stay in the group they went
   // to. Holdings are not kept: sinks group and price records, they do not place them.
   SegmentIndexes Add(const Inventory& segment);
@@ -49,8 +48,8 @@ class InventoryUnion {
   std::unordered_map<std::string, HolderIndex> holders_;
 };
 
-// A pool draw named by identity (the keys InventoryUnion uses) instead of indexes, for carrying
-// draws between attributions that share no inventory (gpucost serve's cycles).
+// A pool draw named by identity (NodeIdentity, UnitIdentity, HolderIdentity) instead of indexes,
+// for carrying draws between attributions that share no inventory (gpucost serve's cycles).
 struct KeyedDraw {
   std::string holder;
   std::string node;

@@ -108,8 +108,7 @@ Result<int64_t> Ledger::SizeBytes() {
 Result<int64_t> Ledger::UnitId(const Inventory& inv, UnitIndex unit) {
   const GpuUnit& u = inv.units[unit];
   const Node& n = inv.nodes[u.node];
-  const std::string key = StrCat(n.cluster, '\x1f', n.name, '\x1f', u.gpu_uuid, '\x1f',
-                                 u.partition.ToString());
+  const std::string key = UnitIdentity(n, u);
   if (auto it = unit_ids_.find(key); it != unit_ids_.end()) return it->second;
   // An upsert that returns the id whether it inserted or updated: atomic on both backends, so
   // two writers naming the same node get the same row.
@@ -150,9 +149,7 @@ Result<int64_t> Ledger::UnitId(const Inventory& inv, UnitIndex unit) {
 }
 
 Result<int64_t> Ledger::HolderId(const Holder& h) {
-  const std::string key = StrCat(static_cast<int>(h.kind), '\x1f', h.cluster, '\x1f',
-                                 h.namespace_name, '\x1f', h.pod, '\x1f', h.container, '\x1f',
-                                 h.pod_uid);
+  const std::string key = HolderIdentity(h);
   if (auto it = holder_ids_.find(key); it != holder_ids_.end()) return it->second;
   Result<std::unique_ptr<Statement>> q = db_->Prepare(
       "INSERT INTO holders (kind, cluster, namespace, pod, container, pod_uid, workload, "

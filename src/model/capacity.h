@@ -73,4 +73,9 @@ struct GpuUnit {
   std::vector<Interval> present;  // empty means "whenever its node is present"
 };
 
+// What names a node and a unit across inventories, sources and time (the ledger's keys): a node
+// by (cluster, name), a unit by its node's identity, GPU UUID and partition.
+std::string NodeIdentity(const Node& node);
+std::string UnitIdentity(const Node& node, const GpuUnit& unit);
+
 }  // namespace gpucost

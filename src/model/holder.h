@@ -49,4 +49,8 @@ struct Holding {
   Request request;               // used when `units` is empty
 };
 
+// What names a holder across inventories, sources and time (the ledger's key): kind, cluster,
+// namespace, pod, container and pod UID.
+std::string HolderIdentity(const Holder& holder);
+
 }  // namespace gpucost

@@ -1,5 +1,6 @@
 #include "core/strings.h"
 #include "model/capacity.h"
+#include "model/holder.h"
 #include "model/price.h"
 
 namespace gpucost {
@@ -11,6 +12,18 @@ std::string Partition::ToString() const {
     case PartitionKind::kReplica: return StrCat("replica:", index);
   }
   return "whole";
+}
+
+// '\x1f' (unit separator) cannot appear in Kubernetes names.
+std::string NodeIdentity(const Node& node) { return StrCat(node.cluster, '\x1f', node.name); }
+
+std::string UnitIdentity(const Node& node, const GpuUnit& unit) {
+  return StrCat(NodeIdentity(node), '\x1f', unit.gpu_uuid, '\x1f', unit.partition.ToString());
+}
+
+std::string HolderIdentity(const Holder& h) {
+  return StrCat(static_cast<int>(h.kind), '\x1f', h.cluster, '\x1f', h.namespace_name, '\x1f',
+                h.pod, '\x1f', h.container, '\x1f', h.pod_uid);
 }
 
 std::string_view SharingModeName(SharingMode m) {
