@@ -76,7 +76,7 @@ Result<AttributionSummary> Attribute(const Inventory& inventory, const Usage& us
   }
 
   GPUCOST_ASSIGN_OR_RETURN(attribution::UsageIndex usage_index,
-                           attribution::UsageIndex::Build(usage));
+                           attribution::UsageIndex::Build(usage, options.staleness.count()));
 
   std::vector<std::vector<Span>> presence(inventory.units.size());
   for (UnitIndex u = 0; u < inventory.units.size(); ++u) {
@@ -90,8 +90,7 @@ Result<AttributionSummary> Attribute(const Inventory& inventory, const Usage& us
   // pieces at a time whatever the number of holdings.
   attribution::TimelineBuilder builder(inventory, std::move(claims), presence, warnings);
   attribution::UnitTimelines timelines;
-  attribution::StepWalker walker(timelines, usage, window, step_ms, options.staleness.count(),
-                                 sink);
+  attribution::StepWalker walker(timelines, usage, usage_index, window, step_ms, sink);
   for (std::span<const UnitIndex> gpu = builder.Next(timelines); !gpu.empty();
        gpu = builder.Next(timelines)) {
     for (const UnitIndex u : gpu) {
@@ -112,7 +111,10 @@ Result<AttributionSummary> Attribute(const Inventory& inventory, const Usage& us
       const int gi = mig ? (unit.gpu_instance_id >= 0 ? unit.gpu_instance_id : unit.partition.index)
                          : -1;
       const int32_t d = usage_index.FindDevice(unit.node, unit.gpu_uuid, gi);
-      work.device = d >= 0 ? &usage.devices[static_cast<size_t>(d)].samples : nullptr;
+      if (d >= 0) {
+        work.device = &usage.devices[static_cast<size_t>(d)].samples;
+        work.device_hold_ms = usage_index.DeviceHoldMs(d);
+      }
       work.prices = prices[unit.node];
       walker.Walk(work);
     }

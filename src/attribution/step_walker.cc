@@ -29,13 +29,14 @@ inline void Finish(CostRecord& r, int64_t held_ms, int64_t covered_ms, double ac
 
 }  // namespace
 
-StepWalker::StepWalker(const UnitTimelines& timelines, const Usage& usage, Span window,
-                       int64_t step_ms, int64_t staleness_ms, CostSink& sink)
+StepWalker::StepWalker(const UnitTimelines& timelines, const Usage& usage,
+                       const UsageIndex& usage_index, Span window, int64_t step_ms,
+                       CostSink& sink)
     : timelines_(timelines),
       usage_(usage),
       window_(window),
+      usage_index_(usage_index),
       step_ms_(step_ms),
-      staleness_ms_(staleness_ms),
       sink_(sink),
       batch_(kBatchSize) {}
 
@@ -109,7 +110,7 @@ void StepWalker::FullRun(const UnitWork& w, const Piece& piece, const PriceSpan&
     const int64_t b = a + len;
     int64_t device_covered = 0;
     double device_integral = 0;
-    if (use_device) device.Integrate(a, b, staleness_ms_, device_covered, device_integral);
+    if (use_device) device.Integrate(a, b, device_covered, device_integral);
     const double inv_covered = device_covered == len  ? inv_len
                                : device_covered > 0 ? 1.0 / static_cast<double>(device_covered)
                                                     : 0;
@@ -121,7 +122,7 @@ void StepWalker::FullRun(const UnitWork& w, const Piece& piece, const PriceSpan&
       if (rc.own != nullptr) {
         int64_t covered = 0;
         double activity = 0;
-        rc.own->Integrate(a, b, staleness_ms_, covered, activity);
+        rc.own->Integrate(a, b, covered, activity);
         Finish(r, len, covered, activity, priced, false);
       } else if (device_covered > 0) {
         const double act = device_integral * rc.activity_weight * inv_covered;
@@ -185,7 +186,7 @@ void StepWalker::PartialStep(const UnitWork& w, const Piece* pieces, uint32_t pi
       idle_list_usd_ms += piece.idle_share * ps.list_usd_per_gpu_hour * dt;
       int64_t device_covered = 0;
       double device_integral = 0;
-      if (device.valid()) device.Integrate(x, y, staleness_ms_, device_covered, device_integral);
+      if (device.valid()) device.Integrate(x, y, device_covered, device_integral);
       for (uint32_t c = piece.first_claim; c < piece.first_claim + piece.n_claims; ++c) {
         const PieceClaim& claim = claims[c];
         SlotAcc& acc = acc_[claim.slot];
@@ -200,7 +201,7 @@ void StepWalker::PartialStep(const UnitWork& w, const Piece* pieces, uint32_t pi
         acc.oversubscribed |= piece.oversubscribed;
         SeriesCursor& own = cursors_[claim.slot];
         if (own.valid()) {
-          own.Integrate(x, y, staleness_ms_, acc.covered_ms, acc.activity_ms);
+          own.Integrate(x, y, acc.covered_ms, acc.activity_ms);
         } else if (device_covered > 0) {
           acc.covered_ms += device_covered;
           acc.activity_ms += device_integral * claim.activity_weight;
@@ -270,10 +271,15 @@ void StepWalker::Walk(const UnitWork& w) {
   cursors_.clear();
   for (uint32_t s = 0; s < ut.n_slots; ++s) {
     const int32_t hs = slots_[s].holder_series;
-    cursors_.emplace_back(hs >= 0 ? &usage_.holders[static_cast<size_t>(hs)].samples : nullptr);
+    if (hs >= 0) {
+      cursors_.emplace_back(&usage_.holders[static_cast<size_t>(hs)].samples,
+                            usage_index_.HolderHoldMs(hs));
+    } else {
+      cursors_.emplace_back();
+    }
   }
   touched_.clear();
-  SeriesCursor device(w.device);
+  SeriesCursor device(w.device, w.device_hold_ms);
   const PriceSpan* prices = w.prices.data();
   size_t price = 0;
   UnitSums sums;

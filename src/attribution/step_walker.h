@@ -33,6 +33,7 @@ struct UnitWork {
   double fraction = 1.0;
   bool mig = false;  // activity comes from the MIG instance's own series
   const std::vector<UsageSample>* device = nullptr;  // the unit's device series, if any
+  int64_t device_hold_ms = 0;                        // how long its samples hold at most
   std::span<const PriceSpan> prices;                 // the unit's node, covering the window
 };
 
@@ -42,8 +43,8 @@ class StepWalker {
   // and the sink reading it.
   static constexpr size_t kBatchSize = 512;
 
-  StepWalker(const UnitTimelines& timelines, const Usage& usage, Span window, int64_t step_ms,
-             int64_t staleness_ms, CostSink& sink);
+  StepWalker(const UnitTimelines& timelines, const Usage& usage, const UsageIndex& usage_index,
+             Span window, int64_t step_ms, CostSink& sink);
 
   // Walks one unit; its timeline must be in `timelines` now (it may be refilled between calls).
   void Walk(const UnitWork& work);
@@ -109,8 +110,8 @@ class StepWalker {
   const UnitTimelines& timelines_;
   const Usage& usage_;
   Span window_;
+  const UsageIndex& usage_index_;
   int64_t step_ms_;
-  int64_t staleness_ms_;
   CostSink& sink_;
   std::vector<CostRecord> batch_;  // kBatchSize records, the first batch_size_ in use
   size_t batch_size_ = 0;

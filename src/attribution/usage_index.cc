@@ -38,10 +38,31 @@ Status Unsorted(const std::vector<UsageSample>& samples, size_t i, std::string_v
                                         FormatRfc3339(samples[i].t), ")"));
 }
 
+// The median spacing of a sorted series' samples (at most kLongestLearnedInterval), or 0 with
+// fewer than two samples. `gaps` is scratch space.
+int64_t MedianSpacingMs(const std::vector<UsageSample>& samples, std::vector<int64_t>& gaps) {
+  if (samples.size() < 2) return 0;
+  gaps.clear();
+  gaps.reserve(samples.size() - 1);
+  for (size_t i = 1; i < samples.size(); ++i) {
+    gaps.push_back(UnixMs(samples[i].t) - UnixMs(samples[i - 1].t));
+  }
+  auto mid = gaps.begin() + static_cast<ptrdiff_t>(gaps.size() / 2);
+  std::nth_element(gaps.begin(), mid, gaps.end());
+  return std::min(*mid, kLongestLearnedInterval.count());
+}
+
 }  // namespace
 
-Result<UsageIndex> UsageIndex::Build(const Usage& usage) {
+Result<UsageIndex> UsageIndex::Build(const Usage& usage, int64_t staleness_ms) {
   UsageIndex index;
+  std::vector<int64_t> gaps;
+  auto hold = [&](const std::vector<UsageSample>& samples) {
+    const int64_t interval = MedianSpacingMs(samples, gaps);
+    return SampleHoldLimit(Duration(interval), Duration(staleness_ms)).count();
+  };
+  index.device_hold_ms_.reserve(usage.devices.size());
+  index.holder_hold_ms_.reserve(usage.holders.size());
   for (size_t i = 0; i < usage.devices.size(); ++i) {
     const DeviceSeries& d = usage.devices[i];
     if (const size_t bad = FirstUnsorted(d.samples); bad != 0) {
@@ -49,6 +70,7 @@ Result<UsageIndex> UsageIndex::Build(const Usage& usage) {
           d.samples, bad,
           StrCat("usage series of device ", d.gpu_uuid, " instance ", d.gpu_instance_id));
     }
+    index.device_hold_ms_.push_back(hold(d.samples));
     // The first series of a device wins; later duplicates are ignored.
     index.devices_.emplace(DeviceKey(d.node, d.gpu_uuid, d.gpu_instance_id),
                            static_cast<int32_t>(i));
@@ -59,6 +81,7 @@ Result<UsageIndex> UsageIndex::Build(const Usage& usage) {
       return Unsorted(h.samples, bad,
                       StrCat("usage series of holder ", h.holder, " on device ", h.gpu_uuid));
     }
+    index.holder_hold_ms_.push_back(hold(h.samples));
     if (h.gpu_instance_id != -1) continue;  // per-holder data is used on whole GPUs only
     index.holders_.emplace(HolderKey(h.holder, h.node, h.gpu_uuid), static_cast<int32_t>(i));
     index.any_gpu_holders_ |= h.gpu_uuid.empty() && h.node == kNoIndex;

@@ -11,6 +11,7 @@
 #include "inventory/input_metrics.h"
 #include "inventory/timeline_loader.h"
 #include "ledger/ledger.h"
+#include "model/usage.h"
 #include "promsource/http_transport.h"
 #include "promsource/prometheus_source.h"
 #include "slurm/account_teams.h"
@@ -62,7 +63,7 @@ Result<LoadedTimeline> LoadFilesWithTap(const std::vector<std::string>& paths,
 Result<LoadedTimeline> LoadPrometheusWithTap(const promsource::PrometheusSourceOptions& popts,
                                              const TimelineOptions& topts, SeriesTap& tap,
                                              promsource::FetchStats* stats) {
-  const Window range{topts.window->start - topts.staleness, topts.window->end};
+  const Window range{topts.window->start - SampleLookback(topts.staleness), topts.window->end};
   const std::vector<std::string> extra = tap.Metrics();
   std::vector<std::string_view> metrics(kInventoryMetricNames.begin(),
                                         kInventoryMetricNames.end());
@@ -291,6 +292,24 @@ Result<LoadedInput> LoadLedger(const InputFlags& flags, std::optional<Window> wi
   return out;
 }
 
+// A window the data covers only in part costs only that part; say so, with the covered span.
+void WarnBeyondData(Window window, LoadedTimeline& timeline) {
+  const Window covered = Intersect(window, timeline.span);
+  if (covered == window) return;
+  std::string message;
+  if (covered.empty()) {
+    message = StrCat("the window ", FormatRfc3339(window.start), " to ", FormatRfc3339(window.end),
+                     " holds none of the input's data (", FormatRfc3339(timeline.span.start),
+                     " to ", FormatRfc3339(timeline.span.end), "): nothing in it is costed");
+  } else {
+    message = StrCat("the window ", FormatRfc3339(window.start), " to ", FormatRfc3339(window.end),
+                     " reaches beyond the input's data: only ", FormatRfc3339(covered.start),
+                     " to ", FormatRfc3339(covered.end), " (", FormatDuration(covered.length()), " of ",
+                     FormatDuration(window.length()), ") is costed");
+  }
+  timeline.warnings.push_back(InputWarning{"", 0, std::move(message)});
+}
+
 }  // namespace
 
 void ApplyInput(const LoadedInput& input, ReportSettings& settings) {
@@ -310,6 +329,9 @@ Result<LoadedInput> LoadInput(const InputFlags& flags, std::optional<Window> win
   topts.team_labels = SplitList(flags.team_labels);
   topts.label_allowlist = SplitList(flags.label_allowlist);
   topts.window = window;
+  // Telemetry of a GPU cluster is of this century: a stray timestamp outside it (a sample written
+  // at 1, or in seconds where milliseconds were meant) is skipped with a warning.
+  topts.plausible_times = kPlausibleSampleTimes;
   LoadedInput out;
   GPUCOST_ASSIGN_OR_RETURN(out.staleness, ParseDuration(flags.staleness));
   topts.staleness = out.staleness;
@@ -357,6 +379,7 @@ Result<LoadedInput> LoadInput(const InputFlags& flags, std::optional<Window> win
   if (!flags.prometheus.empty()) {
     GPUCOST_ASSIGN_OR_RETURN(timeline, LoadPrometheus(flags, topts, tap));
   }
+  if (window && kubernetes) WarnBeyondData(*window, timeline);
   if (slurm) {
     // With Kubernetes input too, both timelines are attributed over the same window.
     GPUCOST_ASSIGN_OR_RETURN(

@@ -139,6 +139,7 @@ Result<ReportRun> RunReport(const LoadedTimeline& timeline, const PriceFn& price
         run.summary, Attribute(timeline.inventory, timeline.usage, price, options, aggregator));
   }
   run.report = aggregator.Finish();
+  run.report.covered = Intersect(settings.window, timeline.span);
   GPUCOST_RETURN_IF_ERROR(CheckConservation(run));
   return run;
 }

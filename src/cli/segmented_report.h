@@ -18,7 +18,8 @@
 
 namespace gpucost::cli {
 
-// The timeline of `window`: the source's samples from window.start - staleness to window.end.
+// The timeline of `window`: the source's samples from window.start - SampleLookback(staleness) to
+// window.end.
 // A window without samples is no error (the cluster may not have existed yet).
 using SegmentLoader = std::function<Result<LoadedTimeline>(Window window)>;
 

@@ -166,6 +166,8 @@ struct Server::Impl {
     GPUCOST_ASSIGN_OR_RETURN(Duration staleness, ParseDuration(source_.staleness));
     InputFlags in = source_;
     const auto lock = s_.scrape->ReadLock();
+    // serve scrapes at its own interval, well within the staleness: the spool is read back
+    // only that far (not SampleLookback's half hour, six times the parsing every cycle).
     GPUCOST_ASSIGN_OR_RETURN(in.inputs, s_.scrape->Files(w, staleness));
     if (in.inputs.empty()) return Status::InvalidArgument("no samples in the scrape spool yet");
     return LoadInput(in, w, s_.step);

@@ -3,6 +3,7 @@
 // Also the Clock seam: code that needs "now" takes a Clock so tests never read the wall clock.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -31,6 +32,13 @@ struct Window {
   bool Contains(Instant t) const { return t >= start && t < end; }
   friend bool operator==(const Window&, const Window&) = default;
 };
+
+// The part of `w` inside `other`; an empty window at w.start (or its end) when they do not meet.
+inline Window Intersect(Window w, Window other) {
+  const Instant start = std::clamp(other.start, w.start, w.end);
+  const Instant end = std::clamp(other.end, start, w.end);
+  return Window{start, end};
+}
 
 // Accepts RFC 3339 ("2026-10-01T00:00:00Z", "2026-10-01T02:00:00.5+02:00", date-only
 // "2026-10-01") or unix seconds ("1759276800", "1759276800.25").

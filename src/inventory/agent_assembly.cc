@@ -201,7 +201,7 @@ void AddAgentPins(Assembly& a, PinMap& pins) {
 
 void BuildAgentUsage(Assembly& a) {
   if (a.agent.units.empty() && a.agent.holders.empty()) return;
-  const Window keep{a.window.start - a.options.staleness, a.window.end};
+  const Window keep{a.window.start - SampleLookback(a.options.staleness), a.window.end};
   // Whole GPUs with a Slurm job's series: when the agent measured them, for measured idle.
   std::map<AgentGpuKey, std::shared_ptr<const std::vector<Instant>>> slurm_measured;
   for (const auto& [key, activity] : a.agent.holders) {

@@ -92,6 +92,25 @@ namespace {
 // previous sample's validity (the engine counts NaN samples as unmeasured time).
 double UsageValue(double v) { return IsDcgmBlank(v) ? std::nan("") : v; }
 
+// Adds a sample to a usage series; two samples of one instant that disagree are told, naming
+// where the later one (which is kept) comes from.
+void AddUsage(DcgmUsageSeries& series, int64_t t_ms, double value, const SampleView& s,
+              const std::string& source, Diagnostics& diag) {
+  if (series.points.Add(t_ms, value)) return;
+  diag.Warn("conflicting-sample", source, s.line,
+            StrCat(s.name, " has two different values at ", FormatRfc3339(InstantFromUnixMs(t_ms)),
+                   "; the later one (", s.value, ") is used"));
+}
+
+// A negative activity is no measurement: read as a blank (unmeasured, never a measured zero that
+// would make the holder's whole allocation waste), with a warning naming where.
+double CheckedUsageValue(const SampleView& s, const std::string& source, Diagnostics& diag) {
+  if (!(s.value < 0)) return UsageValue(s.value);
+  diag.Warn("negative-usage", source, s.line,
+            StrCat(s.name, " is negative (", s.value, "); read as no sample (unmeasured)"));
+  return std::nan("");
+}
+
 }  // namespace
 
 bool DcgmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& source,
@@ -101,7 +120,9 @@ bool DcgmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& 
     known->device->seen.Add(t_ms, 1);
     if (known->pod_labels != nullptr) known->pod_labels->Add(t_ms, 1);
     if (known->hpc_job != nullptr) known->hpc_job->Add(t_ms, 1);
-    if (known->usage != nullptr) known->usage->points.Add(t_ms, UsageValue(s.value));
+    if (known->usage != nullptr) {
+      AddUsage(*known->usage, t_ms, CheckedUsageValue(s, source, diag), s, source, diag);
+    }
     return true;
   }
   std::string uuid = LabelString(s, "UUID");
@@ -192,7 +213,7 @@ bool DcgmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& 
     remember();
     return true;
   }
-  const double value = UsageValue(s.value);
+  const double value = CheckedUsageValue(s, source, diag);
   DcgmUsageSeries& series =
       data_.usage[DcgmUsageKey{std::move(dev), info.metric, pod, vgpu, from_direct}];
   if (series.first_line == 0) {
@@ -202,7 +223,7 @@ bool DcgmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& 
     series.unit = (it != units_.end() && it->second != ValueUnit::kUnknown) ? it->second
                                                                             : info.default_unit;
   }
-  series.points.Add(t_ms, value);
+  AddUsage(series, t_ms, value, s, source, diag);
   next.usage = &series;
   remember();
   return true;

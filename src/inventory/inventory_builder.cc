@@ -13,10 +13,10 @@ InventoryBuilder::InventoryBuilder(TimelineOptions options)
       dcgm_(options_.cluster, options_.dcgm_pod_labels),
       agent_(options_.cluster),
       kube_(std::move(options_.kube_states)) {
-  // Which seconds of the window (and the staleness before it) have a sample: only a window's
+  // Which seconds of the window (and the lookback before it) have a sample: only a window's
   // are asked about, and an input's span is unbounded.
   if (options_.window) {
-    sampled_ = SecondMarks(UnixMs(options_.window->start - options_.staleness),
+    sampled_ = SecondMarks(UnixMs(options_.window->start - SampleLookback(options_.staleness)),
                            UnixMs(options_.window->end));
   }
 }
@@ -49,6 +49,14 @@ void InventoryBuilder::OnSample(const SampleView& sample) {
     }
     t_ms = UnixMs(*options_.untimestamped_at);
   }
+  if (options_.plausible_times && !options_.plausible_times->Contains(InstantFromUnixMs(t_ms))) {
+    diag_.Warn("implausible-time", source_, sample.line,
+               StrCat(sample.name, " is timestamped ", FormatRfc3339(InstantFromUnixMs(t_ms)),
+                      ", outside ", FormatRfc3339(options_.plausible_times->start), " to ",
+                      FormatRfc3339(options_.plausible_times->end),
+                      " (seconds given as milliseconds, or the reverse?); sample skipped"));
+    return;
+  }
   const bool used = ksm_.OnSample(sample, t_ms, source_, diag_) ||
                     dcgm_.OnSample(sample, t_ms, source_, diag_) ||
                     agent_.OnSample(sample, t_ms, source_, diag_);
@@ -73,7 +81,8 @@ Result<LoadedTimeline> InventoryBuilder::Build() {
   if (options_.staleness <= Duration(0) || options_.default_scrape_interval <= Duration(0)) {
     return Status::InvalidArgument("staleness and default scrape interval must be positive");
   }
-  const PresenceOptions presence{options_.default_scrape_interval, options_.staleness};
+  SparseSeriesNote sparse;
+  const PresenceOptions presence{options_.default_scrape_interval, options_.staleness, &sparse};
   // With no samples at all, the span is the API's: its GPU pods' lifetimes. With samples it is
   // theirs alone (a pod running for weeks must not stretch a report of an hour's files).
   if (max_t_ms_ < min_t_ms_) {
@@ -126,6 +135,14 @@ Result<LoadedTimeline> InventoryBuilder::Build() {
   }
   std::erase_if(a.inventory.holdings,
                 [](const Holding& h) { return h.interval.end <= h.interval.start; });
+  if (sparse.longest > Duration(0)) {
+    diag_.Warn(StrCat("series are sampled as sparsely as every ", FormatDuration(sparse.longest),
+                      ", more than the staleness (", FormatDuration(options_.staleness),
+                      ") allows: each of their samples stands for up to 1.5 of its series' "
+                      "intervals (", FormatDuration(SampleHoldLimit(sparse.longest,
+                                                                     options_.staleness)),
+                      "), not the staleness (docs/engine.md \"Sampling intervals\")"));
+  }
   out.inventory = std::move(a.inventory);
   out.usage = std::move(a.usage);
   out.warnings = diag_.warnings();

@@ -25,6 +25,10 @@
 
 namespace gpucost {
 
+// 2000-01-01 to 2100-01-01: the times a GPU cluster's telemetry is plausibly stamped with.
+inline constexpr Window kPlausibleSampleTimes{Instant(Duration(946'684'800'000)),
+                                              Instant(Duration(4'102'444'800'000))};
+
 struct TimelineOptions {
   std::string cluster = "default";      // when a series has no `cluster` label
   std::optional<Window> window;         // default: the span of the input
@@ -40,6 +44,9 @@ struct TimelineOptions {
   DcgmPodLabels dcgm_pod_labels = DcgmPodLabels::kAuto;
   // Time given to samples written without a timestamp; unset: such samples are skipped.
   std::optional<Instant> untimestamped_at;
+  // Samples timestamped outside this range are skipped with a warning naming file:line (one stray
+  // timestamp must not stretch the input's span by decades); unset: every time is taken.
+  std::optional<Window> plausible_times;
   // A ReplicaSet without kube_replicaset_owner whose name ends in a pod-template hash is taken
   // as a Deployment's.
   bool infer_deployment_from_replicaset = true;

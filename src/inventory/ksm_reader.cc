@@ -1,5 +1,7 @@
 #include "inventory/ksm_reader.h"
 
+#include <limits>
+
 #include "core/strings.h"
 #include "inventory/resource_names.h"
 #include "inventory/sample_labels.h"
@@ -71,14 +73,25 @@ bool KsmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& s
                          Diagnostics& diag) {
   if (!s.name.starts_with("kube_")) return false;
   if (const Resolved* known = resolved_.Find(s)) {
-    Apply(*known, t_ms, s.value);
+    if (ValidQuantity(*known, s, source, diag)) Apply(*known, t_ms, s.value);
     return known->mine;
   }
   Resolved r = Resolve(s, source, diag);
-  Apply(r, t_ms, s.value);
+  if (ValidQuantity(r, s, source, diag)) Apply(r, t_ms, s.value);
   const bool mine = r.mine;
   if (r.remember && resolved_.Worth(s)) resolved_.Remember(s, std::move(r));
   return mine;
+}
+
+bool KsmReader::ValidQuantity(const Resolved& r, const SampleView& s, const std::string& source,
+                              Diagnostics& diag) {
+  if (!r.quantity || (s.value >= 0 && s.value <= std::numeric_limits<double>::max())) return true;
+  // NaN, infinite or negative: no amount of a device. The sample is skipped, so the request's
+  // neighbouring samples stand for its time as for any missed scrape.
+  diag.Warn("bad-quantity", source, s.line,
+            StrCat(s.name, " of pod ", LabelValue(s, "namespace"), "/", LabelValue(s, "pod"),
+                   " is ", s.value, ", not a device count; sample skipped"));
+  return false;
 }
 
 void KsmReader::Apply(const Resolved& r, int64_t t_ms, double value) {
@@ -136,6 +149,7 @@ KsmReader::Resolved KsmReader::Resolve(const SampleView& s, const std::string& s
     KsmPod& pod = Pod(s);
     const bool limits = name == "kube_pod_container_resource_limits";
     r.what = Resolved::Do::kPresence;
+    r.quantity = true;
     r.series =
         &pod.resources[ContainerResourceKey{LabelString(s, "container"), rn.canonical, limits}];
     if (const std::string_view node = LabelValue(s, "node"); !node.empty()) {

@@ -113,6 +113,7 @@ class KsmReader {
     NodeFamily family = NodeFamily::kOther;  // kNode
     bool mine = true;                        // false: not a series this reader consumes
     bool remember = true;              // false: each sample is resolved again (each one warns)
+    bool quantity = false;             // a resource request or limit: finite and >= 0
     PresenceSeries* series = nullptr;  // kPresence
     KsmPod* pod = nullptr;             // kPodLabels
     KsmNode* node = nullptr;           // kNode
@@ -124,6 +125,9 @@ class KsmReader {
   Resolved Resolve(const SampleView& s, const std::string& source, Diagnostics& diag);
   void ResolveNode(const SampleView& s, Resolved& r);
   static void Apply(const Resolved& r, int64_t t_ms, double value);
+  // False (with a warning naming file:line) for a request or limit that is no quantity.
+  static bool ValidQuantity(const Resolved& r, const SampleView& s, const std::string& source,
+                            Diagnostics& diag);
 
   std::string Cluster(const SampleView& s) const;
   KsmPod& Pod(const SampleView& s);

@@ -281,6 +281,9 @@ void BuildNodesAndUnits(Assembly& a) {
     }
     present = UnionIntervals(present, pod_presence[nk]);
     node.present = ClipIntervals(present, a.window);
+    // A node costs only while some series evidences it. Empty would read as "the whole window"
+    // (a node no source times), so a node seen only outside the window is present for no time.
+    if (node.present.empty()) node.present.push_back(Interval{a.window.start, a.window.start});
     {
       std::vector<Label> labels;
       for (const auto& [k, v] : l) labels.push_back(Label{restorer.Restore(k), v});

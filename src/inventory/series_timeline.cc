@@ -6,15 +6,17 @@
 
 namespace gpucost {
 
-void PointSeries::Add(int64_t t_ms, double v) {
+bool PointSeries::Add(int64_t t_ms, double v) {
   if (!points_.empty() && t_ms <= points_.back().t_ms) {
     if (t_ms == points_.back().t_ms) {
+      const double had = points_.back().v;
       points_.back().v = v;
-      return;
+      return had == v || (had != had && v != v);
     }
     sorted_ = false;
   }
   points_.push_back(Point{t_ms, v});
+  return true;
 }
 
 void PointSeries::Finish() {
@@ -107,7 +109,7 @@ Duration EstimateInterval(const std::vector<Point>& points, const PresenceOption
                    gaps.end());
   const Duration median(gaps[gaps.size() / 2]);
   if (median.count() <= 0) return std::min(options.default_interval, options.staleness);
-  return std::min(median, options.staleness);
+  return std::min(median, kLongestLearnedInterval);
 }
 
 Duration EstimateInterval(const PresenceSeries& series, const PresenceOptions& options) {
@@ -128,14 +130,28 @@ Duration EstimateInterval(const PresenceSeries& series, const PresenceOptions& o
   }
   const Duration median(median_ms);
   if (median.count() <= 0) return std::min(options.default_interval, options.staleness);
-  return std::min(median, options.staleness);
+  return std::min(median, kLongestLearnedInterval);
 }
+
+namespace {
+
+// How far apart two samples may lie and still be one presence; notes a sparse series.
+Duration HoldLimit(Duration interval, const PresenceOptions& options) {
+  const Duration limit = SampleHoldLimit(interval, options.staleness);
+  if (limit > options.staleness && options.sparse != nullptr) {
+    options.sparse->longest = std::max(options.sparse->longest, interval);
+  }
+  return limit;
+}
+
+}  // namespace
 
 std::vector<Interval> PresentIntervals(const PresenceSeries& series, const PresenceOptions& options,
                                        const std::function<bool(double)>& keep) {
   std::vector<Interval> out;
   if (series.size() == 0) return out;
   const Duration interval = EstimateInterval(series, options);
+  const Duration limit = HoldLimit(interval, options);
   // As the vector overload, one point behind: each point is placed once the next one is known.
   auto place = [&](const Point& p, const Point* next) {
     if (keep && !keep(p.v)) return;
@@ -143,7 +159,7 @@ std::vector<Interval> PresentIntervals(const PresenceSeries& series, const Prese
     Instant end = t + interval;
     if (next != nullptr) {
       const Instant next_t = InstantFromUnixMs(next->t_ms);
-      if (next_t - t <= options.staleness) end = next_t;
+      if (next_t - t <= limit) end = next_t;
       else end = std::min(end, next_t);
     }
     if (!out.empty() && out.back().end >= t) {
@@ -170,13 +186,14 @@ std::vector<Interval> PresentIntervals(const std::vector<Point>& points,
   std::vector<Interval> out;
   if (points.empty()) return out;
   const Duration interval = EstimateInterval(points, options);
+  const Duration limit = HoldLimit(interval, options);
   for (size_t i = 0; i < points.size(); ++i) {
     if (keep && !keep(points[i].v)) continue;
     const Instant t = InstantFromUnixMs(points[i].t_ms);
     Instant end = t + interval;
     if (i + 1 < points.size()) {
       const Instant next = InstantFromUnixMs(points[i + 1].t_ms);
-      if (next - t <= options.staleness) end = next;
+      if (next - t <= limit) end = next;
       else end = std::min(end, next);
     }
     if (!out.empty() && out.back().end >= t) {

@@ -1,7 +1,7 @@
 // Turning scraped samples into presence intervals. A series is sampled at scrape times; it is
 // present from its first sample until its last sample plus one scrape interval, estimated per
-// series from the spacing of its samples (default 30 s) and capped by the staleness limit. A gap
-// longer than the staleness limit splits the presence. Plus small interval-set helpers.
+// series from the spacing of its samples (the median, default 30 s, at most an hour). A gap longer
+// than SampleHoldLimit(interval, staleness) splits the presence. Plus small interval-set helpers.
 // Stateless and thread-safe; a PointSeries or PresenceSeries is a plain value.
 #pragma once
 
@@ -12,6 +12,7 @@
 
 #include "core/time.h"
 #include "model/capacity.h"
+#include "model/usage.h"
 
 namespace gpucost {
 
@@ -23,7 +24,9 @@ struct Point {
 // Samples of one series. Add in any order; Finish() sorts and keeps the last value per instant.
 class PointSeries {
  public:
-  void Add(int64_t t_ms, double v);
+  // False when the sample replaced another of the same instant with a different value (the
+  // caller says where: conflicting duplicates must not change money silently).
+  bool Add(int64_t t_ms, double v);
   void Finish();
   const std::vector<Point>& points() const { return points_; }
   bool empty() const { return points_.empty(); }
@@ -98,19 +101,27 @@ class PresenceSeries {
   std::vector<Point> pending_;  // all points in arrival order once one came out of order
 };
 
+// Series whose samples hold longer than the staleness (sampled more sparsely than every 2/3 of
+// it), noted as presence is computed so the reader can say so once.
+struct SparseSeriesNote {
+  Duration longest{0};  // the longest such interval; 0 while none was seen
+};
+
 struct PresenceOptions {
   Duration default_interval = std::chrono::seconds(30);
   Duration staleness = std::chrono::minutes(5);
+  SparseSeriesNote* sparse = nullptr;  // where to note sparse series, if anywhere
 };
 
-// Median spacing of the (finished) samples, capped by staleness; the default for < 2 samples.
+// Median spacing of the (finished) samples, at most kLongestLearnedInterval; for < 2 samples,
+// the default interval (at most the staleness).
 Duration EstimateInterval(const std::vector<Point>& points, const PresenceOptions& options);
 
 Duration EstimateInterval(const PresenceSeries& series, const PresenceOptions& options);
 
 // Intervals during which the series is present and `keep(value)` holds for its latest sample.
-// Each kept sample covers [t, next t) when the next sample comes within the staleness limit,
-// else [t, t + interval). Result sorted, disjoint, merged.
+// Each kept sample covers [t, next t) when the next sample comes within
+// SampleHoldLimit(interval, staleness), else [t, t + interval). Result sorted, disjoint, merged.
 std::vector<Interval> PresentIntervals(const std::vector<Point>& points,
                                        const PresenceOptions& options,
                                        const std::function<bool(double)>& keep = nullptr);

@@ -129,7 +129,7 @@ std::vector<UsageSample> ToSamples(const std::vector<Point>& points, Window keep
 
 void BuildUsage(Assembly& a) {
   // Samples just before the window still stand for its start.
-  const Window keep{a.window.start - a.options.staleness, a.window.end};
+  const Window keep{a.window.start - SampleLookback(a.options.staleness), a.window.end};
   using SeriesList = std::vector<std::pair<const DcgmUsageKey*, DcgmUsageSeries*>>;
   std::map<DeviceKey, SeriesList> by_dev;
   for (auto& [key, series] : a.dcgm.usage) by_dev[key.device].emplace_back(&key, &series);

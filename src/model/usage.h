@@ -3,6 +3,7 @@
 // the device's capacity, already unit-normalised by the source. Plain value types.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -10,13 +11,32 @@
 
 namespace gpucost {
 
+// How long one sample of a series stands for, given the series' own sampling interval (the median
+// spacing of its samples) and the staleness setting: the staleness, or one and a half intervals
+// where the series is sampled more sparsely than the staleness allows (10-minute scrapes under a
+// 5-minute staleness hold 15 minutes, so a sparse scrape does not halve the time it evidences).
+inline Duration SampleHoldLimit(Duration interval, Duration staleness) {
+  return std::max(staleness, interval * 3 / 2);
+}
+
+// How far before a window samples are read (from a store, and kept from files): the staleness, and
+// at least half an hour, so that a series sampled as sparsely as every 20 minutes has the sample
+// that stands for the window's start, and samples enough to learn its interval.
+inline Duration SampleLookback(Duration staleness) {
+  return std::max(staleness, Duration(std::chrono::minutes(30)));
+}
+
+// The longest sampling interval learned from a series' spacing: a series whose samples lie further
+// apart than this is taken as sampled this often (gaps stay gaps).
+inline constexpr Duration kLongestLearnedInterval = std::chrono::hours(1);
+
 struct UsageSample {
   Instant t;
   double value;  // ratio 0..1
 };
 
 // Activity of one device. A sample holds from its timestamp until the next sample, for at most
-// the staleness limit (a setting of the engine).
+// SampleHoldLimit(the series' median spacing, the engine's staleness).
 struct DeviceSeries {
   NodeIndex node = kNoIndex;
   std::string gpu_uuid;

@@ -24,6 +24,24 @@ std::string ExpectedFields() {
   return out;
 }
 
+// A capacity_type as users copy it from their node labels (Karpenter's "on-demand", EKS's
+// "ON_DEMAND", Azure's "regular", GKE's "preemptible") is the capacity type gpucost reads from
+// them; a value none of them means is an error naming the valid ones, never a rule that silently
+// matches nothing. Glob patterns are taken as written.
+Result<std::string> CapacityTypePattern(const YamlContext& cx, std::string_view prefix,
+                                        const YAML::Node& value) {
+  const std::string text = ToLower(value.Scalar());
+  if (text.find_first_of("*?[") != std::string::npos) return text;
+  if (text == "on_demand" || text == "on-demand" || text == "ondemand" || text == "regular") {
+    return std::string("on_demand");
+  }
+  if (text == "spot" || text == "preemptible") return std::string("spot");
+  if (text == "reserved") return text;
+  return cx.Error(value, StrCat(prefix, "match: capacity_type: unknown value \"", value.Scalar(),
+                                "\" (expected on_demand, spot or reserved; Karpenter's on-demand "
+                                "and Azure's regular are on_demand)"));
+}
+
 Result<NodeSelector> ReadSelector(const YamlContext& cx, std::string_view prefix,
                                   const YAML::Node& key, const YAML::Node& value) {
   const std::string name = key.Scalar();
@@ -39,6 +57,9 @@ Result<NodeSelector> ReadSelector(const YamlContext& cx, std::string_view prefix
   }
   if (!value.IsScalar()) return cx.Error(value, StrCat(prefix, "match: ", name, ": expected a string"));
   sel.pattern = value.Scalar();
+  if (sel.field == NodeField::kCapacityType) {
+    GPUCOST_ASSIGN_OR_RETURN(sel.pattern, CapacityTypePattern(cx, prefix, value));
+  }
   return sel;
 }
 

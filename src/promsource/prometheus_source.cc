@@ -7,6 +7,7 @@
 #include "core/log.h"
 #include "core/strings.h"
 #include "inventory/input_metrics.h"
+#include "model/usage.h"
 #include "promsource/matrix_parser.h"
 #include "promsource/remote_read.h"
 
@@ -194,7 +195,7 @@ Result<LoadedTimeline> LoadTimelineFromPrometheus(const PrometheusSourceOptions&
   }
   if (options.url.empty()) return Status::InvalidArgument("no Prometheus URL");
   const Window window = *timeline_options.window;
-  const Window range{window.start - timeline_options.staleness, window.end};
+  const Window range{window.start - SampleLookback(timeline_options.staleness), window.end};
   PrometheusClient client(options.url, options.client, std::move(transport));
   InventoryBuilder builder(timeline_options);
   builder.BeginSource(StrCat("prometheus:", RedactUrl(client.base_url())));

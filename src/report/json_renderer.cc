@@ -1,4 +1,4 @@
-// JSON: {"window":{start,end},"step_s","currency","by","accumulated","idle_policy","idle_scope",
+// JSON: {"window":{start,end},"covered":{start,end,hours,complete},"step_s","currency","by","accumulated","idle_policy","idle_scope",
 // "rows":[...],"totals":{...}}, null where a value is unknown.
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -20,6 +20,14 @@ void RenderJson(const Report& report, std::ostream& out) {
   Json doc;
   doc["window"] = {{"start", FormatRfc3339(report.window.start)},
                    {"end", FormatRfc3339(report.window.end)}};
+  if (report.covered) {
+    // What the data covers of the window: a window longer than the data costs only this part.
+    const Window& c = *report.covered;
+    doc["covered"] = {{"start", FormatRfc3339(c.start)},
+                      {"end", FormatRfc3339(c.end)},
+                      {"hours", Hours(c.end - c.start)},
+                      {"complete", c.start == report.window.start && c.end == report.window.end}};
+  }
   // step_s is the rows' bucket length; accumulated rows span the window, and then step_s is the
   // attribution step they were computed with.
   const Duration step =

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -81,6 +82,9 @@ struct ReportTotals {
 
 struct Report {
   Window window;
+  // The part of the window the input has data for (start == end: none); unset when not known.
+  // Time outside it costs nothing: no evidence, no bill.
+  std::optional<Window> covered;
   Duration step{0};          // bucket length; the window length when accumulated
   Duration engine_step{0};   // the attribution step (JSON step_s)
   bool accumulated = false;  // one bucket for the whole window; rows carry no start/end

@@ -151,6 +151,16 @@ void RenderTable(const Report& report, std::ostream& out) {
   out << kCostColumn << ": "
       << (any_cost ? FormatUnits(printed_cost, kDecimals) : std::string(kNull)) << " USD over "
       << FormatRfc3339(report.window.start) << " to " << FormatRfc3339(report.window.end) << '\n';
+  if (report.covered &&
+      (report.covered->start != report.window.start || report.covered->end != report.window.end)) {
+    const Window& c = *report.covered;
+    if (c.end <= c.start) {
+      out << "note: the input has no data in this window; nothing is costed\n";
+    } else {
+      out << "note: the input covers only " << FormatRfc3339(c.start) << " to "
+          << FormatRfc3339(c.end) << " of this window; only that part is costed\n";
+    }
+  }
   if (!totals.prices_known) {
     out << "note: " << FormatUnits(std::llround(totals.unpriced_gpu_hours * 100), kDecimals)
         << " GPU-hours have no known price; money covers the priced part only\n";

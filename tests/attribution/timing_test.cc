@@ -117,23 +117,55 @@ TEST(Timing, StaleSamplesStopCoveringAfterTheLimit) {
   EXPECT_NEAR(sink.Sum(h, &CostRecord::unmeasured_gpu_hours), 8.0 / 60, 1e-12);
 }
 
+// Usage sampled every 10 minutes under a 5-minute staleness: each sample holds one and a half of
+// its series' intervals, so every step is measured (with the staleness alone, half of each
+// 10 minutes would be unmeasured and the holder's effective cost halved).
+TEST(Timing, SparseSamplesHoldTheirSeriesInterval) {
+  ClusterBuilder b;
+  const NodeIndex n = b.AddNode("n1");
+  b.AddWhole(n, "GPU-0");
+  const HolderIndex h = b.AddHolder("a", "p");
+  b.Request(h, n, "nvidia.com/gpu", 1, 0, 3600);
+  b.DeviceUsage(n, "GPU-0", -1, 0.5, 0, 3600, 600);
+  AttributionOptions o = Options(0, 3600);
+  o.staleness = std::chrono::minutes(5);
+  CollectSink sink;
+  auto s = Attribute(b.inventory, b.usage, ConstantPrice(60), o, sink);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(sink.Sum(h, &CostRecord::unmeasured_gpu_hours), 0);
+  EXPECT_NEAR(sink.Sum(h, &CostRecord::effective_usd), 30, 1e-9);
+  // A gap longer than 1.5 intervals is still a gap: samples at 0-50 min, then none.
+  ClusterBuilder g;
+  const NodeIndex gn = g.AddNode("n1");
+  g.AddWhole(gn, "GPU-0");
+  const HolderIndex gh = g.AddHolder("a", "p");
+  g.Request(gh, gn, "nvidia.com/gpu", 1, 0, 7200);
+  g.DeviceUsage(gn, "GPU-0", -1, 0.5, 0, 3600, 600);
+  CollectSink gap_sink;
+  AttributionOptions go = Options(0, 7200);
+  ASSERT_TRUE(Attribute(g.inventory, g.usage, ConstantPrice(60), go, gap_sink).ok());
+  // The last sample (50 min) holds 15 minutes, to 65 min: 55 minutes unmeasured after it.
+  EXPECT_NEAR(gap_sink.Sum(gh, &CostRecord::unmeasured_gpu_hours), 55.0 / 60, 1e-12);
+}
+
 TEST(Timing, PartialCoverageAveragesOverTheCoveredTime) {
   ClusterBuilder b;
   const NodeIndex n = b.AddNode("n1");
   b.AddWhole(n, "GPU-0");
   const HolderIndex h = b.AddHolder("a", "p");
   b.Request(h, n, "nvidia.com/gpu", 1, 0, 60);
-  // 0.2 for 10 s then 0.8 for 10 s, then stale: 20 s covered, average 0.5 for the whole step.
+  // 0.2 for 10 s then 0.8 for 20 s (the staleness, more than 1.5 of the series' 10 s interval),
+  // then stale: 30 s covered, average 0.6 for the whole step.
   b.usage.devices.push_back({n, "GPU-0", -1, {{At(0), 0.2}, {At(10), 0.8}}});
   AttributionOptions o = Options(0, 60);
-  o.staleness = std::chrono::seconds(10);
+  o.staleness = std::chrono::seconds(20);
   CollectSink sink;
   auto s = Attribute(b.inventory, b.usage, ConstantPrice(60), o, sink);
   ASSERT_TRUE(s.ok());
   ASSERT_EQ(sink.Of(h).size(), 1u);
   const CostRecord r = sink.Of(h)[0];
-  EXPECT_NEAR(r.activity_gpu_hours, 0.5 / 60, 1e-15);
-  EXPECT_NEAR(r.effective_usd, 0.5, 1e-12);
+  EXPECT_NEAR(r.activity_gpu_hours, 0.6 / 60, 1e-15);
+  EXPECT_NEAR(r.effective_usd, 0.6, 1e-12);
   EXPECT_EQ(r.unmeasured_gpu_hours, 0);
 }
 

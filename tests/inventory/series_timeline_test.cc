@@ -102,5 +102,34 @@ TEST(PresenceSeries, MatchesPointSeries) {
   }
 }
 
+// Scrapes every 10 minutes under a 5-minute staleness: each sample stands for up to 1.5 of the
+// series' intervals, so three hours of scrapes are three hours of presence (the staleness alone
+// would make it 18 five-minute pieces, half the time), and the reader is told.
+TEST(PresentIntervals, SparseSeriesFollowTheirOwnInterval) {
+  SparseSeriesNote note;
+  const PresenceOptions o{std::chrono::seconds(30), std::chrono::minutes(5), &note};
+  std::vector<Point> pts;
+  for (int64_t t = 0; t < 3 * 3'600'000; t += 600'000) pts.push_back({t, 1});
+  auto iv = PresentIntervals(pts, o);
+  ASSERT_EQ(iv.size(), 1u);
+  EXPECT_EQ(UnixMs(iv[0].start), 0);
+  EXPECT_EQ(UnixMs(iv[0].end), 3 * 3'600'000);
+  EXPECT_EQ(note.longest, std::chrono::minutes(10));
+  PresenceSeries r;
+  for (const Point& p : pts) r.Add(p.t_ms, p.v);
+  r.Finish();
+  EXPECT_EQ(PresentIntervals(r, o), iv);
+  // A gap of more than 15 minutes (two missed scrapes) still splits it.
+  pts.erase(pts.begin() + 5, pts.begin() + 7);
+  auto split = PresentIntervals(pts, o);
+  ASSERT_EQ(split.size(), 2u);
+  EXPECT_EQ(UnixMs(split[0].end), 50 * 60'000);
+  // Dense series say nothing.
+  SparseSeriesNote quiet;
+  const PresenceOptions dense{std::chrono::seconds(30), std::chrono::minutes(5), &quiet};
+  PresentIntervals({{0, 1}, {30'000, 1}, {60'000, 1}}, dense);
+  EXPECT_EQ(quiet.longest, Duration(0));
+}
+
 }  // namespace
 }  // namespace gpucost

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
@@ -155,6 +156,42 @@ TEST(ServeGaps, CarriesHoldingsOverAHoleItDidNotWatchAndLeavesAWatchedOneEmpty) 
     ASSERT_TRUE(carried.count(s)) << "step " << s;
     EXPECT_EQ(carried.at(s).size(), records.size()) << "step " << s;
   }
+}
+
+// A source whose data ended hours ago: serve back-fills from --from to now, and writes nothing for
+// the time after the data (no evidence that the nodes still exist, so no idle either); the ledger
+// holds what `report --input` says of the same window.
+TEST(ServeGaps, WritesNothingPastTheEndOfItsSourcesData) {
+  TempDir dir;
+  using std::chrono::hours;
+  using std::chrono::minutes;
+  const Instant now = std::chrono::floor<minutes>(
+      std::chrono::time_point_cast<Duration>(std::chrono::system_clock::now()));
+  const Instant t0 = now - hours(3);
+  const std::string file = (dir.path() / "hour.om").string();
+  const RunResult made =
+      RunShell(StrCat(kBinary, " simulate --nodes 2 --gpu-models t4:1 --sharing whole:1 --seed 5 ",
+                      "--window ", FormatRfc3339(t0), ",", FormatRfc3339(t0 + hours(1)), " --out ",
+                      file, " 2>&1"));
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  const std::string db = (dir.path() / "ledger.db").string();
+  ServeOnce(dir, db, file, "--from " + FormatRfc3339(t0));
+  const Window w{t0, now};
+  double ledger_usd = 0;
+  int64_t last_step = -1;
+  for (const auto& [s, records] : ByStep(db, w)) {
+    last_step = std::max(last_step, s);
+    for (const CostRecord& r : records) ledger_usd += r.allocated_usd;
+  }
+  EXPECT_EQ(last_step, 59);  // the hour of data, in 60 s steps, and nothing after it
+  const RunResult report =
+      RunShell(StrCat(kBinary, " report --input ", file, " --accumulate --format json ",
+                      "--price-per-gpu-hour 12 --window ", FormatRfc3339(t0), ",",
+                      FormatRfc3339(now), " 2>/dev/null"));
+  ASSERT_EQ(report.exit_code, 0) << report.output;
+  const auto doc = nlohmann::json::parse(report.output);
+  EXPECT_NEAR(ledger_usd, doc["totals"]["cost_usd"].get<double>(), 1e-9);
+  EXPECT_NEAR(ledger_usd, 2 * 4 * 12.0, 1e-9);  // 2 nodes x 4 T4s x 1 hour x $12
 }
 
 }  // namespace

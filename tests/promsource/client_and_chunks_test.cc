@@ -226,7 +226,7 @@ TEST(Chunks, LeftOpenStoreCountsBoundarySamplesOnce) { ExpectEachSampleOnce(true
 TEST(LoadTimelineFromPrometheus, AsksForEveryInventoryMetricAndNeedsAWindow) {
   std::vector<std::string> urls;
   std::deque<TransportResult> script;
-  for (size_t i = 0; i < kInventoryMetricNames.size() * 2; ++i)
+  for (size_t i = 0; i < kInventoryMetricNames.size() * 7; ++i)
     script.push_back(Answer(200, kOkEmpty));
   PrometheusSourceOptions o;
   o.url = "http://store";
@@ -234,17 +234,18 @@ TEST(LoadTimelineFromPrometheus, AsksForEveryInventoryMetricAndNeedsAWindow) {
   o.chunk = std::chrono::minutes(5);
   TimelineOptions t;
   EXPECT_FALSE(LoadTimelineFromPrometheus(o, t).ok());
-  t.window = Window{InstantFromUnixMs(600'000), InstantFromUnixMs(900'000)};
+  t.window = Window{InstantFromUnixMs(3'600'000), InstantFromUnixMs(3'900'000)};
   t.staleness = std::chrono::minutes(5);
   auto r = LoadTimelineFromPrometheus(o, t, std::make_unique<ScriptedTransport>(script, &urls));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->samples, 0u);
-  // [300 s, 900 s): two 5-minute chunks, each for every metric.
-  ASSERT_EQ(urls.size(), kInventoryMetricNames.size() * 2);
+  // From the lookback (30 minutes, more than the staleness) before the window to its end,
+  // [1800 s, 3900 s): seven 5-minute chunks, each for every metric.
+  ASSERT_EQ(urls.size(), kInventoryMetricNames.size() * 7);
   EXPECT_EQ(urls[0],
             "http://store/api/v1/"
-            "query?query=kube_pod_container_resource_requests%5B300001ms%5D&time=600");
-  EXPECT_NE(urls.back().find("time=900"), std::string::npos);
+            "query?query=kube_pod_container_resource_requests%5B300001ms%5D&time=2100");
+  EXPECT_NE(urls.back().find("time=3900"), std::string::npos);
 }
 
 }  // namespace
