@@ -30,8 +30,7 @@ inline void Finish(CostRecord& r, int64_t held_ms, int64_t covered_ms, double ac
 }  // namespace
 
 StepWalker::StepWalker(const UnitTimelines& timelines, const Usage& usage,
-                       const UsageIndex& usage_index, Span window, int64_t step_ms,
-                       CostSink& sink)
+                       const UsageIndex& usage_index, Span window, int64_t step_ms, CostSink& sink)
     : timelines_(timelines),
       usage_(usage),
       window_(window),

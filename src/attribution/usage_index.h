@@ -23,7 +23,8 @@ class SeriesCursor {
  public:
   SeriesCursor() = default;
   SeriesCursor(const std::vector<UsageSample>* samples, int64_t hold_ms)
-      : s_(samples ? samples->data() : nullptr), n_(samples ? samples->size() : 0),
+      : s_(samples ? samples->data() : nullptr),
+        n_(samples ? samples->size() : 0),
         hold_ms_(hold_ms) {}
 
   bool valid() const { return n_ > 0; }

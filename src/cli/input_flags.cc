@@ -304,8 +304,8 @@ void WarnBeyondData(Window window, LoadedTimeline& timeline) {
   } else {
     message = StrCat("the window ", FormatRfc3339(window.start), " to ", FormatRfc3339(window.end),
                      " reaches beyond the input's data: only ", FormatRfc3339(covered.start),
-                     " to ", FormatRfc3339(covered.end), " (", FormatDuration(covered.length()), " of ",
-                     FormatDuration(window.length()), ") is costed");
+                     " to ", FormatRfc3339(covered.end), " (", FormatDuration(covered.length()),
+                     " of ", FormatDuration(window.length()), ") is costed");
   }
   timeline.warnings.push_back(InputWarning{"", 0, std::move(message)});
 }

@@ -139,8 +139,8 @@ Result<LoadedTimeline> InventoryBuilder::Build() {
     diag_.Warn(StrCat("series are sampled as sparsely as every ", FormatDuration(sparse.longest),
                       ", more than the staleness (", FormatDuration(options_.staleness),
                       ") allows: each of their samples stands for up to 1.5 of its series' "
-                      "intervals (", FormatDuration(SampleHoldLimit(sparse.longest,
-                                                                     options_.staleness)),
+                      "intervals (",
+                      FormatDuration(SampleHoldLimit(sparse.longest, options_.staleness)),
                       "), not the staleness (docs/engine.md \"Sampling intervals\")"));
   }
   out.inventory = std::move(a.inventory);

@@ -159,8 +159,7 @@ std::vector<Interval> PresentIntervals(const PresenceSeries& series, const Prese
     Instant end = t + interval;
     if (next != nullptr) {
       const Instant next_t = InstantFromUnixMs(next->t_ms);
-      if (next_t - t <= limit) end = next_t;
-      else end = std::min(end, next_t);
+      end = next_t - t <= limit ? next_t : std::min(end, next_t);
     }
     if (!out.empty() && out.back().end >= t) {
       out.back().end = std::max(out.back().end, end);
@@ -193,8 +192,7 @@ std::vector<Interval> PresentIntervals(const std::vector<Point>& points,
     Instant end = t + interval;
     if (i + 1 < points.size()) {
       const Instant next = InstantFromUnixMs(points[i + 1].t_ms);
-      if (next - t <= limit) end = next;
-      else end = std::min(end, next);
+      end = next - t <= limit ? next : std::min(end, next);
     }
     if (!out.empty() && out.back().end >= t) {
       out.back().end = std::max(out.back().end, end);

@@ -1,4 +1,5 @@
-// JSON: {"window":{start,end},"covered":{start,end,hours,complete},"step_s","currency","by","accumulated","idle_policy","idle_scope",
+// JSON:
+// {"window":{start,end},"covered":{start,end,hours,complete},"step_s","currency","by","accumulated","idle_policy","idle_scope",
 // "rows":[...],"totals":{...}}, null where a value is unknown.
 #include <cmath>
 #include <nlohmann/json.hpp>

@@ -95,10 +95,11 @@ TEST_F(WindowBeyondData, AWindowPastTheDataCostsTheCoveredPartOnly) {
       << wide.stderr_text;
   EXPECT_FALSE(Contains(exact.stderr_text, "beyond")) << exact.stderr_text;
   // The table says it too.
-  const RunResult table = RunShell(kBinary + " report " + Args("2026-10-01T01:00:00Z,2026-10-01T05:00:00Z") +
-                                   " 2>/dev/null");
-  EXPECT_TRUE(Contains(table.output, "note: the input covers only 2026-10-01T01:00:00Z to "
-                                     "2026-10-01T02:00:00Z of this window"))
+  const RunResult table = RunShell(
+      kBinary + " report " + Args("2026-10-01T01:00:00Z,2026-10-01T05:00:00Z") + " 2>/dev/null");
+  EXPECT_TRUE(Contains(table.output,
+                       "note: the input covers only 2026-10-01T01:00:00Z to "
+                       "2026-10-01T02:00:00Z of this window"))
       << table.output;
 }
 
@@ -120,8 +121,7 @@ TEST(SparseScrapes, TenMinuteScrapesCostTheTimeTheyEvidence) {
     // 2 nodes x 4 GPUs x 3 hours at $1.
     EXPECT_NEAR(cost[i], 24.0, 1e-9) << intervals[i];
     EXPECT_EQ(Total(r, "unmeasured_gpu_hours"), 0) << intervals[i] << r.doc.dump();
-    EXPECT_EQ(Contains(r.stderr_text, "sampled as sparsely as every 10m"), i == 1)
-        << r.stderr_text;
+    EXPECT_EQ(Contains(r.stderr_text, "sampled as sparsely as every 10m"), i == 1) << r.stderr_text;
   }
   EXPECT_NEAR(cost[0], cost[1], 1e-9);
 }
@@ -223,7 +223,8 @@ TEST(BadValues, ConflictingDuplicateSamplesAreWarnedWhereTheyAre) {
 // not stretch the window by decades and bill idle for them.
 TEST(BadValues, AStrayTimestampIsSkippedAndNamed) {
   TempDir tmp;
-  const JsonRun clean = ReportJson(tmp, "--input " + kWholeGpu + " --accumulate --price-per-gpu-hour 4");
+  const JsonRun clean =
+      ReportJson(tmp, "--input " + kWholeGpu + " --accumulate --price-per-gpu-hour 4");
   for (const std::string stamp : {"1", "99999999999000"}) {
     const std::string line = Line(3);
     const std::string file = Edited(tmp, 3, line.substr(0, line.rfind(' ') + 1) + stamp, true);

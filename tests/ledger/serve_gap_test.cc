@@ -169,10 +169,9 @@ TEST(ServeGaps, WritesNothingPastTheEndOfItsSourcesData) {
       std::chrono::time_point_cast<Duration>(std::chrono::system_clock::now()));
   const Instant t0 = now - hours(3);
   const std::string file = (dir.path() / "hour.om").string();
-  const RunResult made =
-      RunShell(StrCat(kBinary, " simulate --nodes 2 --gpu-models t4:1 --sharing whole:1 --seed 5 ",
-                      "--window ", FormatRfc3339(t0), ",", FormatRfc3339(t0 + hours(1)), " --out ",
-                      file, " 2>&1"));
+  const RunResult made = RunShell(StrCat(
+      kBinary, " simulate --nodes 2 --gpu-models t4:1 --sharing whole:1 --seed 5 ", "--window ",
+      FormatRfc3339(t0), ",", FormatRfc3339(t0 + hours(1)), " --out ", file, " 2>&1"));
   ASSERT_EQ(made.exit_code, 0) << made.output;
   const std::string db = (dir.path() / "ledger.db").string();
   ServeOnce(dir, db, file, "--from " + FormatRfc3339(t0));

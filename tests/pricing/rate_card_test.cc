@@ -100,11 +100,12 @@ TEST(RateCard, NoMatchAndNoDefaultIsUnknownNotZero) {
 // the label reads matches the nodes it means; a value nobody uses is an error with the valid list.
 TEST(RateCard, CapacityTypesAsUsersCopyThemFromTheirLabels) {
   for (const std::string spelling : {"on-demand", "ON_DEMAND", "on_demand", "Regular"}) {
-    auto card = ParseRateCard("prices:\n  - match: {capacity_type: " + spelling +
-                                  "}\n    usd_per_gpu_hour: 3\n",
-                              "prices.yaml");
+    auto card = ParseRateCard(
+        "prices:\n  - match: {capacity_type: " + spelling + "}\n    usd_per_gpu_hour: 3\n",
+        "prices.yaml");
     ASSERT_TRUE(card.ok()) << spelling << ": " << card.status().ToString();
-    const PricePeriod p = card->Lookup(MakeNode("n1", "g4dn.xlarge", "Tesla T4", "on_demand"), kWindow);
+    const PricePeriod p =
+        card->Lookup(MakeNode("n1", "g4dn.xlarge", "Tesla T4", "on_demand"), kWindow);
     EXPECT_TRUE(p.known()) << spelling;
     EXPECT_DOUBLE_EQ(p.usd_per_gpu_hour, 3.0) << spelling;
     EXPECT_FALSE(card->Lookup(MakeNode("n2", "g4dn.xlarge", "Tesla T4", "spot"), kWindow).known());
@@ -118,8 +119,7 @@ TEST(RateCard, CapacityTypesAsUsersCopyThemFromTheirLabels) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("prices.yaml:2"), std::string::npos)
       << bad.status().ToString();
-  EXPECT_NE(bad.status().message().find("expected on_demand, spot or reserved"),
-            std::string::npos)
+  EXPECT_NE(bad.status().message().find("expected on_demand, spot or reserved"), std::string::npos)
       << bad.status().ToString();
 }
 
