@@ -13,7 +13,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -321,6 +320,102 @@ TEST_F(CrossCheck, MigSlicesAndReplicasAreFractionsNotGpus) {
 }
 
 // A real Prometheus scrapes `gpucost simulate --serve` every second for a few seconds.
+// Five-minute scrapes, read from the files and from a real Prometheus holding the same samples:
+// the same money per pod, for windows that start and end off the step, a one-minute window that
+// holds no scrape, segments, and a window reaching past the data.
+class SparseCrossCheck : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (!fs::exists("/usr/bin/prometheus") || !fs::exists("/usr/bin/promtool")) return;
+    tmp_ = new testing_util::TempDir();
+    file_ = (tmp_->path() / "sparse.om").string();
+    const RunResult sim = RunShell(kBinary +
+                                   " simulate --nodes 2 --sharing whole:1,time-slicing:1 "
+                                   "--gpu-models t4:1 --duration 3h --scrape-interval 5m --seed 7 "
+                                   "--out " + file_ + " 2>&1");
+    ASSERT_EQ(sim.exit_code, 0) << sim.output;
+    const fs::path tsdb = tmp_->path() / "tsdb";
+    const RunResult imp = RunShell("/usr/bin/promtool tsdb create-blocks-from openmetrics " +
+                                   file_ + " " + tsdb.string() + " 2>&1");
+    ASSERT_EQ(imp.exit_code, 0) << imp.output;
+    prom_ = new testing_util::PrometheusProcess(tmp_->path(), tsdb);
+    ASSERT_TRUE(prom_->WaitReady(std::chrono::seconds(60))) << prom_->Log();
+  }
+  static void TearDownTestSuite() {
+    delete prom_;
+    prom_ = nullptr;
+    delete tmp_;
+    tmp_ = nullptr;
+  }
+  void SetUp() override {
+    if (prom_ == nullptr)
+      GTEST_SKIP() << "prometheus and promtool are not installed (scripts/install-deps.sh)";
+  }
+  static json Report(const std::string& source, int64_t from, int64_t to) {
+    const RunResult r = RunShell(kBinary + " report " + source + " --window " +
+                                 std::to_string(kStart + from) + "," + std::to_string(kStart + to) +
+                                 " --by pod --accumulate --price-per-gpu-hour 2.5 --format json "
+                                 "2>/dev/null");
+    EXPECT_EQ(r.exit_code, 0) << source;
+    return r.exit_code == 0 ? json::parse(r.output) : json::object();
+  }
+  static testing_util::TempDir* tmp_;
+  static testing_util::PrometheusProcess* prom_;
+  static std::string file_;
+};
+
+testing_util::TempDir* SparseCrossCheck::tmp_ = nullptr;
+testing_util::PrometheusProcess* SparseCrossCheck::prom_ = nullptr;
+std::string SparseCrossCheck::file_;
+
+TEST_F(SparseCrossCheck, FilesAndPrometheusGiveTheSameMoneyForAnyWindowAndSegment) {
+  struct Case {
+    int64_t from, to;  // seconds after kStart
+    std::string segment;
+  };
+  const Case cases[] = {
+      {1860, 1920, "1d"},        // one minute between two scrapes
+      {17, 1970, "30m"},         // off the step, the last segment a few minutes long
+      {0, 3 * 3600, "1h"},       // the whole data, in hours
+      {-1800, 4 * 3600, "45m"},  // reaching past both ends of the data
+  };
+  for (const Case& c : cases) {
+    const std::string what = std::to_string(c.from) + ".." + std::to_string(c.to) + " " + c.segment;
+    const json files = Report("--input " + file_, c.from, c.to);
+    const json api = Report("--prometheus " + prom_->url() + " --segment " + c.segment +
+                                " --segment-samples 0",
+                            c.from, c.to);
+    ASSERT_FALSE(files.empty()) << what;
+    ASSERT_FALSE(api.empty()) << what;
+    ASSERT_GT(files["totals"]["gpu_hours"].get<double>(), 0) << what;
+    for (const std::string k : {"gpu_hours", "cost_usd", "allocated_usd", "idle_usd",
+                                "effective_usd", "unmeasured_gpu_hours"}) {
+      const json& want = files["totals"][k];
+      if (want.is_null()) {
+        EXPECT_TRUE(api["totals"][k].is_null()) << what << " " << k;
+        continue;
+      }
+      EXPECT_NEAR(api["totals"][k].get<double>(), want.get<double>(),
+                  1e-9 * std::max(1.0, std::fabs(want.get<double>())))
+          << what << " totals." << k;
+    }
+    std::map<std::string, json> by_pod;
+    for (const json& row : api["rows"]) by_pod[row["pod"].get<std::string>()] = row;
+    ASSERT_EQ(by_pod.size(), files["rows"].size()) << what;
+    for (const json& row : files["rows"]) {
+      const json& got = by_pod[row["pod"].get<std::string>()];
+      for (const std::string k : {"gpu_hours", "allocated_usd", "effective_usd"}) {
+        if (row[k].is_null()) {
+          EXPECT_TRUE(got[k].is_null()) << what << " " << row["pod"] << " " << k;
+          continue;
+        }
+        EXPECT_NEAR(got[k].get<double>(), row[k].get<double>(), 1e-9)
+            << what << " " << row["pod"] << " " << k;
+      }
+    }
+  }
+}
+
 TEST(LiveEndpoint, PrometheusScrapesIt) {
   if (!fs::exists("/usr/bin/prometheus")) GTEST_SKIP() << "prometheus is not installed";
   testing_util::TempDir tmp;
