@@ -183,11 +183,18 @@ Scenario RunScenario(const std::vector<WorkloadProfile>& profiles, Window window
   for (size_t k = 0; k < profiles.size(); ++k) {
     const WorkloadProfile& w = profiles[k];
     CostRow& c = categories[std::string(CategoryName(w.category))];
-    CostRow& t = teams[w.team];
     c.before_usd += w.allocated_usd;
     c.after_usd += after[k].usd;
-    t.before_usd += w.allocated_usd;
-    t.after_usd += after[k].usd;
+    // "Before" per team is the report's: each pod's money to its own team; "after" is shared
+    // among a workload's teams as its money was.
+    if (w.team_usd.empty() || !(w.allocated_usd > 0)) {
+      teams[w.team].after_usd += after[k].usd;
+    }
+    for (const auto& [team, usd] : w.team_usd) {
+      CostRow& t = teams[team];
+      t.before_usd += usd;
+      if (w.allocated_usd > 0) t.after_usd += after[k].usd * (usd / w.allocated_usd);
+    }
     before_total.Add(w.allocated_usd);
     after_total.Add(after[k].usd);
   }

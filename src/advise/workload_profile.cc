@@ -100,6 +100,7 @@ const ProfileSink::UnitInfo& ProfileSink::InfoFor(UnitIndex unit, HolderIndex ho
 
   UnitInfo info;
   info.workload = wit->second;
+  info.team = h.team.empty() ? &h.namespace_name : &h.team;
   if (unit < inventory_->units.size()) {
     const GpuUnit& u = inventory_->units[unit];
     const Node* node = u.node < inventory_->nodes.size() ? &inventory_->nodes[u.node] : nullptr;
@@ -153,6 +154,7 @@ void ProfileSink::Consume(std::span<const CostRecord> records) {
     if (priced) {
       s.usd += r.allocated_usd;
       w.allocated_usd += r.allocated_usd;
+      w.team_usd[*info.team] += r.allocated_usd;
     } else {
       w.unpriced_gpu_hours += r.gpu_hours;
     }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -55,6 +56,9 @@ struct WorkloadProfile {
 
   double gpu_hours = 0;
   double allocated_usd = 0;       // known prices only
+  // allocated_usd by the team of the pod that held it (a workload's pods may carry different
+  // team labels): what `report --by team` gives each team.
+  std::map<std::string, double> team_usd;
   double unpriced_gpu_hours = 0;  // held on capacity with no known price
   double measured_gpu_hours = 0;
   double activity_gpu_hours = 0;
@@ -100,6 +104,7 @@ class ProfileSink final : public CostSink {
  private:
   struct UnitInfo {
     uint32_t workload = 0;
+    const std::string* team = nullptr;  // the holder's team (its namespace when it has none)
     bool whole = false;
     bool mig = false;
     bool on_demand = false;

@@ -44,6 +44,8 @@ void AddWhatIfCommand(CLI::App& app, int& exit_code) {
                   "commit-base")
       ->required();
   cmd->add_option("--format", f->format, "text | json")->capture_default_str();
+  // "Before" is the report's money: the same attribution step as `report` by default.
+  f->advise.step = "60s";
   AddAdviseFlags(*cmd, f->advise);
   cmd->footer(
       "Money is over the window. Capacity without a price is in no figure and is reported. "

@@ -83,8 +83,9 @@ TEST_F(AdviseCommand, DemoNotebookCullingSavesWhatTheReportSaysItsIdleStepsCost)
 }
 
 TEST_F(AdviseCommand, WhatIfTablesAddUp) {
+  // recommend's step (5m) for both, so the culled steps are the same.
   const RunResult r =
-      Gpucost("whatif --policy cull-notebooks --notebook-idle-for 15m --format json");
+      Gpucost("whatif --policy cull-notebooks --notebook-idle-for 15m --step 5m --format json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const json doc = json::parse(r.output.substr(r.output.find('{')));
   EXPECT_NEAR(doc["before_usd"].get<double>(), 12, 1e-9);
@@ -98,10 +99,49 @@ TEST_F(AdviseCommand, WhatIfTablesAddUp) {
   const json recs = json::parse(rec.output.substr(rec.output.find('{')));
   EXPECT_NEAR(recs["monthly_savings_usd"].get<double>(), saved * 730, 1e-6);
 
-  const RunResult text = Gpucost("whatif --policy cull-notebooks --notebook-idle-for 15m");
+  const RunResult text = Gpucost("whatif --policy cull-notebooks --notebook-idle-for 15m --step 5m");
   ASSERT_EQ(text.exit_code, 0) << text.output;
   EXPECT_TRUE(Contains(text.output, "bu-c")) << text.output;
   EXPECT_TRUE(Contains(text.output, "total            12.00")) << text.output;
+}
+
+// What-if's "before" is the report: per team, on a simulated cluster whose workloads' pods carry
+// different team labels, with the defaults of both commands.
+TEST(WhatIfBefore, IsTheReportPerTeam) {
+  TempDir dir;
+  const std::string input = (dir.path() / "c.om").string();
+  const RunResult sim = RunShell(kBinary + " simulate --nodes 6 --duration 1d --seed 2 --out " +
+                                 input + " 2>&1");
+  ASSERT_EQ(sim.exit_code, 0) << sim.output;
+  const RunResult rep = RunShell(kBinary + " report --input " + input +
+                                 " --price-per-gpu-hour 2 --by team --accumulate --format json "
+                                 "2>/dev/null");
+  ASSERT_EQ(rep.exit_code, 0) << rep.output;
+  const RunResult wi = RunShell(kBinary + " whatif --input " + input +
+                                " --price-per-gpu-hour 2 --policy cull-notebooks --format json "
+                                "2>/dev/null");
+  ASSERT_EQ(wi.exit_code, 0) << wi.output;
+  const json report = json::parse(rep.output);
+  const json whatif = json::parse(wi.output);
+  std::map<std::string, double> teams;
+  for (const json& row : report["rows"]) {
+    if (row["team"] != "__idle__") teams[row["team"].get<std::string>()] = row["allocated_usd"];
+  }
+  ASSERT_GE(teams.size(), 3u);
+  // The case the test is for: some workload's pods carry two teams.
+  const RunResult mixed =
+      RunShell(kBinary + " report --input " + input +
+               " --price-per-gpu-hour 2 --by namespace,workload,team --accumulate --format csv "
+               "2>/dev/null | cut -d, -f1,2 | sort | uniq -d | wc -l");
+  ASSERT_GT(std::stoi(mixed.output), 0) << "no workload spans two teams";
+  ASSERT_EQ(whatif["by_team"].size(), teams.size()) << wi.output;
+  for (const json& row : whatif["by_team"]) {
+    const std::string team = row["team"].get<std::string>();
+    ASSERT_TRUE(teams.count(team)) << team;
+    EXPECT_NEAR(row["before_usd"].get<double>(), teams[team], 1e-9) << team;
+  }
+  EXPECT_NEAR(whatif["before_usd"].get<double>(), report["totals"]["allocated_usd"].get<double>(),
+              1e-9);
 }
 
 TEST_F(AdviseCommand, BadFlagsNameTheFlag) {
