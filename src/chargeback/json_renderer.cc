@@ -1,4 +1,4 @@
-// JSON: {"currency","period","settings","statements":[{team, totals, lines, workloads, days}]}.
+// JSON: {"currency","period","covered","settings","statements":[{team, totals, lines, workloads, days}]}.
 // `amount_usd` fields are cents as printed (lines and workloads add up to `total_usd`); the
 // `*_usd` sums beside them carry full precision; null where a value is unknown.
 #include <cmath>
@@ -96,6 +96,13 @@ void RenderJson(const StatementSet& set, std::ostream& out) {
   doc["period"] = {{"start", FormatRfc3339(set.period.window.start)},
                    {"end", FormatRfc3339(set.period.window.end)},
                    {"month", set.period.month.empty() ? Json(nullptr) : Json(set.period.month)}};
+  if (set.covered) {
+    const Window& c = *set.covered;
+    doc["covered"] = {{"start", FormatRfc3339(c.start)},
+                      {"end", FormatRfc3339(c.end)},
+                      {"hours", Hours(c.end - c.start)},
+                      {"complete", c == set.period.window}};
+  }
   doc["settings"] = {{"idle_threshold", set.settings.idle_threshold},
                      {"efficiency_target", set.settings.efficiency_target},
                      {"spot_ratio_target", set.settings.spot_ratio_target},

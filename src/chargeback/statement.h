@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,9 @@ struct Statement {
 
 struct StatementSet {
   Period period;
+  // The part of the period the input has data for (start == end: none); unset when not known.
+  // Time outside it is charged nothing: a statement says so rather than look complete.
+  std::optional<Window> covered;
   ChargebackSettings settings;
   std::vector<Statement> statements;  // by team name
 };

@@ -32,6 +32,12 @@ StatementText DescribeStatement(const StatementSet& set, const Statement& s) {
   out.title = StrCat(set.period.month.empty() ? "GPU Report" : "Monthly GPU Report", " — ", s.team);
   out.period =
       StrCat(FormatRfc3339(set.period.window.start), " to ", FormatRfc3339(set.period.window.end));
+  if (set.covered && !(*set.covered == set.period.window)) {
+    const Window& c = *set.covered;
+    out.period += c.empty() ? " (the input has no data in this period: nothing is charged)"
+                            : StrCat(" (data covers ", FormatRfc3339(c.start), " to ",
+                                     FormatRfc3339(c.end), " only; the rest is not charged)");
+  }
   out.hours = FormatUnits(r.total_hours, hd) + " hrs";
 
   const std::vector<std::string> labels = LineLabels(s);

@@ -90,6 +90,38 @@ TEST(ChargebackCommand, EveryTeamWithUnknownPricesSaidSo) {
   EXPECT_TRUE(Contains(r.output, "Total: unknown (no price for 10.0 hrs)\n")) << r.output;
 }
 
+// A month's statement from one day of data says which part of the month its money covers, in
+// every format that prints the period, and a complete one says nothing more.
+TEST(ChargebackCommand, AStatementSaysWhatPartOfThePeriodTheDataCovers) {
+  testing_util::TempDir dir;
+  const std::string input = (dir.path() / "day.om").string();
+  const RunResult sim = RunShell(kBinary + " simulate --nodes 2 --duration 1d --seed 4 --out " +
+                                 input + " 2>&1");
+  ASSERT_EQ(sim.exit_code, 0) << sim.output;
+  const std::string base = kBinary + " chargeback --input " + input +
+                           " --by team --price-per-gpu-hour 2 ";
+  const std::string note =
+      "(data covers 2026-10-01T00:00:00Z to 2026-10-02T00:00:00Z only; the rest is not charged)";
+  RunResult r = RunShell(base + "--month 2026-10 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "Period: 2026-10-01T00:00:00Z to 2026-11-01T00:00:00Z " + note))
+      << r.output;
+  for (const std::string format : {"markdown", "html"}) {
+    r = RunShell(base + "--month 2026-10 --format " + format + " 2>/dev/null");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(Contains(r.output, note)) << format << r.output;
+  }
+  r = RunShell(base + "--month 2026-10 --format json 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto doc = nlohmann::json::parse(r.output);
+  EXPECT_EQ(doc["covered"]["hours"].get<double>(), 24);
+  EXPECT_FALSE(doc["covered"]["complete"].get<bool>());
+  // The day itself: complete, no note.
+  r = RunShell(base + "--window 2026-10-01T00:00:00Z,2026-10-02T00:00:00Z 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_FALSE(Contains(r.output, "data covers")) << r.output;
+}
+
 TEST(ChargebackCommand, EveryFormat) {
   RunResult r = Chargeback("--team ml-research --format markdown");
   ASSERT_EQ(r.exit_code, 0);
