@@ -109,6 +109,7 @@ Status Run(const ChargebackFlags& flags) {
                                                 price, settings, units, options));
     PrintWarnings(run.warnings, run.run.summary, flags.input.max_warnings);
     GPUCOST_ASSIGN_OR_RETURN(chargeback::StatementSet set, builder.Finish(teams));
+    set.covered = run.run.report.covered;
     chargeback::RenderStatements(set, format, std::cout);
     return Status::Ok();
   }

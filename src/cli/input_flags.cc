@@ -292,25 +292,25 @@ Result<LoadedInput> LoadLedger(const InputFlags& flags, std::optional<Window> wi
   return out;
 }
 
+}  // namespace
+
 // A window the data covers only in part costs only that part; say so, with the covered span.
-void WarnBeyondData(Window window, LoadedTimeline& timeline) {
-  const Window covered = Intersect(window, timeline.span);
-  if (covered == window) return;
+std::optional<InputWarning> BeyondDataWarning(Window window, Window span) {
+  const Window covered = Intersect(window, span);
+  if (covered == window) return std::nullopt;
   std::string message;
   if (covered.empty()) {
     message = StrCat("the window ", FormatRfc3339(window.start), " to ", FormatRfc3339(window.end),
-                     " holds none of the input's data (", FormatRfc3339(timeline.span.start),
-                     " to ", FormatRfc3339(timeline.span.end), "): nothing in it is costed");
+                     " holds none of the input's data (", FormatRfc3339(span.start), " to ",
+                     FormatRfc3339(span.end), "): nothing in it is costed");
   } else {
     message = StrCat("the window ", FormatRfc3339(window.start), " to ", FormatRfc3339(window.end),
                      " reaches beyond the input's data: only ", FormatRfc3339(covered.start),
                      " to ", FormatRfc3339(covered.end), " (", FormatDuration(covered.length()),
                      " of ", FormatDuration(window.length()), ") is costed");
   }
-  timeline.warnings.push_back(InputWarning{"", 0, std::move(message)});
+  return InputWarning{"", 0, std::move(message)};
 }
-
-}  // namespace
 
 void ApplyInput(const LoadedInput& input, ReportSettings& settings) {
   settings.staleness = input.staleness;
@@ -379,7 +379,9 @@ Result<LoadedInput> LoadInput(const InputFlags& flags, std::optional<Window> win
   if (!flags.prometheus.empty()) {
     GPUCOST_ASSIGN_OR_RETURN(timeline, LoadPrometheus(flags, topts, tap));
   }
-  if (window && kubernetes) WarnBeyondData(*window, timeline);
+  if (window && kubernetes && flags.warn_beyond_data) {
+    if (auto w = BeyondDataWarning(*window, timeline.span)) timeline.warnings.push_back(*w);
+  }
   if (slurm) {
     // With Kubernetes input too, both timelines are attributed over the same window.
     GPUCOST_ASSIGN_OR_RETURN(

@@ -66,6 +66,9 @@ struct InputFlags {
   std::shared_ptr<Duration> prometheus_span;
   // A store without samples for the window is no error (one segment of a longer window).
   bool prometheus_empty_ok = false;
+  // Whether a window reaching beyond the data is warned about here (a segment of a longer
+  // window is not: the segmented run says it once, for the whole window).
+  bool warn_beyond_data = true;
 };
 
 // NAME=VALUE header flags (`flag` names them in errors) as (name, value) pairs.
@@ -111,6 +114,10 @@ Result<LoadedInput> LoadInput(const InputFlags& flags, std::optional<Window> win
                               Duration step, SeriesTap* tap = nullptr);
 
 // Logs the loading and engine warnings, at most `max` of them, then how many were left out.
+// The warning for a `window` whose data (`span`) covers only part of it, or nothing when it is
+// covered whole.
+std::optional<InputWarning> BeyondDataWarning(Window window, Window span);
+
 void PrintWarnings(std::span<const InputWarning> loading, const AttributionSummary& summary,
                    int max);
 inline void PrintWarnings(const LoadedTimeline& timeline, const AttributionSummary& summary,

@@ -37,6 +37,7 @@ SegmentLoader MakeSegmentLoader(InputFlags input, Duration step) {
   input.prometheus_progress = false;
   input.prometheus_span = std::make_shared<Duration>(0);
   input.prometheus_empty_ok = true;
+  input.warn_beyond_data = false;  // said once by the segmented run
   return [input = std::move(input), step](Window w) -> Result<LoadedTimeline> {
     GPUCOST_ASSIGN_OR_RETURN(LoadedInput loaded, LoadInput(input, w, step));
     return std::move(loaded.timeline);

@@ -5,12 +5,14 @@
 #include <cmath>
 #include <cstdio>
 #include <future>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_set>
 #include <utility>
 
 #include "attribution/inventory_union.h"
+#include "cli/input_flags.h"
 #include "core/strings.h"
 
 namespace gpucost::cli {
@@ -83,6 +85,7 @@ Result<SegmentedRun> RunSegmentedReport(const SegmentLoader& load, const PriceFn
   // The next segment is loaded while this one is attributed: the source's time and the engine's
   // overlap, and two segments at most are held.
   std::future<Result<LoadedTimeline>> next;
+  std::optional<Window> data;  // the segments' data spans, end to end
   for (;;) {
     if (progress) {
       const double done = std::chrono::duration<double>(seg.start - window.start) /
@@ -101,6 +104,11 @@ Result<SegmentedRun> RunSegmentedReport(const SegmentLoader& load, const PriceFn
       next = std::async(std::launch::async, load, fetch(following));
     }
     out.samples += timeline.samples;
+    if (timeline.samples > 0 && !timeline.span.empty()) {
+      data = data ? Window{std::min(data->start, timeline.span.start),
+                           std::max(data->end, timeline.span.end)}
+                  : timeline.span;
+    }
     for (InputWarning& w : timeline.warnings) {
       if (said.insert(w.ToString()).second) out.warnings.push_back(std::move(w));
     }
@@ -129,6 +137,9 @@ Result<SegmentedRun> RunSegmentedReport(const SegmentLoader& load, const PriceFn
                                           FormatRfc3339(settings.window.end)));
   }
   out.run.report = aggregator.Finish();
+  const Window span = data.value_or(Window{window.start, window.start});
+  out.run.report.covered = Intersect(window, span);  // as one read of the window gives
+  if (auto w = BeyondDataWarning(window, span)) out.warnings.push_back(std::move(*w));
   GPUCOST_RETURN_IF_ERROR(CheckConservation(out.run));
   return out;
 }

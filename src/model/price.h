@@ -24,6 +24,7 @@ enum class PriceSource : uint8_t {
   kBill,
   kCommitment
 };
+inline constexpr size_t kPriceSourceCount = 8;
 std::string_view PriceSourceName(PriceSource s);
 
 struct PricePeriod {

@@ -141,8 +141,10 @@ void Aggregator::Consume(std::span<const CostRecord> records) {
     }
     if (r.price_known && std::isfinite(r.allocated_usd)) {
       cost_usd_.Add(r.allocated_usd);
+      source_hours_[static_cast<size_t>(r.price_source)].Add(r.gpu_hours);
     } else {
       any_unpriced_ = true;
+      source_hours_[static_cast<size_t>(PriceSource::kUnknown)].Add(r.gpu_hours);
     }
   }
 }
@@ -163,6 +165,7 @@ void Aggregator::ConsumeRolled(std::span<const RolledRecord> rolled) {
     }
     if (r.unpriced_records > 0) any_unpriced_ = true;
   }
+  if (!rolled.empty()) sources_known_ = false;
 }
 
 Report Aggregator::Finish() const {
@@ -202,6 +205,17 @@ Report Aggregator::Finish() const {
     report.rows.push_back(std::move(row));
   }
   std::sort(report.rows.begin(), report.rows.end(), RowBefore);
+
+  if (sources_known_) {
+    for (size_t i = 0; i < kPriceSourceCount; ++i) {
+      const double hours = source_hours_[i].value();
+      if (hours > 0) {
+        report.price_sources.emplace_back(PriceSourceName(static_cast<PriceSource>(i)), hours);
+      }
+    }
+  } else {
+    report.price_sources_known = false;
+  }
 
   ReportTotals& t = report.totals;
   const auto& rows = report.rows;

@@ -9,6 +9,7 @@
 //   Report Finish() const;                                          // may be called repeatedly
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <span>
 #include <string>
@@ -93,6 +94,10 @@ class Aggregator final : public CostSink {
   std::unordered_set<std::pair<int64_t, uint64_t>, CellKeyHash> holder_seen_;
   CompensatedSum cost_usd_;  // every priced record's money: the conservation reference
   bool any_unpriced_ = false;
+  // GPU-hours of capacity (held and idle) by the source of their price (PriceSource order);
+  // roll-ups carry no source, so a report that reads any does not say.
+  std::array<CompensatedSum, kPriceSourceCount> source_hours_;
+  bool sources_known_ = true;
 };
 
 }  // namespace gpucost

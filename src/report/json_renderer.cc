@@ -1,5 +1,6 @@
 // JSON:
-// {"window":{start,end},"covered":{start,end,hours,complete},"step_s","currency","by","accumulated","idle_policy","idle_scope",
+// {"window":{start,end},"covered":{start,end,hours,complete},"step_s","currency",
+// "price_sources":{source: GPU-hours} (null: not known),"by","accumulated","idle_policy","idle_scope",
 // "rows":[...],"totals":{...}}, null where a value is unknown.
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -39,6 +40,13 @@ void RenderJson(const Report& report, std::ostream& out) {
     doc["step_s"] = Seconds(step);
   }
   doc["currency"] = "USD";
+  if (report.price_sources_known) {
+    Json sources = Json::object();
+    for (const auto& [source, hours] : report.price_sources) sources[source] = hours;
+    doc["price_sources"] = std::move(sources);
+  } else {
+    doc["price_sources"] = nullptr;
+  }
   Json by = Json::array();
   for (const Dimension& d : report.by) by.push_back(d.Name());
   doc["by"] = std::move(by);

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/result.h"
@@ -85,6 +86,11 @@ struct Report {
   // The part of the window the input has data for (start == end: none); unset when not known.
   // Time outside it costs nothing: no evidence, no bill.
   std::optional<Window> covered;
+  // GPU-hours of capacity (held and idle) by the source of their price ("catalog", "spot",
+  // "rate_card", "unknown", ...), in a fixed order, sources with hours only. Not known (false)
+  // for a report read from ledger roll-ups, which keep no price source.
+  std::vector<std::pair<std::string, double>> price_sources;
+  bool price_sources_known = true;
   Duration step{0};          // bucket length; the window length when accumulated
   Duration engine_step{0};   // the attribution step (JSON step_s)
   bool accumulated = false;  // one bucket for the whole window; rows carry no start/end

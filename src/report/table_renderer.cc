@@ -151,6 +151,18 @@ void RenderTable(const Report& report, std::ostream& out) {
   out << kCostColumn << ": "
       << (any_cost ? FormatUnits(printed_cost, kDecimals) : std::string(kNull)) << " USD over "
       << FormatRfc3339(report.window.start) << " to " << FormatRfc3339(report.window.end) << '\n';
+  if (!report.price_sources.empty()) {
+    // Which prices the money rests on, so that a catalog price or an assumed spot discount is
+    // never used without saying so (docs/pricing.md).
+    out << "prices:";
+    const char* sep = " ";
+    for (const auto& [source, hours] : report.price_sources) {
+      out << sep << source << " " << FormatUnits(std::llround(hours * 100), kDecimals)
+          << " GPU-hours";
+      sep = ", ";
+    }
+    out << " (docs/pricing.md)\n";
+  }
   if (report.covered &&
       (report.covered->start != report.window.start || report.covered->end != report.window.end)) {
     const Window& c = *report.covered;

@@ -236,5 +236,31 @@ TEST(BadValues, AStrayTimestampIsSkippedAndNamed) {
   }
 }
 
+// With no price flag the built-in catalog prices what it knows: the report says which source
+// priced how many GPU-hours (all of the capacity, held and idle), never silently.
+TEST(PriceSources, EveryReportSaysWhichPricesItsMoneyRestsOn) {
+  TempDir tmp;
+  const std::string file = (tmp.path() / "c.om").string();
+  const RunResult sim = RunShell(kBinary + " simulate --nodes 4 --duration 2h --seed 9 " +
+                                 "--spot-fraction 0.5 --out " + file + " 2>&1");
+  ASSERT_EQ(sim.exit_code, 0) << sim.output;
+  const JsonRun catalog = ReportJson(tmp, "--input " + file + " --accumulate");
+  const auto& sources = catalog.doc["price_sources"];
+  ASSERT_TRUE(sources.contains("catalog")) << sources.dump();
+  ASSERT_TRUE(sources.contains("spot")) << sources.dump();
+  double hours = 0;
+  for (const auto& [source, h] : sources.items()) hours += h.get<double>();
+  EXPECT_NEAR(hours, Total(catalog, "gpu_hours"), 1e-9);
+  const RunResult table = RunShell(kBinary + " report --input " + file + " --accumulate 2>/dev/null");
+  EXPECT_TRUE(Contains(table.output, "prices: catalog ")) << table.output;
+  // One flat rate: the default source, all of it.
+  const JsonRun flat = ReportJson(tmp, "--input " + file + " --accumulate --price-per-gpu-hour 2");
+  ASSERT_EQ(flat.doc["price_sources"].size(), 1u) << flat.doc["price_sources"].dump();
+  EXPECT_NEAR(flat.doc["price_sources"]["default"].get<double>(), Total(flat, "gpu_hours"), 1e-9);
+  // Nothing priced: said as unknown.
+  const JsonRun none = ReportJson(tmp, "--input " + kWholeGpu + " --accumulate");
+  EXPECT_NEAR(none.doc["price_sources"]["unknown"].get<double>(), Total(none, "gpu_hours"), 1e-9);
+}
+
 }  // namespace
 }  // namespace gpucost

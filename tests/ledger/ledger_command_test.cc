@@ -76,7 +76,7 @@ TEST_F(LedgerCommand, ReadersGiveFromTheLedgerWhatTheyGiveFromTheInputs) {
 
   const std::string policy =
       " whatif --policy cull-notebooks --notebook-idle-for 15m --format json";
-  const json w1 = Json(policy + FromInput());
+  const json w1 = Json(policy + " --step 5m" + FromInput());
   const json w2 = Json(policy + FromLedger());
   EXPECT_NEAR(w1["after_usd"].get<double>(), w2["after_usd"].get<double>(), 1e-9);
   EXPECT_LT(w2["after_usd"].get<double>(), w2["before_usd"].get<double>());
