@@ -16,15 +16,22 @@ std::string HolderKey(HolderIndex holder, NodeIndex node, std::string_view uuid)
 }
 
 // The index of the first sample not after the one before it, or 0 if the series is sorted with
-// unique timestamps. Blocks without an early exit, so the comparison loop vectorises; the
-// offending sample is looked for only in a block that has one.
-size_t FirstUnsorted(const std::vector<UsageSample>& samples) {
+// unique timestamps; adds to `wide` the spacings longer than `wide_ms`. Blocks without an early
+// exit, so the comparison loop vectorises; the offending sample is looked for only in a block
+// that has one.
+size_t FirstUnsorted(const std::vector<UsageSample>& samples, int64_t wide_ms, size_t& wide) {
   constexpr size_t kBlock = 256;
   const size_t n = samples.size();
   for (size_t base = 1; base < n; base += kBlock) {
     const size_t end = std::min(n, base + kBlock);
     bool unsorted = false;
-    for (size_t i = base; i < end; ++i) unsorted |= samples[i].t <= samples[i - 1].t;
+    size_t wide_here = 0;
+    for (size_t i = base; i < end; ++i) {
+      const int64_t gap = UnixMs(samples[i].t) - UnixMs(samples[i - 1].t);
+      unsorted |= gap <= 0;
+      wide_here += gap > wide_ms ? 1 : 0;
+    }
+    wide += wide_here;
     if (!unsorted) continue;
     for (size_t i = base; i < end; ++i) {
       if (samples[i].t <= samples[i - 1].t) return i;
@@ -57,7 +64,18 @@ int64_t MedianSpacingMs(const std::vector<UsageSample>& samples, std::vector<int
 Result<UsageIndex> UsageIndex::Build(const Usage& usage, int64_t staleness_ms) {
   UsageIndex index;
   std::vector<int64_t> gaps;
+  // A series whose median spacing is at most 2/3 of the staleness holds for the staleness: the
+  // median is only looked for when at least half of the spacings are longer than that (rare;
+  // the count comes from the sortedness pass, so dense series cost nothing more).
+  const int64_t dense_ms = staleness_ms * 2 / 3;
+  size_t wide = 0;
+  auto check = [&](const std::vector<UsageSample>& samples) {
+    wide = 0;
+    return FirstUnsorted(samples, dense_ms, wide);
+  };
   auto hold = [&](const std::vector<UsageSample>& samples) {
+    const size_t spacings = samples.size() < 2 ? 0 : samples.size() - 1;
+    if (spacings == 0 || wide < spacings - spacings / 2) return staleness_ms;
     const int64_t interval = MedianSpacingMs(samples, gaps);
     return SampleHoldLimit(Duration(interval), Duration(staleness_ms)).count();
   };
@@ -65,7 +83,7 @@ Result<UsageIndex> UsageIndex::Build(const Usage& usage, int64_t staleness_ms) {
   index.holder_hold_ms_.reserve(usage.holders.size());
   for (size_t i = 0; i < usage.devices.size(); ++i) {
     const DeviceSeries& d = usage.devices[i];
-    if (const size_t bad = FirstUnsorted(d.samples); bad != 0) {
+    if (const size_t bad = check(d.samples); bad != 0) {
       return Unsorted(
           d.samples, bad,
           StrCat("usage series of device ", d.gpu_uuid, " instance ", d.gpu_instance_id));
@@ -77,7 +95,7 @@ Result<UsageIndex> UsageIndex::Build(const Usage& usage, int64_t staleness_ms) {
   }
   for (size_t i = 0; i < usage.holders.size(); ++i) {
     const HolderDeviceSeries& h = usage.holders[i];
-    if (const size_t bad = FirstUnsorted(h.samples); bad != 0) {
+    if (const size_t bad = check(h.samples); bad != 0) {
       return Unsorted(h.samples, bad,
                       StrCat("usage series of holder ", h.holder, " on device ", h.gpu_uuid));
     }
