@@ -323,8 +323,10 @@ TEST_F(CrossCheck, MigSlicesAndReplicasAreFractionsNotGpus) {
 // Five-minute scrapes, read from the files and from a real Prometheus holding the same samples:
 // the same money per pod, for windows that start and end off the step, a one-minute window that
 // holds no scrape, segments, and a window reaching past the data.
-class SparseCrossCheck : public ::testing::Test {
+class SparseCrossCheck : public CrossCheck {
  protected:
+  // Its own Prometheus, in CrossCheck's slots (the suites run one after the other); CrossCheck's
+  // TearDownTestSuite stops it and its SetUp skips without Prometheus.
   static void SetUpTestSuite() {
     if (!fs::exists("/usr/bin/prometheus") || !fs::exists("/usr/bin/promtool")) return;
     tmp_ = new testing_util::TempDir();
@@ -341,16 +343,6 @@ class SparseCrossCheck : public ::testing::Test {
     prom_ = new testing_util::PrometheusProcess(tmp_->path(), tsdb);
     ASSERT_TRUE(prom_->WaitReady(std::chrono::seconds(60))) << prom_->Log();
   }
-  static void TearDownTestSuite() {
-    delete prom_;
-    prom_ = nullptr;
-    delete tmp_;
-    tmp_ = nullptr;
-  }
-  void SetUp() override {
-    if (prom_ == nullptr)
-      GTEST_SKIP() << "prometheus and promtool are not installed (scripts/install-deps.sh)";
-  }
   static json Report(const std::string& source, int64_t from, int64_t to) {
     const RunResult r = RunShell(kBinary + " report " + source + " --window " +
                                  std::to_string(kStart + from) + "," + std::to_string(kStart + to) +
@@ -359,13 +351,9 @@ class SparseCrossCheck : public ::testing::Test {
     EXPECT_EQ(r.exit_code, 0) << source;
     return r.exit_code == 0 ? json::parse(r.output) : json::object();
   }
-  static testing_util::TempDir* tmp_;
-  static testing_util::PrometheusProcess* prom_;
   static std::string file_;
 };
 
-testing_util::TempDir* SparseCrossCheck::tmp_ = nullptr;
-testing_util::PrometheusProcess* SparseCrossCheck::prom_ = nullptr;
 std::string SparseCrossCheck::file_;
 
 TEST_F(SparseCrossCheck, FilesAndPrometheusGiveTheSameMoneyForAnyWindowAndSegment) {
