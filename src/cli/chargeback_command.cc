@@ -124,7 +124,7 @@ Status Run(const ChargebackFlags& flags) {
   GPUCOST_ASSIGN_OR_RETURN(ReportRun run, RunReport(timeline, price, settings, &sink));
   PrintWarnings(timeline, run.summary, flags.input.max_warnings);
   GPUCOST_ASSIGN_OR_RETURN(chargeback::StatementSet set, builder.Finish(teams));
-  set.covered = Intersect(period.window, timeline.span);
+  if (timeline.samples > 0) set.covered = Intersect(period.window, timeline.span);
   chargeback::RenderStatements(set, format, std::cout);
   return Status::Ok();
 }

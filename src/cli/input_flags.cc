@@ -379,7 +379,9 @@ Result<LoadedInput> LoadInput(const InputFlags& flags, std::optional<Window> win
   if (!flags.prometheus.empty()) {
     GPUCOST_ASSIGN_OR_RETURN(timeline, LoadPrometheus(flags, topts, tap));
   }
-  if (window && kubernetes && flags.warn_beyond_data) {
+  // Only sampled sources time their data (the API alone gives pods' lifetimes, not a span).
+  const bool sampled = !flags.inputs.empty() || !flags.prometheus.empty();
+  if (window && sampled && flags.warn_beyond_data) {
     if (auto w = BeyondDataWarning(*window, timeline.span)) timeline.warnings.push_back(*w);
   }
   if (slurm) {
