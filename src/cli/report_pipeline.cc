@@ -139,8 +139,8 @@ Result<ReportRun> RunReport(const LoadedTimeline& timeline, const PriceFn& price
         run.summary, Attribute(timeline.inventory, timeline.usage, price, options, aggregator));
   }
   run.report = aggregator.Finish();
-  // What the data covers, where it is timed by samples (records replayed from a ledger cover the
-  // window they were read for; the Kubernetes API alone times no data).
+  // What the data covers, where samples time it (records replayed from a ledger cover the window
+  // they were read for; the Kubernetes API alone times no data).
   if (timeline.samples > 0) run.report.covered = Intersect(settings.window, timeline.span);
   GPUCOST_RETURN_IF_ERROR(CheckConservation(run));
   return run;
