@@ -1,14 +1,16 @@
 # Entry points. `make demo` and `make test` work on a fresh Debian 12 machine: they install what
 # they need first (scripts/install-deps.sh, idempotent).
-.PHONY: deps demo serve-demo build release check test asan fuzz bench format clean
+.PHONY: deps demo serve-demo build release check check-all test-dev test asan fuzz bench format clean
 
 JOBS ?= $(shell nproc)
-FUZZ_SECONDS ?= 60
+FUZZ_SECONDS ?= 20
 GPUCOST_WERROR ?= $(if $(CI),ON,OFF)
 export GPUCOST_WERROR
+# Each step of `make test` says how long it took ("phase NAME: N s"); .ci/run sums them.
+PHASE := scripts/phase.sh
 
 deps:
-	@scripts/install-deps.sh
+	@$(PHASE) deps scripts/install-deps.sh
 
 # Build the release binary and run the built-in demo cluster.
 demo: release
@@ -24,19 +26,29 @@ release: deps
 
 build: deps
 	@cmake --preset dev >/dev/null
-	@cmake --build --preset dev -j $(JOBS)
+	@$(PHASE) dev-build cmake --build --preset dev -j $(JOBS)
 
-# Fast loop while developing: the dev build and every ctest test.
-check: build
+# The loop while developing: rebuilds what the modules you changed need and runs their tests
+# (`make check M="report cli"` names them; scripts/check.sh). `make check-all`: every dev test.
+check: deps
+	@scripts/check.sh $(M)
+
+check-all: build
 	@ctest --preset dev
 
-# Everything CI runs: dev tests, the same tests under ASan+UBSan, and a bounded fuzz run.
-test: check asan fuzz
+# Everything CI runs: dev tests, the same tests under ASan+UBSan (clang), and each fuzz target on
+# its committed corpus and then for FUZZ_SECONDS of new inputs.
+test: test-dev asan fuzz
+
+test-dev: build
+	@$(PHASE) dev-tests ctest --preset dev
+	@scripts/slowest-tests.sh dev
 
 asan: deps
 	@cmake --preset asan >/dev/null
-	@cmake --build --preset asan -j $(JOBS)
-	@ctest --preset asan
+	@$(PHASE) asan-build cmake --build --preset asan -j $(JOBS)
+	@$(PHASE) asan-tests ctest --preset asan
+	@scripts/slowest-tests.sh asan
 
 fuzz: deps
 	@scripts/fuzz.sh $(FUZZ_SECONDS)

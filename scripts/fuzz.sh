@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (clang, ASan+UBSan) and runs each for a bounded time on its seed
-# corpus. Exits non-zero on any crash, leak or sanitizer report.
+# Builds the libFuzzer targets (clang, ASan+UBSan); replays each target's committed corpus
+# (fuzz/corpus/<name>/: the seeds and every input that once found a bug), then fuzzes it with new
+# inputs for a bounded time. Exits non-zero on any crash, leak or sanitizer report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds="${1:-60}"
-cmake --preset fuzz >/dev/null
-# Build only the fuzz targets (and what they link), not the whole project again with clang.
-mapfile -t names < <(cd fuzz && ls *_fuzz.cc | sed 's/\.cc$//')
-cmake --build --preset fuzz -j "$(nproc)" --target "${names[@]}"
+seconds="${1:-20}"
+phase=scripts/phase.sh
+if [ "${GPUCOST_FUZZ_RUN:-}" != 1 ]; then
+  cmake --preset fuzz >/dev/null
+  # Build only the fuzz targets (and what they link), not the whole project again with clang.
+  mapfile -t names < <(cd fuzz && ls *_fuzz.cc | sed 's/\.cc$//')
+  $phase fuzz-build cmake --build --preset fuzz -j "$(nproc)" --target "${names[@]}"
+fi
 shopt -s nullglob
 targets=(build/fuzz/fuzz/*_fuzz)
 if [ "${#targets[@]}" -eq 0 ]; then
@@ -15,13 +19,26 @@ if [ "${#targets[@]}" -eq 0 ]; then
   exit 1
 fi
 mkdir -p fuzz/artifacts
-for t in "${targets[@]}"; do
-  name=$(basename "$t" _fuzz)
-  work=$(mktemp -d)
-  cp -r "fuzz/corpus/$name/." "$work/"
-  echo "fuzz: $name for ${seconds}s"
-  "$t" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
-    -artifact_prefix=fuzz/artifacts/ -print_final_stats=1 "$work" 2>&1 | tail -n 12
-  rm -rf "$work"
-done
+options=(-max_len=65536 -timeout=10 -rss_limit_mb=2048 -artifact_prefix=fuzz/artifacts/)
+run_all() {
+  for t in "${targets[@]}"; do
+    name=$(basename "$t" _fuzz)
+    # The committed corpus, every input once: a fixed regression suite.
+    echo "fuzz: $name replays $(find "fuzz/corpus/$name" -type f | wc -l) committed inputs"
+    "$t" "${options[@]}" -runs=0 "fuzz/corpus/$name" 2>&1 | tail -n 3
+    # Then new inputs, mutated from a scratch copy of the corpus (the committed one stays as is).
+    work=$(mktemp -d)
+    cp -r "fuzz/corpus/$name/." "$work/"
+    echo "fuzz: $name for ${seconds}s"
+    "$t" "${options[@]}" -max_total_time="$seconds" -print_final_stats=1 "$work" 2>&1 | tail -n 12
+    rm -rf "$work"
+  done
+}
+if [ "${GPUCOST_FUZZ_RUN:-}" = 1 ]; then
+  run_all
+else
+  # Timed as one step: this script again, past the build, with the same arguments.
+  GPUCOST_FUZZ_RUN=1 $phase fuzz-run "$0" "$seconds"
+  exit
+fi
 echo "fuzz: all targets ran clean"

@@ -1,20 +1,19 @@
 #include "advise/recommend.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
 #include <tuple>
 
-#include <fmt/format.h>
-
 #include "core/strings.h"
+#include "core/time.h"
 #include "inventory/mig_profiles.h"
 
 namespace gpucost::advise {
 namespace {
-
-double Hours(Duration d) { return std::chrono::duration<double, std::ratio<3600>>(d).count(); }
 
 std::string Pct(double ratio) {
   return std::isnan(ratio) ? "unknown" : fmt::format("{:.1f}%", ratio * 100);

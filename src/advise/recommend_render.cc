@@ -13,16 +13,16 @@ namespace {
 
 using nlohmann::json;
 
-std::string Usd(double v) { return std::isnan(v) ? "unknown" : fmt::format("${:.2f}", v); }
-std::string Pct(double v) { return std::isnan(v) ? "-" : fmt::format("{:.1f}%", v * 100); }
-json Num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+std::string UsdText(double v) { return std::isnan(v) ? "unknown" : fmt::format("${:.2f}", v); }
+std::string PctText(double v) { return std::isnan(v) ? "-" : fmt::format("{:.1f}%", v * 100); }
+json JsonNum(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 void RenderText(const Recommendations& recs, std::ostream& out) {
   out << "Recommendations over " << FormatRfc3339(recs.window.start) << " to "
       << FormatRfc3339(recs.window.end) << " (" << recs.workloads
-      << " workloads; idle: utilization under " << Pct(recs.idle_threshold) << ")\n";
+      << " workloads; idle: utilization under " << PctText(recs.idle_threshold) << ")\n";
   const size_t known = recs.items.size() - static_cast<size_t>(recs.unknown_savings);
-  out << "Potential savings: " << Usd(recs.monthly_savings_usd) << "/month from " << known
+  out << "Potential savings: " << UsdText(recs.monthly_savings_usd) << "/month from " << known
       << " recommendation" << (known == 1 ? "" : "s");
   if (recs.unknown_savings > 0) out << " (" << recs.unknown_savings << " more with unknown savings)";
   out << "\n";
@@ -36,15 +36,15 @@ void RenderText(const Recommendations& recs, std::ostream& out) {
     out << "\n" << ++n << ". " << RecommendationKindName(r.kind) << "  " << r.namespace_name << "/"
         << r.workload << " (" << r.workload_kind << ", " << CategoryName(r.category) << ", team "
         << r.team << ")\n";
-    out << "   saves " << Usd(r.monthly_savings_usd) << "/month of " << Usd(r.monthly_cost_usd)
-        << "/month";
+    out << "   saves " << UsdText(r.monthly_savings_usd) << "/month of "
+        << UsdText(r.monthly_cost_usd) << "/month";
     if (!r.savings_note.empty()) out << " (" << r.savings_note << ")";
     out << "\n   do: " << r.action << "\n";
     out << fmt::format(
         "   evidence: utilization p50 {} p90 {} p95 {} p99 {} max {}, mean {}; {:.2f} GPU-hours "
         "held, {} measured, {:.2f} idle\n",
-        Pct(e.p50), Pct(e.p90), Pct(e.p95), Pct(e.p99), Pct(e.max), Pct(e.utilization_mean),
-        e.gpu_hours, Pct(e.measured_fraction), e.idle_gpu_hours);
+        PctText(e.p50), PctText(e.p90), PctText(e.p95), PctText(e.p99), PctText(e.max),
+        PctText(e.utilization_mean), e.gpu_hours, PctText(e.measured_fraction), e.idle_gpu_hours);
     out << "   risk: " << RiskName(r.risk) << " - " << r.risk_note << "\n";
   }
 }
@@ -62,21 +62,21 @@ void RenderJson(const Recommendations& recs, std::ostream& out) {
         {"team", r.team},
         {"category", CategoryName(r.category)},
         {"action", r.action},
-        {"monthly_cost_usd", Num(r.monthly_cost_usd)},
-        {"monthly_savings_usd", Num(r.monthly_savings_usd)},
+        {"monthly_cost_usd", JsonNum(r.monthly_cost_usd)},
+        {"monthly_savings_usd", JsonNum(r.monthly_savings_usd)},
         {"savings_note", r.savings_note},
         {"risk", RiskName(r.risk)},
         {"risk_note", r.risk_note},
         {"evidence",
          {{"window_hours", e.window_hours},
           {"gpu_hours", e.gpu_hours},
-          {"measured_fraction", Num(e.measured_fraction)},
-          {"utilization_mean", Num(e.utilization_mean)},
-          {"utilization_p50", Num(e.p50)},
-          {"utilization_p90", Num(e.p90)},
-          {"utilization_p95", Num(e.p95)},
-          {"utilization_p99", Num(e.p99)},
-          {"utilization_max", Num(e.max)},
+          {"measured_fraction", JsonNum(e.measured_fraction)},
+          {"utilization_mean", JsonNum(e.utilization_mean)},
+          {"utilization_p50", JsonNum(e.p50)},
+          {"utilization_p90", JsonNum(e.p90)},
+          {"utilization_p95", JsonNum(e.p95)},
+          {"utilization_p99", JsonNum(e.p99)},
+          {"utilization_max", JsonNum(e.max)},
           {"idle_gpu_hours", e.idle_gpu_hours},
           {"idle_hours", e.idle_wall_hours},
           {"longest_idle_run_hours", e.longest_idle_run_hours},

@@ -1,18 +1,17 @@
 #include "advise/whatif.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
 
-#include <fmt/format.h>
-
 #include "core/money.h"
 #include "core/strings.h"
+#include "core/time.h"
 
 namespace gpucost::advise {
 namespace {
-
-double Hours(Duration d) { return std::chrono::duration<double, std::ratio<3600>>(d).count(); }
 
 // One workload after the policies: its cost and its on-demand use, step by step.
 struct After {

@@ -12,8 +12,6 @@
 
 namespace gpucost::attribution {
 
-inline constexpr double kMsPerHour = 3'600'000.0;
-
 // [start, end) in unix milliseconds.
 struct Span {
   int64_t start = 0;

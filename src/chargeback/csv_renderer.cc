@@ -12,19 +12,9 @@
 namespace gpucost::chargeback {
 namespace {
 
-std::string Field(std::string_view s) {
-  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out.push_back('"');
-    out.push_back(c);
-  }
-  return out + "\"";
-}
+std::string NumberCell(double v) { return std::isfinite(v) ? FormatDouble(v) : ""; }
 
-std::string Number(double v) { return std::isfinite(v) ? FormatDouble(v) : ""; }
-
-std::string Cents(int64_t cents) {
+std::string CentsCell(int64_t cents) {
   const int64_t abs = cents < 0 ? -cents : cents;
   return StrCat(cents < 0 ? "-" : "", abs / 100, abs % 100 < 10 ? ".0" : ".", abs % 100);
 }
@@ -43,15 +33,15 @@ void RenderCsv(const StatementSet& set, std::ostream& out) {
       const StatementLine& l = s.lines[i];
       const ChargeTotals& t = l.totals;
       const bool priced = l.priced();
-      out << Field(s.team) << ',' << start << ',' << end << ',' << Field(l.gpu_model) << ','
-          << Field(l.capacity_type) << ',' << Number(l.rate_usd_per_gpu_hour) << ','
-          << Number(t.gpu_hours) << ',' << (r.line_cents[i] ? Cents(*r.line_cents[i]) : "") << ','
-          << (priced ? Number(t.allocated_usd) : "") << ','
-          << (priced && t.measured_allocated_usd > 0 ? Number(t.effective_usd) : "") << ','
-          << (priced ? Number(t.waste_usd()) : "") << ',' << Number(t.idle_gpu_hours) << ','
-          << (priced ? Number(t.idle_usd) : "") << ',' << Number(t.unmeasured_gpu_hours()) << ','
-          << (l.capacity_type == "spot" ? "true" : "false") << ',' << (priced ? "true" : "false")
-          << "\n";
+      out << CsvField(s.team) << ',' << start << ',' << end << ',' << CsvField(l.gpu_model) << ','
+          << CsvField(l.capacity_type) << ',' << NumberCell(l.rate_usd_per_gpu_hour) << ','
+          << NumberCell(t.gpu_hours) << ',' << (r.line_cents[i] ? CentsCell(*r.line_cents[i]) : "")
+          << ',' << (priced ? NumberCell(t.allocated_usd) : "") << ','
+          << (priced && t.measured_allocated_usd > 0 ? NumberCell(t.effective_usd) : "") << ','
+          << (priced ? NumberCell(t.waste_usd()) : "") << ',' << NumberCell(t.idle_gpu_hours) << ','
+          << (priced ? NumberCell(t.idle_usd) : "") << ',' << NumberCell(t.unmeasured_gpu_hours())
+          << ',' << (l.capacity_type == "spot" ? "true" : "false") << ','
+          << (priced ? "true" : "false") << "\n";
     }
   }
 }

@@ -15,7 +15,7 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-Json Number(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+Json JsonNumber(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
 
 Json Cents(std::optional<int64_t> cents) {
   return cents ? Json(static_cast<double>(*cents) / 100.0) : Json(nullptr);
@@ -28,8 +28,8 @@ void PutTotals(const ChargeTotals& t, Json& j) {
   j["allocated_usd"] = priced ? Json(t.allocated_usd) : Json(nullptr);
   j["effective_usd"] =
       priced && t.measured_allocated_usd > 0 ? Json(t.effective_usd) : Json(nullptr);
-  j["waste_usd"] = Number(t.waste_usd());
-  j["efficiency"] = Number(t.efficiency());
+  j["waste_usd"] = JsonNumber(t.waste_usd());
+  j["efficiency"] = JsonNumber(t.efficiency());
   j["idle_gpu_hours"] = t.idle_gpu_hours;
   j["idle_usd"] = priced ? Json(t.idle_usd) : Json(nullptr);
   j["unmeasured_gpu_hours"] = t.unmeasured_gpu_hours();
@@ -46,8 +46,8 @@ Json StatementJson(const StatementSet& set, const Statement& s) {
   j["total_usd"] = t.any_priced() ? Cents(r.total_cents) : Json(nullptr);
   j["prices_known"] = t.prices_known();
   PutTotals(t, j);
-  j["idle_ratio"] = Number(t.idle_ratio());
-  j["spot_ratio"] = Number(t.spot_ratio());
+  j["idle_ratio"] = JsonNumber(t.idle_ratio());
+  j["spot_ratio"] = JsonNumber(t.spot_ratio());
   j["efficiency_met"] = std::isfinite(t.efficiency()) && t.efficiency() > cfg.efficiency_target;
   j["spot_ratio_met"] = std::isfinite(t.spot_ratio()) && t.spot_ratio() > cfg.spot_ratio_target;
   const std::vector<std::string> labels = LineLabels(s);
@@ -58,7 +58,7 @@ Json StatementJson(const StatementSet& set, const Statement& s) {
     line["label"] = labels[i];
     line["gpu_model"] = l.gpu_model;
     line["capacity_type"] = l.capacity_type;
-    line["rate_usd_per_gpu_hour"] = Number(l.rate_usd_per_gpu_hour);
+    line["rate_usd_per_gpu_hour"] = JsonNumber(l.rate_usd_per_gpu_hour);
     line["amount_usd"] = Cents(r.line_cents[i]);
     PutTotals(l.totals, line);
     lines.push_back(std::move(line));

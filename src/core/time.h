@@ -20,7 +20,8 @@ inline Instant InstantFromUnixMs(int64_t ms) { return Instant(Duration(ms)); }
 inline int64_t UnixMs(Instant t) { return t.time_since_epoch().count(); }
 inline double UnixSeconds(Instant t) { return static_cast<double>(UnixMs(t)) / 1000.0; }
 inline double Seconds(Duration d) { return static_cast<double>(d.count()) / 1000.0; }
-inline double Hours(Duration d) { return static_cast<double>(d.count()) / 3'600'000.0; }
+inline constexpr double kMsPerHour = 3'600'000.0;
+inline double Hours(Duration d) { return static_cast<double>(d.count()) / kMsPerHour; }
 
 // Half-open [start, end).
 struct Window {

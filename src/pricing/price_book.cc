@@ -5,11 +5,10 @@
 #include <set>
 
 #include "core/strings.h"
+#include "core/time.h"
 
 namespace gpucost {
 namespace {
-
-constexpr double kMsPerHour = 3'600'000.0;
 
 bool IsSpot(const Node& node) { return node.capacity_type == "spot"; }
 
@@ -46,7 +45,7 @@ bool SamePrice(const PricePeriod& a, const PricePeriod& b) {
          a.effective_from == b.effective_from;
 }
 
-std::string Usd(double v) { return StrCat("$", FormatDouble(std::round(v * 1e6) / 1e6)); }
+std::string DollarText(double v) { return StrCat("$", FormatDouble(std::round(v * 1e6) / 1e6)); }
 
 }  // namespace
 
@@ -148,7 +147,7 @@ std::optional<PricePeriod> PriceBook::FromBill(const Node& node, Instant t) cons
   p.source = PriceSource::kBill;
   p.effective_from = c.start;
   p.why = StrCat(bill_source_, " (", c.where, "): ", c.instance_id, " ", FormatRfc3339(c.start),
-                 " ", Usd(c.effective_usd), c.purchase_option.empty() ? "" : " ",
+                 " ", DollarText(c.effective_usd), c.purchase_option.empty() ? "" : " ",
                  c.purchase_option, "; GPU share ", config_.gpu_share.ToString());
   return p;
 }
@@ -170,7 +169,7 @@ std::optional<PricePeriod> PriceBook::FromCatalog(const Node& node, Instant t) c
   p.list_usd_per_gpu_hour = price->usd_per_hour * per_gpu;
   p.effective_from = price->from.value_or(Instant{});
   std::string where = StrCat(catalog_->source_name, " ", in.provider, " ", in.type, " ", in.region,
-                             " ", Usd(price->usd_per_hour), "/h");
+                             " ", DollarText(price->usd_per_hour), "/h");
   if (!m.region_exact && !node.region.empty()) {
     where += StrCat(" (no ", node.region, " price in the catalog)");
   }
@@ -193,7 +192,7 @@ std::optional<PricePeriod> PriceBook::FromCatalog(const Node& node, Instant t) c
                    FormatDouble(*config_.spot_discount));
   } else if (!std::isnan(price->spot_usd_per_hour)) {
     p.usd_per_gpu_hour = price->spot_usd_per_hour * per_gpu;
-    p.why = StrCat(where, ", spot ", Usd(price->spot_usd_per_hour), "/h observed", split);
+    p.why = StrCat(where, ", spot ", DollarText(price->spot_usd_per_hour), "/h observed", split);
   } else if (auto d = catalog_->spot_discounts.find(in.provider);
              d != catalog_->spot_discounts.end()) {
     p.usd_per_gpu_hour = p.list_usd_per_gpu_hour * (1 - d->second.discount);
@@ -215,12 +214,12 @@ void PriceBook::ApplyCommitment(const Node& node, Instant t, PricePeriod& p) con
     p.why += StrCat("; commitment ", name, ": ", FormatDouble(c->discount * 100), " % off");
   } else if (!std::isnan(c->usd_per_gpu_hour)) {
     p.usd_per_gpu_hour = c->usd_per_gpu_hour;
-    p.why += StrCat("; commitment ", name, ": ", Usd(c->usd_per_gpu_hour), "/GPU-hour");
+    p.why += StrCat("; commitment ", name, ": ", DollarText(c->usd_per_gpu_hour), "/GPU-hour");
   } else {
     const std::optional<InstanceSplit> split = SplitOf(node);
     if (!split) return;
     p.usd_per_gpu_hour = c->usd_per_hour * split->per_gpu();
-    p.why += StrCat("; commitment ", name, ": ", Usd(c->usd_per_hour), "/h / ", split->gpus,
+    p.why += StrCat("; commitment ", name, ": ", DollarText(c->usd_per_hour), "/h / ", split->gpus,
                     " GPUs");
   }
   p.source = PriceSource::kCommitment;
@@ -260,7 +259,7 @@ PricePeriod PriceBook::At(const Node& node, Instant t, Instant end) const {
       if (std::isnan(usd)) {
         if (const std::optional<InstanceSplit> split = SplitOf(node)) {
           usd = r->usd_per_hour * split->per_gpu();
-          why += StrCat(": ", Usd(r->usd_per_hour), "/h / ", split->gpus, " GPUs");
+          why += StrCat(": ", DollarText(r->usd_per_hour), "/h / ", split->gpus, " GPUs");
         }
       }
       if (!std::isnan(usd)) {

@@ -6,11 +6,10 @@
 #include <set>
 
 #include "core/money.h"
+#include "core/time.h"
 
 namespace gpucost {
 namespace {
-
-constexpr double kMsPerHour = 3'600'000.0;
 
 double PresentHours(const Node& node, Instant a, Instant b) {
   if (node.present.empty()) return static_cast<double>(UnixMs(b) - UnixMs(a)) / kMsPerHour;

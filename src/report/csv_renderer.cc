@@ -9,18 +9,7 @@
 namespace gpucost {
 namespace {
 
-void WriteField(std::ostream& out, std::string_view v) {
-  if (v.find_first_of(",\"\r\n") == std::string_view::npos) {
-    out << v;
-    return;
-  }
-  out << '"';
-  for (char c : v) {
-    if (c == '"') out << '"';
-    out << c;
-  }
-  out << '"';
-}
+void WriteField(std::ostream& out, std::string_view v) { out << CsvField(v); }
 
 }  // namespace
 

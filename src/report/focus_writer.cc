@@ -94,19 +94,6 @@ std::string JsonObject(const std::vector<std::pair<std::string, std::string>>& k
   return out;
 }
 
-void WriteField(std::ostream& out, std::string_view v) {
-  if (v.find_first_of(",\"\r\n") == std::string_view::npos) {
-    out << v;
-    return;
-  }
-  out << '"';
-  for (char c : v) {
-    if (c == '"') out << '"';
-    out << c;
-  }
-  out << '"';
-}
-
 // Cells in header order; Put checks the order so the mapping cannot drift from the header.
 class Line {
  public:
@@ -122,7 +109,7 @@ class Line {
   void Write(std::ostream& out) const {
     for (size_t i = 0; i < cells_.size(); ++i) {
       if (i > 0) out << ',';
-      if (cells_[i]) WriteField(out, *cells_[i]);
+      if (cells_[i]) out << CsvField(*cells_[i]);
     }
     out << '\n';
   }

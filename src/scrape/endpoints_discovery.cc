@@ -45,14 +45,19 @@ std::string Str(const json& obj, std::string_view key) {
 int PickPort(const json& ports, const std::string& wanted, std::set<std::string>& names) {
   if (!ports.is_array()) return 0;
   int only = 0;
+  int usable = 0;
   for (const json& p : ports) {
-    const int number = p.value("port", 0);
+    if (!p.is_object()) continue;
+    const auto port = p.find("port");
+    const int number = port != p.end() && port->is_number_integer() ? port->get<int>() : 0;
+    if (number <= 0 || number > 65535) continue;  // no usable port number
     const std::string name = Str(p, "name");
     names.insert(name.empty() ? std::to_string(number) : name);
     if (!wanted.empty() && (name == wanted || std::to_string(number) == wanted)) return number;
     only = number;
+    ++usable;
   }
-  return wanted.empty() && ports.size() == 1 ? only : 0;
+  return wanted.empty() && usable == 1 ? only : 0;
 }
 
 // Lists a collection through every page; `what` names it in errors.
@@ -100,6 +105,7 @@ void FromSlices(const std::vector<json>& slices, const EndpointsQuery& q, std::v
     return Str(*a, "addressType") == "IPv4" && Str(*b, "addressType") != "IPv4";
   });
   for (const json* slice : order) {
+    if (!slice->is_object()) continue;  // not an EndpointSlice: nothing to read
     const json& meta = slice->value("metadata", json::object());
     const std::string service =
         meta.contains("labels") ? Str(meta["labels"], kServiceNameLabel) : std::string();
@@ -110,6 +116,7 @@ void FromSlices(const std::vector<json>& slices, const EndpointsQuery& q, std::v
     port_found = true;
     const std::string type = Str(*slice, "addressType");
     for (const json& ep : slice->value("endpoints", json::array())) {
+      if (!ep.is_object()) continue;
       const json cond = ep.value("conditions", json::object());
       if (cond.contains("ready") && cond["ready"].is_boolean() && !cond["ready"].get<bool>()) {
         continue;  // absent means ready (the API's rule)
@@ -134,10 +141,12 @@ void FromSlices(const std::vector<json>& slices, const EndpointsQuery& q, std::v
 void FromEndpoints(const std::vector<json>& objects, const EndpointsQuery& q,
                    std::vector<Found>& out, std::set<std::string>& port_names, bool& port_found) {
   for (const json& obj : objects) {
+    if (!obj.is_object()) continue;  // not an Endpoints object: nothing to read
     const json& meta = obj.value("metadata", json::object());
     const std::string service = Str(meta, "name");
     if (!q.service.empty() && service != q.service) continue;
     for (const json& subset : obj.value("subsets", json::array())) {
+      if (!subset.is_object()) continue;
       const int port = PickPort(subset.value("ports", json::array()), q.port, port_names);
       if (port == 0) continue;
       port_found = true;

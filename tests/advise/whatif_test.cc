@@ -10,7 +10,7 @@
 namespace gpucost::advise {
 namespace {
 
-constexpr int64_t kHour = 3600;
+constexpr int64_t kOneHour = 3600;
 
 // Three on-demand whole GPUs at $4/GPU-hour for 10 h, $40 each:
 //   etl (Job, team data): 90% busy;
@@ -31,11 +31,11 @@ Profiled ThreeWorkloads(const AdviseSettings& s) {
     const UnitIndex g = b.AddWhole(n, std::string("g-") + w.name);
     const HolderIndex h = b.AddHolder(w.ns, std::string(w.name) + "-0");
     Identify(b, h, w.kind, w.name);
-    b.HoldUnits(h, {g}, 0, 10 * kHour);
+    b.HoldUnits(h, {g}, 0, 10 * kOneHour);
   }
-  b.DeviceUsage(n, "g-etl", -1, 0.9, 0, 10 * kHour);
-  b.DeviceUsage(n, "g-api", -1, 0.1, 0, 10 * kHour);
-  DeviceUsageSwitch(b, n, "g-jupyter-z", 0.5, 0.0, 4 * kHour, 10 * kHour);
+  b.DeviceUsage(n, "g-etl", -1, 0.9, 0, 10 * kOneHour);
+  b.DeviceUsage(n, "g-api", -1, 0.1, 0, 10 * kOneHour);
+  DeviceUsageSwitch(b, n, "g-jupyter-z", 0.5, 0.0, 4 * kOneHour, 10 * kOneHour);
   return ProfileCluster(b, 10, testing::ConstantPrice(4), s, [](const Node&) { return 1.0; });
 }
 
@@ -118,8 +118,8 @@ TEST(WhatIf, SpotWithoutASpotPriceLeavesBatchOnDemandAndSaysSo) {
   const UnitIndex g = b.AddWhole(n, "g1");
   const HolderIndex h = b.AddHolder("data", "etl-0");
   Identify(b, h, "Job", "etl");
-  b.HoldUnits(h, {g}, 0, 2 * kHour);
-  b.DeviceUsage(n, "g1", -1, 0.9, 0, 2 * kHour);
+  b.HoldUnits(h, {g}, 0, 2 * kOneHour);
+  b.DeviceUsage(n, "g1", -1, 0.9, 0, 2 * kOneHour);
   const Profiled p = ProfileCluster(b, 2, testing::ConstantPrice(4), s);
   const Scenario spot = RunScenario(p.profiles, p.window, p.step, s, *ParsePolicies("spot-batch"));
   EXPECT_NEAR(spot.after_usd, 8, 1e-9);

@@ -30,7 +30,6 @@ using testing_util::Contains;
 using testing_util::RunShell;
 
 constexpr int64_t kT0 = 1790812800;  // 2026-10-01T00:00:00Z
-const std::string kBinary = GPUCOST_BINARY;
 const std::string kGpu = "GPU-7e1d0c2b-3a4f-4b5c-8d6e-9f0a1b2c3d4e";
 
 struct PodSpec {

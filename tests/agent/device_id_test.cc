@@ -14,7 +14,7 @@ namespace {
 constexpr char kUuid[] = "GPU-5f8e2c1a-7b3d-4e9f-a2c6-1d0b9e8f7a65";
 constexpr char kMigUuid[] = "MIG-2ce7a541-c516-5dbc-a76e-26cc100d9b55";
 
-struct Want {
+struct DeviceIdWant {
   DeviceIdKind kind;
   std::string gpu_uuid{};
   std::string mig_uuid{};
@@ -26,7 +26,7 @@ struct Want {
   int replica = -1;
 };
 
-void ExpectParses(const std::string& id, const Want& want) {
+void ExpectParses(const std::string& id, const DeviceIdWant& want) {
   SCOPED_TRACE(id);
   const DeviceId got = ParseDeviceId(id);
   EXPECT_EQ(got.raw, id);
@@ -41,7 +41,9 @@ void ExpectParses(const std::string& id, const Want& want) {
   EXPECT_EQ(got.replica, want.replica);
 }
 
-void ExpectUnknown(const std::string& id) { ExpectParses(id, Want{DeviceIdKind::kUnknown}); }
+void ExpectUnknown(const std::string& id) {
+  ExpectParses(id, DeviceIdWant{DeviceIdKind::kUnknown});
+}
 
 TEST(DeviceIdTest, WholeGpuByUuid) {
   ExpectParses(kUuid, {.kind = DeviceIdKind::kGpuUuid, .gpu_uuid = kUuid});

@@ -21,7 +21,7 @@ namespace gpucost::agent {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::HasSubstr;
+using ::testing::HasSubstr;
 using testing_util::FakeKubelet;
 
 constexpr char kGpuA[] = "GPU-5f8e2c1a-7b3d-4e9f-a2c6-1d0b9e8f7a65";
@@ -98,7 +98,7 @@ const std::string kNodeAllocatable = StrCat(R"pb(
   memory { memory_type: "hugepages-2Mi" size: 2097152 }
 )pb");
 
-class PodResourcesTest : public testing::Test {
+class PodResourcesTest : public ::testing::Test {
  protected:
   void SetUp() override {
     char tmpl[] = "/tmp/gpucost-podres-XXXXXX";

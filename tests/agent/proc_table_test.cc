@@ -21,26 +21,30 @@ using ::testing::HasSubstr;
 using testing_util::FakeProc;
 using testing_util::FakeStatLine;
 
-constexpr char kIdA[] = "5dd96d5394ca930a854a390ea46f7515a8bc930123eb3251ba20f2708a38fc61";
-constexpr char kIdB[] = "d6d725b909f37c3e232aadfbafa950a58bfe7baa579ba8c47a12be88bb921607";
+constexpr char kProcIdA[] = "5dd96d5394ca930a854a390ea46f7515a8bc930123eb3251ba20f2708a38fc61";
+constexpr char kProcIdB[] = "d6d725b909f37c3e232aadfbafa950a58bfe7baa579ba8c47a12be88bb921607";
 
 const std::string kContainerdV1 =
-    std::string("12:pids:/kubepods/besteffort/poda36d0c1d-0b26-4451-8d80-9c195e004afa/") + kIdA +
-    "\n11:memory:/kubepods/besteffort/poda36d0c1d-0b26-4451-8d80-9c195e004afa/" + kIdA +
-    "\n1:name=systemd:/kubepods/besteffort/poda36d0c1d-0b26-4451-8d80-9c195e004afa/" + kIdA + "\n";
+    std::string("12:pids:/kubepods/besteffort/poda36d0c1d-0b26-4451-8d80-9c195e004afa/") +
+    kProcIdA + "\n11:memory:/kubepods/besteffort/poda36d0c1d-0b26-4451-8d80-9c195e004afa/" +
+    kProcIdA + "\n1:name=systemd:/kubepods/besteffort/poda36d0c1d-0b26-4451-8d80-9c195e004afa/" +
+    kProcIdA + "\n";
 const std::string kCrioV1 =
-    std::string("3:memory:/kubepods.slice/kubepods-besteffort.slice/"
-                "kubepods-besteffort-pod8ca306fa_3c03_47fa_97dd_19979c345572.slice/crio-") +
-    kIdB + ".scope\n6:rdma:/\n";
+    std::string(
+        "3:memory:/kubepods.slice/kubepods-besteffort.slice/"
+        "kubepods-besteffort-pod8ca306fa_3c03_47fa_97dd_19979c345572.slice/crio-") +
+    kProcIdB + ".scope\n6:rdma:/\n";
 const std::string kContainerdV2 =
     "0::/kubepods.slice/kubepods-burstable.slice/"
     "kubepods-burstable-poda9c80282_3f6b_4d5b_84d5_a137a6668011.slice/cri-containerd-" +
-    std::string(kIdA) + ".scope\n";
+    std::string(kProcIdA) + ".scope\n";
 const std::string kColonForm =
     "8:cpu,cpuacct:/system.slice/containerd.service/"
     "kubepods-besteffort-pod2105e389_7471_476e_a50f_6074cef29bbd.slice:cri-containerd:" +
-    std::string(kIdB) + "\n7:cpuset:/kubepods-besteffort-pod2105e389_7471_476e_a50f_6074cef29bbd.slice:"
-    "cri-containerd:" + kIdB + "\n";
+    std::string(kProcIdB) +
+    "\n7:cpuset:/kubepods-besteffort-pod2105e389_7471_476e_a50f_6074cef29bbd.slice:"
+    "cri-containerd:" +
+    kProcIdB + "\n";
 const std::string kSlurmV2 = "0::/system.slice/slurmstepd.scope/job_3385/step_0/user/task_0\n";
 const std::string kHost = "0::/user.slice/user-1000.slice/session-3.scope\n";
 
@@ -64,23 +68,23 @@ TEST(ProcTable, IdentifiesEachFormat) {
   EXPECT_TRUE(p.exists);
   EXPECT_EQ(p.start_time_ticks, 1001u);
   EXPECT_EQ(p.identity.pod_uid, "a36d0c1d-0b26-4451-8d80-9c195e004afa");
-  EXPECT_EQ(p.identity.container_id, kIdA);
+  EXPECT_EQ(p.identity.container_id, kProcIdA);
   EXPECT_EQ(p.identity.runtime, "containerd");
 
   p = MustIdentify(table, 102);
   EXPECT_EQ(p.start_time_ticks, 1002u);
   EXPECT_EQ(p.identity.pod_uid, "8ca306fa-3c03-47fa-97dd-19979c345572");
-  EXPECT_EQ(p.identity.container_id, kIdB);
+  EXPECT_EQ(p.identity.container_id, kProcIdB);
   EXPECT_EQ(p.identity.runtime, "cri-o");
 
   p = MustIdentify(table, 103);
   EXPECT_EQ(p.identity.pod_uid, "a9c80282-3f6b-4d5b-84d5-a137a6668011");
-  EXPECT_EQ(p.identity.container_id, kIdA);
+  EXPECT_EQ(p.identity.container_id, kProcIdA);
   EXPECT_EQ(p.identity.qos, "burstable");
 
   p = MustIdentify(table, 104);
   EXPECT_EQ(p.identity.pod_uid, "2105e389-7471-476e-a50f-6074cef29bbd");
-  EXPECT_EQ(p.identity.container_id, kIdB);
+  EXPECT_EQ(p.identity.container_id, kProcIdB);
 
   p = MustIdentify(table, 105);
   EXPECT_TRUE(p.exists);
@@ -115,12 +119,12 @@ TEST(ProcTable, ReusedPidIsReadAgain) {
   FakeProc proc;
   proc.Add(301, kContainerdV1, 1000);
   ProcTable table(proc.root().string());
-  EXPECT_EQ(MustIdentify(table, 301).identity.container_id, kIdA);
+  EXPECT_EQ(MustIdentify(table, 301).identity.container_id, kProcIdA);
 
   proc.Add(301, kCrioV1, 2000);  // the old process exited; a new one got its PID
   const ProcessInfo p = MustIdentify(table, 301);
   EXPECT_EQ(p.start_time_ticks, 2000u);
-  EXPECT_EQ(p.identity.container_id, kIdB);
+  EXPECT_EQ(p.identity.container_id, kProcIdB);
   EXPECT_EQ(p.identity.pod_uid, "8ca306fa-3c03-47fa-97dd-19979c345572");
   EXPECT_EQ(table.cached(), 1u);
 }
@@ -130,17 +134,17 @@ TEST(ProcTable, CachesBySameStartTimeUntilPruned) {
   proc.Add(401, kContainerdV1, 700);
   proc.Add(402, kContainerdV2, 800);
   ProcTable table(proc.root().string());
-  EXPECT_EQ(MustIdentify(table, 401).identity.container_id, kIdA);
-  EXPECT_EQ(MustIdentify(table, 402).identity.container_id, kIdA);
+  EXPECT_EQ(MustIdentify(table, 401).identity.container_id, kProcIdA);
+  EXPECT_EQ(MustIdentify(table, 402).identity.container_id, kProcIdA);
   EXPECT_EQ(table.cached(), 2u);
 
   // Same start time: the cached identity answers, the cgroup file is not read again.
   proc.WriteFile(401, "cgroup", kCrioV1);
-  EXPECT_EQ(MustIdentify(table, 401).identity.container_id, kIdA);
+  EXPECT_EQ(MustIdentify(table, 401).identity.container_id, kProcIdA);
 
   table.Prune({402, 12345});
   EXPECT_EQ(table.cached(), 1u);
-  EXPECT_EQ(MustIdentify(table, 401).identity.container_id, kIdB);  // read afresh
+  EXPECT_EQ(MustIdentify(table, 401).identity.container_id, kProcIdB);  // read afresh
   table.Prune({});
   EXPECT_EQ(table.cached(), 0u);
 }
@@ -153,7 +157,7 @@ TEST(ProcTable, IdentitiesWithoutContainerAreNotCached) {
   EXPECT_EQ(MustIdentify(table, 501).identity, ProcessIdentity{});
   EXPECT_EQ(table.cached(), 0u);
   proc.WriteFile(501, "cgroup", kContainerdV2);
-  EXPECT_EQ(MustIdentify(table, 501).identity.container_id, kIdA);
+  EXPECT_EQ(MustIdentify(table, 501).identity.container_id, kProcIdA);
   EXPECT_EQ(table.cached(), 1u);
 }
 
@@ -165,7 +169,7 @@ TEST(ProcTable, CommandNamesWithSpacesAndParentheses) {
   ProcTable table(proc.root().string());
   EXPECT_EQ(MustIdentify(table, 601).start_time_ticks, 123456789u);
   EXPECT_EQ(MustIdentify(table, 602).start_time_ticks, 987654321u);
-  EXPECT_EQ(MustIdentify(table, 602).identity.container_id, kIdB);
+  EXPECT_EQ(MustIdentify(table, 602).identity.container_id, kProcIdB);
   EXPECT_EQ(MustIdentify(table, 603).start_time_ticks, 5u);
 }
 
@@ -208,7 +212,7 @@ TEST(ProcTable, TrailingSlashInRoot) {
   FakeProc proc;
   proc.Add(801, kContainerdV1, 9);
   ProcTable table(proc.root().string() + "/");
-  EXPECT_EQ(MustIdentify(table, 801).identity.container_id, kIdA);
+  EXPECT_EQ(MustIdentify(table, 801).identity.container_id, kProcIdA);
 }
 
 TEST(StartTimeFromStat, CountsFieldsFromTheLastParenthesis) {

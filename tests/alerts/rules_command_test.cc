@@ -20,7 +20,6 @@ using testing_util::RunResult;
 using testing_util::RunShell;
 using testing_util::TempDir;
 
-const std::string kBinary = GPUCOST_BINARY;
 using Labels = std::map<std::string, std::string>;
 
 std::string Emit(const YAML::Node& node) {

@@ -20,7 +20,6 @@ using testing_util::Contains;
 using testing_util::RunResult;
 using testing_util::RunShell;
 
-const std::string kBinary = GPUCOST_BINARY;
 const std::string kCase =
     std::string(GPUCOST_SOURCE_DIR) + "/tests/chargeback/golden/ml_research_2026_10";
 

@@ -16,7 +16,6 @@ using testing_util::RunResult;
 using testing_util::RunShell;
 using testing_util::TempDir;
 
-const std::string kBinary = GPUCOST_BINARY;
 constexpr int64_t kT0 = 1790812800;  // 2026-10-01T00:00:00Z
 const std::string kCid(64, 'c');      // container y's id
 

@@ -10,7 +10,14 @@
 #include <sstream>
 #include <string>
 
-namespace gpucost::testing_util {
+namespace gpucost {
+
+#ifdef GPUCOST_BINARY
+// The gpucost binary built with the tests, which the command tests run.
+inline const std::string kBinary = GPUCOST_BINARY;
+#endif
+
+namespace testing_util {
 
 struct RunResult {
   int exit_code = -1;
@@ -66,4 +73,5 @@ class TempDir {
   std::filesystem::path path_;
 };
 
-}  // namespace gpucost::testing_util
+}  // namespace testing_util
+}  // namespace gpucost

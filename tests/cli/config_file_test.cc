@@ -21,8 +21,6 @@ using testing_util::Contains;
 using testing_util::RunShell;
 using testing_util::TempDir;
 
-const std::string kBinary = GPUCOST_BINARY;
-
 struct Flags {
   std::string config;
   std::string interval = "1m";

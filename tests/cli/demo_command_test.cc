@@ -13,8 +13,6 @@ using testing_util::RunResult;
 using testing_util::RunShell;
 using testing_util::TempDir;
 
-const std::string kBinary = GPUCOST_BINARY;
-
 TEST(DemoCommand, PrintsTheSeedNumbers) {
   const RunResult r = RunShell(kBinary + " demo 2>&1");
   ASSERT_EQ(r.exit_code, 0) << r.output;

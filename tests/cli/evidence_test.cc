@@ -19,7 +19,6 @@ using testing_util::RunResult;
 using testing_util::RunShell;
 using testing_util::TempDir;
 
-const std::string kBinary = GPUCOST_BINARY;
 const std::string kWholeGpu =
     std::string(GPUCOST_SOURCE_DIR) + "/tests/golden/cases/whole_gpu/input/scrape.prom";
 

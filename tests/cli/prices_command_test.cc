@@ -16,8 +16,6 @@ using testing_util::RunResult;
 using testing_util::RunShell;
 using testing_util::TempDir;
 
-const std::string kBinary = GPUCOST_BINARY;
-
 // One hour of two nodes, no pods: a p5.48xlarge on demand and a g6.12xlarge on spot.
 void WriteCluster(const std::filesystem::path& dir) {
   std::ofstream out(dir / "ksm.prom");

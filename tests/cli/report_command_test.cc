@@ -17,7 +17,6 @@ using testing_util::RunResult;
 using testing_util::RunShell;
 using testing_util::TempDir;
 
-const std::string kBinary = GPUCOST_BINARY;
 const std::string kCase = std::string(GPUCOST_SOURCE_DIR) + "/tests/golden/cases/whole_gpu/input";
 
 RunResult Report(const std::string& args) { return RunShell(kBinary + " report " + args + " 2>&1"); }

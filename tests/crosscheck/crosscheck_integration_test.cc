@@ -33,7 +33,6 @@ using nlohmann::json;
 using testing_util::RunResult;
 using testing_util::RunShell;
 
-const std::string kBinary = GPUCOST_BINARY;
 constexpr int64_t kStart = 1790812800;  // 2026-10-01T00:00:00Z
 constexpr int64_t kHours = 6;
 constexpr int64_t kEnd = kStart + kHours * 3600;

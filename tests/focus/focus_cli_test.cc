@@ -21,7 +21,6 @@ using testing_util::RunResult;
 using testing_util::RunShell;
 using testing_util::TempDir;
 
-const std::string kBinary = GPUCOST_BINARY;
 const std::string kSource = GPUCOST_SOURCE_DIR;
 
 double SumColumn(const focus_test::Table& t, std::string_view column) {

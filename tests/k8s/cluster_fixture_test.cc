@@ -9,12 +9,11 @@
 #include "inventory/inventory_builder.h"
 #include "k8s/fake_apiserver.h"
 #include "k8s/k8s_fixtures.h"
+#include "k8s/k8s_test_util.h"
 #include "k8s/kube_source.h"
 
 namespace gpucost::k8s {
 namespace {
-
-Instant At(const char* rfc3339) { return *ParseInstant(rfc3339); }
 
 class ClusterFixtureTest : public ::testing::Test {
  protected:

@@ -2,7 +2,6 @@
 // after Invalidate, and exec plugins: a real /bin/sh plugin run through core's RunCommand
 // (KUBERNETES_EXEC_INFO, args and env reach it; expiry and Invalidate run it again; a failing
 // exit carries its stderr), and ExecCredential parsing errors through an injected runner.
-#include "cli/cli_test_util.h"
 #include "k8s/credentials.h"
 
 #include <gmock/gmock.h>
@@ -16,7 +15,9 @@
 #include <sstream>
 #include <thread>
 
+#include "cli/cli_test_util.h"
 #include "core/strings.h"
+#include "k8s/k8s_test_util.h"
 
 namespace gpucost::k8s {
 namespace {
@@ -26,15 +27,9 @@ using ::testing::Not;
 
 namespace fs = std::filesystem;
 
-constexpr char kCaPem[] = "-----BEGIN CERTIFICATE-----\nCA-DATA\n-----END CERTIFICATE-----\n";
-constexpr char kCaB64[] =
-    "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCkNBLURBVEEKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo=";
-
 using testing_util::TempDir;
 
 Instant T0() { return ParseInstant("2030-01-01T00:00:00Z").value(); }
-
-std::string Message(const Status& s) { return std::string(s.message()); }
 
 TEST(CredentialSourceTest, PassesStaticCredentialsThrough) {
   FakeClock clock(T0());

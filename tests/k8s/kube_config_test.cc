@@ -1,7 +1,6 @@
 // Connection settings: kubeconfig files (several entries, kubectl's merge rules, relative paths,
 // base64 data, errors that name the file and field), the in-cluster service account and the
 // order ResolveConnection tries them in. Files are written to a temporary directory.
-#include "cli/cli_test_util.h"
 #include "k8s/kube_config.h"
 
 #include <gmock/gmock.h>
@@ -12,7 +11,9 @@
 #include <fstream>
 #include <map>
 
+#include "cli/cli_test_util.h"
 #include "core/strings.h"
+#include "k8s/k8s_test_util.h"
 
 namespace gpucost::k8s {
 namespace {
@@ -23,16 +24,11 @@ using ::testing::Pair;
 
 namespace fs = std::filesystem;
 
-constexpr char kCaPem[] = "-----BEGIN CERTIFICATE-----\nCA-DATA\n-----END CERTIFICATE-----\n";
-constexpr char kCaB64[] =
-    "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCkNBLURBVEEKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo=";
 constexpr char kClientPem[] =
     "-----BEGIN CERTIFICATE-----\nCLIENT-DATA\n-----END CERTIFICATE-----\n";
 constexpr char kClientB64[] =
     "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCkNMSUVOVC1EQVRBCi0tLS0tRU5EIENFUlRJRklDQVRFLS0tLS0K";
 constexpr char kKeyPem[] = "-----BEGIN PRIVATE KEY-----\nKEY-DATA\n-----END PRIVATE KEY-----\n";
-constexpr char kKeyB64[] =
-    "LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tCktFWS1EQVRBCi0tLS0tRU5EIFBSSVZBVEUgS0VZLS0tLS0K";
 
 using testing_util::TempDir;
 
@@ -45,8 +41,6 @@ std::function<std::optional<std::string>(std::string_view)> EnvOf(
     return it->second;
   };
 }
-
-std::string Message(const Status& s) { return std::string(s.message()); }
 
 const char kSeveral[] =
     R"(apiVersion: v1

@@ -13,6 +13,7 @@
 
 #include "k8s/fake_apiserver.h"
 #include "k8s/k8s_fixtures.h"
+#include "k8s/k8s_test_util.h"
 
 namespace gpucost::k8s {
 namespace {
@@ -50,8 +51,6 @@ bool Eventually(F&& f, std::chrono::milliseconds timeout = 5s) {
   }
   return f();
 }
-
-Instant At(const char* rfc3339) { return *ParseInstant(rfc3339); }
 
 KubeSourceOptions FastOptions() {
   KubeSourceOptions o;

@@ -5,12 +5,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "k8s/k8s_test_util.h"
+
 namespace gpucost::k8s {
 namespace {
 
 using nlohmann::json;
-
-Instant At(const char* rfc3339) { return *ParseInstant(rfc3339); }
 
 json TrainingPod() {
   return json::parse(R"({

@@ -17,8 +17,6 @@ using testing_util::RunResult;
 using testing_util::RunShell;
 using testing_util::TempDir;
 
-const std::string kBinary = GPUCOST_BINARY;
-
 class LedgerCommand : public ::testing::Test {
  protected:
   void SetUp() override {

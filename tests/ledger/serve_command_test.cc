@@ -35,8 +35,6 @@ using testing_util::RunResult;
 using testing_util::RunShell;
 using testing_util::TempDir;
 
-const std::string kBinary = GPUCOST_BINARY;
-
 class Serve : public ::testing::Test {
  protected:
   void SetUp() override {

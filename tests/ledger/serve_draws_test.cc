@@ -29,7 +29,6 @@ using testing_util::RunResult;
 using testing_util::RunShell;
 using testing_util::TempDir;
 
-const std::string kBinary = GPUCOST_BINARY;
 constexpr int64_t kStart = 1790812800;  // 2026-10-01T00:00:00Z
 constexpr int64_t kEnd = kStart + 6 * 3600;
 

@@ -33,8 +33,6 @@ using testing_util::RunResult;
 using testing_util::RunShell;
 using testing_util::TempDir;
 
-const std::string kBinary = GPUCOST_BINARY;
-
 // Copies an OpenMetrics file without the samples timestamped in [from, to).
 void CutHole(const std::string& in, const std::string& out, Instant from, Instant to) {
   std::ifstream src(in);

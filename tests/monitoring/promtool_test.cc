@@ -26,8 +26,6 @@ using testing_util::RunResult;
 using testing_util::RunShell;
 using testing_util::TempDir;
 
-const std::string kBinary = GPUCOST_BINARY;
-
 // The promtool to use: $PROMTOOL, else promtool on PATH, else "".
 std::string Promtool() {
   if (const char* p = std::getenv("PROMTOOL"); p != nullptr && *p != '\0') return p;

@@ -14,8 +14,8 @@ namespace {
 
 const Window kWindow{InstantFromUnixMs(1'759'276'800'000), InstantFromUnixMs(1'759'280'400'000)};
 
-Node MakeNode(std::string name, std::string instance_type, std::string gpu_model,
-              std::string capacity_type) {
+Node RateCardNode(std::string name, std::string instance_type, std::string gpu_model,
+                  std::string capacity_type) {
   Node n;
   n.cluster = "prod";
   n.name = std::move(name);
@@ -56,19 +56,20 @@ TEST(RateCard, FirstMatchingRuleWins) {
   ASSERT_EQ(card->rules.size(), 3u);
 
   // Matches rules 2 and 3; rule 2 comes first.
-  const PricePeriod spot = card->Lookup(MakeNode("n1", "g4dn.xlarge", "Tesla T4", "spot"), kWindow);
+  const PricePeriod spot =
+      card->Lookup(RateCardNode("n1", "g4dn.xlarge", "Tesla T4", "spot"), kWindow);
   EXPECT_EQ(spot.source, PriceSource::kRateCard);
   EXPECT_DOUBLE_EQ(spot.usd_per_gpu_hour, 0.16);
   EXPECT_EQ(spot.why, "prices.yaml rule 2 (gpu_model=*T4*, capacity_type=spot)");
   EXPECT_EQ(spot.interval, (Interval{kWindow.start, kWindow.end}));
 
   const PricePeriod on_demand =
-      card->Lookup(MakeNode("n2", "g4dn.xlarge", "Tesla T4", "on_demand"), kWindow);
+      card->Lookup(RateCardNode("n2", "g4dn.xlarge", "Tesla T4", "on_demand"), kWindow);
   EXPECT_DOUBLE_EQ(on_demand.usd_per_gpu_hour, 0.53);
   EXPECT_EQ(on_demand.why, "prices.yaml rule 3 (gpu_model=*T4*)");
 
   const PricePeriod p4d =
-      card->Lookup(MakeNode("n3", "p4d.24xlarge", "NVIDIA A100-SXM4-40GB", "spot"), kWindow);
+      card->Lookup(RateCardNode("n3", "p4d.24xlarge", "NVIDIA A100-SXM4-40GB", "spot"), kWindow);
   EXPECT_DOUBLE_EQ(p4d.usd_per_gpu_hour, 4.10);
   EXPECT_EQ(p4d.why, "prices.yaml rule 1 (instance_type=p4d.24xlarge)");
 }
@@ -77,7 +78,7 @@ TEST(RateCard, DefaultAppliesWhenNoRuleMatches) {
   auto card = ParseRateCard(kCard, "prices.yaml");
   ASSERT_TRUE(card.ok());
   const PricePeriod p =
-      card->Lookup(MakeNode("n4", "a2-highgpu-1g", "NVIDIA A100", "on_demand"), kWindow);
+      card->Lookup(RateCardNode("n4", "a2-highgpu-1g", "NVIDIA A100", "on_demand"), kWindow);
   EXPECT_EQ(p.source, PriceSource::kDefault);
   EXPECT_DOUBLE_EQ(p.usd_per_gpu_hour, 2.0);
   EXPECT_EQ(p.why, "prices.yaml default_usd_per_gpu_hour");
@@ -87,11 +88,11 @@ TEST(RateCard, NoMatchAndNoDefaultIsUnknownNotZero) {
   auto card =
       ParseRateCard("prices:\n  - match: {node: gpu-*}\n    usd_per_gpu_hour: 3\n", "prices.yaml");
   ASSERT_TRUE(card.ok()) << card.status().ToString();
-  const PricePeriod miss = card->Lookup(MakeNode("cpu-1", "m5.large", "", ""), kWindow);
+  const PricePeriod miss = card->Lookup(RateCardNode("cpu-1", "m5.large", "", ""), kWindow);
   EXPECT_EQ(miss.source, PriceSource::kUnknown);
   EXPECT_FALSE(miss.known());
   EXPECT_NE(miss.why.find("cpu-1"), std::string::npos);
-  const PricePeriod hit = card->Lookup(MakeNode("gpu-7", "m5.large", "", ""), kWindow);
+  const PricePeriod hit = card->Lookup(RateCardNode("gpu-7", "m5.large", "", ""), kWindow);
   EXPECT_TRUE(hit.known());
   EXPECT_DOUBLE_EQ(hit.usd_per_gpu_hour, 3.0);
 }
@@ -105,15 +106,16 @@ TEST(RateCard, CapacityTypesAsUsersCopyThemFromTheirLabels) {
         "prices.yaml");
     ASSERT_TRUE(card.ok()) << spelling << ": " << card.status().ToString();
     const PricePeriod p =
-        card->Lookup(MakeNode("n1", "g4dn.xlarge", "Tesla T4", "on_demand"), kWindow);
+        card->Lookup(RateCardNode("n1", "g4dn.xlarge", "Tesla T4", "on_demand"), kWindow);
     EXPECT_TRUE(p.known()) << spelling;
     EXPECT_DOUBLE_EQ(p.usd_per_gpu_hour, 3.0) << spelling;
-    EXPECT_FALSE(card->Lookup(MakeNode("n2", "g4dn.xlarge", "Tesla T4", "spot"), kWindow).known());
+    EXPECT_FALSE(
+        card->Lookup(RateCardNode("n2", "g4dn.xlarge", "Tesla T4", "spot"), kWindow).known());
   }
   auto preemptible = ParseRateCard(
       "prices:\n  - match: {capacity_type: preemptible}\n    usd_per_gpu_hour: 1\n", "p.yaml");
   ASSERT_TRUE(preemptible.ok());
-  EXPECT_TRUE(preemptible->Lookup(MakeNode("n", "x", "T4", "spot"), kWindow).known());
+  EXPECT_TRUE(preemptible->Lookup(RateCardNode("n", "x", "T4", "spot"), kWindow).known());
   auto bad = ParseRateCard(
       "prices:\n  - match: {capacity_type: ondemnd}\n    usd_per_gpu_hour: 3\n", "prices.yaml");
   ASSERT_FALSE(bad.ok());
@@ -131,7 +133,7 @@ prices:
 )",
                             "p.yaml");
   ASSERT_TRUE(card.ok()) << card.status().ToString();
-  Node n = MakeNode("n1", "t", "g", "spot");
+  Node n = RateCardNode("n1", "t", "g", "spot");
   EXPECT_EQ(card->Lookup(n, kWindow).source, PriceSource::kRateCard);
   n.region = "eu-west-1";
   EXPECT_EQ(card->Lookup(n, kWindow).source, PriceSource::kUnknown);
@@ -205,7 +207,7 @@ TEST(RateCard, LoadFromFileUsesPathInWhy) {
 
 TEST(PriceFn, FlatPriceCoversTheWindow) {
   const PriceFn fn = FlatPriceFn(2.5);
-  const auto periods = fn(MakeNode("n1", "", "", ""), kWindow);
+  const auto periods = fn(RateCardNode("n1", "", "", ""), kWindow);
   ASSERT_EQ(periods.size(), 1u);
   EXPECT_EQ(periods[0].source, PriceSource::kDefault);
   EXPECT_DOUBLE_EQ(periods[0].usd_per_gpu_hour, 2.5);
@@ -215,7 +217,7 @@ TEST(PriceFn, FlatPriceCoversTheWindow) {
 TEST(PriceFn, NoOptionsMeansUnknown) {
   auto fn = MakePriceFn(PriceOptions{});
   ASSERT_TRUE(fn.ok());
-  const auto periods = (*fn)(MakeNode("n1", "", "", ""), kWindow);
+  const auto periods = (*fn)(RateCardNode("n1", "", "", ""), kWindow);
   ASSERT_EQ(periods.size(), 1u);
   EXPECT_FALSE(periods[0].known());
 }
@@ -233,10 +235,10 @@ TEST(PriceFn, FlagReplacesFileDefault) {
   auto fn = MakePriceFn(options);
   std::filesystem::remove(path);
   ASSERT_TRUE(fn.ok()) << fn.status().ToString();
-  const auto t4 = (*fn)(MakeNode("n1", "", "Tesla T4", ""), kWindow);
+  const auto t4 = (*fn)(RateCardNode("n1", "", "Tesla T4", ""), kWindow);
   EXPECT_EQ(t4[0].source, PriceSource::kRateCard);
   EXPECT_DOUBLE_EQ(t4[0].usd_per_gpu_hour, 0.5);
-  const auto other = (*fn)(MakeNode("n2", "", "A100", ""), kWindow);
+  const auto other = (*fn)(RateCardNode("n2", "", "A100", ""), kWindow);
   EXPECT_EQ(other[0].source, PriceSource::kDefault);
   EXPECT_DOUBLE_EQ(other[0].usd_per_gpu_hour, 1.25);
   EXPECT_EQ(other[0].why, "--price-per-gpu-hour");

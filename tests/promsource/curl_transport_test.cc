@@ -88,7 +88,7 @@ class TinyServer {
   std::thread thread_;
 };
 
-const char kOk[] = R"({"status":"success","data":{"resultType":"matrix","result":[]}})";
+const char kOkMatrix[] = R"({"status":"success","data":{"resultType":"matrix","result":[]}})";
 
 PrometheusClientOptions FastRetries() {
   PrometheusClientOptions o;
@@ -100,11 +100,11 @@ PrometheusClientOptions FastRetries() {
 TEST(CurlTransport, RetriesServerErrorsThenSucceeds) {
   TinyServer server({{503, "busy"},
                      {500, R"({"status":"error","errorType":"internal","error":"x"})"},
-                     {200, kOk}});
+                     {200, kOkMatrix}});
   PrometheusClient c(server.url(), FastRetries());
   auto r = c.Query("up[5m]", InstantFromUnixMs(1000));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(*r, kOk);
+  EXPECT_EQ(*r, kOkMatrix);
   EXPECT_EQ(c.requests(), 3u);
 }
 
@@ -120,7 +120,7 @@ TEST(CurlTransport, ClientErrorNamesUrlStatusAndApiError) {
 }
 
 TEST(CurlTransport, TimeoutIsRetried) {
-  TinyServer server({{200, kOk, std::chrono::milliseconds(1200)}, {200, kOk}});
+  TinyServer server({{200, kOkMatrix, std::chrono::milliseconds(1200)}, {200, kOkMatrix}});
   PrometheusClient c(server.url(), FastRetries());
   auto r = c.Query("up", InstantFromUnixMs(0));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -130,7 +130,7 @@ TEST(CurlTransport, TimeoutIsRetried) {
 TEST(CurlTransport, RefusedConnectionGivesUpWithTheUrl) {
   int port = 0;
   {
-    TinyServer server({{200, kOk}});  // learn a free port, then let it go
+    TinyServer server({{200, kOkMatrix}});  // learn a free port, then let it go
     port = std::stoi(server.url().substr(server.url().rfind(':') + 1));
     PrometheusClient warm(server.url(), FastRetries());
     ASSERT_TRUE(warm.Query("up", InstantFromUnixMs(0)).ok());

@@ -38,7 +38,6 @@ using testing_util::RunShell;
 using testing_util::PrometheusProcess;
 using testing_util::TempDir;
 
-const std::string kBinary = GPUCOST_BINARY;
 const char kPrometheus[] = "/usr/bin/prometheus";
 const char kPromtool[] = "/usr/bin/promtool";
 

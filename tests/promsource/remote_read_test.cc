@@ -25,7 +25,7 @@ using testing::RecordingHandler;
 using testing::ScriptedTransport;
 
 constexpr int64_t kT0 = 1790812800000;  // 2026-10-01T00:00:00Z
-const Window kAll{InstantFromUnixMs(0), InstantFromUnixMs(int64_t{1} << 50)};
+const Window kAllTime{InstantFromUnixMs(0), InstantFromUnixMs(int64_t{1} << 50)};
 
 std::string ReadData(const std::string& name) {
   std::ifstream in(std::string(GPUCOST_SOURCE_DIR) + "/tests/promsource/data/" + name);
@@ -103,7 +103,7 @@ TEST(RemoteRead, RealPrometheusStreamedBody) {
   const std::string body = FromHex(ReadData("streamed_response_edges.hex"));
   const std::string_view metrics[] = {"gpucost_xor_test"};
   RecordingHandler h;
-  auto r = StreamChunkedReadResponse(body, kAll, metrics, h);
+  auto r = StreamChunkedReadResponse(body, kAllTime, metrics, h);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->frames, 1u);
   EXPECT_EQ(r->series, 1u);
@@ -121,12 +121,12 @@ TEST(RemoteRead, RealPrometheusStreamedBody) {
     std::string bad = body;
     bad[i] = static_cast<char>(bad[i] ^ 0x40);
     RecordingHandler h2;
-    auto b = StreamChunkedReadResponse(bad, kAll, metrics, h2);
+    auto b = StreamChunkedReadResponse(bad, kAllTime, metrics, h2);
     EXPECT_FALSE(b.ok()) << "byte " << i;
   }
   // A truncated body names the frame.
   RecordingHandler h3;
-  auto t = StreamChunkedReadResponse(body.substr(0, body.size() - 3), kAll, metrics, h3);
+  auto t = StreamChunkedReadResponse(body.substr(0, body.size() - 3), kAllTime, metrics, h3);
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.status().ToString().find("remote-read frame 0 at byte 0"), std::string::npos)
       << t.status().ToString();
@@ -175,7 +175,7 @@ TEST(RemoteRead, BadFramesNameWhatIsWrong) {
   prompb::ChunkedReadResponse f;
   f.set_query_index(3);
   AddLabels(f.add_chunked_series()->mutable_labels(), {{"__name__", "m"}});
-  auto r = StreamChunkedReadResponse(Frame(f), kAll, metrics, h);
+  auto r = StreamChunkedReadResponse(Frame(f), kAllTime, metrics, h);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().ToString().find("query_index 3 but the request had 1"), std::string::npos)
       << r.status().ToString();
@@ -186,14 +186,14 @@ TEST(RemoteRead, BadFramesNameWhatIsWrong) {
   prompb::Chunk* c = s->add_chunks();
   c->set_type(prompb::Chunk::XOR);
   c->set_data(std::string("\x00\x05\x01", 3));  // announces 5 samples, holds none
-  r = StreamChunkedReadResponse(Frame(g), kAll, metrics, h);
+  r = StreamChunkedReadResponse(Frame(g), kAllTime, metrics, h);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().ToString().find("series m"), std::string::npos) << r.status().ToString();
   EXPECT_NE(r.status().ToString().find("XOR chunk sample 0 of 5"), std::string::npos)
       << r.status().ToString();
 
   const std::string huge_length = "\xff\xff\xff\xff\x0f" + std::string(8, '\0');
-  r = StreamChunkedReadResponse(huge_length, kAll, metrics, h);
+  r = StreamChunkedReadResponse(huge_length, kAllTime, metrics, h);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().ToString().find("runs past"), std::string::npos) << r.status().ToString();
 }
@@ -207,7 +207,7 @@ TEST(RemoteRead, HistogramChunksAreSkippedNotMisread) {
   c->set_data("not xor");
   const std::string_view metrics[] = {"m"};
   RecordingHandler h;
-  auto r = StreamChunkedReadResponse(Frame(f), kAll, metrics, h);
+  auto r = StreamChunkedReadResponse(Frame(f), kAllTime, metrics, h);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->skipped_chunks, 1u);
   EXPECT_TRUE(h.samples.empty());
@@ -235,14 +235,14 @@ std::string SamplesResponse() {
 TEST(RemoteRead, SamplesResponse) {
   const std::string_view metrics[] = {"m0", "m1"};
   RecordingHandler h;
-  auto r = StreamSamplesReadResponse(SamplesResponse(), kAll, metrics, h);
+  auto r = StreamSamplesReadResponse(SamplesResponse(), kAllTime, metrics, h);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_EQ(h.samples.size(), 3u);
   EXPECT_EQ(h.samples[2].t_ms, kT0 + 30000);
   EXPECT_EQ(h.samples[2].value, 1.0);
   EXPECT_EQ(h.samples[0].name, "m1");
   EXPECT_EQ(r->stale, 1u);
-  auto bad = StreamSamplesReadResponse("definitely not snappy", kAll, metrics, h);
+  auto bad = StreamSamplesReadResponse("definitely not snappy", kAllTime, metrics, h);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().ToString().find("snappy"), std::string::npos);
 }

@@ -379,8 +379,8 @@ TEST(RemoteWriteHttp, HeadersAndBodyOnTheWire) {
 // A real Prometheus (Debian's 2.42) with its remote-write receiver: what is written comes back
 // exactly through the query API, and a sample it refuses is a permanent rejection.
 TEST(RemoteWritePrometheus, WrittenSamplesComeBackFromTheQueryApi) {
-  const char kPrometheus[] = "/usr/bin/prometheus";
-  if (!std::filesystem::exists(kPrometheus)) {
+  const char kPrometheusBinary[] = "/usr/bin/prometheus";
+  if (!std::filesystem::exists(kPrometheusBinary)) {
     GTEST_SKIP() << "prometheus is not installed (scripts/install-deps.sh)";
   }
   testing_util::TempDir tmp;
@@ -388,7 +388,7 @@ TEST(RemoteWritePrometheus, WrittenSamplesComeBackFromTheQueryApi) {
   const int port = testing_util::FreePort();
   const std::string url = StrCat("http://127.0.0.1:", port);
   testing_util::ChildProcess prometheus(
-      {kPrometheus, "--config.file=" + config,
+      {kPrometheusBinary, "--config.file=" + config,
        "--storage.tsdb.path=" + (tmp.path() / "tsdb").string(),
        StrCat("--web.listen-address=127.0.0.1:", port), "--web.enable-remote-write-receiver"},
       (tmp.path() / "prometheus.log").string());

@@ -28,15 +28,18 @@ json Endpoint(const std::string& ip, const std::string& pod, const std::string& 
   return e;
 }
 
+// The endpoints as a vector: a braced list of one json value would be that value, not an array of
+// it, on some compilers.
 json Slice(const std::string& name, const std::string& service, const std::string& type,
-           json endpoints, json ports = json::array({{{"name", "gpu-metrics"}, {"port", 9400}}}),
+           std::vector<json> endpoints,
+           json ports = json::array({{{"name", "gpu-metrics"}, {"port", 9400}}}),
            const std::string& ns = "gpu-operator") {
   return {{"metadata",
            {{"name", name},
             {"namespace", ns},
             {"labels", {{"kubernetes.io/service-name", service}, {"app", service}}}}},
           {"addressType", type},
-          {"endpoints", std::move(endpoints)},
+          {"endpoints", json(std::move(endpoints))},
           {"ports", std::move(ports)}};
 }
 
@@ -161,6 +164,21 @@ TEST_F(DiscoveryTest, PortErrorsNameWhatThereIs) {
   Result<std::vector<ScrapeTarget>> empty = Discover("gpu-operator/absent:metrics");
   ASSERT_TRUE(empty.ok()) << "a service without endpoints has no targets, which is no error";
   EXPECT_TRUE(empty->empty());
+}
+
+TEST_F(DiscoveryTest, MalformedEntriesAreSkippedNotThrown) {
+  // An endpoint that is not an object, a port written as a string, a port entry that is a
+  // number: each is skipped, and the well-formed endpoint next to them is still found.
+  server_.Upsert("endpointslices", Slice("s", "svc", "IPv4",
+                                         {json("10.0.0.9"), json::array({"10.0.0.8"}),
+                                          Endpoint("10.0.0.1", "p", "n")},
+                                         json::array({json(9400),
+                                                      {{"name", "metrics"}, {"port", "9400"}},
+                                                      {{"name", "metrics"}, {"port", 9401}}})));
+  Result<std::vector<ScrapeTarget>> targets = Discover("gpu-operator/svc:metrics");
+  ASSERT_TRUE(targets.ok()) << targets.status().ToString();
+  ASSERT_EQ(targets->size(), 1u);
+  EXPECT_EQ((*targets)[0].url, "http://10.0.0.1:9401/metrics");
 }
 
 TEST_F(DiscoveryTest, FallsBackToV1EndpointsWithoutTheSliceApi) {

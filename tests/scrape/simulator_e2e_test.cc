@@ -19,7 +19,7 @@ namespace {
 using std::chrono::minutes;
 using std::chrono::seconds;
 
-constexpr int64_t kStartMs = 1790812800000;  // 2026-10-01T00:00:00Z
+constexpr int64_t kSimStartMs = 1790812800000;  // 2026-10-01T00:00:00Z
 
 simulate::SimOptions Options() {
   simulate::SimOptions o;
@@ -29,7 +29,7 @@ simulate::SimOptions Options() {
 }
 
 TEST(ScrapeSimulator, SpoolOfLiveScrapesAttributesLikeTheSimulatorsFiles) {
-  FakeClock clock(InstantFromUnixMs(kStartMs));
+  FakeClock clock(InstantFromUnixMs(kSimStartMs));
   auto sim = simulate::ClusterSimulator::Create(Options(), clock.Now());
   ASSERT_TRUE(sim.ok()) << sim.status().ToString();
   simulate::MetricsServer server(**sim, clock);

@@ -1,23 +1,21 @@
 // sacct --parsable2 / -p parsing: fields, steps, arrays, het jobs, states, pending and malformed
 // lines (tests/slurm/data holds files shaped like real sacct output).
-#include <fstream>
-#include <sstream>
+#include "slurm/sacct_parser.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "core/strings.h"
-#include "slurm/sacct_parser.h"
+#include "slurm/slurm_test_util.h"
 
 namespace gpucost::slurm {
 namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-std::string DataPath(std::string_view name) {
-  return StrCat(GPUCOST_SOURCE_DIR, "/tests/slurm/data/", name);
-}
 
 std::string ReadData(std::string_view name) {
   std::ifstream in(DataPath(name));

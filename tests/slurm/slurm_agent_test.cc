@@ -11,6 +11,7 @@
 #include "attribution/attributor.h"
 #include "core/strings.h"
 #include "inventory/timeline_loader.h"
+#include "slurm/slurm_test_util.h"
 #include "slurm/slurm_timeline.h"
 
 namespace gpucost::slurm {
@@ -18,18 +19,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr int64_t kDay = 1772409600;  // 2026-03-02T00:00:00Z
-constexpr int kMinutes = 240;         // the window: four hours
-Instant At(double hours) {
-  return InstantFromUnixMs(kDay * 1000 + static_cast<int64_t>(std::llround(hours * 3'600'000.0)));
-}
-
-SlurmOptions UtcDay() {
-  SlurmOptions o;
-  o.format.time_zone = "UTC";
-  o.window = Window{At(0), At(kMinutes / 60.0)};
-  return o;
-}
+constexpr int kMinutes = 240;  // the window: four hours
 
 constexpr std::string_view kHeader =
     "JobID|JobIDRaw|Cluster|Account|Partition|AllocTRES|Start|End|State|NodeList|NTasks|"
@@ -87,60 +77,20 @@ LoadedTimeline Merged(const std::string& exposition, const std::string& sacct) {
   to.window = Window{At(0), At(kMinutes / 60.0)};
   auto t = LoadTimelineFromText(exposition, to, "agent.prom");
   EXPECT_TRUE(t.ok()) << t.status().ToString();
-  auto piece = LoadSacctText(StrCat(kHeader, sacct), UtcDay(), "sacct.txt");
+  auto piece = LoadSacctText(StrCat(kHeader, sacct), UtcHours(kMinutes / 60.0), "sacct.txt");
   EXPECT_TRUE(piece.ok()) << piece.status().ToString();
   if (!t.ok() || !piece.ok()) return {};
   MergeSlurmTimeline(*t, std::move(*piece), "default");
   return std::move(*t);
 }
 
-HolderIndex HolderOf(const Inventory& inv, std::string_view job) {
-  for (HolderIndex h = 0; h < inv.holders.size(); ++h) {
-    if (inv.holders[h].pod == job) return h;
-  }
-  ADD_FAILURE() << "no holder " << job;
-  return kNoIndex;
-}
-
-class Sink final : public CostSink {
- public:
-  void Consume(std::span<const CostRecord> records) override {
-    for (const CostRecord& r : records) {
-      if (r.is_idle()) continue;
-      gpu_hours[r.holder] += r.gpu_hours;
-      unmeasured[r.holder] += r.unmeasured_gpu_hours;
-      if (std::isfinite(r.activity_gpu_hours)) activity[r.holder] += r.activity_gpu_hours;
-      if (std::isfinite(r.effective_usd)) effective[r.holder] += r.effective_usd;
-      estimated[r.holder] = estimated[r.holder] || r.estimated;
-      units[r.holder].insert(r.unit);
-    }
-  }
-  std::map<HolderIndex, double> gpu_hours, unmeasured, activity, effective;
-  std::map<HolderIndex, bool> estimated;
-  std::map<HolderIndex, std::set<UnitIndex>> units;
-};
-
-// Attributes at $2/GPU-hour and checks conservation: allocated + idle = the nodes' GPU cost.
-Sink Attribute(const LoadedTimeline& t) {
-  AttributionOptions ao;
-  ao.window = t.window;
-  Sink sink;
-  const PriceFn price = [](const Node&, Window w) {
-    PricePeriod p;
-    p.interval = {w.start, w.end};
-    p.usd_per_gpu_hour = 2.0;
-    p.source = PriceSource::kDefault;
-    p.effective_from = w.start;
-    return std::vector<PricePeriod>{p};
-  };
-  auto summary = gpucost::Attribute(t.inventory, t.usage, price, ao, sink);
-  EXPECT_TRUE(summary.ok()) << summary.status().ToString();
-  if (summary.ok()) {
-    double gpus = 0;
-    for (const Node& n : t.inventory.nodes) gpus += n.physical_gpus;
-    EXPECT_NEAR(summary->node_cost_usd, gpus * 2.0 * kMinutes / 60.0, 1e-9);
-    EXPECT_NEAR(summary->allocated_usd + summary->idle_usd, summary->node_cost_usd, 1e-9);
-  }
+// Attributes at $2/GPU-hour: the nodes' GPU cost is every GPU over the whole window.
+Sink AttributeAtTwoDollars(const LoadedTimeline& t) {
+  AttributionSummary summary;
+  Sink sink = Attribute(t, 2.0, &summary);
+  double gpus = 0;
+  for (const Node& n : t.inventory.nodes) gpus += n.physical_gpus;
+  EXPECT_NEAR(summary.node_cost_usd, gpus * 2.0 * kMinutes / 60.0, 1e-9);
   return sink;
 }
 
@@ -171,7 +121,7 @@ TEST(SlurmAgentTest, JobRowsUseTheAgentsPerJobActivityOnItsGpu) {
   EXPECT_EQ(t.inventory.nodes[0].cluster, "hpc1");
   EXPECT_EQ(t.inventory.nodes[0].physical_gpus, 2);
   const HolderIndex h = HolderOf(t.inventory, "4001");
-  const Sink sink = Attribute(t);
+  const Sink sink = AttributeAtTwoDollars(t);
   // Drawn from the pool it would get GPU-0 (lowest index); the agent pins it to GPU-1.
   EXPECT_EQ(UnitUuid(t, sink, h), "GPU-1");
   EXPECT_NEAR(sink.gpu_hours.at(h), 2.0, 1e-9);
@@ -188,7 +138,7 @@ TEST(SlurmAgentTest, JobsWithoutAnAgentSeriesKeepTheirGpusActivity) {
   const LoadedTimeline t =
       Merged(AgentGpus("gpu01", 2, 0.5) + AgentJob("gpu01", 1, "4001", 0.3, 0, 60),
              Job("4001", "4001", 1, 0, 2) + Job("4002", "4002", 1, 0, 1));
-  const Sink sink = Attribute(t);
+  const Sink sink = AttributeAtTwoDollars(t);
   const HolderIndex h = HolderOf(t.inventory, "4002");
   EXPECT_EQ(UnitUuid(t, sink, h), "GPU-0");
   EXPECT_NEAR(sink.activity.at(h), 0.5, 1e-9);
@@ -202,7 +152,7 @@ TEST(SlurmAgentTest, JobIdAsJobIdRawOrAsSacctPrintsIt) {
       AgentGpus("gpu01", 2, 0.5) + AgentJob("gpu01", 0, "4020", 0.4, 0, 60) +
           AgentJob("gpu01", 0, "4003_1", 0.6, 60, 120) + AgentJob("gpu01", 1, "4010", 0.8, 60, 120),
       Job("4002_7", "4010", 1, 1, 2) + Job("4003_1", "4020", 1, 1, 2));
-  const Sink sink = Attribute(t);
+  const Sink sink = AttributeAtTwoDollars(t);
   const HolderIndex raw = HolderOf(t.inventory, "4002_7"),
                     printed = HolderOf(t.inventory, "4003_1");
   EXPECT_EQ(UnitUuid(t, sink, raw), "GPU-1");
@@ -220,7 +170,7 @@ TEST(SlurmAgentTest, HetJobComponentMatchesTheLeadingIdWhenAloneOnTheNode) {
       AgentGpus("gpu01", 2, 0.5) + AgentGpus("gpu02", 2, 0.5) +
           AgentJob("gpu01", 1, "4100", 0.2, 0, 60) + AgentJob("gpu02", 1, "4100", 0.7, 0, 60),
       Job("4100+0", "4100", 1, 0, 1) + Job("4100+1", "4101", 1, 0, 1, "gpu02"));
-  const Sink sink = Attribute(t);
+  const Sink sink = AttributeAtTwoDollars(t);
   const HolderIndex lead = HolderOf(t.inventory, "4100+0"), other = HolderOf(t.inventory, "4100+1");
   EXPECT_NEAR(sink.activity.at(lead), 0.2, 1e-9);
   EXPECT_NEAR(sink.activity.at(other), 0.7, 1e-9);
@@ -239,7 +189,7 @@ TEST(SlurmAgentTest, SeriesOfAnUnknownJobAreWarnedAndIgnored) {
                          "node agent: GPU activity of Slurm job 9999 on node gpu01 matches no "
                          "Slurm job holding GPUs on that node"),
             1u);
-  const Sink sink = Attribute(t);
+  const Sink sink = AttributeAtTwoDollars(t);
   const HolderIndex h = HolderOf(t.inventory, "4001");
   EXPECT_NEAR(sink.activity.at(h), 0.5, 1e-9);
   for (const HolderDeviceSeries& s : t.usage.holders) EXPECT_NE(s.holder, h);
@@ -262,7 +212,7 @@ TEST(SlurmAgentTest, AgentPreferredOverDcgmHpcJobLabels) {
   ASSERT_EQ(t.inventory.nodes.size(), 1u);
   ASSERT_FALSE(t.device_jobs.empty());
   const HolderIndex h = HolderOf(t.inventory, "4001");
-  const Sink sink = Attribute(t);
+  const Sink sink = AttributeAtTwoDollars(t);
   EXPECT_EQ(UnitUuid(t, sink, h), "GPU-1");
   EXPECT_NEAR(sink.activity.at(h), 2 * 0.3, 1e-9);
 }
@@ -275,7 +225,7 @@ TEST(SlurmAgentTest, TooManyMeasuredGpusDrawFromThePoolWithTheirSeries) {
                  AgentJob("gpu01", 1, "4001", 0.3, 0, 60),
              Job("4001", "4001", 1, 0, 1));
   EXPECT_EQ(WarningsWith(t, "slurm job 4001 on node gpu01: the node agent measures 2 devices"), 1u);
-  const Sink sink = Attribute(t);
+  const Sink sink = AttributeAtTwoDollars(t);
   const HolderIndex h = HolderOf(t.inventory, "4001");
   EXPECT_EQ(UnitUuid(t, sink, h), "GPU-0");
   EXPECT_NEAR(sink.activity.at(h), 0.1, 1e-9);

@@ -1,14 +1,16 @@
 // Slurm jobs as an inventory piece: holders, nodes, units, holdings, the window cut, MIG slices,
 // multi-node splits, merging into a Kubernetes timeline, and the real engine over the result.
-#include <cmath>
-#include <map>
+#include "slurm/slurm_timeline.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <map>
+
 #include "attribution/attributor.h"
 #include "core/strings.h"
-#include "slurm/slurm_timeline.h"
+#include "slurm/slurm_test_util.h"
 
 namespace gpucost::slurm {
 namespace {
@@ -16,42 +18,11 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-constexpr int64_t kDay = 1772409600;  // 2026-03-02T00:00:00Z
-Instant At(double hours) {
-  return InstantFromUnixMs(kDay * 1000 + static_cast<int64_t>(std::llround(hours * 3'600'000.0)));
-}
-
-std::string DataPath(std::string_view name) {
-  return StrCat(GPUCOST_SOURCE_DIR, "/tests/slurm/data/", name);
-}
-
 SlurmOptions BerlinDay() {
   SlurmOptions o;
   o.format.time_zone = "Europe/Berlin";
   o.window = Window{At(0), At(24)};
   return o;
-}
-
-SlurmTimeline Load(std::string_view file, const SlurmOptions& options) {
-  auto r = LoadSacct(DataPath(file), options);
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
-  return r.ok() ? std::move(*r) : SlurmTimeline{};
-}
-
-HolderIndex HolderOf(const Inventory& inv, std::string_view job) {
-  for (HolderIndex h = 0; h < inv.holders.size(); ++h) {
-    if (inv.holders[h].pod == job) return h;
-  }
-  ADD_FAILURE() << "no holder " << job;
-  return kNoIndex;
-}
-
-NodeIndex NodeOf(const Inventory& inv, std::string_view name) {
-  for (NodeIndex n = 0; n < inv.nodes.size(); ++n) {
-    if (inv.nodes[n].name == name) return n;
-  }
-  ADD_FAILURE() << "no node " << name;
-  return kNoIndex;
 }
 
 std::vector<const Holding*> HoldingsOf(const Inventory& inv, HolderIndex h) {
@@ -246,17 +217,6 @@ class RecordSink final : public CostSink {
   std::map<HolderIndex, double> allocated_usd;
   double idle_usd = 0;
 };
-
-PriceFn Flat(double usd_per_gpu_hour) {
-  return [usd_per_gpu_hour](const Node&, Window w) {
-    PricePeriod p;
-    p.interval = {w.start, w.end};
-    p.usd_per_gpu_hour = usd_per_gpu_hour;
-    p.source = PriceSource::kDefault;
-    p.effective_from = w.start;
-    return std::vector<PricePeriod>{p};
-  };
-}
 
 TEST(SlurmAttributionTest, EngineChargesJobsAndConservesNodeCost) {
   const SlurmTimeline t = Load("basic.txt", BerlinDay());

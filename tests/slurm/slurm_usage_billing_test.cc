@@ -1,16 +1,17 @@
 // Slurm jobs' utilization (steps' gres/gpuutil; dcgm-exporter hpc_job labels after a merge),
 // billing units from TRESBillingWeights, and the slurm.partition node label, checked through
 // the real engine.
-#include <cmath>
-#include <map>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
 
 #include "attribution/attributor.h"
 #include "core/strings.h"
 #include "inventory/timeline_loader.h"
 #include "slurm/billing_weights.h"
+#include "slurm/slurm_test_util.h"
 #include "slurm/slurm_timeline.h"
 
 namespace gpucost::slurm {
@@ -18,89 +19,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr int64_t kDay = 1772409600;  // 2026-03-02T00:00:00Z
-Instant At(double hours) {
-  return InstantFromUnixMs(kDay * 1000 + static_cast<int64_t>(std::llround(hours * 3'600'000.0)));
-}
-
-std::string DataPath(std::string_view name) {
-  return StrCat(GPUCOST_SOURCE_DIR, "/tests/slurm/data/", name);
-}
-
-SlurmOptions UtcDay(double hours = 4) {
-  SlurmOptions o;
-  o.format.time_zone = "UTC";
-  o.window = Window{At(0), At(hours)};
-  return o;
-}
-
-SlurmTimeline Load(std::string_view file, const SlurmOptions& options) {
-  auto r = LoadSacct(DataPath(file), options);
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
-  return r.ok() ? std::move(*r) : SlurmTimeline{};
-}
-
-HolderIndex HolderOf(const Inventory& inv, std::string_view job) {
-  for (HolderIndex h = 0; h < inv.holders.size(); ++h) {
-    if (inv.holders[h].pod == job) return h;
-  }
-  ADD_FAILURE() << "no holder " << job;
-  return kNoIndex;
-}
-
-NodeIndex NodeOf(const Inventory& inv, std::string_view name) {
-  for (NodeIndex n = 0; n < inv.nodes.size(); ++n) {
-    if (inv.nodes[n].name == name) return n;
-  }
-  ADD_FAILURE() << "no node " << name;
-  return kNoIndex;
-}
-
-class Sink final : public CostSink {
- public:
-  void Consume(std::span<const CostRecord> records) override {
-    for (const CostRecord& r : records) {
-      if (r.is_idle()) {
-        idle_usd += r.allocated_usd;
-        continue;
-      }
-      gpu_hours[r.holder] += r.gpu_hours;
-      unmeasured[r.holder] += r.unmeasured_gpu_hours;
-      if (std::isfinite(r.activity_gpu_hours)) activity[r.holder] += r.activity_gpu_hours;
-      allocated[r.holder] += r.allocated_usd;
-      units[r.holder].insert(r.unit);
-    }
-  }
-  std::map<HolderIndex, double> gpu_hours, unmeasured, activity, allocated;
-  std::map<HolderIndex, std::set<UnitIndex>> units;
-  double idle_usd = 0;
-};
-
-PriceFn Flat(double usd) {
-  return [usd](const Node&, Window w) {
-    PricePeriod p;
-    p.interval = {w.start, w.end};
-    p.usd_per_gpu_hour = usd;
-    p.source = PriceSource::kDefault;
-    p.effective_from = w.start;
-    return std::vector<PricePeriod>{p};
-  };
-}
-
-Sink Attribute(const LoadedTimeline& t) {
-  AttributionOptions ao;
-  ao.window = t.window;
-  Sink sink;
-  auto summary = gpucost::Attribute(t.inventory, t.usage, Flat(1.0), ao, sink);
-  EXPECT_TRUE(summary.ok()) << summary.status().ToString();
-  if (summary.ok()) {
-    EXPECT_NEAR(summary->allocated_usd + summary->idle_usd, summary->node_cost_usd, 1e-9);
-  }
-  return sink;
-}
-
 TEST(SlurmGpuUtilTest, StepsGpuutilBecomesTheJobsUtilization) {
-  SlurmTimeline t = Load("gpuutil.txt", UtcDay());
+  SlurmTimeline t = Load("gpuutil.txt", UtcHours(4));
   EXPECT_EQ(t.stats.gpuutil_jobs, 2u);
   ASSERT_EQ(t.usage.holders.size(), 2u);
   for (const HolderDeviceSeries& s : t.usage.holders) {
@@ -108,7 +28,7 @@ TEST(SlurmGpuUtilTest, StepsGpuutilBecomesTheJobsUtilization) {
     EXPECT_EQ(s.gpu_uuid, "");
   }
   const Inventory inv = t.inventory;
-  const Sink sink = Attribute(ToLoadedTimeline(std::move(t)));
+  const Sink sink = Attribute(ToLoadedTimeline(std::move(t)), 1.0);
   const HolderIndex a = HolderOf(inv, "3001"), b = HolderOf(inv, "3002"), c = HolderOf(inv, "3003");
   // 3001: 2 GPUs x (1 h at 120/200 + 1 h at 180/200).
   EXPECT_NEAR(sink.gpu_hours.at(a), 4.0, 1e-9);
@@ -122,7 +42,7 @@ TEST(SlurmGpuUtilTest, StepsGpuutilBecomesTheJobsUtilization) {
 }
 
 TEST(SlurmGpuUtilTest, SamplesAreSpacedBelowTheStalenessLimit) {
-  SlurmOptions o = UtcDay();
+  SlurmOptions o = UtcHours(4);
   o.usage_sample_interval = std::chrono::minutes(10);
   const SlurmTimeline t = Load("gpuutil.txt", o);
   const HolderIndex a = HolderOf(t.inventory, "3001");
@@ -139,21 +59,21 @@ TEST(SlurmGpuUtilTest, SamplesAreSpacedBelowTheStalenessLimit) {
 }
 
 TEST(SlurmNodeLabelTest, NodesCarryTheirPartitionsSorted) {
-  const SlurmTimeline t = Load("gpuutil.txt", UtcDay());
+  const SlurmTimeline t = Load("gpuutil.txt", UtcHours(4));
   const Inventory& inv = t.inventory;
   EXPECT_EQ(inv.nodes[NodeOf(inv, "gpu01")].labels.Get("slurm.partition"), "debug,gpu");
   EXPECT_EQ(inv.nodes[NodeOf(inv, "gpu02")].labels.Get("slurm.partition"), "gpu");
 }
 
 TEST(SlurmBillingTest, RecordedBillingIsUsedWithoutWeights) {
-  const SlurmTimeline t = Load("gpuutil.txt", UtcDay());
+  const SlurmTimeline t = Load("gpuutil.txt", UtcHours(4));
   const Inventory& inv = t.inventory;
   EXPECT_DOUBLE_EQ(inv.holders[HolderOf(inv, "3001")].billing_per_gpu_hour, 20.0 / 2);
   EXPECT_DOUBLE_EQ(inv.holders[HolderOf(inv, "3002")].billing_per_gpu_hour, 4.0);
 }
 
 TEST(SlurmBillingTest, WeightsFromScontrolRecomputeBilling) {
-  SlurmOptions o = UtcDay();
+  SlurmOptions o = UtcHours(4);
   auto w = LoadBillingWeights(DataPath("scontrol_partitions.txt"));
   ASSERT_TRUE(w.ok()) << w.status().ToString();
   o.billing = *w;
@@ -177,7 +97,7 @@ TEST(SlurmBillingTest, WeightsFromScontrolRecomputeBilling) {
 }
 
 TEST(SlurmBillingTest, UnknownPartitionHasNoBillingAndIsReported) {
-  SlurmOptions o = UtcDay();
+  SlurmOptions o = UtcHours(4);
   auto w = ParseBillingWeights("PartitionName=other TRESBillingWeights=CPU=1\n", "w.txt");
   ASSERT_TRUE(w.ok()) << w.status().ToString();
   o.billing = *w;
@@ -238,7 +158,7 @@ TEST(SlurmDcgmMergeTest, HpcJobLabelsAreReadPerDevice) {
 TEST(SlurmDcgmMergeTest, SlurmTakesOverDcgmNodesAndPinsLabelledGpus) {
   LoadedTimeline t = DcgmTimeline();
   ASSERT_EQ(t.inventory.nodes.size(), 1u);
-  SlurmTimeline slurm = Load("gpuutil.txt", UtcDay());
+  SlurmTimeline slurm = Load("gpuutil.txt", UtcHours(4));
   MergeSlurmTimeline(t, std::move(slurm), "default");
   const Inventory& inv = t.inventory;
   ASSERT_EQ(inv.nodes.size(), 2u);  // gpu01 taken over, gpu02 added
@@ -256,7 +176,7 @@ TEST(SlurmDcgmMergeTest, SlurmTakesOverDcgmNodesAndPinsLabelledGpus) {
     EXPECT_NE(s.holder, a);
     EXPECT_NE(s.holder, b);
   }
-  const Sink sink = Attribute(t);
+  const Sink sink = Attribute(t, 1.0);
   EXPECT_NEAR(sink.gpu_hours.at(a), 4.0, 1e-9);
   EXPECT_NEAR(sink.activity.at(a), 2 * 0.2 + 2 * 0.4, 1e-9);
   // Drawn from the pool, 3002 would take GPU 0 (least loaded, lowest index) at 0.1.
@@ -270,7 +190,7 @@ TEST(SlurmDcgmMergeTest, SlurmTakesOverDcgmNodesAndPinsLabelledGpus) {
 TEST(SlurmDcgmMergeTest, NodesOfAnotherLabelledClusterAreNotTakenOver) {
   LoadedTimeline t = DcgmTimeline();
   for (Node& n : t.inventory.nodes) n.cluster = "k8s-east";
-  MergeSlurmTimeline(t, Load("gpuutil.txt", UtcDay()), "default");
+  MergeSlurmTimeline(t, Load("gpuutil.txt", UtcHours(4)), "default");
   EXPECT_EQ(t.inventory.nodes.size(), 3u);
 }
 
@@ -284,12 +204,12 @@ TEST(SlurmDcgmMergeTest, HetJobLabelledWithItsLeadingIdIsPinned) {
   for (DeviceJob& j : t.device_jobs) {
     if (j.job == "3002") j.job = "3000";
   }
-  auto piece = LoadSacctText(sacct, UtcDay(), "het.txt");
+  auto piece = LoadSacctText(sacct, UtcHours(4), "het.txt");
   ASSERT_TRUE(piece.ok()) << piece.status().ToString();
   // Make the component's leading id 3000 as Slurm would for a het job submitted as 3000.
   for (Holder& h : piece->inventory.holders) h.labels = h.labels.With("het_job_id", "3000");
   MergeSlurmTimeline(t, std::move(*piece), "default");
-  const Sink sink = Attribute(t);
+  const Sink sink = Attribute(t, 1.0);
   const HolderIndex h = HolderOf(t.inventory, "3002+0");
   EXPECT_NEAR(sink.activity.at(h), 0.7, 1e-9);
 }

@@ -22,7 +22,6 @@ using testing_util::RunResult;
 using testing_util::RunShell;
 using testing_util::TempDir;
 
-const std::string kBinary = GPUCOST_BINARY;
 using workcost_test::ClusterText;
 class UnitCostCommand : public testing::Test {
  protected:

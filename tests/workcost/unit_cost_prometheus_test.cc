@@ -29,8 +29,6 @@ using testing_util::RunResult;
 using testing_util::RunShell;
 using testing_util::TempDir;
 
-const std::string kBinary = GPUCOST_BINARY;
-
 // Prometheus text with millisecond timestamps -> OpenMetrics with second timestamps.
 std::string ToOpenMetrics(const std::string& text) {
   std::istringstream in(text);

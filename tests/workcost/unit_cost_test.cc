@@ -14,7 +14,7 @@
 namespace gpucost::workcost {
 namespace {
 
-constexpr int64_t kT0 = 1790812800000;  // 2026-10-01T00:00:00Z
+constexpr int64_t kStart = 1790812800000;  // 2026-10-01T00:00:00Z
 
 Holder MakeHolder(std::string ns, std::string pod, std::string container, std::string workload,
                   std::string kind, std::string team) {
@@ -43,7 +43,7 @@ CostRecord Record(HolderIndex holder, double hours, double rate, double u) {
   return r;
 }
 
-// A series of `pod` with one sample a minute from kT0.
+// A series of `pod` with one sample a minute from kStart.
 WorkSeries Series(std::string ns, std::string pod, std::vector<double> values,
                   std::string reason = "stop") {
   WorkSeries s;
@@ -53,7 +53,7 @@ WorkSeries Series(std::string ns, std::string pod, std::vector<double> values,
   s.labels = LabelSet{{"namespace", ns}, {"pod", pod}, {"finished_reason", reason}};
   s.first_seen = "work.prom:1";
   for (size_t i = 0; i < values.size(); ++i) {
-    s.samples.push_back({kT0 + static_cast<int64_t>(i) * 60000, values[i]});
+    s.samples.push_back({kStart + static_cast<int64_t>(i) * 60000, values[i]});
   }
   return s;
 }
@@ -99,7 +99,7 @@ class UnitCostTest : public testing::Test {
         Series("ml", "frontend-0", {0, 50}),           // no GPU held: unmatched
         Series("ml", "gone-pod", {7, 9, 20}),          // no such holder: unmatched
     };
-    settings_.window = {InstantFromUnixMs(kT0), InstantFromUnixMs(kT0 + 600000)};
+    settings_.window = {InstantFromUnixMs(kStart), InstantFromUnixMs(kStart + 600000)};
     settings_.lookback = std::chrono::minutes(5);
     settings_.per = 1000;
     settings_.unit = "requests";
