@@ -201,29 +201,12 @@ TEST(SlurmTimelineTest, MigGresBecomeMigSlices) {
   EXPECT_EQ(t.window, (Window{At(0), At(1)}));
 }
 
-class RecordSink final : public CostSink {
- public:
-  void Consume(std::span<const CostRecord> records) override {
-    for (const CostRecord& r : records) {
-      if (r.is_idle()) {
-        idle_usd += r.allocated_usd;
-      } else {
-        gpu_hours[r.holder] += r.gpu_hours;
-        allocated_usd[r.holder] += r.allocated_usd;
-      }
-    }
-  }
-  std::map<HolderIndex, double> gpu_hours;
-  std::map<HolderIndex, double> allocated_usd;
-  double idle_usd = 0;
-};
-
 TEST(SlurmAttributionTest, EngineChargesJobsAndConservesNodeCost) {
   const SlurmTimeline t = Load("basic.txt", BerlinDay());
   const Inventory& inv = t.inventory;
   AttributionOptions ao;
   ao.window = t.window;
-  RecordSink sink;
+  Sink sink;
   auto summary = Attribute(inv, Usage{}, Flat(2.0), ao, sink);
   ASSERT_TRUE(summary.ok()) << summary.status().ToString();
   EXPECT_TRUE(summary->warnings.empty()) << Join(summary->warnings, "; ");
@@ -240,8 +223,8 @@ TEST(SlurmAttributionTest, EngineChargesJobsAndConservesNodeCost) {
   for (const Expect& e : expected) {
     const HolderIndex h = HolderOf(inv, e.job);
     EXPECT_NEAR(sink.gpu_hours[h], e.gpu_hours, 1e-9) << e.job;
-    EXPECT_NEAR(sink.allocated_usd[h], 2.0 * e.gpu_hours, 1e-9) << e.job;
-    allocated += sink.allocated_usd[h];
+    EXPECT_NEAR(sink.allocated[h], 2.0 * e.gpu_hours, 1e-9) << e.job;
+    allocated += sink.allocated[h];
   }
   const double node_cost = 14 * 24 * 2.0;  // 14 GPUs, 24 h, $2
   EXPECT_NEAR(summary->node_cost_usd, node_cost, 1e-9);
@@ -255,12 +238,12 @@ TEST(SlurmAttributionTest, MigSlicesAreChargedTheirFraction) {
   const SlurmTimeline t = Load("mig_p.txt", o);
   AttributionOptions ao;
   ao.window = t.window;
-  RecordSink sink;
+  Sink sink;
   auto summary = Attribute(t.inventory, Usage{}, Flat(12.0), ao, sink);
   ASSERT_TRUE(summary.ok()) << summary.status().ToString();
-  EXPECT_NEAR(sink.allocated_usd[HolderOf(t.inventory, "501")], 12.0 * 3 / 7, 1e-9);
-  EXPECT_NEAR(sink.allocated_usd[HolderOf(t.inventory, "502")], 12.0 * 2 / 7, 1e-9);
-  EXPECT_NEAR(sink.allocated_usd[HolderOf(t.inventory, "503")], 12.0 * 3 / 7, 1e-9);
+  EXPECT_NEAR(sink.allocated[HolderOf(t.inventory, "501")], 12.0 * 3 / 7, 1e-9);
+  EXPECT_NEAR(sink.allocated[HolderOf(t.inventory, "502")], 12.0 * 2 / 7, 1e-9);
+  EXPECT_NEAR(sink.allocated[HolderOf(t.inventory, "503")], 12.0 * 3 / 7, 1e-9);
   EXPECT_NEAR(sink.idle_usd, 12.0 * 6 / 7, 1e-9);
   EXPECT_NEAR(summary->allocated_usd + summary->idle_usd, 24.0, 1e-9);
 }
@@ -310,11 +293,11 @@ TEST(SlurmMergeTest, AppendsWithShiftedIndexesAndAttributesTogether) {
 
   AttributionOptions ao;
   ao.window = k8s.window;
-  RecordSink sink;
+  Sink sink;
   auto summary = Attribute(inv, k8s.usage, Flat(1.0), ao, sink);
   ASSERT_TRUE(summary.ok()) << summary.status().ToString();
-  EXPECT_NEAR(sink.allocated_usd[0], 6.0, 1e-9);  // the pod
-  EXPECT_NEAR(sink.allocated_usd[j], 2.0, 1e-9);  // the Slurm job
+  EXPECT_NEAR(sink.allocated[0], 6.0, 1e-9);  // the pod
+  EXPECT_NEAR(sink.allocated[j], 2.0, 1e-9);  // the Slurm job
   EXPECT_NEAR(summary->node_cost_usd, 15 * 24.0, 1e-9);
   EXPECT_NEAR(summary->allocated_usd + summary->idle_usd, summary->node_cost_usd, 1e-9);
 }
