@@ -247,6 +247,14 @@ struct Server::Impl {
       processed_ = **through;
       unwatched_from_ = **through;
     }
+    // The draws of the pods running where the run before stopped: they keep their units.
+    Result<std::vector<KeyedDraw>> draws = ledger_->OpenDraws();
+    if (draws.ok()) {
+      draws_ = std::move(*draws);
+    } else {
+      LogError(StrCat("gpucost serve: ", draws.status().ToString(),
+                      " (the pods running at the restart draw their units anew)"));
+    }
   }
 
   // Attributes what is due at `now`; true when it caught up.
@@ -284,7 +292,7 @@ struct Server::Impl {
       processed_ = chunk_end;
       // A restart resumes here; while a hole is open, at its start, to find it again.
       const Status marked =
-          ledger_->SetAttributedThrough(hole_ ? std::min(*hole_, chunk_end) : chunk_end);
+          ledger_->SetAttributedThrough(hole_ ? std::min(*hole_, chunk_end) : chunk_end, draws_);
       if (!marked.ok()) LogError(StrCat("gpucost serve: ", marked.ToString()));
       start = chunk_end;
       if (Stopping()) return false;

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "attribution/attributor.h"
+#include "attribution/inventory_union.h"
 #include "core/result.h"
 #include "ledger/ledger_summaries.h"
 #include "model/inventory.h"
@@ -93,6 +94,14 @@ class Ledger {
   // it resumes, and where what it did not watch begins. Only moves forward.
   Result<std::optional<Instant>> AttributedThrough();
   Status SetAttributedThrough(Instant t);
+  // The pool draws of holdings running at the end of the writer's last write
+  // (AttributionSummary::open_draws, by identity), kept beside AttributedThrough so that a writer
+  // that restarts draws those holdings' units as the one before it would have. Empty when none
+  // were kept.
+  Result<std::vector<KeyedDraw>> OpenDraws();
+  // SetAttributedThrough(t) and the draws open at the end of the write, in one transaction, so
+  // that a restart finds the two of one write.
+  Status SetAttributedThrough(Instant t, std::span<const KeyedDraw> open_draws);
 
   // The records whose steps start in `window` (the whole ledger when nullopt). The window's
   // start must fall on a step boundary of the records; a window holding records of two step
@@ -146,6 +155,8 @@ class Ledger {
   // A meta value that is a number; nullopt when absent.
   Result<std::optional<int64_t>> MetaInt(std::string_view key);
   Status SetMetaInt(std::string_view key, int64_t value);
+  Result<std::optional<std::string>> MetaText(std::string_view key);
+  Status SetMetaText(std::string_view key, const std::string& value);
   Result<int64_t> UnitId(const Inventory& inventory, UnitIndex unit);
   Result<int64_t> HolderId(const Holder& holder);
   // Roll-ups (ledger_rollups.cc), inside an open transaction: (re)computes one period's

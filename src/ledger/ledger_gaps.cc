@@ -4,6 +4,7 @@
 // has attributed.
 #include <algorithm>
 #include <charconv>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "core/strings.h"
@@ -15,33 +16,43 @@ namespace gpucost::ledger {
 namespace {
 
 constexpr std::string_view kAttributedKey = "attributed_through_ms";
+constexpr std::string_view kOpenDrawsKey = "open_draws";
 
 }  // namespace
 
-Result<std::optional<int64_t>> Ledger::MetaInt(std::string_view key) {
+Result<std::optional<std::string>> Ledger::MetaText(std::string_view key) {
   Result<std::unique_ptr<Statement>> q = db_->Prepare("SELECT value FROM meta WHERE key = $1");
   if (!q.ok()) return Fail(StrCat("reading ", key), q.status());
   (*q)->Bind(1, std::string(key));
   Result<bool> row = (*q)->Step();
   if (!row.ok()) return Fail(StrCat("reading ", key), row.status());
-  if (!*row) return std::optional<int64_t>();
-  const std::string text = (*q)->Text(0);
+  if (!*row) return std::optional<std::string>();
+  return std::optional<std::string>((*q)->Text(0));
+}
+
+Status Ledger::SetMetaText(std::string_view key, const std::string& value) {
+  Result<std::unique_ptr<Statement>> put = db_->Prepare(
+      "INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET "
+      "value = excluded.value");
+  if (!put.ok()) return Fail(StrCat("writing ", key), put.status());
+  (*put)->Bind(1, std::string(key)).Bind(2, value);
+  if (Result<bool> r = (*put)->Step(); !r.ok()) return Fail(StrCat("writing ", key), r.status());
+  return Status::Ok();
+}
+
+Result<std::optional<int64_t>> Ledger::MetaInt(std::string_view key) {
+  GPUCOST_ASSIGN_OR_RETURN(std::optional<std::string> text, MetaText(key));
+  if (!text) return std::optional<int64_t>();
   int64_t value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size()) {
-    return Status::ParseError(StrCat(path_, ": meta ", key, " is \"", text, "\", not a number"));
+  const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
+  if (ec != std::errc() || end != text->data() + text->size()) {
+    return Status::ParseError(StrCat(path_, ": meta ", key, " is \"", *text, "\", not a number"));
   }
   return std::optional<int64_t>(value);
 }
 
 Status Ledger::SetMetaInt(std::string_view key, int64_t value) {
-  Result<std::unique_ptr<Statement>> put = db_->Prepare(
-      "INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET "
-      "value = excluded.value");
-  if (!put.ok()) return Fail(StrCat("writing ", key), put.status());
-  (*put)->Bind(1, std::string(key)).Bind(2, std::to_string(value));
-  if (Result<bool> r = (*put)->Step(); !r.ok()) return Fail(StrCat("writing ", key), r.status());
-  return Status::Ok();
+  return SetMetaText(key, std::to_string(value));
 }
 
 Result<std::optional<Instant>> Ledger::AttributedThrough() {
@@ -54,6 +65,55 @@ Status Ledger::SetAttributedThrough(Instant t) {
   GPUCOST_ASSIGN_OR_RETURN(std::optional<int64_t> ms, MetaInt(kAttributedKey));
   if (ms && *ms >= UnixMs(t)) return Status::Ok();
   return SetMetaInt(kAttributedKey, UnixMs(t));
+}
+
+Result<std::vector<KeyedDraw>> Ledger::OpenDraws() {
+  GPUCOST_ASSIGN_OR_RETURN(std::optional<std::string> text, MetaText(kOpenDrawsKey));
+  std::vector<KeyedDraw> out;
+  if (!text) return out;
+  const nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  const auto bad = [&] {
+    return Status::ParseError(
+        StrCat(path_, ": meta ", kOpenDrawsKey, " is not a list of pool draws: ", *text));
+  };
+  if (!j.is_array()) return bad();
+  for (const nlohmann::json& d : j) {
+    if (!d.is_object() || !d.value("holder", nlohmann::json()).is_string() ||
+        !d.value("node", nlohmann::json()).is_string() ||
+        !d.value("resource", nlohmann::json()).is_string() ||
+        !d.value("units", nlohmann::json()).is_array()) {
+      return bad();
+    }
+    KeyedDraw& k = out.emplace_back();
+    k.holder = d["holder"].get<std::string>();
+    k.node = d["node"].get<std::string>();
+    k.resource = d["resource"].get<std::string>();
+    for (const nlohmann::json& u : d["units"]) {
+      if (!u.is_string()) return bad();
+      k.units.push_back(u.get<std::string>());
+    }
+  }
+  return out;
+}
+
+Status Ledger::SetAttributedThrough(Instant t, std::span<const KeyedDraw> open_draws) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const KeyedDraw& d : open_draws) {
+    j.push_back(
+        {{"holder", d.holder}, {"node", d.node}, {"resource", d.resource}, {"units", d.units}});
+  }
+  if (Status s = db_->Begin(); !s.ok()) return Fail("starting a write", s);
+  Status s = SetAttributedThrough(t);
+  // Replace on an invalid UTF-8 name rather than fail: the draw is then not found again, and the
+  // holding is drawn anew, as it would be without this record.
+  if (s.ok())
+    s = SetMetaText(kOpenDrawsKey,
+                    j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  if (s.ok()) {
+    if (Status c = db_->Commit(); !c.ok()) s = Fail("committing the open pool draws", c);
+  }
+  if (!s.ok()) (void)db_->Rollback();
+  return s;
 }
 
 Status Ledger::ClearOutsideGaps(int64_t start_ms, int64_t end_ms, const WriteGaps* gaps) {

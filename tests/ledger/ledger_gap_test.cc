@@ -184,5 +184,37 @@ TEST_P(LedgerGapTest, HowFarServeAttributedOnlyMovesForward) {
   EXPECT_EQ(**through, At(600));
 }
 
+TEST_P(LedgerGapTest, KeepsTheOpenPoolDrawsWithHowFarServeAttributed) {
+  auto opened = Ledger::Open(NewTarget("draws"));
+  ASSERT_TRUE(opened.ok());
+  Ledger& l = **opened;
+  Result<std::vector<KeyedDraw>> none = l.OpenDraws();
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_TRUE(none->empty());
+  const std::vector<KeyedDraw> draws = {
+      {"c\x1fns\x1fpod-a\x1fmain\x1fuid-1",
+       "c\x1fn1",
+       "nvidia.com/gpu.shared",
+       {"c\x1fn1\x1fGPU-1\x1freplica:2"}},
+      {"c\x1fns\x1fpod-\"b\"\x1fmain\x1fuid-2",
+       "c\x1fn1",
+       "nvidia.com/gpu",
+       {"c\x1fn1\x1fGPU-2\x1fwhole", "c\x1fn1\x1fGPU-3\x1fwhole"}}};
+  ASSERT_TRUE(l.SetAttributedThrough(At(600), draws).ok());
+  // The draws are replaced even where the mark does not move (a hole holds it back).
+  const std::vector<KeyedDraw> later(draws.begin() + 1, draws.end());
+  ASSERT_TRUE(l.SetAttributedThrough(At(300), later).ok());
+  Result<std::vector<KeyedDraw>> kept = l.OpenDraws();
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  ASSERT_EQ(kept->size(), 1u);
+  EXPECT_EQ((*kept)[0].holder, later[0].holder);
+  EXPECT_EQ((*kept)[0].node, later[0].node);
+  EXPECT_EQ((*kept)[0].resource, later[0].resource);
+  EXPECT_EQ((*kept)[0].units, later[0].units);
+  Result<std::optional<Instant>> through = l.AttributedThrough();
+  ASSERT_TRUE(through.ok());
+  EXPECT_EQ(through->value_or(Instant{}), At(600));
+}
+
 }  // namespace
 }  // namespace gpucost::ledger

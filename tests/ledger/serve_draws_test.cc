@@ -12,6 +12,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "cli/cli_test_util.h"
 #include "common/child_process.h"
@@ -59,6 +60,22 @@ class LedgerInPieces : public ::testing::Test {
     ASSERT_TRUE(prometheus_->WaitReady(std::chrono::seconds(60))) << prometheus_->Log();
   }
 
+  // `gpucost serve` into the ledger, closing steps up to `through` (a lag from now back to it), in
+  // pieces of an hour.
+  std::unique_ptr<ChildProcess> Serve(int port, int64_t through) {
+    const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+    return std::make_unique<ChildProcess>(
+        std::vector<std::string>{kBinary, "serve", "--ledger", ledger_, "--price-per-gpu-hour",
+                                 "2.5", "--from", "2026-10-01T00:00:00Z", "--interval", "1s",
+                                 "--max-chunk", "1h", "--lag", std::to_string(now - through) + "s",
+                                 "--listen", "127.0.0.1:" + std::to_string(port), "--prometheus",
+                                 prometheus_->url()},
+        (dir_.path() / "serve.log").string());
+  }
+  static std::string Base(int port) { return "http://127.0.0.1:" + std::to_string(port); }
+
   // The ledger's report equals the report of the whole window read at once.
   void ExpectLedgerHoldsTheWholeWindowsReport() {
     const json from_ledger = ReportJson("--ledger " + ledger_);
@@ -98,22 +115,26 @@ class LedgerInPieces : public ::testing::Test {
 };
 
 TEST_F(LedgerInPieces, ServeKeepsWhatOneAttributionOfTheWholeTimeGives) {
-  // Serve closes steps up to the simulated window's end (a lag from now back to it), in pieces of
-  // an hour.
-  const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
   const int port = FreePort();
-  const std::string base = "http://127.0.0.1:" + std::to_string(port);
+  auto serve = Serve(port, kEnd);
+  ASSERT_TRUE(WaitFor(Base(port) + "/readyz", 200, std::chrono::seconds(120))) << serve->Log();
+  EXPECT_EQ(serve->Terminate(), 0) << serve->Log();
+  ExpectLedgerHoldsTheWholeWindowsReport();
+}
+
+// Killed at 03:10 and started again, serve goes on with the draws of the pods running then, kept
+// in the ledger: without them those pods draw anew from 03:10 - grace on (two pods sharing a
+// time-sliced GPU can swap replicas, and with them their activity, to the end of the data).
+TEST_F(LedgerInPieces, ServeKilledAndRestartedKeepsThePodsDraws) {
+  const int port = FreePort();
   {
-    ChildProcess serve({kBinary, "serve", "--ledger", ledger_, "--price-per-gpu-hour", "2.5",
-                        "--from", "2026-10-01T00:00:00Z", "--interval", "1s", "--max-chunk", "1h",
-                        "--lag", std::to_string(now - kEnd) + "s", "--listen",
-                        "127.0.0.1:" + std::to_string(port), "--prometheus", prometheus_->url()},
-                       (dir_.path() / "serve.log").string());
-    ASSERT_TRUE(WaitFor(base + "/readyz", 200, std::chrono::seconds(120))) << serve.Log();
-    EXPECT_EQ(serve.Terminate(), 0) << serve.Log();
+    auto serve = Serve(port, kStart + 3 * 3600 + 600);
+    ASSERT_TRUE(WaitFor(Base(port) + "/readyz", 200, std::chrono::seconds(120))) << serve->Log();
+    ASSERT_TRUE(serve->Kill());
   }
+  auto again = Serve(port, kEnd);
+  ASSERT_TRUE(WaitFor(Base(port) + "/readyz", 200, std::chrono::seconds(120))) << again->Log();
+  EXPECT_EQ(again->Terminate(), 0) << again->Log();
   ExpectLedgerHoldsTheWholeWindowsReport();
 }
 
