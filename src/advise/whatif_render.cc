@@ -26,17 +26,21 @@ std::string Change(int64_t before, int64_t after) {
                                      static_cast<double>(before));
 }
 
+// Each figure rounded to the cent on its own (RoundUnits), the totals too: a team's "before" is
+// the cents `gpucost report --by team` prints for it.
 void Table(const std::string& title, const std::vector<CostRow>& rows, std::ostream& out) {
-  std::vector<double> before;
-  std::vector<double> after;
+  std::vector<int64_t> b;
+  std::vector<int64_t> a;
+  CompensatedSum before;
+  CompensatedSum after;
   for (const CostRow& r : rows) {
-    before.push_back(r.before_usd);
-    after.push_back(r.after_usd);
+    b.push_back(RoundUnits(r.before_usd, 2));
+    a.push_back(RoundUnits(r.after_usd, 2));
+    before.Add(r.before_usd);
+    after.Add(r.after_usd);
   }
-  int64_t before_total = 0;
-  int64_t after_total = 0;
-  const std::vector<int64_t> b = RoundToCents(before, &before_total);
-  const std::vector<int64_t> a = RoundToCents(after, &after_total);
+  const int64_t before_total = RoundUnits(before.value(), 2);
+  const int64_t after_total = RoundUnits(after.value(), 2);
   size_t width = title.size();
   for (const CostRow& r : rows) width = std::max(width, r.key.size());
   width = std::max<size_t>(width, 5);
@@ -65,9 +69,8 @@ void RenderText(const Scenario& s, std::ostream& out) {
   out << "\n";
   Table("team", s.by_team, out);
   out << "\n";
-  std::vector<double> saved;
-  for (const PolicyEffect& p : s.policies) saved.push_back(p.savings_usd);
-  const std::vector<int64_t> cents = RoundToCents(saved);
+  std::vector<int64_t> cents;
+  for (const PolicyEffect& p : s.policies) cents.push_back(RoundUnits(p.savings_usd, 2));
   size_t width = 6;
   for (const PolicyEffect& p : s.policies) width = std::max(width, p.name.size());
   out << fmt::format("{:<{}}  {:>12}  {:>9}  {}\n", "policy", width, "saves_usd", "workloads",

@@ -1,5 +1,5 @@
 // CSV: a header row, then one row per team and charge line. `amount_usd` is the line's money
-// rounded to cents as printed (the lines of a team add up to its printed total); the other
+// rounded to cents as printed (each on its own, docs/chargeback.md "Rounding"); the other
 // numbers carry full precision. Unknown values are empty fields; RFC 4180 quoting.
 #include <cmath>
 #include <ostream>

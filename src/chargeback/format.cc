@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "core/money.h"
 #include "core/strings.h"
 
 namespace gpucost::chargeback {
@@ -53,7 +54,7 @@ std::string FormatUnits(int64_t units, int decimals) {
 }
 
 std::string FormatHours(double hours, int decimals) {
-  return FormatUnits(std::llround(hours * std::pow(10.0, decimals)), decimals);
+  return FormatUnits(RoundUnits(hours, decimals), decimals);
 }
 
 std::string FormatCents(int64_t cents) {
@@ -72,8 +73,8 @@ std::string FormatTarget(double ratio) {
 
 std::string FormatRate(double usd) {
   if (!std::isfinite(usd)) return "unknown price";
-  int64_t units = std::llround(usd * 10000.0);
-  int decimals = 4;
+  int64_t units = RoundUnits(usd, 6);
+  int decimals = 6;
   while (decimals > 2 && units % 10 == 0) {
     units /= 10;
     --decimals;

@@ -23,7 +23,8 @@ std::string FormatCents(int64_t cents);
 std::string FormatPercent(double ratio);
 // A target as given: 0.8 -> "80%", 0.725 -> "72.5%".
 std::string FormatTarget(double ratio);
-// $/GPU-hour with 2 to 4 decimals: 3.06 -> "$3.06", 2.7447 -> "$2.7447"; NaN -> "unknown price".
+// $/GPU-hour to the micro-dollar a line keeps, with 2 to 6 decimals: 3.06 -> "$3.06",
+// 2.7447 -> "$2.7447", 3.430875 -> "$3.430875"; NaN -> "unknown price".
 std::string FormatRate(double usd_per_gpu_hour);
 // "2026-10-01".
 std::string FormatDate(Instant t);

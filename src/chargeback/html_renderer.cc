@@ -64,6 +64,10 @@ void RenderStatement(const StatementSet& set, const Statement& s, std::ostream& 
         << "</td><td class=\"n\">" << EscapeXml(l.rate) << "</td><td class=\"n\">"
         << EscapeXml(l.amount) << "</td></tr>\n";
   }
+  if (!t.rounding.empty()) {
+    out << "<tr><td>Rounding</td><td></td><td></td><td class=\"n\">" << EscapeXml(t.rounding)
+        << "</td></tr>\n";
+  }
   out << "</tbody>\n<tfoot><tr><td>Total</td><td class=\"n\">" << t.hours
       << "</td><td></td><td class=\"n\">" << EscapeXml(t.total) << "</td></tr></tfoot>\n</table>\n";
   out << "<dl>" << Fact("Waste", t.waste) << Fact("Utilization", t.waste_detail)

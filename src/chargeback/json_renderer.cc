@@ -44,6 +44,8 @@ Json StatementJson(const StatementSet& set, const Statement& s) {
   Json j;
   j["team"] = s.team;
   j["total_usd"] = t.any_priced() ? Cents(r.total_cents) : Json(nullptr);
+  // The total less the lines' amounts, each rounded to the cent on its own.
+  j["rounding_usd"] = t.any_priced() ? Cents(r.rounding_cents) : Json(nullptr);
   j["prices_known"] = t.prices_known();
   PutTotals(t, j);
   j["idle_ratio"] = JsonNumber(t.idle_ratio());

@@ -27,6 +27,7 @@ void RenderOne(const StatementText& t, std::ostream& out) {
     out << "| " << Cell(l.label) << " | " << l.hours << " | " << l.rate << " | " << l.amount
         << " |\n";
   }
+  if (!t.rounding.empty()) out << "| Rounding | | | " << t.rounding << " |\n";
   out << "| **Total** | **" << t.hours << "** | | **" << t.total << "** |\n\n";
   out << "- Waste: " << t.waste << "; " << t.waste_detail << "\n";
   out << "- Spot ratio: " << t.spot << "\n";

@@ -42,9 +42,12 @@ StatementText DescribeStatement(const StatementSet& set, const Statement& s) {
 
   const std::vector<std::string> labels = LineLabels(s);
   for (size_t i = 0; i < s.lines.size(); ++i) {
-    out.lines.push_back({labels[i], FormatUnits(r.line_hours[i], hd),
+    out.lines.push_back({labels[i], FormatUnits(r.line_hours[i], r.line_hours_decimals[i]),
                          FormatRate(s.lines[i].rate_usd_per_gpu_hour),
                          r.line_cents[i] ? FormatCents(*r.line_cents[i]) : "unknown"});
+  }
+  if (r.rounding_cents != 0) {
+    out.rounding = StrCat(r.rounding_cents > 0 ? "+" : "", FormatCents(r.rounding_cents));
   }
   out.total = FormatCents(r.total_cents);
   if (!t.any_priced()) {

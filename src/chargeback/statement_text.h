@@ -29,6 +29,8 @@ struct StatementText {
   std::string period;  // "2026-10-01T00:00:00Z to 2026-11-01T00:00:00Z"
   std::string hours;   // "2,847 hrs"
   std::vector<Line> lines;
+  // "" or "+$0.01": the total less the printed lines, each rounded on its own (rounding.h).
+  std::string rounding;
   std::string total;         // "$3,428.67", or "$3,428.67 + unknown (10 hrs have no price)"
   std::string waste;         // "idle GPU-hours 423 hrs (14.9%), idle cost $495.09, efficiency ..."
   std::string waste_detail;  // "utilization-weighted waste $511.02, effective cost $2,917.65 ..."

@@ -28,11 +28,16 @@ void RenderOne(const StatementText& t, std::ostream& out) {
     hours_w = std::max(hours_w, l.hours.size());
     rate_w = std::max(rate_w, l.rate.size());
   }
+  const size_t rows = t.lines.size() + (t.rounding.empty() ? 0 : 1);
   for (size_t i = 0; i < t.lines.size(); ++i) {
     const StatementText::Line& l = t.lines[i];
-    out << (i + 1 == t.lines.size() ? "└── " : "├── ") << PadRight(l.label + ":", label_w) << " "
+    out << (i + 1 == rows ? "└── " : "├── ") << PadRight(l.label + ":", label_w) << " "
         << PadLeft(l.hours, hours_w) << " hrs × " << PadLeft(l.rate, rate_w) << " = " << l.amount
         << "\n";
+  }
+  if (!t.rounding.empty()) {
+    out << "└── " << PadRight("Rounding:", label_w) << " " << t.rounding
+        << " (each line rounded to the cent on its own)\n";
   }
   out << "Total: " << t.total << "\n";
   out << "Waste: " << t.waste << "\n";

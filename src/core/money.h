@@ -1,14 +1,12 @@
 // Money and drift-free sums. Usd is a double with its unit in the type; CompensatedSum (Neumaier)
 // keeps a running sum's error independent of the number of terms, which is what lets
-// conservation hold to 1e-9 relative over millions of additions. RoundToCents makes printed rows
-// add up to the printed total. Value types, thread-compatible.
+// conservation hold to 1e-9 relative over millions of additions. RoundUnits is the one rounding
+// rule for printed money and hours. Value types, thread-compatible.
 #pragma once
 
 #include <cmath>
 #include <compare>
 #include <cstdint>
-#include <span>
-#include <vector>
 
 namespace gpucost {
 
@@ -65,19 +63,10 @@ class UsdSum {
   CompensatedSum s_;
 };
 
-// Rounds each value to whole cents so that the rounded values add up exactly to the rounded total
-// (largest-remainder method). Returns cents.
-std::vector<int64_t> RoundToCents(std::span<const double> dollars, int64_t* total_cents = nullptr);
-
-// Same, for an arbitrary number of decimals (cents = 2).
-std::vector<int64_t> RoundPreservingTotal(std::span<const double> values, int decimals,
-                                          int64_t* total_units = nullptr);
-
-// Rounds `values` to `decimals` so that they add up to `total_units` (in units of 10^-decimals),
-// a total rounded elsewhere (e.g. the same money summed by another grouping): floors first, then
-// a unit each to the largest remainders, or back from the smallest when the floors overshoot.
-// Ties go to the earlier value.
-std::vector<int64_t> RoundToTotal(std::span<const double> values, int decimals,
-                                  int64_t total_units);
+// The one rounding rule for printed figures (docs/report.md, "Rounding"): `value` in units of
+// 10^-decimals, half away from zero, each figure on its own, so that one figure prints the same
+// in every table, command and format that shows it. The value is first taken to 10^-(decimals+4)
+// so that the same money summed in another order (a difference in its last bits) rounds alike.
+int64_t RoundUnits(double value, int decimals);
 
 }  // namespace gpucost

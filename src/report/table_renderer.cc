@@ -1,7 +1,7 @@
-// Table: aligned columns, a totals row, and money and hours printed with two decimals rounded by
-// largest remainder (RoundPreservingTotal) per column, so every printed column adds up to its
-// printed total; allocated (holder rows) and idle (idle rows) are rounded together as the parts
-// of the printed cost. Ratios print as percent; null prints as "-".
+// Table: aligned columns, a totals row, and money and hours printed with two decimals, each figure
+// rounded on its own (RoundUnits, the rule every output shares); a note says what a column's
+// printed rows add up to where that is not its printed total. Ratios print as percent; null
+// prints as "-".
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -63,18 +63,10 @@ void RenderTable(const Report& report, std::ostream& out) {
     columns.push_back(std::move(c));
   }
   const ReportTotals& totals = report.totals;
-  // Allocated on holder rows and idle on idle rows are the parts of one total, the GPU cost: they
-  // are rounded together so that the printed parts add up to the printed cost, which is the true
-  // cost rounded once.
-  std::vector<double> cost_parts(n);
-  bool any_cost = false;
-  for (size_t i = 0; i < n; ++i) {
-    const double v = rows[i].is_idle ? rows[i].idle_usd : rows[i].allocated_usd;
-    cost_parts[i] = std::isnan(v) ? 0.0 : v;
-    any_cost = any_cost || !std::isnan(v);
-  }
-  int64_t printed_cost = 0;
-  const std::vector<int64_t> cost_units = RoundPreservingTotal(cost_parts, kDecimals, &printed_cost);
+  // Each figure is its own value rounded once (RoundUnits), the totals row too, so that a figure
+  // prints the same here as in any other table or command; where a column's printed rows do not
+  // add up to its printed total, a note after the table says what they add up to.
+  std::vector<std::string> rounding;
   for (const MetricColumn& m : kMetricColumns) {
     if (!m.in_table || !ColumnShown(m, totals)) continue;
     if (m.row == &ReportRow::unpriced_gpu_hours && !(totals.unpriced_gpu_hours > 0)) continue;
@@ -83,29 +75,25 @@ void RenderTable(const Report& report, std::ostream& out) {
       for (const ReportRow& r : rows) c.cells.push_back(FormatPercent(r.*m.row));
       c.cells.push_back(FormatPercent(totals.*m.total));
     } else {
-      std::vector<double> values(n);
-      bool any = false;
-      for (size_t i = 0; i < n; ++i) {
-        const double v = rows[i].*m.row;
-        values[i] = std::isnan(v) ? 0.0 : v;
-        any = any || !std::isnan(v);
-      }
-      int64_t total_units = 0;
-      std::vector<int64_t> units = RoundPreservingTotal(values, kDecimals, &total_units);
-      if (m.row == &ReportRow::allocated_usd || m.row == &ReportRow::idle_usd) {
-        total_units = 0;
-        for (size_t i = 0; i < n; ++i) {
-          const bool part_of_cost =
-              rows[i].is_idle ? m.row == &ReportRow::idle_usd : m.row == &ReportRow::allocated_usd;
-          if (part_of_cost) units[i] = cost_units[i];
-          if (!std::isnan(rows[i].*m.row)) total_units += units[i];
+      int64_t sum = 0;
+      for (const ReportRow& r : rows) {
+        const double v = r.*m.row;
+        if (std::isnan(v)) {
+          c.cells.emplace_back(kNull);
+          continue;
         }
+        const int64_t units = RoundUnits(v, kDecimals);
+        sum += units;
+        c.cells.push_back(FormatUnits(units, kDecimals));
       }
-      for (size_t i = 0; i < n; ++i) {
-        const double v = rows[i].*m.row;
-        c.cells.push_back(std::isnan(v) ? std::string(kNull) : FormatUnits(units[i], kDecimals));
+      const double total = totals.*m.total;
+      if (std::isnan(total)) {
+        c.cells.emplace_back(kNull);
+      } else {
+        const int64_t units = RoundUnits(total, kDecimals);
+        c.cells.push_back(FormatUnits(units, kDecimals));
+        if (sum != units) rounding.push_back(StrCat(m.name, " ", FormatUnits(sum, kDecimals)));
       }
-      c.cells.push_back(any ? FormatUnits(total_units, kDecimals) : std::string(kNull));
     }
     columns.push_back(std::move(c));
   }
@@ -149,15 +137,18 @@ void RenderTable(const Report& report, std::ostream& out) {
   write_line([n](const Column& c) -> const std::string& { return c.cells[n]; });
 
   out << kCostColumn << ": "
-      << (any_cost ? FormatUnits(printed_cost, kDecimals) : std::string(kNull)) << " USD over "
-      << FormatRfc3339(report.window.start) << " to " << FormatRfc3339(report.window.end) << '\n';
+      << (std::isnan(totals.cost_usd)
+              ? std::string(kNull)
+              : FormatUnits(RoundUnits(totals.cost_usd, kDecimals), kDecimals))
+      << " USD over " << FormatRfc3339(report.window.start) << " to "
+      << FormatRfc3339(report.window.end) << '\n';
   if (!report.price_sources.empty()) {
     // Which prices the money rests on, so that a catalog price or an assumed spot discount is
     // never used without saying so (docs/pricing.md).
     out << "prices:";
     const char* sep = " ";
     for (const auto& [source, hours] : report.price_sources) {
-      out << sep << source << " " << FormatUnits(std::llround(hours * 100), kDecimals)
+      out << sep << source << " " << FormatUnits(RoundUnits(hours, kDecimals), kDecimals)
           << " GPU-hours";
       sep = ", ";
     }
@@ -173,12 +164,18 @@ void RenderTable(const Report& report, std::ostream& out) {
           << FormatRfc3339(c.end) << " of this window; only that part is costed\n";
     }
   }
+  if (!rounding.empty()) {
+    out << "note: each figure is rounded to the cent on its own (docs/report.md, \"Rounding\"); "
+           "the printed rows add up to ";
+    for (size_t i = 0; i < rounding.size(); ++i) out << (i > 0 ? ", " : "") << rounding[i];
+    out << "\n";
+  }
   if (!totals.prices_known) {
-    out << "note: " << FormatUnits(std::llround(totals.unpriced_gpu_hours * 100), kDecimals)
+    out << "note: " << FormatUnits(RoundUnits(totals.unpriced_gpu_hours, kDecimals), kDecimals)
         << " GPU-hours have no known price; money covers the priced part only\n";
   }
   if (totals.unmeasured_gpu_hours > 0) {
-    out << "note: " << FormatUnits(std::llround(totals.unmeasured_gpu_hours * 100), kDecimals)
+    out << "note: " << FormatUnits(RoundUnits(totals.unmeasured_gpu_hours, kDecimals), kDecimals)
         << " GPU-hours had no usage sample; effective and waste cover the measured part only\n";
   }
 }

@@ -44,7 +44,7 @@ TEST(TextRenderer, StatementTreeWithUnknownPriceAndTotals) {
   EXPECT_EQ(*(it + 3), "├── A100 on-demand: 10.0 hrs ×         $3.06 = $30.60");
   EXPECT_EQ(*(it + 4), "├── A100 spot:      20.0 hrs ×         $1.17 = $23.40");
   EXPECT_EQ(*(it + 5), "├── H100 on-demand:  4.0 hrs × unknown price = unknown");
-  EXPECT_EQ(*(it + 6), "└── T4 spot:         3.0 hrs ×       $0.3333 = $1.00");
+  EXPECT_EQ(*(it + 6), "└── T4 spot:         3.0 hrs ×     $0.333333 = $1.00");
   EXPECT_EQ(*(it + 7), "Total: $55.00 + unknown (4.0 hrs have no price)");
   EXPECT_NE(text.find("idle GPU-hours 2.0 hrs (5.4%), idle cost $2.34"), std::string::npos) << text;
   EXPECT_NE(text.find("Spot ratio: 62.2% (target > 70%, missed)"), std::string::npos) << text;

@@ -6,6 +6,7 @@
 
 #include "chargeback/rounding.h"
 #include "chargeback_test_util.h"
+#include "core/money.h"
 
 namespace gpucost::chargeback {
 namespace {
@@ -128,9 +129,9 @@ TEST(StatementBuilder, UnknownTeamIsAnErrorNamingTheTeams) {
   EXPECT_EQ(all->statements[1].team, "search");
 }
 
-TEST(Rounding, LinesAddUpToThePrintedTotal) {
-  // Three lines of a third of a dollar: naive rounding prints 0.33 x 3 = 0.99 under a total of
-  // 1.00; largest remainder gives one line the extra cent.
+TEST(Rounding, EachFigureIsRoundedOnItsOwnAndTheDifferenceIsARoundingLine) {
+  // Three lines of a third of a dollar: each prints $0.33, as it would anywhere else; the total
+  // is $1.00, and the cent between them is a rounding line, not a line's extra cent.
   StatementBuilder b(October(), {});
   b.Add(Labels("ml", "a", "GPU-A", "spot"), Amounts(Day(1), 1, 1.0 / 3, 1));
   b.Add(Labels("ml", "b", "GPU-B", "spot"), Amounts(Day(1), 1, 1.0 / 3, 1));
@@ -138,25 +139,42 @@ TEST(Rounding, LinesAddUpToThePrintedTotal) {
   const RoundedStatement r = RoundStatement(Only(b, "ml"));
   EXPECT_EQ(r.total_cents, 100);
   ASSERT_EQ(r.line_cents.size(), 3u);
-  EXPECT_EQ(*r.line_cents[0], 34);
+  EXPECT_EQ(*r.line_cents[0], 33);
   EXPECT_EQ(*r.line_cents[1], 33);
   EXPECT_EQ(*r.line_cents[2], 33);
-  EXPECT_EQ(r.workload_cents[0].value() + r.workload_cents[1].value() + r.workload_cents[2].value(),
-            100);
+  EXPECT_EQ(r.rounding_cents, 1);
+  ASSERT_EQ(r.workload_cents.size(), 3u);
+  EXPECT_EQ(r.workload_cents[0].value(), 33);
 }
 
-TEST(Rounding, RoundToTotalHitsATotalRoundedElsewhere) {
-  const double values[] = {1.005, 2.005, 3.005, 0.0};
-  const std::vector<int64_t> cents = RoundToTotal(values, 2, 602);
-  EXPECT_EQ(cents[0] + cents[1] + cents[2] + cents[3], 602);
-  for (size_t i = 0; i < 3; ++i) {
-    EXPECT_GE(cents[i], static_cast<int64_t>(std::floor(values[i] * 100)));
-    EXPECT_LE(cents[i], static_cast<int64_t>(std::floor(values[i] * 100)) + 1);
-  }
-  // Float noise that asks for one unit less than the floors: taken from the smallest remainder.
-  const double over[] = {1.0, 2.0};
-  const std::vector<int64_t> back = RoundToTotal(over, 2, 299);
-  EXPECT_EQ(back[0] + back[1], 299);
+TEST(Rounding, HalfACentRoundsAwayFromZeroWhateverTheSumsLastBits) {
+  EXPECT_EQ(RoundUnits(4.305, 2), 431);  // 4.30499999999999971578 as a double
+  EXPECT_EQ(RoundUnits(-4.305, 2), -431);
+  EXPECT_EQ(RoundUnits(0.1 + 0.2, 2), 30);
+  EXPECT_EQ(RoundUnits(4.3049, 2), 430);
+  EXPECT_EQ(RoundUnits(2846.9, 0), 2847);
+  // The same money summed in two orders differs in its last bits and still rounds alike.
+  const double a = (0.105 + 1e8) - 1e8;
+  const double b = 0.105;
+  EXPECT_NE(a, b);
+  EXPECT_EQ(RoundUnits(a, 2), RoundUnits(b, 2));
+}
+
+TEST(Rounding, LineHoursPrintWithTheDecimalsThatMultiplyOutToTheAmount) {
+  // 814.7119 hours at $3.430875 cost $2,795.17; 815 hrs x $3.430875 would say $2,796.16.
+  const double rate = 3.430875;
+  const double hours = 814.7119;
+  const int64_t cents = RoundUnits(hours * rate, 2);
+  const int d = LineHoursDecimals(hours, rate, cents, 0);
+  const double printed = static_cast<double>(RoundUnits(hours, d)) / std::pow(10.0, d);
+  EXPECT_EQ(RoundUnits(printed * rate, 2), cents) << d;
+  // Where two decimals are a cent off, more are printed.
+  const double h2 = 100.004;  // 100.00 x 7.5 = 750.00, the money 750.03
+  EXPECT_EQ(LineHoursDecimals(h2, 7.5, RoundUnits(h2 * 7.5, 2), 0), 3);
+  // Whole hours where they multiply out (312 hrs x $3.06 = $954.72), and never fewer decimals
+  // than the statement's.
+  EXPECT_EQ(LineHoursDecimals(312, 3.06, 95472, 0), 0);
+  EXPECT_EQ(LineHoursDecimals(312, 3.06, 95472, 1), 1);
   EXPECT_EQ(HoursDecimals(2847), 0);
   EXPECT_EQ(HoursDecimals(99.99999999999999), 0);
   EXPECT_EQ(HoursDecimals(12.5), 1);

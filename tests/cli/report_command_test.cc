@@ -19,10 +19,12 @@ using testing_util::TempDir;
 
 const std::string kCase = std::string(GPUCOST_SOURCE_DIR) + "/tests/golden/cases/whole_gpu/input";
 
-RunResult Report(const std::string& args) { return RunShell(kBinary + " report " + args + " 2>&1"); }
+RunResult GpucostReport(const std::string& args) {
+  return RunShell(kBinary + " report " + args + " 2>&1");
+}
 
 TEST(ReportCommand, TableHasTotalsThatAddUp) {
-  const RunResult r = Report("--input " + kCase + " --accumulate --price-per-gpu-hour 4");
+  const RunResult r = GpucostReport("--input " + kCase + " --accumulate --price-per-gpu-hour 4");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(Contains(r.output, "namespace")) << r.output;
   EXPECT_TRUE(Contains(r.output, "__idle__")) << r.output;
@@ -51,23 +53,23 @@ TEST(ReportCommand, PerStepSeriesCarryBucketTimes) {
 }
 
 TEST(ReportCommand, BadFlagsAreNamed) {
-  RunResult r = Report("--input " + kCase + " --by nodes");
+  RunResult r = GpucostReport("--input " + kCase + " --by nodes");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(Contains(r.output, "nodes")) << r.output;
 
-  r = Report("--input " + kCase + " --window 2026-10-01T00:00:00Z");
+  r = GpucostReport("--input " + kCase + " --window 2026-10-01T00:00:00Z");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(Contains(r.output, "START,END")) << r.output;
 
-  r = Report("--input " + kCase + " --step 5x");
+  r = GpucostReport("--input " + kCase + " --step 5x");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(Contains(r.output, "5x")) << r.output;
 
-  r = Report("--input " + kCase + " --idle sometimes");
+  r = GpucostReport("--input " + kCase + " --idle sometimes");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(Contains(r.output, "sometimes")) << r.output;
 
-  r = Report("--input /nonexistent/metrics.prom");
+  r = GpucostReport("--input /nonexistent/metrics.prom");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(Contains(r.output, "/nonexistent/metrics.prom")) << r.output;
 }

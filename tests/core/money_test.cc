@@ -51,26 +51,20 @@ TEST(Money, UsdArithmetic) {
   EXPECT_DOUBLE_EQ(s.total().dollars(), 16.5);
 }
 
-TEST(Money, RoundedRowsAddUpToRoundedTotal) {
-  // The seed PoC rows: naive rounding prints 5.14 + 3.43 + 3.43 = 12.00, matching by luck; one
-  // third each of $1 prints 0.33 x 3 = 0.99 naively.
-  const double thirds[] = {1.0 / 3, 1.0 / 3, 1.0 / 3};
-  int64_t total = 0;
-  auto cents = RoundToCents(thirds, &total);
-  EXPECT_EQ(total, 100);
-  EXPECT_EQ(std::accumulate(cents.begin(), cents.end(), int64_t{0}), 100);
-  EXPECT_EQ(cents[0], 34);  // ties go to the earlier row
-  EXPECT_EQ(cents[1], 33);
-
+TEST(Money, EachFigureRoundsHalfAwayFromZeroOnItsOwn) {
+  EXPECT_EQ(RoundUnits(1.0 / 3, 2), 33);
+  EXPECT_EQ(RoundUnits(2.0 / 3, 2), 67);
+  EXPECT_EQ(RoundUnits(0.125, 2), 13);  // exactly half: away from zero
+  EXPECT_EQ(RoundUnits(-0.125, 2), -13);
+  EXPECT_EQ(RoundUnits(1.005, 2), 101);  // 1.00499999999999989... as a double
+  EXPECT_EQ(RoundUnits(12345.678, 0), 12346);
+  EXPECT_EQ(RoundUnits(0.0, 2), 0);
+  // Never more than half a unit from the value.
   std::mt19937_64 rng(3);
-  std::uniform_real_distribution<double> d(0, 1000);
-  for (int trial = 0; trial < 200; ++trial) {
-    std::vector<double> v(1 + trial % 37);
-    for (double& x : v) x = d(rng);
-    int64_t t = 0;
-    auto c = RoundToCents(v, &t);
-    EXPECT_EQ(std::accumulate(c.begin(), c.end(), int64_t{0}), t);
-    for (size_t i = 0; i < v.size(); ++i) EXPECT_LE(std::fabs(c[i] / 100.0 - v[i]), 0.01 + 1e-9);
+  std::uniform_real_distribution<double> d(-1000, 1000);
+  for (int trial = 0; trial < 1000; ++trial) {
+    const double v = d(rng);
+    EXPECT_LE(std::fabs(static_cast<double>(RoundUnits(v, 2)) / 100.0 - v), 0.005 + 1e-9) << v;
   }
 }
 
