@@ -64,6 +64,10 @@ void RenderStatement(const StatementSet& set, const Statement& s, std::ostream& 
         << "</td><td class=\"n\">" << EscapeXml(l.rate) << "</td><td class=\"n\">"
         << EscapeXml(l.amount) << "</td></tr>\n";
   }
+  if (!t.shared_idle.empty()) {
+    out << "<tr><td>" << EscapeXml(t.shared_idle_label) << "</td><td></td><td></td><td class=\"n\">"
+        << EscapeXml(t.shared_idle) << "</td></tr>\n";
+  }
   if (!t.rounding.empty()) {
     out << "<tr><td>Rounding</td><td></td><td></td><td class=\"n\">" << EscapeXml(t.rounding)
         << "</td></tr>\n";
@@ -126,6 +130,20 @@ void RenderHtml(const StatementSet& set, std::ostream& out) {
       << "<p class=\"period\">" << FormatRfc3339(set.period.window.start) << " to "
       << FormatRfc3339(set.period.window.end) << " (UTC)</p>\n";
   for (const Statement& s : set.statements) RenderStatement(set, s, out);
+  if (set.cluster) {
+    const ClusterText c = DescribeCluster(set);
+    out << "<section>\n<h2>" << EscapeXml(c.title) << "</h2>\n<table>\n<tbody>\n";
+    for (const ClusterText::Part& p : c.parts) {
+      out << "<tr><td>" << EscapeXml(p.label) << "</td><td class=\"n\">" << EscapeXml(p.amount)
+          << "</td></tr>\n";
+    }
+    out << "</tbody>\n<tfoot><tr><td>Total GPU cost</td><td class=\"n\">" << EscapeXml(c.total)
+        << "</td></tr></tfoot>\n</table>\n";
+    if (!c.prices.empty())
+      out << "<p>Prices: " << EscapeXml(c.prices) << " (docs/pricing.md)</p>\n";
+    if (!c.note.empty()) out << "<p>Note: " << EscapeXml(c.note) << "</p>\n";
+    out << "</section>\n";
+  }
   out << "</main>\n</body>\n</html>\n";
 }
 

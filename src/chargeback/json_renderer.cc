@@ -46,6 +46,7 @@ Json StatementJson(const StatementSet& set, const Statement& s) {
   j["total_usd"] = t.any_priced() ? Cents(r.total_cents) : Json(nullptr);
   // The total less the lines' amounts, each rounded to the cent on its own.
   j["rounding_usd"] = t.any_priced() ? Cents(r.rounding_cents) : Json(nullptr);
+  j["shared_idle_usd"] = s.shared_idle_usd;
   j["prices_known"] = t.prices_known();
   PutTotals(t, j);
   j["idle_ratio"] = JsonNumber(t.idle_ratio());
@@ -112,6 +113,20 @@ void RenderJson(const StatementSet& set, std::ostream& out) {
   Json statements = Json::array();
   for (const Statement& s : set.statements) statements.push_back(StatementJson(set, s));
   doc["statements"] = std::move(statements);
+  if (set.cluster) {
+    const ClusterSummary& c = *set.cluster;
+    Json prices = Json::object();
+    for (const auto& [source, hours] : c.price_sources) prices[source] = hours;
+    doc["cluster"] = {{"stated_teams_usd", c.stated_teams_usd},
+                      {"other_teams_usd", c.other_teams_usd},
+                      {"idle_usd", c.idle_usd},
+                      {"cost_usd", c.cost_usd},
+                      {"idle_gpu_hours", c.idle_gpu_hours},
+                      {"unpriced_gpu_hours", c.unpriced_gpu_hours},
+                      {"idle_policy", c.idle_policy},
+                      {"idle_scope", c.idle_scope},
+                      {"price_sources", std::move(prices)}};
+  }
   out << doc.dump(2) << "\n";
 }
 

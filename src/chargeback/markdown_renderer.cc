@@ -27,6 +27,9 @@ void RenderOne(const StatementText& t, std::ostream& out) {
     out << "| " << Cell(l.label) << " | " << l.hours << " | " << l.rate << " | " << l.amount
         << " |\n";
   }
+  if (!t.shared_idle.empty()) {
+    out << "| " << t.shared_idle_label << " | | | " << t.shared_idle << " |\n";
+  }
   if (!t.rounding.empty()) out << "| Rounding | | | " << t.rounding << " |\n";
   out << "| **Total** | **" << t.hours << "** | | **" << t.total << "** |\n\n";
   out << "- Waste: " << t.waste << "; " << t.waste_detail << "\n";
@@ -47,6 +50,14 @@ void RenderOne(const StatementText& t, std::ostream& out) {
 
 void RenderMarkdown(const StatementSet& set, std::ostream& out) {
   WriteEachStatement(set, out, &RenderOne);
+  if (!set.cluster) return;
+  const ClusterText c = DescribeCluster(set);
+  out << "\n## " << Cell(c.title) << "\n\n| part | amount |\n|---|--:|\n";
+  for (const ClusterText::Part& p : c.parts)
+    out << "| " << Cell(p.label) << " | " << p.amount << " |\n";
+  out << "| **Total GPU cost** | **" << c.total << "** |\n";
+  if (!c.prices.empty()) out << "\nPrices: " << c.prices << " (docs/pricing.md)\n";
+  if (!c.note.empty()) out << "\nNote: " << c.note << "\n";
 }
 
 }  // namespace gpucost::chargeback

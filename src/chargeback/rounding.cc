@@ -55,7 +55,8 @@ RoundedStatement RoundStatement(const Statement& s) {
   r.hours_decimals = HoursDecimals(t.gpu_hours);
   const int hd = r.hours_decimals;
   r.total_hours = RoundUnits(t.gpu_hours, hd);
-  r.total_cents = RoundUnits(t.allocated_usd, 2);
+  r.total_cents = RoundUnits(t.allocated_usd + s.shared_idle_usd, 2);
+  r.shared_idle_cents = RoundUnits(s.shared_idle_usd, 2);
   int64_t lines_cents = 0;
   for (const StatementLine& line : s.lines) {
     std::optional<int64_t> cents;
@@ -70,7 +71,7 @@ RoundedStatement RoundStatement(const Statement& s) {
     r.line_hours_decimals.push_back(d);
     r.line_cents.push_back(cents);
   }
-  if (t.any_priced()) r.rounding_cents = r.total_cents - lines_cents;
+  if (t.any_priced()) r.rounding_cents = r.total_cents - lines_cents - r.shared_idle_cents;
 
   if (std::isfinite(t.waste_usd())) {
     r.effective_cents = RoundUnits(t.effective_usd, 2);

@@ -27,9 +27,10 @@ struct RoundedStatement {
   int64_t total_hours = 0;               // units of 10^-hours_decimals
   std::vector<int64_t> line_hours;       // units of 10^-line_hours_decimals[i]
   std::vector<int> line_hours_decimals;  // see LineHoursDecimals
-  int64_t total_cents = 0;               // the priced part
+  int64_t total_cents = 0;               // the priced part, with the shared idle
   std::vector<std::optional<int64_t>> line_cents;  // nullopt: unknown
-  int64_t rounding_cents = 0;                      // total_cents - the priced lines' cents
+  int64_t shared_idle_cents = 0;                   // Statement::shared_idle_usd
+  int64_t rounding_cents = 0;  // total_cents - the priced lines' cents - shared_idle_cents
   std::optional<int64_t> effective_cents;
   std::optional<int64_t> waste_cents;
   int64_t unmeasured_cents = 0;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "chargeback/charge_totals.h"
@@ -41,8 +42,26 @@ struct Statement {
   std::string team;
   std::vector<StatementLine> lines;      // by GPU model, capacity type, then rate (unknown last)
   ChargeTotals totals;                   // the sum of the lines
+  // The cluster's idle cost shared to this team (`--idle proportional|even`, the report's
+  // policies); 0 when idle is kept apart. Charged on top of the lines.
+  double shared_idle_usd = 0;
   std::vector<WorkloadUsage> workloads;  // by priced money, then GPU-hours, descending; then name
   std::vector<DayUsage> days;            // one per UTC day of the period
+};
+
+// What the whole cluster cost over the period's covered time, and where it went, so that the
+// statements of every team, with the idle no team was charged, are seen to make up the cluster's
+// cost: stated teams + other teams + idle not charged = cost (each figure known prices only).
+struct ClusterSummary {
+  double stated_teams_usd = 0;  // the statements' totals (their shared idle included)
+  double other_teams_usd = 0;   // teams with no statement here (--team)
+  double idle_usd = 0;          // idle no team was charged (all of it with --idle separate)
+  double cost_usd = 0;          // the GPUs' cost: every priced GPU-hour of the period
+  double idle_gpu_hours = 0;    // unheld GPU-hours
+  double unpriced_gpu_hours = 0;
+  std::string idle_policy = "separate";  // how idle was charged, and within what
+  std::string idle_scope = "cluster";
+  std::vector<std::pair<std::string, double>> price_sources;  // GPU-hours by price source
 };
 
 struct StatementSet {
@@ -52,6 +71,7 @@ struct StatementSet {
   std::optional<Window> covered;
   ChargebackSettings settings;
   std::vector<Statement> statements;  // by team name
+  std::optional<ClusterSummary> cluster;
 };
 
 }  // namespace gpucost::chargeback

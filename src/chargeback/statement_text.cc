@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "chargeback/format.h"
+#include "core/money.h"
 #include "core/strings.h"
 
 namespace gpucost::chargeback {
@@ -46,6 +47,11 @@ StatementText DescribeStatement(const StatementSet& set, const Statement& s) {
                          FormatRate(s.lines[i].rate_usd_per_gpu_hour),
                          r.line_cents[i] ? FormatCents(*r.line_cents[i]) : "unknown"});
   }
+  if (s.shared_idle_usd != 0 && set.cluster) {
+    out.shared_idle = FormatCents(r.shared_idle_cents);
+    out.shared_idle_label =
+        StrCat("Idle shared (", set.cluster->idle_policy, ", by ", set.cluster->idle_scope, ")");
+  }
   if (r.rounding_cents != 0) {
     out.rounding = StrCat(r.rounding_cents > 0 ? "+" : "", FormatCents(r.rounding_cents));
   }
@@ -85,6 +91,42 @@ StatementText DescribeStatement(const StatementSet& set, const Statement& s) {
     out.consumers.push_back({static_cast<int>(i + 1), names[i],
                              FormatUnits(r.workload_hours[i], hd),
                              Money(r.workload_cents[i], !s.workloads[i].totals.prices_known())});
+  }
+  return out;
+}
+
+ClusterText DescribeCluster(const StatementSet& set) {
+  ClusterText out;
+  if (!set.cluster) return out;
+  const ClusterSummary& c = *set.cluster;
+  const Window w = set.covered ? *set.covered : set.period.window;
+  out.title = StrCat("Cluster — ", FormatRfc3339(w.start), " to ", FormatRfc3339(w.end));
+  const size_t n = set.statements.size();
+  int64_t parts = 0;
+  const auto add = [&](std::string label, double usd) {
+    const int64_t cents = RoundUnits(usd, 2);
+    parts += cents;
+    out.parts.push_back({std::move(label), FormatCents(cents)});
+  };
+  add(StrCat(n == 1 ? "1 team's statement" : StrCat(n, " teams' statements")), c.stated_teams_usd);
+  if (c.other_teams_usd != 0) add("Other teams", c.other_teams_usd);
+  const int hd = HoursDecimals(c.idle_gpu_hours);
+  add(c.idle_policy == "separate"
+          ? StrCat("Idle, charged to no team (", FormatHours(c.idle_gpu_hours, hd), " GPU-hrs)")
+          : StrCat("Idle with no team to share it to"),
+      c.idle_usd);
+  const int64_t total = RoundUnits(c.cost_usd, 2);
+  if (total != parts) {
+    out.parts.push_back({"Rounding", StrCat(total > parts ? "+" : "", FormatCents(total - parts))});
+  }
+  out.total = FormatCents(total);
+  for (const auto& [source, hours] : c.price_sources) {
+    out.prices += StrCat(out.prices.empty() ? "" : ", ", source, " ",
+                         FormatHours(hours, HoursDecimals(hours)), " GPU-hrs");
+  }
+  if (c.unpriced_gpu_hours > 0) {
+    out.note = StrCat(FormatHours(c.unpriced_gpu_hours, HoursDecimals(c.unpriced_gpu_hours)),
+                      " GPU-hrs have no price and are in no figure above");
   }
   return out;
 }

@@ -29,6 +29,9 @@ struct StatementText {
   std::string period;  // "2026-10-01T00:00:00Z to 2026-11-01T00:00:00Z"
   std::string hours;   // "2,847 hrs"
   std::vector<Line> lines;
+  // "" or "$12.34": the cluster's idle shared to the team; its label names the policy.
+  std::string shared_idle;
+  std::string shared_idle_label;  // "Idle shared (proportional, by node)"
   // "" or "+$0.01": the total less the printed lines, each rounded on its own (rounding.h).
   std::string rounding;
   std::string total;         // "$3,428.67", or "$3,428.67 + unknown (10 hrs have no price)"
@@ -40,6 +43,21 @@ struct StatementText {
 };
 
 StatementText DescribeStatement(const StatementSet& set, const Statement& statement);
+
+// The cluster summary after the statements (StatementSet::cluster), each amount rounded on its
+// own and a rounding line where the parts do not add up to the printed cost.
+struct ClusterText {
+  struct Part {
+    std::string label;   // "7 teams' statements", "Idle, charged to no team (3,313.86 GPU-hrs)"
+    std::string amount;  // "$28,116.88"
+  };
+  std::string title;  // "Cluster — 2026-10-01T00:00:00Z to 2026-10-08T00:00:00Z"
+  std::vector<Part> parts;
+  std::string total;   // "$39,163.48"
+  std::string prices;  // "catalog 8,064.00 GPU-hrs, spot 4,032.00 GPU-hrs"; "" when unknown
+  std::string note;    // "" or what the cost leaves out (unpriced hours)
+};
+ClusterText DescribeCluster(const StatementSet& set);
 
 // Describes every statement of `set` and writes each with `write`, a blank line between them.
 void WriteEachStatement(const StatementSet& set, std::ostream& out,

@@ -28,11 +28,16 @@ void RenderOne(const StatementText& t, std::ostream& out) {
     hours_w = std::max(hours_w, l.hours.size());
     rate_w = std::max(rate_w, l.rate.size());
   }
-  const size_t rows = t.lines.size() + (t.rounding.empty() ? 0 : 1);
+  const size_t rows =
+      t.lines.size() + (t.shared_idle.empty() ? 0 : 1) + (t.rounding.empty() ? 0 : 1);
   for (size_t i = 0; i < t.lines.size(); ++i) {
     const StatementText::Line& l = t.lines[i];
     out << (i + 1 == rows ? "└── " : "├── ") << PadRight(l.label + ":", label_w) << " "
         << PadLeft(l.hours, hours_w) << " hrs × " << PadLeft(l.rate, rate_w) << " = " << l.amount
+        << "\n";
+  }
+  if (!t.shared_idle.empty()) {
+    out << (t.rounding.empty() ? "└── " : "├── ") << t.shared_idle_label << ": " << t.shared_idle
         << "\n";
   }
   if (!t.rounding.empty()) {
@@ -51,10 +56,24 @@ void RenderOne(const StatementText& t, std::ostream& out) {
   }
 }
 
+void RenderCluster(const ClusterText& c, std::ostream& out) {
+  out << "\n" << c.title << "\n";
+  size_t label_w = 0;
+  for (const ClusterText::Part& p : c.parts) label_w = std::max(label_w, p.label.size() + 1);
+  for (size_t i = 0; i < c.parts.size(); ++i) {
+    out << (i + 1 == c.parts.size() ? "└── " : "├── ") << PadRight(c.parts[i].label + ":", label_w)
+        << " " << c.parts[i].amount << "\n";
+  }
+  out << "Total GPU cost: " << c.total << "\n";
+  if (!c.prices.empty()) out << "Prices: " << c.prices << " (docs/pricing.md)\n";
+  if (!c.note.empty()) out << "Note: " << c.note << "\n";
+}
+
 }  // namespace
 
 void RenderText(const StatementSet& set, std::ostream& out) {
   WriteEachStatement(set, out, &RenderOne);
+  if (set.cluster) RenderCluster(DescribeCluster(set), out);
 }
 
 }  // namespace gpucost::chargeback

@@ -3,9 +3,11 @@
 // consumers) from the same inputs and prices as `gpucost report` (docs/chargeback.md).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -44,6 +46,8 @@ struct ChargebackFlags {
   std::string efficiency_target = "80%";
   std::string spot_ratio_target = "70%";
   int top = 5;
+  std::string idle = "separate";
+  std::string idle_scope = "cluster";
   SegmentFlags segments;
 };
 
@@ -72,6 +76,48 @@ Result<std::vector<std::string>> Teams(const ChargebackFlags& flags) {
   return teams;
 }
 
+// The cluster's cost over the statements' period and where it went, from the report of the same
+// engine run (its idle policy applied), and each statement's share of the idle: the statements
+// and the summary then say what `gpucost report --by team` says.
+void Summarize(const Report& report, const IdleOptions& idle, chargeback::StatementSet& set) {
+  std::map<std::string, size_t> stated;
+  for (size_t i = 0; i < set.statements.size(); ++i) stated[set.statements[i].team] = i;
+  chargeback::ClusterSummary c;
+  c.idle_policy = std::string(IdlePolicyName(idle.policy));
+  c.idle_scope = std::string(IdleScopeName(idle.scope));
+  c.price_sources = report.price_sources;
+  c.cost_usd = std::isnan(report.totals.cost_usd) ? 0 : report.totals.cost_usd;
+  c.unpriced_gpu_hours = report.totals.unpriced_gpu_hours;
+  double held_hours = 0;
+  for (const ReportRow& row : report.rows) {
+    const double usd = row.is_idle ? row.idle_usd : row.allocated_usd;
+    const double known = std::isnan(usd) ? 0 : usd;
+    if (row.is_idle) {
+      c.idle_usd += known;
+      continue;
+    }
+    held_hours += row.gpu_hours;
+    const auto it = stated.find(row.values.empty() ? std::string() : row.values[0]);
+    if (it == stated.end()) {
+      c.other_teams_usd += known;
+      continue;
+    }
+    c.stated_teams_usd += known;
+    if (idle.policy != IdlePolicy::kSeparate && !std::isnan(row.idle_usd)) {
+      set.statements[it->second].shared_idle_usd = row.idle_usd;
+    }
+  }
+  // Capacity: the hours of every price source (held and unheld, whatever the idle policy), or
+  // the report's hours with idle kept apart.
+  double capacity = 0;
+  for (const auto& [source, hours] : report.price_sources) capacity += hours;
+  if (!report.price_sources_known || idle.policy == IdlePolicy::kSeparate) {
+    capacity = report.totals.gpu_hours;
+  }
+  c.idle_gpu_hours = std::max(0.0, capacity - held_hours);
+  set.cluster = std::move(c);
+}
+
 Status Run(const ChargebackFlags& flags) {
   GPUCOST_ASSIGN_OR_RETURN(ChargebackSettings cfg, Settings(flags));
   GPUCOST_ASSIGN_OR_RETURN(std::vector<std::string> teams, Teams(flags));
@@ -89,6 +135,8 @@ Status Run(const ChargebackFlags& flags) {
     GPUCOST_ASSIGN_OR_RETURN(window, ParseWindow(flags.window));
   }
   GPUCOST_ASSIGN_OR_RETURN(ReportSettings settings, AccumulatedSettings(flags.step, "team"));
+  GPUCOST_ASSIGN_OR_RETURN(settings.idle.policy, ParseIdlePolicy(flags.idle));
+  GPUCOST_ASSIGN_OR_RETURN(settings.idle.scope, ParseIdleScope(flags.idle_scope));
   GPUCOST_ASSIGN_OR_RETURN(PriceFn price, MakePriceFn(flags.price));
   GPUCOST_ASSIGN_OR_RETURN(const std::optional<SegmentSizing> segments,
                            SegmentsFor(flags.segments, flags.input, window));
@@ -110,6 +158,7 @@ Status Run(const ChargebackFlags& flags) {
     PrintWarnings(run.warnings, run.run.summary, flags.input.max_warnings);
     GPUCOST_ASSIGN_OR_RETURN(chargeback::StatementSet set, builder.Finish(teams));
     set.covered = run.run.report.covered;
+    Summarize(run.run.report, settings.idle, set);
     chargeback::RenderStatements(set, format, std::cout);
     return Status::Ok();
   }
@@ -125,6 +174,7 @@ Status Run(const ChargebackFlags& flags) {
   PrintWarnings(timeline, run.summary, flags.input.max_warnings);
   GPUCOST_ASSIGN_OR_RETURN(chargeback::StatementSet set, builder.Finish(teams));
   if (timeline.samples > 0) set.covered = Intersect(period.window, timeline.span);
+  Summarize(run.report, settings.idle, set);
   chargeback::RenderStatements(set, format, std::cout);
   return Status::Ok();
 }
@@ -156,6 +206,12 @@ void AddChargebackCommand(CLI::App& app, int& exit_code) {
                   "Target for spot GPU-hours / all GPU-hours")
       ->capture_default_str();
   cmd->add_option("--top", f->top, "Top consumers (workloads) listed")->capture_default_str();
+  cmd->add_option("--idle", f->idle,
+                  "Idle capacity: separate (in the cluster summary) | proportional | even "
+                  "(shared to the teams' statements, as gpucost report --idle)")
+      ->capture_default_str();
+  cmd->add_option("--idle-scope", f->idle_scope, "Share idle within: node | cluster")
+      ->capture_default_str();
   AddInputFlags(*cmd, f->input);
   AddSegmentFlags(*cmd, f->segments);
   AddPriceFlags(*cmd, f->price);

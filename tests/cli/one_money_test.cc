@@ -166,5 +166,84 @@ TEST_F(OneMoney, StatementLinesMultiplyOutAndTheRoundingLineClosesTheTotal) {
   EXPECT_GE(lines, 8) << text;
 }
 
+// The statements and the cluster summary after them make up the cluster's cost, under each idle
+// policy: teams stated + other teams + idle no team was charged = the report's cost_usd, and
+// with idle shared each statement's total is the team's allocated cost in the report under the
+// same policy.
+TEST_F(OneMoney, StatementsAndTheClusterSummaryAddUpToTheClustersCost) {
+  // Held and unheld GPU-hours: the report's hours with idle kept apart.
+  const double capacity = nlohmann::json::parse(Run(
+      "report --by team --accumulate --format json"))["totals"]["gpu_hours"]
+                              .get<double>();
+  for (const std::string idle : {"separate", "proportional --idle-scope node", "even"}) {
+    SCOPED_TRACE(idle);
+    const nlohmann::json report =
+        nlohmann::json::parse(Run("report --by team --accumulate --format json --idle " + idle));
+    const nlohmann::json some =
+        nlohmann::json::parse(Run("chargeback --team ads,search --format json --idle " + idle));
+    ASSERT_TRUE(some.contains("cluster"));
+    const nlohmann::json& c = some["cluster"];
+    const double cost = report["totals"]["cost_usd"].get<double>();
+    EXPECT_NEAR(c["cost_usd"].get<double>(), cost, 1e-9 * cost);
+    EXPECT_NEAR(c["stated_teams_usd"].get<double>() + c["other_teams_usd"].get<double>() +
+                    c["idle_usd"].get<double>(),
+                cost, 1e-9 * cost);
+    EXPECT_GT(c["other_teams_usd"].get<double>(), 0);
+    std::map<std::string, double> allocated;
+    for (const nlohmann::json& r : report["rows"]) {
+      allocated[r["team"].get<std::string>()] = r["allocated_usd"].get<double>();
+    }
+    double stated = 0;
+    for (const nlohmann::json& s : some["statements"]) {
+      const std::string team = s["team"].get<std::string>();
+      const double total = s["allocated_usd"].get<double>() + s["shared_idle_usd"].get<double>();
+      EXPECT_NEAR(total, allocated[team], 1e-9 * cost) << team;
+      EXPECT_EQ(std::llround(s["total_usd"].get<double>() * 100), RoundUnits(total, 2)) << team;
+      if (idle == "separate") {
+        EXPECT_EQ(s["shared_idle_usd"].get<double>(), 0) << team;
+      } else {
+        EXPECT_GT(s["shared_idle_usd"].get<double>(), 0) << team;
+      }
+      stated += total;
+    }
+    EXPECT_NEAR(c["stated_teams_usd"].get<double>(), stated, 1e-9 * cost);
+    // The prices the money rests on, as the report counts them.
+    double priced_hours = 0;
+    for (const auto& [source, hours] : c["price_sources"].items()) {
+      EXPECT_NEAR(hours.get<double>(), report["price_sources"][source].get<double>(), 1e-9)
+          << source;
+      priced_hours += hours.get<double>();
+    }
+    EXPECT_NEAR(priced_hours, capacity, 1e-6);
+    if (idle == "separate") {
+      EXPECT_NEAR(c["idle_gpu_hours"].get<double>(),
+                  capacity - report["totals"]["gpu_hours"].get<double>() +
+                      report["rows"].back()["gpu_hours"].get<double>(),
+                  1e-6);
+    }
+  }
+  // In text, the summary's parts and its total are the report's figures, and add up (with a
+  // rounding line when they need one) to the printed cost.
+  const std::string text = Run("chargeback --by team");
+  const size_t at = text.find("\nCluster — ");
+  ASSERT_NE(at, std::string::npos) << text;
+  std::istringstream summary(text.substr(at + 1));
+  int64_t parts = 0;
+  int64_t total = -1;
+  for (std::string line; std::getline(summary, line);) {
+    const size_t dollar = line.rfind('$');
+    if (dollar == std::string::npos || line.starts_with("Prices")) continue;
+    const int64_t cents = Units(line.substr(dollar + 1)) * (line[dollar - 1] == '-' ? -1 : 1);
+    if (line.starts_with("Total GPU cost: ")) {
+      total = cents;
+    } else {
+      parts += cents;
+    }
+  }
+  const nlohmann::json report = nlohmann::json::parse(Run("report --by team --format json"));
+  EXPECT_EQ(total, RoundUnits(report["totals"]["cost_usd"].get<double>(), 2));
+  EXPECT_EQ(parts, total);
+}
+
 }  // namespace
 }  // namespace gpucost
