@@ -63,7 +63,8 @@ Result<LoadedTimeline> LoadFilesWithTap(const std::vector<std::string>& paths,
 Result<LoadedTimeline> LoadPrometheusWithTap(const promsource::PrometheusSourceOptions& popts,
                                              const TimelineOptions& topts, SeriesTap& tap,
                                              promsource::FetchStats* stats) {
-  const Window range{topts.window->start - SampleLookback(topts.staleness), topts.window->end};
+  const Window range{topts.window->start - SampleLookback(topts.staleness),
+                     topts.window->end + SampleLookahead(topts.staleness)};
   const std::vector<std::string> extra = tap.Metrics();
   std::vector<std::string_view> metrics(kInventoryMetricNames.begin(),
                                         kInventoryMetricNames.end());

@@ -98,7 +98,8 @@ void ApplyInput(const LoadedInput& input, ReportSettings& settings);
 // Series besides the inventory's, read from the same source in the same pass: with --input it
 // sees every sample of every file as the files are parsed once for the timeline; with
 // --prometheus the samples of Metrics(), fetched with the inventory's series (same chunks, same
-// requests) from the window's start minus SampleLookback(--staleness) to its end.
+// requests) from the window's start minus SampleLookback(--staleness) to its end plus
+// SampleLookahead(--staleness).
 class SeriesTap : public ExpositionHandler {
  public:
   virtual std::vector<std::string> Metrics() const = 0;

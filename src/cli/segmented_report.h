@@ -19,7 +19,7 @@
 namespace gpucost::cli {
 
 // The timeline of `window`: the source's samples from window.start - SampleLookback(staleness) to
-// window.end.
+// window.end + SampleLookahead(staleness).
 // A window without samples is no error (the cluster may not have existed yet).
 using SegmentLoader = std::function<Result<LoadedTimeline>(Window window)>;
 

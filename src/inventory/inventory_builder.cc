@@ -82,7 +82,22 @@ Result<LoadedTimeline> InventoryBuilder::Build() {
     return Status::InvalidArgument("staleness and default scrape interval must be positive");
   }
   SparseSeriesNote sparse;
-  const PresenceOptions presence{options_.default_scrape_interval, options_.staleness, &sparse};
+  PresenceOptions presence{options_.default_scrape_interval, options_.staleness, &sparse};
+  // A series seen once takes the input's own scrape interval where its nodes show one, not the
+  // setting: a pod first seen just before the window's end is held as long whether the source
+  // also holds the scrapes after the window (files) or not (a fetch cut at the window's end).
+  {
+    std::vector<int64_t> intervals;
+    for (const auto& [k, n] : ksm_.data().nodes) {
+      if (n.seen.size() >= 2) intervals.push_back(EstimateInterval(n.seen, presence).count());
+    }
+    if (!intervals.empty()) {
+      std::nth_element(intervals.begin(), intervals.begin() + intervals.size() / 2,
+                       intervals.end());
+      presence.default_interval = Duration(intervals[intervals.size() / 2]);
+      presence.default_learned = true;
+    }
+  }
   // With no samples at all, the span is the API's: its GPU pods' lifetimes. With samples it is
   // theirs alone (a pod running for weeks must not stretch a report of an hour's files).
   if (max_t_ms_ < min_t_ms_) {

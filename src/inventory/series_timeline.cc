@@ -100,20 +100,29 @@ void PresenceSeries::Finish() {
   for (const Point& p : points) Add(p.t_ms, p.v);
 }
 
+namespace {
+
+Duration DefaultInterval(const PresenceOptions& options) {
+  return options.default_learned ? options.default_interval
+                                 : std::min(options.default_interval, options.staleness);
+}
+
+}  // namespace
+
 Duration EstimateInterval(const std::vector<Point>& points, const PresenceOptions& options) {
-  if (points.size() < 2) return std::min(options.default_interval, options.staleness);
+  if (points.size() < 2) return DefaultInterval(options);
   std::vector<int64_t> gaps;
   gaps.reserve(points.size() - 1);
   for (size_t i = 1; i < points.size(); ++i) gaps.push_back(points[i].t_ms - points[i - 1].t_ms);
   std::nth_element(gaps.begin(), gaps.begin() + static_cast<ptrdiff_t>(gaps.size() / 2),
                    gaps.end());
   const Duration median(gaps[gaps.size() / 2]);
-  if (median.count() <= 0) return std::min(options.default_interval, options.staleness);
+  if (median.count() <= 0) return DefaultInterval(options);
   return std::min(median, kLongestLearnedInterval);
 }
 
 Duration EstimateInterval(const PresenceSeries& series, const PresenceOptions& options) {
-  if (series.size() < 2) return std::min(options.default_interval, options.staleness);
+  if (series.size() < 2) return DefaultInterval(options);
   // The same median as over the points: spacings with their multiplicities, sorted.
   std::vector<std::pair<int64_t, uint64_t>> gaps;
   series.ForEachSpacing([&](int64_t gap, uint64_t n) { gaps.emplace_back(gap, n); });
@@ -129,7 +138,7 @@ Duration EstimateInterval(const PresenceSeries& series, const PresenceOptions& o
     seen += n;
   }
   const Duration median(median_ms);
-  if (median.count() <= 0) return std::min(options.default_interval, options.staleness);
+  if (median.count() <= 0) return DefaultInterval(options);
   return std::min(median, kLongestLearnedInterval);
 }
 

@@ -108,13 +108,18 @@ struct SparseSeriesNote {
 };
 
 struct PresenceOptions {
+  // The interval of a series with one sample: a setting (at most the staleness), or, where
+  // `default_learned`, the input's own (the median interval of its node series), which a series
+  // seen once in a fetch (a pod that appears just before a window's end) shares with the series
+  // beside it however the source was cut.
   Duration default_interval = std::chrono::seconds(30);
   Duration staleness = std::chrono::minutes(5);
   SparseSeriesNote* sparse = nullptr;  // where to note sparse series, if anywhere
+  bool default_learned = false;
 };
 
 // Median spacing of the (finished) samples, at most kLongestLearnedInterval; for < 2 samples,
-// the default interval (at most the staleness).
+// the default interval (a set one at most the staleness).
 Duration EstimateInterval(const std::vector<Point>& points, const PresenceOptions& options);
 
 Duration EstimateInterval(const PresenceSeries& series, const PresenceOptions& options);

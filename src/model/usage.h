@@ -26,6 +26,13 @@ inline Duration SampleLookback(Duration staleness) {
   return std::max(staleness, Duration(std::chrono::minutes(30)));
 }
 
+// How far after a window samples are read from a store: as far as before it. A file holds the
+// scrapes after a window, and a series' next sample tells how long its last one in the window
+// holds; a fetch cut at the window's end would leave a series seen once there (a pod that starts
+// just before the end, a segment that holds one scrape of a sparse series) to a default interval
+// instead, and a store would give other money than the same samples in files.
+inline Duration SampleLookahead(Duration staleness) { return SampleLookback(staleness); }
+
 // The longest sampling interval learned from a series' spacing: a series whose samples lie further
 // apart than this is taken as sampled this often (gaps stay gaps).
 inline constexpr Duration kLongestLearnedInterval = std::chrono::hours(1);

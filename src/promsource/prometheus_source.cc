@@ -195,7 +195,8 @@ Result<LoadedTimeline> LoadTimelineFromPrometheus(const PrometheusSourceOptions&
   }
   if (options.url.empty()) return Status::InvalidArgument("no Prometheus URL");
   const Window window = *timeline_options.window;
-  const Window range{window.start - SampleLookback(timeline_options.staleness), window.end};
+  const Window range{window.start - SampleLookback(timeline_options.staleness),
+                     window.end + SampleLookahead(timeline_options.staleness)};
   PrometheusClient client(options.url, options.client, std::move(transport));
   InventoryBuilder builder(timeline_options);
   builder.BeginSource(StrCat("prometheus:", RedactUrl(client.base_url())));

@@ -97,9 +97,10 @@ Status FetchRawSamples(PrometheusClient& client, PrometheusApi api, Window range
                        Duration max_chunk = Duration(0), Duration first_span = Duration(0));
 
 // The Prometheus counterpart of LoadTimelineFromFiles. `timeline_options.window` is required;
-// samples are fetched from window.start - SampleLookback(staleness) (a sample before the window
-// stands for its series at the window's start, as it does when read from files, and the samples
-// before it give a sparse series' interval) to window.end.
+// samples are fetched from window.start - SampleLookback(staleness) to window.end +
+// SampleLookahead(staleness), as files hold them: a sample before the window stands for its
+// series at the window's start, the samples before it give a sparse series' interval, and the
+// next sample after the window tells how long the last one in it holds.
 // Without `transport`, libcurl is used.
 Result<LoadedTimeline> LoadTimelineFromPrometheus(
     const PrometheusSourceOptions& options, const TimelineOptions& timeline_options,

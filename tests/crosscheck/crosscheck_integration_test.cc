@@ -321,7 +321,8 @@ TEST_F(CrossCheck, MigSlicesAndReplicasAreFractionsNotGpus) {
 // A real Prometheus scrapes `gpucost simulate --serve` every second for a few seconds.
 // Five-minute scrapes, read from the files and from a real Prometheus holding the same samples:
 // the same money per pod, for windows that start and end off the step, a one-minute window that
-// holds no scrape, segments, and a window reaching past the data.
+// holds no scrape, segments (one of them holding a single scrape), and a window reaching past the
+// data.
 class SparseCrossCheck : public CrossCheck {
  protected:
   // Its own Prometheus, in CrossCheck's slots (the suites run one after the other); CrossCheck's
@@ -365,6 +366,7 @@ TEST_F(SparseCrossCheck, FilesAndPrometheusGiveTheSameMoneyForAnyWindowAndSegmen
       {17, 1970, "30m"},         // off the step, the last segment a few minutes long
       {0, 3 * 3600, "1h"},       // the whole data, in hours
       {-1800, 4 * 3600, "45m"},  // reaching past both ends of the data
+      {-2600, 3600, "45m"},      // a first segment holding one scrape (at 0) of every series
   };
   for (const Case& c : cases) {
     const std::string what = std::to_string(c.from) + ".." + std::to_string(c.to) + " " + c.segment;

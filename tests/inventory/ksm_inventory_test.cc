@@ -55,6 +55,33 @@ TEST(KsmInventory, PlainNodeAndRequest) {
   EXPECT_EQ(UnixMs(t.span.end), 300000);
 }
 
+// A pod seen in one scrape, beside nodes scraped every 5 minutes, is held for the nodes' interval
+// (the input's own), not a default of 30 s: a fetch that ends just after the pod's first scrape
+// must give what the files holding its next scrapes give.
+TEST(KsmInventory, ASeriesSeenOnceHoldsForTheInputsOwnInterval) {
+  std::string text;
+  for (int i = 0; i < 4; ++i) {
+    std::string chunk = kNode;
+    const std::string t = std::to_string(i * 300000);
+    for (size_t p = chunk.find("%T"); p != std::string::npos; p = chunk.find("%T")) {
+      chunk.replace(p, 2, t);
+    }
+    text += chunk;
+  }
+  std::string pod = kPod;
+  for (size_t p = pod.find("%T"); p != std::string::npos; p = pod.find("%T")) {
+    pod.replace(p, 2, "900000");
+  }
+  auto t = Load(text + pod);
+  ASSERT_EQ(t.inventory.holdings.size(), 1u);
+  EXPECT_EQ(UnixMs(t.inventory.holdings[0].interval.start), 900000);
+  EXPECT_EQ(UnixMs(t.inventory.holdings[0].interval.end), 1200000);
+  // With nothing to learn from (every series seen once), the setting.
+  auto alone = Load(pod);
+  ASSERT_EQ(alone.inventory.holdings.size(), 1u);
+  EXPECT_EQ(UnixMs(alone.inventory.holdings[0].interval.end), 930000);
+}
+
 TEST(KsmInventory, SucceededEndsTheHoldingAndPendingWithoutNodeHoldsNothing) {
   std::string text;
   // Pending unscheduled for 2 scrapes, Running for 4, Succeeded for 4.

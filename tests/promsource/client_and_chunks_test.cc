@@ -226,7 +226,7 @@ TEST(Chunks, LeftOpenStoreCountsBoundarySamplesOnce) { ExpectEachSampleOnce(true
 TEST(LoadTimelineFromPrometheus, AsksForEveryInventoryMetricAndNeedsAWindow) {
   std::vector<std::string> urls;
   std::deque<TransportResult> script;
-  for (size_t i = 0; i < kInventoryMetricNames.size() * 7; ++i)
+  for (size_t i = 0; i < kInventoryMetricNames.size() * 13; ++i)
     script.push_back(Answer(200, kOkEmpty));
   PrometheusSourceOptions o;
   o.url = "http://store";
@@ -239,13 +239,13 @@ TEST(LoadTimelineFromPrometheus, AsksForEveryInventoryMetricAndNeedsAWindow) {
   auto r = LoadTimelineFromPrometheus(o, t, std::make_unique<ScriptedTransport>(script, &urls));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->samples, 0u);
-  // From the lookback (30 minutes, more than the staleness) before the window to its end,
-  // [1800 s, 3900 s): seven 5-minute chunks, each for every metric.
-  ASSERT_EQ(urls.size(), kInventoryMetricNames.size() * 7);
+  // From the lookback (30 minutes, more than the staleness) before the window to as far after
+  // its end, [1800 s, 5700 s): thirteen 5-minute chunks, each for every metric.
+  ASSERT_EQ(urls.size(), kInventoryMetricNames.size() * 13);
   EXPECT_EQ(urls[0],
             "http://store/api/v1/"
             "query?query=kube_pod_container_resource_requests%5B300001ms%5D&time=2100");
-  EXPECT_NE(urls.back().find("time=3900"), std::string::npos);
+  EXPECT_NE(urls.back().find("time=5700"), std::string::npos);
 }
 
 }  // namespace
