@@ -7,18 +7,18 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <map>
 #include <memory>
-#include <cstdint>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "cli/commands.h"
-#include "core/labels.h"
 #include "core/strings.h"
 #include "core/time.h"
 #include "ingest/exposition.h"
+#include "inventory/sample_labels.h"
 
 namespace gpucost::cli {
 namespace {
@@ -50,20 +50,6 @@ struct FindingList {
     if (kept.size() < limit) kept.push_back(Finding{line, std::move(message)});
   }
 };
-
-std::string SeriesText(const SampleView& s) {
-  std::string out(s.name);
-  out += '{';
-  for (size_t i = 0; i < s.labels.size(); ++i) {
-    if (i > 0) out += ',';
-    out.append(s.labels[i].name);
-    out += "=\"";
-    AppendEscapedLabelValue(out, s.labels[i].value);
-    out += '"';
-  }
-  out += '}';
-  return out;
-}
 
 class Summary final : public ExpositionHandler {
  public:

@@ -55,6 +55,11 @@ bool AgentReader::GpuKey(const SampleView& s, const std::string& source, Diagnos
   return true;
 }
 
+void AgentReader::AddValue(PointSeries& series, const SampleView& s, int64_t t_ms,
+                           const std::string& source, Diagnostics& diag) {
+  conflicts_.OnAdd(&series, series.Add(t_ms, s.value), s, t_ms, s.value, source, diag);
+}
+
 bool AgentReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& source,
                            Diagnostics& diag) {
   const std::string_view name = s.name;
@@ -67,14 +72,14 @@ bool AgentReader::OnSample(const SampleView& s, int64_t t_ms, const std::string&
       unit.source = source;
       unit.first_line = s.line;
     }
-    (LabelValue(s, "source") == "gpm" ? unit.gpm : unit.utilization).Add(t_ms, s.value);
+    AddValue(LabelValue(s, "source") == "gpm" ? unit.gpm : unit.utilization, s, t_ms, source, diag);
     return true;
   }
   if (name == "gpucost_agent_nvml_supported") {
     if (LabelValue(s, "call") != "nvmlDeviceGetProcessUtilization") return true;
     AgentGpuKey key;
     if (!GpuKey(s, source, diag, key)) return true;
-    data_.process_measured[std::move(key)].Add(t_ms, s.value);
+    AddValue(data_.process_measured[std::move(key)], s, t_ms, source, diag);
     return true;
   }
   if (name == "gpucost_agent_holder_activity_ratio") {
@@ -92,7 +97,7 @@ bool AgentReader::OnSample(const SampleView& s, int64_t t_ms, const std::string&
       series.source = source;
       series.first_line = s.line;
     }
-    series.points.Add(t_ms, s.value);
+    AddValue(series.points, s, t_ms, source, diag);
     return true;
   }
   if (name == "gpucost_agent_device_assignment") {
@@ -153,15 +158,17 @@ bool AgentReader::OnSample(const SampleView& s, int64_t t_ms, const std::string&
   return false;  // the agent's own health series: not inventory
 }
 
-void AgentReader::Finish() {
+// gpus and assignments hold 1 at every sample: they cannot conflict.
+void AgentReader::Finish(Diagnostics& diag) {
+  const auto finish = [&](PointSeries& p) { conflicts_.OnFinish(&p, p.Finish(), diag); };
   for (auto& [k, g] : data_.gpus) g.seen.Finish();
   for (auto& [k, u] : data_.units) {
-    u.gpm.Finish();
-    u.utilization.Finish();
+    finish(u.gpm);
+    finish(u.utilization);
   }
-  for (auto& [k, h] : data_.holders) h.points.Finish();
+  for (auto& [k, h] : data_.holders) finish(h.points);
   for (auto& [k, a] : data_.assignments) a.seen.Finish();
-  for (auto& [k, p] : data_.process_measured) p.Finish();
+  for (auto& [k, p] : data_.process_measured) finish(p);
 }
 
 }  // namespace gpucost

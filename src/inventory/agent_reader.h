@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ingest/exposition.h"
+#include "inventory/conflict_warnings.h"
 #include "inventory/diagnostics.h"
 #include "inventory/series_timeline.h"
 #include "model/usage.h"
@@ -126,15 +127,20 @@ class AgentReader {
       : default_cluster_(std::move(default_cluster)) {}
   // Returns false when the sample is not a series this reader consumes.
   bool OnSample(const SampleView& s, int64_t t_ms, const std::string& source, Diagnostics& diag);
-  // Sorts every series. Call once, after the last sample.
-  void Finish();
+  // Sorts every series and warns of the conflicting samples sorting finds. Call once, after the
+  // last sample.
+  void Finish(Diagnostics& diag);
   AgentData& data() { return data_; }
 
  private:
   bool GpuKey(const SampleView& s, const std::string& source, Diagnostics& diag,
               AgentGpuKey& key) const;
+  // Adds the sample's value to `series`; two samples of one instant that disagree are told.
+  void AddValue(PointSeries& series, const SampleView& s, int64_t t_ms, const std::string& source,
+                Diagnostics& diag);
   std::string default_cluster_;
   AgentData data_;
+  ConflictWarnings conflicts_;
 };
 
 }  // namespace gpucost

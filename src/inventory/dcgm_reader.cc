@@ -92,16 +92,6 @@ namespace {
 // previous sample's validity (the engine counts NaN samples as unmeasured time).
 double UsageValue(double v) { return IsDcgmBlank(v) ? std::nan("") : v; }
 
-// Adds a sample to a usage series; two samples of one instant that disagree are told, naming
-// where the later one (which is kept) comes from.
-void AddUsage(DcgmUsageSeries& series, int64_t t_ms, double value, const SampleView& s,
-              const std::string& source, Diagnostics& diag) {
-  if (series.points.Add(t_ms, value)) return;
-  diag.Warn("conflicting-sample", source, s.line,
-            StrCat(s.name, " has two different values at ", FormatRfc3339(InstantFromUnixMs(t_ms)),
-                   "; the later one (", s.value, ") is used"));
-}
-
 // A negative activity is no measurement: read as a blank (unmeasured, never a measured zero that
 // would make the holder's whole allocation waste), with a warning naming where.
 double CheckedUsageValue(const SampleView& s, const std::string& source, Diagnostics& diag) {
@@ -120,9 +110,7 @@ bool DcgmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& 
     known->device->seen.Add(t_ms, 1);
     if (known->pod_labels != nullptr) known->pod_labels->Add(t_ms, 1);
     if (known->hpc_job != nullptr) known->hpc_job->Add(t_ms, 1);
-    if (known->usage != nullptr) {
-      AddUsage(*known->usage, t_ms, CheckedUsageValue(s, source, diag), s, source, diag);
-    }
+    if (known->usage != nullptr) AddUsage(*known->usage, t_ms, s, source, diag);
     return true;
   }
   std::string uuid = LabelString(s, "UUID");
@@ -213,7 +201,6 @@ bool DcgmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& 
     remember();
     return true;
   }
-  const double value = CheckedUsageValue(s, source, diag);
   DcgmUsageSeries& series =
       data_.usage[DcgmUsageKey{std::move(dev), info.metric, pod, vgpu, from_direct}];
   if (series.first_line == 0) {
@@ -223,15 +210,22 @@ bool DcgmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& 
     series.unit = (it != units_.end() && it->second != ValueUnit::kUnknown) ? it->second
                                                                             : info.default_unit;
   }
-  AddUsage(series, t_ms, value, s, source, diag);
+  AddUsage(series, t_ms, s, source, diag);
   next.usage = &series;
   remember();
   return true;
 }
 
-void DcgmReader::Finish() {
+void DcgmReader::AddUsage(DcgmUsageSeries& series, int64_t t_ms, const SampleView& s,
+                          const std::string& source, Diagnostics& diag) {
+  const double value = CheckedUsageValue(s, source, diag);
+  conflicts_.OnAdd(&series.points, series.points.Add(t_ms, value), s, t_ms, value, source, diag);
+}
+
+// Presence series hold 1 at every sample: they cannot conflict.
+void DcgmReader::Finish(Diagnostics& diag) {
   for (auto& [k, d] : data_.devices) d.seen.Finish();
-  for (auto& [k, u] : data_.usage) u.points.Finish();
+  for (auto& [k, u] : data_.usage) conflicts_.OnFinish(&u.points, u.points.Finish(), diag);
   for (auto& [k, p] : data_.pod_labels) p.Finish();
   for (auto& [k, p] : data_.hpc_jobs) p.Finish();
 }

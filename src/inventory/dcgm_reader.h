@@ -10,6 +10,7 @@
 #include <string>
 
 #include "ingest/exposition.h"
+#include "inventory/conflict_warnings.h"
 #include "inventory/diagnostics.h"
 #include "inventory/series_memo.h"
 #include "inventory/series_timeline.h"
@@ -103,7 +104,9 @@ class DcgmReader {
   }
   void OnMetadata(const MetadataView& m);
   bool OnSample(const SampleView& s, int64_t t_ms, const std::string& source, Diagnostics& diag);
-  void Finish();
+  // Sorts every series and warns of the conflicting samples sorting finds. Call once, after the
+  // last sample.
+  void Finish(Diagnostics& diag);
   DcgmData& data() { return data_; }
 
  private:
@@ -116,11 +119,16 @@ class DcgmReader {
     DcgmUsageSeries* usage = nullptr;      // null: not a usage metric
   };
 
+  // Adds a sample to a usage series; two samples of one instant that disagree are told.
+  void AddUsage(DcgmUsageSeries& series, int64_t t_ms, const SampleView& s,
+                const std::string& source, Diagnostics& diag);
+
   std::string default_cluster_;
   DcgmPodLabels mode_;
   std::map<std::string, ValueUnit, std::less<>> units_;  // family -> unit read from HELP/UNIT
   DcgmData data_;
   SeriesCache<Resolved> resolved_;
+  ConflictWarnings conflicts_;
 };
 
 }  // namespace gpucost

@@ -71,9 +71,9 @@ void InventoryBuilder::AddKubeState(KubeState state) { kube_.push_back(std::move
 Result<LoadedTimeline> InventoryBuilder::Build() {
   if (built_) return Status::FailedPrecondition("InventoryBuilder::Build called twice");
   built_ = true;
-  ksm_.Finish();
-  dcgm_.Finish();
-  agent_.Finish();
+  ksm_.Finish(diag_);
+  dcgm_.Finish(diag_);
+  agent_.Finish(diag_);
   LoadedTimeline out;
   out.samples = samples_;
   out.sampled = std::move(sampled_);

@@ -73,11 +73,11 @@ bool KsmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& s
                          Diagnostics& diag) {
   if (!s.name.starts_with("kube_")) return false;
   if (const Resolved* known = resolved_.Find(s)) {
-    if (ValidQuantity(*known, s, source, diag)) Apply(*known, t_ms, s.value);
+    if (ValidQuantity(*known, s, source, diag)) Apply(*known, t_ms, s, source, diag);
     return known->mine;
   }
   Resolved r = Resolve(s, source, diag);
-  if (ValidQuantity(r, s, source, diag)) Apply(r, t_ms, s.value);
+  if (ValidQuantity(r, s, source, diag)) Apply(r, t_ms, s, source, diag);
   const bool mine = r.mine;
   if (r.remember && resolved_.Worth(s)) resolved_.Remember(s, std::move(r));
   return mine;
@@ -94,12 +94,14 @@ bool KsmReader::ValidQuantity(const Resolved& r, const SampleView& s, const std:
   return false;
 }
 
-void KsmReader::Apply(const Resolved& r, int64_t t_ms, double value) {
+void KsmReader::Apply(const Resolved& r, int64_t t_ms, const SampleView& s,
+                      const std::string& source, Diagnostics& diag) {
+  const double value = s.value;
   switch (r.what) {
     case Resolved::Do::kNothing:
       return;
     case Resolved::Do::kPresence:
-      r.series->Add(t_ms, value);
+      conflicts_.OnAdd(r.series, r.series->Add(t_ms, value), s, t_ms, value, source, diag);
       return;
     case Resolved::Do::kPodLabels:
       MergeLatest(r.pod->labels, r.pod->labels_t, r.labels, t_ms);
@@ -124,6 +126,11 @@ void KsmReader::Apply(const Resolved& r, int64_t t_ms, double value) {
       return;
     case Resolved::NodeFamily::kCapacity:
       if (r.capacity != nullptr && t_ms >= *r.capacity_t) {
+        // The latest instant's capacity again with another value, in whatever order it came.
+        if (t_ms == *r.capacity_t && !SameSampleValue(*r.capacity, value)) {
+          conflicts_.OnAdd(r.capacity, Added{Added::kConflict, *r.capacity}, s, t_ms, value, source,
+                           diag);
+        }
         *r.capacity_t = t_ms;
         *r.capacity = value;
       }
@@ -236,13 +243,14 @@ void KsmReader::ResolveNode(const SampleView& s, Resolved& r) {
   }
 }
 
-void KsmReader::Finish() {
+void KsmReader::Finish(Diagnostics& diag) {
   for (auto& [key, pod] : data_.pods) {
-    for (auto& [phase, series] : pod.phases) series.Finish();
-    for (auto& [node, series] : pod.info_by_node) series.Finish();
-    for (auto& [res, series] : pod.resources) series.Finish();
+    for (auto* m : {&pod.phases, &pod.info_by_node}) {
+      for (auto& [k, series] : *m) conflicts_.OnFinish(&series, series.Finish(), diag);
+    }
+    for (auto& [res, series] : pod.resources) conflicts_.OnFinish(&series, series.Finish(), diag);
   }
-  for (auto& [key, node] : data_.nodes) node.seen.Finish();
+  for (auto& [key, node] : data_.nodes) node.seen.Finish();  // 1 at every sample: no conflicts
 }
 
 }  // namespace gpucost

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ingest/exposition.h"
+#include "inventory/conflict_warnings.h"
 #include "inventory/diagnostics.h"
 #include "inventory/series_memo.h"
 #include "inventory/series_timeline.h"
@@ -98,8 +99,9 @@ class KsmReader {
   void BeginSource() { resolved_.Clear(); }
   // Returns false when the sample is not a series this reader consumes.
   bool OnSample(const SampleView& s, int64_t t_ms, const std::string& source, Diagnostics& diag);
-  // Sorts every series. Call once, after the last sample.
-  void Finish();
+  // Sorts every series and warns of the conflicting samples sorting finds. Call once, after the
+  // last sample.
+  void Finish(Diagnostics& diag);
   KsmData& data() { return data_; }
 
  private:
@@ -124,7 +126,8 @@ class KsmReader {
   };
   Resolved Resolve(const SampleView& s, const std::string& source, Diagnostics& diag);
   void ResolveNode(const SampleView& s, Resolved& r);
-  static void Apply(const Resolved& r, int64_t t_ms, double value);
+  void Apply(const Resolved& r, int64_t t_ms, const SampleView& s, const std::string& source,
+             Diagnostics& diag);
   // False (with a warning naming file:line) for a request or limit that is no quantity.
   static bool ValidQuantity(const Resolved& r, const SampleView& s, const std::string& source,
                             Diagnostics& diag);
@@ -136,6 +139,7 @@ class KsmReader {
   PodKey last_pod_key_;            // the key of last_pod_
   KsmPod* last_pod_ = nullptr;     // the pod Pod() returned last
   SeriesCache<Resolved> resolved_;
+  ConflictWarnings conflicts_;
 };
 
 }  // namespace gpucost

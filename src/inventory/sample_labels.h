@@ -1,10 +1,12 @@
-// Label look-ups on a parsed sample, shared by the kube-state-metrics and dcgm-exporter readers.
+// Label look-ups on a parsed sample, shared by the kube-state-metrics, dcgm-exporter and node agent
+// readers.
 // Empty values count as absent (Prometheus semantics). Stateless and thread-safe.
 #pragma once
 
 #include <string>
 #include <string_view>
 
+#include "core/labels.h"
 #include "ingest/exposition.h"
 
 namespace gpucost {
@@ -18,6 +20,21 @@ inline std::string_view LabelValue(const SampleView& s, std::string_view name) {
 
 inline std::string LabelString(const SampleView& s, std::string_view name) {
   return std::string(LabelValue(s, name));
+}
+
+// The series as written: name{label="value",...}, for warnings that name it.
+inline std::string SeriesText(const SampleView& s) {
+  std::string out(s.name);
+  out += '{';
+  for (size_t i = 0; i < s.labels.size(); ++i) {
+    if (i > 0) out += ',';
+    out.append(s.labels[i].name);
+    out += "=\"";
+    AppendEscapedLabelValue(out, s.labels[i].value);
+    out += '"';
+  }
+  out += '}';
+  return out;
 }
 
 }  // namespace gpucost

@@ -6,28 +6,58 @@
 
 namespace gpucost {
 
-bool PointSeries::Add(int64_t t_ms, double v) {
+namespace {
+
+// Counts the instants Finish() finds conflicting, in time order.
+class ConflictCount {
+ public:
+  // At t_ms, `v` replaced a different value `had`.
+  void Note(int64_t t_ms, double had, double v) {
+    if (found_.instants == 0 || t_ms != last_t_ms_) {
+      if (found_.instants == 0) found_.first_t_ms = t_ms;
+      ++found_.instants;
+      last_t_ms_ = t_ms;
+    }
+    if (t_ms == found_.first_t_ms) {
+      found_.replaced = had;
+      found_.kept = v;
+    }
+  }
+  const SampleConflicts& found() const { return found_; }
+
+ private:
+  SampleConflicts found_;
+  int64_t last_t_ms_ = 0;
+};
+
+}  // namespace
+
+Added PointSeries::Add(int64_t t_ms, double v) {
   if (!points_.empty() && t_ms <= points_.back().t_ms) {
     if (t_ms == points_.back().t_ms) {
       const double had = points_.back().v;
       points_.back().v = v;
-      return had == v || (had != had && v != v);
+      return SameSampleValue(had, v) ? Added{} : Added{Added::kConflict, had};
     }
     sorted_ = false;
+    points_.push_back(Point{t_ms, v});
+    return Added{Added::kEarlier, 0};
   }
   points_.push_back(Point{t_ms, v});
-  return true;
+  return Added{};
 }
 
-void PointSeries::Finish() {
-  if (sorted_) return;
+SampleConflicts PointSeries::Finish() {
+  if (sorted_) return {};
   std::stable_sort(points_.begin(), points_.end(),
                    [](const Point& a, const Point& b) { return a.t_ms < b.t_ms; });
   // Keep the last value written for each instant (stable sort keeps arrival order).
+  ConflictCount conflicts;
   std::vector<Point> out;
   out.reserve(points_.size());
   for (const Point& p : points_) {
     if (!out.empty() && out.back().t_ms == p.t_ms) {
+      if (!SameSampleValue(out.back().v, p.v)) conflicts.Note(p.t_ms, out.back().v, p.v);
       out.back().v = p.v;
     } else {
       out.push_back(p);
@@ -35,6 +65,7 @@ void PointSeries::Finish() {
   }
   points_ = std::move(out);
   sorted_ = true;
+  return conflicts.found();
 }
 
 void PresenceSeries::Append(int64_t t_ms, double v) {
@@ -58,28 +89,32 @@ void PresenceSeries::Append(int64_t t_ms, double v) {
   ++size_;
 }
 
-void PresenceSeries::Add(int64_t t_ms, double v) {
+Added PresenceSeries::Add(int64_t t_ms, double v) {
   if (!pending_.empty()) {  // out of order already: as PointSeries, sorted by Finish()
-    if (t_ms == pending_.back().t_ms) {
-      pending_.back().v = v;
-    } else {
-      pending_.push_back(Point{t_ms, v});
+    Point& last = pending_.back();
+    if (t_ms == last.t_ms) {
+      const double had = last.v;
+      last.v = v;
+      return SameSampleValue(had, v) ? Added{} : Added{Added::kConflict, had};
     }
-    return;
+    const bool earlier = t_ms < last.t_ms;
+    pending_.push_back(Point{t_ms, v});
+    return earlier ? Added{Added::kEarlier, 0} : Added{};
   }
   if (size_ == 0 || t_ms > last_t()) {
     Append(t_ms, v);
-    return;
+    return Added{};
   }
   if (t_ms == last_t()) {  // the last value written for an instant wins
     const uint64_t i = size_ - 1;
+    const double had = values_.back().v;
     if (values_.back().from == i) {
       values_.back().v = v;
       if (values_.size() >= 2 && Same(values_[values_.size() - 2].v, v)) values_.pop_back();
-    } else if (!Same(values_.back().v, v)) {
+    } else if (!Same(had, v)) {
       values_.push_back(ValueFrom{i, v});
     }
-    return;
+    return SameSampleValue(had, v) ? Added{} : Added{Added::kConflict, had};
   }
   // Out of order: keep every point in arrival order until Finish().
   pending_.reserve(size_ + 1);
@@ -88,16 +123,22 @@ void PresenceSeries::Add(int64_t t_ms, double v) {
   times_ = {};
   values_ = {};
   size_ = 0;
+  return Added{Added::kEarlier, 0};
 }
 
-void PresenceSeries::Finish() {
-  if (pending_.empty()) return;
+SampleConflicts PresenceSeries::Finish() {
+  if (pending_.empty()) return {};
   std::vector<Point> points = std::move(pending_);
   pending_ = {};
   // Stable: of the points at one instant, the one written last is added last and wins.
   std::stable_sort(points.begin(), points.end(),
                    [](const Point& a, const Point& b) { return a.t_ms < b.t_ms; });
-  for (const Point& p : points) Add(p.t_ms, p.v);
+  ConflictCount conflicts;
+  for (const Point& p : points) {
+    const Added added = Add(p.t_ms, p.v);
+    if (added.what == Added::kConflict) conflicts.Note(p.t_ms, added.replaced, p.v);
+  }
+  return conflicts.found();
 }
 
 namespace {

@@ -21,13 +21,36 @@ struct Point {
   double v = 0;
 };
 
-// Samples of one series. Add in any order; Finish() sorts and keeps the last value per instant.
+// Whether two sample values are the same value: NaN is NaN, and 0 is -0.
+inline bool SameSampleValue(double a, double b) { return a == b || (a != a && b != b); }
+
+// What Add did with a sample. Conflicting duplicates must not change money silently: the caller
+// says where a kConflict comes from, and notes where a series went kEarlier (docs/inputs.md).
+struct Added {
+  enum What : uint8_t {
+    kInOrder,   // after the sample added before it, or that instant's value again
+    kConflict,  // that sample's instant with another value, which it replaced
+    kEarlier,   // before the sample added before it: Finish() sorts and reports conflicts
+  };
+  What what = kInOrder;
+  double replaced = 0;  // kConflict: the value replaced
+};
+
+// Instants at which Finish() found samples of different values: they arrived apart and out of
+// time order, so Add could not tell. The later one in input order is kept.
+struct SampleConflicts {
+  uint64_t instants = 0;   // 0: none
+  int64_t first_t_ms = 0;  // the earliest such instant
+  double replaced = 0;     // a value the series had there, then
+  double kept = 0;         // the one kept
+};
+
+// Samples of one series. Add in any order; Finish() sorts and keeps the last value per instant
+// (the later sample in input order). A series added in time order costs Finish() nothing.
 class PointSeries {
  public:
-  // False when the sample replaced another of the same instant with a different value (the
-  // caller says where: conflicting duplicates must not change money silently).
-  bool Add(int64_t t_ms, double v);
-  void Finish();
+  Added Add(int64_t t_ms, double v);
+  SampleConflicts Finish();
   const std::vector<Point>& points() const { return points_; }
   bool empty() const { return points_.empty(); }
   double last_value() const { return points_.empty() ? 0 : points_.back().v; }
@@ -42,12 +65,12 @@ class PointSeries {
 // that rarely change): sample times as runs of equal spacing (first time, spacing, count) and
 // values as the sample index from which each holds. A series scraped at a steady interval with
 // a steady value takes a few dozen bytes however long it is; irregular times cost at most 8 bytes
-// a sample. Add and Finish behave exactly as PointSeries's (last value per instant wins), and
-// ForEach visits the same points in time order.
+// a sample. Add and Finish behave exactly as PointSeries's (last value per instant wins, the same
+// conflicts reported), and ForEach visits the same points in time order.
 class PresenceSeries {
  public:
-  void Add(int64_t t_ms, double v);
-  void Finish();
+  Added Add(int64_t t_ms, double v);
+  SampleConflicts Finish();
   bool empty() const { return size_ == 0 && pending_.empty(); }
   uint64_t size() const { return size_; }  // once finished
   double last_value() const { return values_.empty() ? 0 : values_.back().v; }

@@ -213,7 +213,7 @@ std::string ReadWhole(const std::vector<Series>& all, bool ids) {
       reader.OnSample(view, t, "t", diag);
     }
   }
-  reader.Finish();
+  reader.Finish(diag);
   return Describe(reader.data());
 }
 
@@ -239,7 +239,7 @@ std::string ReadInterleaved(const std::vector<Series>& all, bool ids) {
     view.timestamp_ms = t;
     reader.OnSample(view, t, "t", diag);
   }
-  reader.Finish();
+  reader.Finish(diag);
   return Describe(reader.data());
 }
 

@@ -66,8 +66,16 @@ TEST(PresenceSeries, EmptyAndSingle) {
   ExpectSame(p, r, PresenceOptions{});
 }
 
+void ExpectSameConflicts(const SampleConflicts& a, const SampleConflicts& b) {
+  EXPECT_EQ(a.instants, b.instants);
+  if (a.instants == 0 || b.instants == 0) return;
+  EXPECT_EQ(a.first_t_ms, b.first_t_ms);
+  EXPECT_EQ(std::bit_cast<uint64_t>(a.replaced), std::bit_cast<uint64_t>(b.replaced));
+  EXPECT_EQ(std::bit_cast<uint64_t>(a.kept), std::bit_cast<uint64_t>(b.kept));
+}
+
 // Random series (steady runs, jitter, gaps past the staleness limit, repeated instants, samples
-// out of order, NaN and -0) read exactly as a PointSeries reads them.
+// out of order, NaN and -0) read exactly as a PointSeries reads them, with the same conflicts.
 TEST(PresenceSeries, MatchesPointSeries) {
   std::mt19937_64 rng(7);
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint64_t>(n)); };
@@ -89,16 +97,55 @@ TEST(PresenceSeries, MatchesPointSeries) {
         default: t += step; break;
       }
       if (pick(5) == 0) v = values[pick(6)];
-      p.Add(t, v);
-      r.Add(t, v);
+      const Added a = p.Add(t, v);
+      const Added b = r.Add(t, v);
+      EXPECT_EQ(a.what, b.what);
+      if (a.what == Added::kConflict) {
+        EXPECT_EQ(std::bit_cast<uint64_t>(a.replaced), std::bit_cast<uint64_t>(b.replaced));
+      }
     }
-    p.Finish();
-    r.Finish();
+    ExpectSameConflicts(p.Finish(), r.Finish());
     const PresenceOptions o{std::chrono::seconds(30 * (1 + pick(2))),
                             std::chrono::minutes(1 + pick(6))};
     SCOPED_TRACE(round);
     ExpectSame(p, r, o);
     if (HasFailure()) return;
+  }
+}
+
+// The later sample of an instant wins. A repeat of the instant just added is a conflict at once;
+// samples that arrive apart are found by Finish(), which names the earliest instant and counts.
+TEST(PointSeries, ConflictingSamplesAreToldAtAddOrFinish) {
+  for (const bool presence : {false, true}) {
+    SCOPED_TRACE(presence);
+    PointSeries p;
+    PresenceSeries r;
+    const auto add = [&](int64_t t, double v) { return presence ? r.Add(t, v) : p.Add(t, v); };
+    EXPECT_EQ(add(0, 0).what, Added::kInOrder);
+    EXPECT_EQ(add(30, 1).what, Added::kInOrder);
+    EXPECT_EQ(add(30, 1).what, Added::kInOrder);  // the same value again: nothing
+    const Added repeat = add(30, 2);
+    EXPECT_EQ(repeat.what, Added::kConflict);
+    EXPECT_EQ(repeat.replaced, 1);
+    EXPECT_EQ(add(60, 1).what, Added::kInOrder);
+    EXPECT_EQ(add(0, 0).what, Added::kEarlier);   // back in time with the same value
+    EXPECT_EQ(add(60, 3).what, Added::kInOrder);  // after the sample before it
+    EXPECT_EQ(add(30, 5).what, Added::kEarlier);
+    EXPECT_EQ(add(30, 6).what, Added::kConflict);  // told at once, not again by Finish
+    EXPECT_EQ(add(90, std::nan("")).what, Added::kInOrder);
+    EXPECT_EQ(add(90, std::nan("")).what, Added::kInOrder);  // NaN is NaN
+    EXPECT_EQ(add(0, -0.0).what, Added::kEarlier);
+    const SampleConflicts found = presence ? r.Finish() : p.Finish();
+    // 30: 2, then 6; 60: 1, then 3. 0 and -0 are the same value.
+    EXPECT_EQ(found.instants, 2u);
+    EXPECT_EQ(found.first_t_ms, 30);
+    EXPECT_EQ(found.replaced, 2);
+    EXPECT_EQ(found.kept, 6);
+    std::vector<Point> got = presence ? PointsOf(r) : p.points();
+    ASSERT_EQ(got.size(), 4u);
+    EXPECT_EQ(got[1].v, 6);
+    EXPECT_EQ(got[2].v, 3);
+    EXPECT_EQ((presence ? r.Finish() : p.Finish()).instants, 0u);  // once finished, in order
   }
 }
 
