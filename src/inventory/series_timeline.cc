@@ -32,19 +32,15 @@ class ConflictCount {
 
 }  // namespace
 
-Added PointSeries::Add(int64_t t_ms, double v) {
-  if (!points_.empty() && t_ms <= points_.back().t_ms) {
-    if (t_ms == points_.back().t_ms) {
-      const double had = points_.back().v;
-      points_.back().v = v;
-      return SameSampleValue(had, v) ? Added{} : Added{Added::kConflict, had};
-    }
-    sorted_ = false;
-    points_.push_back(Point{t_ms, v});
-    return Added{Added::kEarlier, 0};
+Added PointSeries::AddAtOrBefore(int64_t t_ms, double v) {
+  if (t_ms == points_.back().t_ms) {
+    const double had = points_.back().v;
+    points_.back().v = v;
+    return SameSampleValue(had, v) ? Added{} : Added{Added::kConflict, had};
   }
+  sorted_ = false;
   points_.push_back(Point{t_ms, v});
-  return Added{};
+  return Added{Added::kEarlier, 0};
 }
 
 SampleConflicts PointSeries::Finish() {
@@ -89,7 +85,7 @@ void PresenceSeries::Append(int64_t t_ms, double v) {
   ++size_;
 }
 
-Added PresenceSeries::Add(int64_t t_ms, double v) {
+Added PresenceSeries::AddOther(int64_t t_ms, double v) {
   if (!pending_.empty()) {  // out of order already: as PointSeries, sorted by Finish()
     Point& last = pending_.back();
     if (t_ms == last.t_ms) {

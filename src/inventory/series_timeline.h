@@ -8,6 +8,7 @@
 #include <bit>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <vector>
 
 #include "core/time.h"
@@ -49,7 +50,11 @@ struct SampleConflicts {
 // (the later sample in input order). A series added in time order costs Finish() nothing.
 class PointSeries {
  public:
-  Added Add(int64_t t_ms, double v);
+  Added Add(int64_t t_ms, double v) {
+    if (!points_.empty() && t_ms <= points_.back().t_ms) return AddAtOrBefore(t_ms, v);
+    points_.push_back(Point{t_ms, v});
+    return Added{};
+  }
   SampleConflicts Finish();
   const std::vector<Point>& points() const { return points_; }
   bool empty() const { return points_.empty(); }
@@ -57,6 +62,8 @@ class PointSeries {
   int64_t last_t() const { return points_.empty() ? 0 : points_.back().t_ms; }
 
  private:
+  Added AddAtOrBefore(int64_t t_ms, double v);  // t_ms at or before the last sample's
+
   std::vector<Point> points_;
   bool sorted_ = true;
 };
@@ -69,7 +76,19 @@ class PointSeries {
 // conflicts reported), and ForEach visits the same points in time order.
 class PresenceSeries {
  public:
-  Added Add(int64_t t_ms, double v);
+  Added Add(int64_t t_ms, double v) {
+    // Inline, what nearly every sample is: one more step of the last run, with its value.
+    if (!times_.empty() && pending_.empty()) {
+      TimeRun& r = times_.back();
+      if (r.count > 1 && r.count < std::numeric_limits<uint32_t>::max() &&
+          t_ms == r.t0 + int64_t{r.step} * r.count && Same(values_.back().v, v)) {
+        ++r.count;
+        ++size_;
+        return Added{};
+      }
+    }
+    return AddOther(t_ms, v);
+  }
   SampleConflicts Finish();
   bool empty() const { return size_ == 0 && pending_.empty(); }
   uint64_t size() const { return size_; }  // once finished
@@ -117,6 +136,7 @@ class PresenceSeries {
     return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b);
   }
   void Append(int64_t t_ms, double v);  // t_ms after every point so far
+  Added AddOther(int64_t t_ms, double v);  // any sample (Add's inline case included)
 
   std::vector<TimeRun> times_;
   std::vector<ValueFrom> values_;
