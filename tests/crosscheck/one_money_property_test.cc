@@ -4,6 +4,8 @@
 //   - `report --input`, `report --prometheus` (a real Prometheus holding every cluster, read in
 //     segments), `ledger write` + `report --ledger`, `chargeback` and `whatif`'s "before" give
 //     each team the same money to 1e-9, and the three reports each pod;
+//   - `gpucost serve`, killed with SIGKILL at random moments and started again until it catches
+//     up, leaves in its ledger what one report of the same time gives, per team and per pod;
 //   - the cluster's cost is price x GPUs x the hours of the window the data evidences (the
 //     simulator's nodes live from its first scrape to one interval after its last).
 // GPUCOST_PROPERTY_CLUSTERS (default 6) and GPUCOST_PROPERTY_SEED (default 3) choose how many
@@ -19,10 +21,13 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "cli/cli_test_util.h"
 #include "common/child_process.h"
+#include "ledger/serve_test_util.h"
 
 namespace gpucost {
 namespace {
@@ -166,14 +171,64 @@ class OneMoneyProperty : public ::testing::Test {
     }
   }
 
+  // `gpucost serve` from the Prometheus into a ledger of its own, over [from, to) (a lag from
+  // now back to `to`), in 20-minute pieces, SIGKILLed after a random moment twice and started
+  // again until ready; then its ledger's report of cluster `c` against the store's.
+  static void ExpectServeKeepsTheReport(const Case& c, int64_t from, int64_t to,
+                                        std::mt19937_64& rng) {
+    const std::string ledger = (tmp_->path() / (c.name + "-serve.db")).string();
+    const auto start = [&] {
+      const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                              std::chrono::system_clock::now().time_since_epoch())
+                              .count();
+      const int port = testing_util::FreePort();
+      return std::make_pair(
+          port,
+          std::make_unique<testing_util::ChildProcess>(
+              std::vector<std::string>{
+                  kBinary, "serve", "--ledger", ledger, "--price-per-gpu-hour",
+                  std::to_string(kFlatPrice), "--from", std::to_string(from), "--interval", "1s",
+                  "--max-chunk", "20m", "--lag", std::to_string(now - to) + "s", "--listen",
+                  "127.0.0.1:" + std::to_string(port), "--prometheus", prom_->url()},
+              (tmp_->path() / (c.name + "-serve.log")).string()));
+    };
+    for (int kill = 0; kill < 2; ++kill) {
+      auto [port, serve] = start();
+      std::this_thread::sleep_for(std::chrono::milliseconds(100 + rng() % 1200));
+      ASSERT_TRUE(serve->Kill()) << serve->Log();
+    }
+    auto [port, serve] = start();
+    ASSERT_TRUE(serve_test::WaitFor("http://127.0.0.1:" + std::to_string(port) + "/readyz", 200,
+                                    std::chrono::seconds(120)))
+        << serve->Log();
+    EXPECT_EQ(serve->Terminate(), 0) << serve->Log();
+    const std::string window = " --window " + std::to_string(from) + "," + std::to_string(to);
+    const std::string store = " --prometheus " + prom_->url() + window + " --price-per-gpu-hour " +
+                              std::to_string(kFlatPrice);
+    for (const std::string by : {"cluster,team", "cluster,namespace,pod,container"}) {
+      const std::string flags = " --by " + by + " --accumulate --format json";
+      std::vector<std::string> key;
+      for (const std::string d : {"team", "namespace", "pod", "container"}) {
+        if (by.find(d) != std::string::npos) key.push_back(d);
+      }
+      const std::map<std::string, double> want =
+          Money(Json("report" + store + flags, c.What()), c.name, key);
+      ASSERT_FALSE(want.empty()) << by;
+      ExpectSame(Money(Json("report --ledger " + ledger + window + flags, c.What()), c.name, key),
+                 want, "serve's ledger after SIGKILLs, by " + by);
+    }
+  }
+
   static testing_util::TempDir* tmp_;
   static testing_util::PrometheusProcess* prom_;
   static std::vector<Case>* cases_;
+  static std::mt19937_64 rng_for_kills_;
 };
 
 testing_util::TempDir* OneMoneyProperty::tmp_ = nullptr;
 testing_util::PrometheusProcess* OneMoneyProperty::prom_ = nullptr;
 std::vector<Case>* OneMoneyProperty::cases_ = new std::vector<Case>();
+std::mt19937_64 OneMoneyProperty::rng_for_kills_(7);
 
 TEST_F(OneMoneyProperty, EverySourceAndCommandGivesTheSameMoney) {
   ASSERT_FALSE(cases_->empty());
@@ -222,6 +277,14 @@ TEST_F(OneMoneyProperty, EverySourceAndCommandGivesTheSameMoney) {
       before["/" + t["team"].get<std::string>()] = t["before_usd"].get<double>();
     }
     ExpectSame(before, teams, "whatif's before, per team");
+
+    // Serve, killed and started again: its steps are whole minutes, so it is compared over the
+    // whole minutes of the window.
+    if (&c - cases_->data() < 2) {
+      const int64_t from = (std::max(c.from, kDataStart - 600) + 59) / 60 * 60;
+      const int64_t to = std::min(c.to, c.data_end + 600) / 60 * 60;
+      ExpectServeKeepsTheReport(c, from, to, rng_for_kills_);
+    }
 
     // Evidence: GPUs x price x the part of the window the data covers.
     const double hours =
