@@ -40,6 +40,7 @@ struct ServeFlags {
   std::string max_chunk = "6h";
   std::string from;
   std::string retention = "0s";
+  std::string writer_lease = "auto";
   std::string budgets;
   std::string forecast_lookback = "7d";
   RemoteWriteFlags remote_write;
@@ -79,6 +80,15 @@ Result<ServeOptions> Parse(const ServeFlags& f) {
     return Status::InvalidArgument("--retention must be longer than --grace + --lag");
   }
   if (s.max_chunk < s.step) return Status::InvalidArgument("--max-chunk is shorter than --step");
+  if (f.writer_lease == "auto") {
+    s.writer_lease = std::max<Duration>(3 * s.interval, std::chrono::seconds(30));
+  } else {
+    GPUCOST_ASSIGN_OR_RETURN(s.writer_lease, positive("--writer-lease", f.writer_lease));
+    if (s.writer_lease <= s.interval) {
+      return Status::InvalidArgument(
+          "--writer-lease must be longer than --interval: the writer renews it every cycle");
+    }
+  }
   if (!f.from.empty()) {
     GPUCOST_ASSIGN_OR_RETURN(s.from, ParseInstant(f.from));
   }
@@ -185,6 +195,11 @@ void AddServeCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--retention", f->retention,
                   "Remove cost records older than this (90d); the /metrics counters keep what they "
                   "counted. 0s: keep everything")
+      ->capture_default_str();
+  cmd->add_option("--writer-lease", f->writer_lease,
+                  "How long a standby serve of the same cluster waits for this one to renew its "
+                  "lease before it takes over writing (docs/serve.md); auto: 3 intervals, at "
+                  "least 30s")
       ->capture_default_str();
   cmd->add_option("--budgets", f->budgets,
                   "YAML file of monthly team budgets (as for gpucost alerts): exports each team's "

@@ -213,6 +213,12 @@ std::string ServeMetricsText(const ledger::LedgerTotals& totals, const ledger::L
   out += fmt::format("{} {}\n", m::kLedgerWriteErrorsTotal, health.ledger_write_errors);
   Header(out, m::kGapStepsTotal);
   out += fmt::format("{} {}\n", m::kGapStepsTotal, health.gap_steps);
+  if (!health.clusters.empty()) Header(out, m::kLedgerWriter);
+  for (const std::string& cluster : health.clusters) {
+    out += fmt::format("{}{} {}\n", m::kLedgerWriter,
+                       Labels({{"cluster", cluster}, {"writer", health.writer}}),
+                       health.writing ? 1 : 0);
+  }
   if (health.remote_write) {
     const promsource::RemoteWriteStats& rw = *health.remote_write;
     Header(out, m::kRemoteWriteSamplesTotal);

@@ -22,6 +22,9 @@ struct ServeHealth {
   int64_t gap_steps = 0;            // unwatched steps without data, given the holdings before them
   double lag_seconds = 0;       // now - end of the newest attributed step
   double ledger_bytes = 0;      // the ledger file and its WAL
+  std::string writer;           // this serve's name as a writer of the ledger
+  std::vector<std::string> clusters;  // the clusters it writes, or stands by for
+  bool writing = false;               // whether it holds their writer lease
   std::optional<promsource::RemoteWriteStats> remote_write;  // with --remote-write
   std::optional<ScrapeHealth> scrape;                       // with --scrape
 };

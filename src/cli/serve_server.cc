@@ -1,12 +1,18 @@
 #include "cli/serve_server.h"
 
 #include <httplib.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <random>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -66,6 +72,42 @@ HoleScan ScanHoles(Instant start, Duration step, const std::vector<bool>& data,
   return out;
 }
 
+// This process's name as a writer of the ledger: host, process and a random part, so that a
+// restarted serve is a new writer and a lease names where its holder runs.
+std::string WriterName() {
+  char host[256] = {};
+  if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
+  std::random_device random;
+  char tag[9];
+  std::snprintf(tag, sizeof(tag), "%08x", static_cast<unsigned>(random()));
+  return StrCat(host[0] != '\0' ? host : "serve", ":", getpid(), ":", tag);
+}
+
+// Whether the writer `name` (WriterName) was a process of this host that is no longer running:
+// a serve that was killed and started again on the same machine, or in the same container
+// (where the new process may have the old one's pid).
+bool GoneFromThisHost(const std::string& name) {
+  const size_t tag = name.rfind(':');
+  const size_t pid_at =
+      tag == std::string::npos || tag == 0 ? std::string::npos : name.rfind(':', tag - 1);
+  if (pid_at == std::string::npos) return false;
+  char host[256] = {};
+  if (gethostname(host, sizeof(host) - 1) != 0 || name.substr(0, pid_at) != host) return false;
+  const std::string pid_text = name.substr(pid_at + 1, tag - pid_at - 1);
+  char* end = nullptr;
+  const long pid = std::strtol(pid_text.c_str(), &end, 10);
+  if (pid_text.empty() || *end != '\0' || pid <= 0) return false;
+  if (pid == getpid()) return true;
+  return kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+}
+
+// The clusters an inventory's nodes belong to, sorted.
+std::vector<std::string> ClustersOf(const Inventory& inventory) {
+  std::set<std::string> names;
+  for (const Node& n : inventory.nodes) names.insert(n.cluster);
+  return {names.begin(), names.end()};
+}
+
 }  // namespace
 
 struct Server::Impl {
@@ -84,7 +126,11 @@ struct Server::Impl {
     http_->Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
       std::lock_guard<std::mutex> lock(mu_);
       res.status = ready_ ? 200 : 503;
-      res.set_content(ready_ ? "ready\n" : "catching up\n", "text/plain");
+      // A standby serves the ledger's reads as the writer does.
+      res.set_content(!ready_           ? "catching up\n"
+                      : health_.writing ? "ready\n"
+                                        : "ready (standby)\n",
+                      "text/plain");
     });
     http_->Get("/metrics", [this](const httplib::Request& req, httplib::Response& res) {
       if (!Authorized(req, res)) return;
@@ -125,6 +171,12 @@ struct Server::Impl {
     stopping_http_ = true;
     StopLoop();
     loop.join();
+    // A standby of the same clusters takes over at its next cycle rather than when the lease
+    // runs out.
+    if (writing_ && !clusters_.empty()) {
+      const Status released = ledger_->ReleaseLease(Scope(Now()));
+      if (!released.ok()) LogError(StrCat("gpucost serve: ", released.ToString()));
+    }
     if (s_.scrape) s_.scrape->Stop();
     // The last cycle's series, delivered if the endpoint answers soon.
     if (remote_ && !remote_->Flush(std::chrono::seconds(5))) {
@@ -181,7 +233,7 @@ struct Server::Impl {
   // stopped watching (unwatched_from_: a restart, a failed source or ledger) that data follows
   // again is a hole: once closed, each of its steps that holds nothing gets the holdings of the
   // step before, unmeasured (docs/serve.md, "Gaps").
-  Status Attribute(Window w, bool& ledger_failed) {
+  Status Attribute(Window w, Instant now, bool& ledger_failed) {
     ledger_failed = false;
     const size_t steps = static_cast<size_t>((w.end - w.start + s_.step - Duration(1)) / s_.step);
     std::vector<bool> data(steps, false);
@@ -194,6 +246,14 @@ struct Server::Impl {
       settings.accumulate = true;
       GPUCOST_ASSIGN_OR_RETURN(settings.by, ParseDimensions("cluster"));
       ApplyInput(*input, settings);
+      // A cluster that appears in the source is written (and its lease taken) from here on.
+      for (std::string& c : ClustersOf(input->timeline.inventory)) {
+        if (std::find(clusters_.begin(), clusters_.end(), c) == clusters_.end()) {
+          LogInfo(StrCat("gpucost serve: the source has a new cluster, ", c, ", written from ",
+                         FormatRfc3339(w.start)));
+          clusters_.insert(std::upper_bound(clusters_.begin(), clusters_.end(), c), std::move(c));
+        }
+      }
       settings.prior_draws = FindDraws(input->timeline.inventory, draws_);
       ledger::LedgerSink sink(*ledger_, input->timeline.inventory, settings.window, settings.step);
       GPUCOST_ASSIGN_OR_RETURN(ReportRun run,
@@ -207,7 +267,7 @@ struct Server::Impl {
       }
       scan = ScanHoles(w.start, s_.step, data, hole_, unwatched_from_);
       ledger::WriteGaps keep{scan.keep, 0};
-      const Status written = sink.Commit(&keep);
+      const Status written = sink.Commit(&keep, Scope(now));
       ledger_failed = !written.ok();
       if (!written.ok()) return written;
     } else {
@@ -215,7 +275,7 @@ struct Server::Impl {
     }
     for (const Window& hole : scan.carry) {
       ledger::WriteGaps carry{{{hole, true}}, 0};
-      const Status written = ledger_->Write(Inventory{}, hole, s_.step, {}, &carry);
+      const Status written = ledger_->Write(Inventory{}, hole, s_.step, {}, &carry, Scope(now));
       ledger_failed = !written.ok();
       if (!written.ok()) return written;
       LogWarn(StrCat("gpucost serve: the source has no data from ", FormatRfc3339(hole.start),
@@ -233,42 +293,146 @@ struct Server::Impl {
     return std::chrono::duration_cast<std::chrono::milliseconds>(s_.step).count();
   }
 
-  // At the first cycle: a ledger serve wrote before resumes where it stopped, and what came after
-  // was not watched.
-  void Resume() {
-    if (resumed_) return;
-    resumed_ = true;
-    Result<std::optional<Instant>> through = ledger_->AttributedThrough();
-    if (!through.ok()) {
-      LogError(StrCat("gpucost serve: ", through.status().ToString()));
-      return;
+  static Instant Now() {
+    return std::chrono::time_point_cast<Duration>(std::chrono::system_clock::now());
+  }
+
+  ledger::WriteScope Scope(Instant now) const {
+    ledger::WriteScope scope;
+    scope.clusters = clusters_;
+    scope.writer = writer_;
+    scope.lease = s_.writer_lease;
+    scope.now = now;
+    return scope;
+  }
+
+  // At the first cycle, the clusters serve writes: those its source has over the last interval,
+  // or where it starts (--from); --cluster when it has none yet (docs/serve.md, "Many
+  // clusters"). Clusters that appear later are added as they do.
+  Status LearnClusters(Instant end) {
+    if (!clusters_.empty()) return Status::Ok();
+    std::vector<Window> probes = {{end - s_.interval, end}};
+    if (s_.from && *s_.from < end)
+      probes.push_back({*s_.from, std::min(end, *s_.from + s_.max_chunk)});
+    for (const Window& w : probes) {
+      Result<LoadedInput> probe = Load(w);
+      if (!probe.ok() && !NoData(probe.status())) return probe.status();
+      if (probe.ok()) clusters_ = ClustersOf(probe->timeline.inventory);
+      if (!clusters_.empty()) break;
     }
-    if (*through) {
-      processed_ = **through;
-      unwatched_from_ = **through;
+    if (clusters_.empty()) clusters_ = {s_.source.cluster};
+    LogInfo(StrCat("gpucost serve: writing cluster", clusters_.size() == 1 ? " " : "s ",
+                   Join(clusters_, ", "), " of ", s_.ledger, " as ", writer_));
+    std::lock_guard<std::mutex> lock(mu_);
+    health_.clusters = clusters_;
+    return Status::Ok();
+  }
+
+  // Takes or renews the writer lease of serve's clusters: true while it holds it. A serve whose
+  // clusters another serve writes is its standby: it answers from the ledger, writes nothing, and
+  // takes over once the other stops renewing.
+  bool HoldLease(Instant now) {
+    Result<std::optional<ledger::ScopeState>> held = ledger_->TakeLease(Scope(now));
+    if (held.ok() && *held && GoneFromThisHost((*held)->writer)) {
+      // Its own predecessor, killed and restarted: no need to wait for its lease to run out.
+      ledger::WriteScope scope = Scope(now);
+      scope.replaces = (*held)->writer;
+      LogInfo(StrCat("gpucost serve: taking over from ", scope.replaces,
+                     ", which no longer runs on this host"));
+      held = ledger_->TakeLease(scope);
     }
+    if (!held.ok()) {
+      LogError(StrCat("gpucost serve: ", held.status().ToString()));
+      return false;
+    }
+    if (*held) {
+      if (writing_ || !standing_by_) {
+        LogInfo(StrCat("gpucost serve: standing by: cluster ", (*held)->cluster, " is written by ",
+                       (*held)->writer, " until ", FormatRfc3339((*held)->lease_until),
+                       "; this serve takes over if it stops"));
+      }
+      GoStandby();
+      return false;
+    }
+    if (!writing_) {
+      if (standing_by_) {
+        LogInfo(StrCat("gpucost serve: took over writing ", Join(clusters_, ", ")));
+      }
+      writing_ = true;
+      standing_by_ = false;
+      resumed_ = false;  // where the writer before stopped
+    }
+    return true;
+  }
+
+  void GoStandby() {
+    writing_ = false;
+    standing_by_ = true;
+    resumed_ = false;
+    hole_.reset();
+    unwatched_from_.reset();
+  }
+
+  // Once writing: resumes each cluster where its writer before stopped (a restart, a takeover),
+  // and what came after was not watched.
+  Status Resume() {
+    if (resumed_) return Status::Ok();
+    GPUCOST_ASSIGN_OR_RETURN(std::vector<ledger::ScopeState> scopes, ledger_->Scopes());
+    std::optional<Instant> through;
+    fresh_ = false;
+    for (const std::string& cluster : clusters_) {
+      std::optional<Instant> point;
+      for (const ledger::ScopeState& scope : scopes) {
+        if (scope.cluster != cluster) continue;
+        point = scope.attributed_through;
+        if (scope.newest_step && (!point || scope.newest_step->end > *point)) {
+          point = scope.newest_step->end;
+        }
+      }
+      if (!point) {
+        fresh_ = true;  // new to the ledger: it starts at --from, or one interval ago
+        continue;
+      }
+      through = through ? std::min(*through, *point) : point;
+    }
+    processed_ = through;
+    unwatched_from_ = through;
     // The draws of the pods running where the run before stopped: they keep their units.
-    Result<std::vector<KeyedDraw>> draws = ledger_->OpenDraws();
+    Result<std::vector<KeyedDraw>> draws = ledger_->OpenDraws(clusters_);
     if (draws.ok()) {
       draws_ = std::move(*draws);
     } else {
+      draws_.clear();
       LogError(StrCat("gpucost serve: ", draws.status().ToString(),
                       " (the pods running at the restart draw their units anew)"));
     }
+    resumed_ = true;
+    return Status::Ok();
   }
 
-  // Attributes what is due at `now`; true when it caught up.
+  // Attributes what is due at `now`; true when it caught up (or stands by).
   bool Cycle(Instant now) {
-    Resume();
     const Instant end = AlignDown(now - s_.lag, s_.step);
+    Status ready = LearnClusters(end);
+    if (ready.ok() && !HoldLease(now)) {
+      Refresh(now);
+      return standing_by_;
+    }
+    if (ready.ok()) ready = Resume();
+    if (!ready.ok()) {
+      LogError(StrCat("gpucost serve: ", ready.ToString()));
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        ++health_.source_errors;
+      }
+      Refresh(now);
+      return false;
+    }
     Instant start = end - s_.interval;
-    Result<std::optional<Window>> span = ledger_->Span();
-    std::optional<Instant> resume = processed_;
-    if (span.ok() && *span && (!resume || (*span)->end > *resume)) resume = (*span)->end;
-    if (resume) {
-      start = *resume - s_.grace;
-    } else if (s_.from) {
-      start = *s_.from;
+    if (processed_) start = *processed_ - s_.grace;
+    if (!processed_ || fresh_) {
+      const Instant first = s_.from ? *s_.from : end - s_.interval;
+      start = processed_ ? std::min(start, first) : first;
     }
     if (s_.from && start < *s_.from) start = *s_.from;
     start = AlignDown(start, s_.step);
@@ -276,7 +440,14 @@ struct Server::Impl {
     while (start < end) {
       const Instant chunk_end = std::min(end, start + s_.max_chunk);
       bool ledger_failed = false;
-      const Status st = Attribute({start, chunk_end}, ledger_failed);
+      const Status st = Attribute({start, chunk_end}, now, ledger_failed);
+      if (st.code() == StatusCode::kFailedPrecondition) {
+        // Another serve took the lease over (this one stalled past it): it writes from here.
+        LogInfo(StrCat("gpucost serve: standing by: ", st.message()));
+        GoStandby();
+        Refresh(now);
+        return true;
+      }
       if (!st.ok()) {
         // Nothing of the chunk was kept (one transaction); the next cycle attributes it again.
         LogError(StrCat("gpucost serve: ", FormatRfc3339(start), " to ", FormatRfc3339(chunk_end),
@@ -290,9 +461,10 @@ struct Server::Impl {
         break;
       }
       processed_ = chunk_end;
+      fresh_ = false;
       // A restart resumes here; while a hole is open, at its start, to find it again.
-      const Status marked =
-          ledger_->SetAttributedThrough(hole_ ? std::min(*hole_, chunk_end) : chunk_end, draws_);
+      const Status marked = ledger_->SetAttributedThrough(
+          Scope(now), hole_ ? std::min(*hole_, chunk_end) : chunk_end, draws_);
       if (!marked.ok()) LogError(StrCat("gpucost serve: ", marked.ToString()));
       start = chunk_end;
       if (Stopping()) return false;
@@ -329,8 +501,8 @@ struct Server::Impl {
     const Instant data_start = (*span)->start;
     const Window rate = alerts::RateWindow(as_of, data_start, s_.forecast_lookback);
     Result<std::map<std::string, double>> mtd =
-        ledger_->TeamCosts({std::max(month.start, data_start), as_of});
-    Result<std::map<std::string, double>> recent = ledger_->TeamCosts(rate);
+        ledger_->TeamCosts({std::max(month.start, data_start), as_of}, clusters_);
+    Result<std::map<std::string, double>> recent = ledger_->TeamCosts(rate, clusters_);
     if (!mtd.ok() || !recent.ok()) return out;
     std::set<std::string> teams;
     for (const auto& [team, usd] : *mtd) teams.insert(team);
@@ -351,9 +523,15 @@ struct Server::Impl {
     return out;
   }
 
+  // /metrics: the series of serve's own clusters only, so that the serves of a shared ledger
+  // export (and remote-write) each cluster once; none before it knows them.
   void Refresh(Instant now) {
-    Result<ledger::LedgerTotals> totals = ledger_->Totals();
-    Result<ledger::LedgerLatest> latest = ledger_->Latest();
+    Result<ledger::LedgerTotals> totals = ledger::LedgerTotals{};
+    Result<ledger::LedgerLatest> latest = ledger::LedgerLatest{};
+    if (!clusters_.empty()) {
+      totals = ledger_->Totals(clusters_);
+      latest = ledger_->Latest(clusters_);
+    }
     const std::vector<TeamBudgetGauge> budgets =
         latest.ok() ? Budgets(*latest) : std::vector<TeamBudgetGauge>();
     // SQLite: the file and its WAL; PostgreSQL: the ledger's tables.
@@ -362,6 +540,9 @@ struct Server::Impl {
     std::lock_guard<std::mutex> lock(mu_);
     if (processed_) ++health_.cycles;
     health_.ledger_bytes = bytes;
+    health_.writer = writer_;
+    health_.clusters = clusters_;
+    health_.writing = writing_;
     health_.lag_seconds =
         processed_ ? std::chrono::duration<double>(now - *processed_).count() : 0;
     if (remote_) health_.remote_write = remote_->Stats();
@@ -384,11 +565,10 @@ struct Server::Impl {
 
   void Loop() {
     // What the ledger already holds is served before the first cycle ends.
-    Refresh(std::chrono::time_point_cast<Duration>(std::chrono::system_clock::now()));
+    Refresh(Now());
     while (!Stopping()) {
       const auto next = std::chrono::steady_clock::now() + s_.interval;
-      const bool caught_up = Cycle(std::chrono::time_point_cast<Duration>(
-          std::chrono::system_clock::now()));
+      const bool caught_up = Cycle(Now());
       {
         std::lock_guard<std::mutex> lock(mu_);
         ready_ = caught_up;
@@ -445,6 +625,11 @@ struct Server::Impl {
   bool ready_ = false;
   std::optional<Instant> processed_;
   bool resumed_ = false;
+  bool fresh_ = false;  // a cluster of serve's is new to the ledger: it starts at --from
+  const std::string writer_ = WriterName();
+  std::vector<std::string> clusters_;  // the clusters serve writes (LearnClusters), sorted
+  bool writing_ = false;               // it holds their writer lease
+  bool standing_by_ = false;           // another serve holds it
   // Where serve stopped attributing steps as they closed (a restart, a failed cycle); cleared once
   // caught up with no hole open.
   std::optional<Instant> unwatched_from_;

@@ -31,6 +31,9 @@ struct ServeOptions {
   Duration interval{0}, step{0}, lag{0}, grace{0}, max_chunk{0};
   std::optional<Instant> from;  // where a new ledger starts; nullopt: one interval ago
   Duration retention{0};        // records older than this are removed; 0: kept forever
+  // How long the writer lease of serve's clusters lasts unless renewed: a standby serve of the
+  // same clusters takes over writing after it runs out (docs/serve.md, "Many clusters").
+  Duration writer_lease{std::chrono::seconds(30)};
   std::string token;            // required bearer token; empty: none
   std::optional<alerts::BudgetFile> budgets;
   Duration forecast_lookback{0};

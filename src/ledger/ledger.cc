@@ -171,7 +171,8 @@ Result<int64_t> Ledger::HolderId(const Holder& h) {
 }
 
 Status Ledger::Write(const Inventory& inventory, Window window, Duration step,
-                     std::span<const CostRecord> records, WriteGaps* gaps) {
+                     std::span<const CostRecord> records, WriteGaps* gaps,
+                     const WriteScope& scope) {
   if (step.count() <= 0) return Status::InvalidArgument("ledger write: the step must be positive");
   // Writers take turns (Begin takes the write lock), but a PostgreSQL server may still abort a
   // write for a conflict with another client of the database: it is written again, a little
@@ -180,16 +181,27 @@ Status Ledger::Write(const Inventory& inventory, Window window, Duration step,
   Status s;
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
     if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20 << attempt));
-    s = WriteOnce(inventory, window, step, records, gaps);
+    s = WriteOnce(inventory, window, step, records, gaps, scope);
     if (s.ok() || !db_->LastErrorRetryable()) break;
   }
   return s;
 }
 
 Status Ledger::WriteOnce(const Inventory& inventory, Window window, Duration step,
-                         std::span<const CostRecord> records, WriteGaps* gaps) {
+                         std::span<const CostRecord> records, WriteGaps* gaps,
+                         const WriteScope& scope) {
   const int64_t start_ms = UnixMs(window.start);
   const int64_t step_ms = std::chrono::duration_cast<std::chrono::milliseconds>(step).count();
+  // The write's clusters: its inventory's and the scope's. Each cluster's source is what its
+  // holders are (a cluster of Slurm jobs is a Slurm cluster's).
+  std::set<std::string> cluster_set(scope.clusters.begin(), scope.clusters.end());
+  for (const Node& n : inventory.nodes) cluster_set.insert(n.cluster);
+  const std::vector<std::string> clusters(cluster_set.begin(), cluster_set.end());
+  std::map<std::string, std::string> sources;
+  for (const Holder& h : inventory.holders) {
+    std::string& source = sources[h.cluster];
+    if (source.empty()) source = h.kind == HolderKind::kSlurmJob ? "slurm" : "kubernetes";
+  }
   if (Status s = db_->Begin(); !s.ok()) return Fail("starting a write", s);
   // Ids handed out inside a transaction that rolls back would point nowhere: forget them then.
   auto rollback = [this](Status s) {
@@ -201,8 +213,10 @@ Status Ledger::WriteOnce(const Inventory& inventory, Window window, Duration ste
   // The window is replaced, not merged: records a new attribution no longer has (a holder that
   // late data moved, an idle unit now held) go with the rest, after leaving the totals.
   const int64_t end_ms = UnixMs(window.end);
-  if (Status s = AddToTotals(start_ms, end_ms, -1); !s.ok()) return rollback(s);
-  if (Status s = ClearOutsideGaps(start_ms, end_ms, gaps); !s.ok()) return rollback(s);
+  if (Status s = ClaimScopes(clusters, sources, scope); !s.ok()) return rollback(s);
+  if (Status s = AddToTotals(start_ms, end_ms, -1, clusters); !s.ok()) return rollback(s);
+  if (Status s = ClearOutsideGaps(start_ms, end_ms, gaps, clusters); !s.ok()) return rollback(s);
+  std::map<std::string, int64_t> newest;  // per cluster, the newest step written
   std::unique_ptr<Statement> put[std::size(kBatchSizes)];
   std::vector<Row> pending;
   pending.reserve(kBatchSizes[0]);
@@ -251,6 +265,10 @@ Status Ledger::WriteOnce(const Inventory& inventory, Window window, Duration ste
     const Row row{start_ms + r.step * step_ms, step_ms, *unit, holder, r.gpu_hours,
                   r.allocated_usd, r.effective_usd, r.list_usd, r.unmeasured_gpu_hours,
                   r.activity_gpu_hours, flags, static_cast<int64_t>(r.price_source)};
+    int64_t& last =
+        newest.try_emplace(inventory.nodes[inventory.units[r.unit].node].cluster, row.step_start_ms)
+            .first->second;
+    last = std::max(last, row.step_start_ms);
     if (keys.contains(row)) {
       if (Status s = flush(); !s.ok()) return rollback(s);
     }
@@ -264,10 +282,11 @@ Status Ledger::WriteOnce(const Inventory& inventory, Window window, Duration ste
   for (auto& p : put) p.reset();
   if (gaps != nullptr) {
     gaps->carried_steps = 0;
-    if (Status s = CarryOver(step_ms, *gaps); !s.ok()) return rollback(s);
+    if (Status s = CarryOver(step_ms, *gaps, clusters); !s.ok()) return rollback(s);
   }
   if (Status s = RerollTouched(start_ms, end_ms); !s.ok()) return rollback(s);
-  if (Status s = AddToTotals(start_ms, end_ms, +1); !s.ok()) return rollback(s);
+  if (Status s = AddToTotals(start_ms, end_ms, +1, clusters); !s.ok()) return rollback(s);
+  if (Status s = NoteNewestSteps(newest, step_ms); !s.ok()) return rollback(s);
   if (Status s = db_->Commit(); !s.ok()) return rollback(Fail("committing a write", s));
   return Status::Ok();
 }
@@ -288,8 +307,8 @@ std::vector<bool> LedgerSink::StepsWithRecords() const {
   return out;
 }
 
-Status LedgerSink::Commit(WriteGaps* gaps) {
-  Status s = ledger_->Write(*inventory_, window_, step_, records_, gaps);
+Status LedgerSink::Commit(WriteGaps* gaps, const WriteScope& scope) {
+  Status s = ledger_->Write(*inventory_, window_, step_, records_, gaps, scope);
   records_.clear();
   return s;
 }

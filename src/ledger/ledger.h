@@ -73,6 +73,33 @@ struct WriteGaps {
   int64_t carried_steps = 0;  // set by Write: the steps that were given records
 };
 
+// Whose records a write replaces (docs/ledger.md, "Many clusters"). A ledger holds many
+// clusters; a write replaces, in its window, the records of its clusters only: those of the
+// inventory's nodes and those named here.
+struct WriteScope {
+  // Clusters the write replaces besides the inventory's (a carry-over writes no inventory).
+  std::vector<std::string> clusters;
+  // A continuous writer's name; non-empty: the write takes or renews its clusters' writer lease
+  // until `now + lease`, and where another writer holds one that has not run out it fails
+  // (FailedPrecondition) and writes nothing. Empty: a one-shot write, which takes no lease.
+  std::string writer;
+  Duration lease{0};
+  Instant now{};
+  // A writer known to have stopped (a process of this host that is gone): its lease is taken
+  // without waiting for it to run out.
+  std::string replaces;
+};
+
+// What the ledger keeps per cluster for its writer.
+struct ScopeState {
+  std::string cluster;
+  std::string source;  // "kubernetes", "slurm"; "" until a write names holders
+  std::optional<Instant> attributed_through;
+  std::optional<Window> newest_step;  // the newest step written for the cluster
+  std::string writer;                 // the lease's holder; "" none
+  Instant lease_until{};
+};
+
 class Ledger {
  public:
   // Opens (creating and migrating when needed) the ledger at `target`: a SQLite file path, or a
@@ -85,23 +112,32 @@ class Ledger {
   Ledger& operator=(const Ledger&) = delete;
 
   // Writes `records` of an engine run over `window` cut in `step`s, whose indexes refer to
-  // `inventory`, in one transaction: all or nothing. With `gaps`, also fills their steps (see
-  // WriteGaps) in the same transaction.
+  // `inventory`, in one transaction: all or nothing. The window's records of the write's
+  // clusters (see WriteScope) are replaced; other clusters' are untouched. With `gaps`, also fills
+  // their steps (see WriteGaps) in the same transaction.
   Status Write(const Inventory& inventory, Window window, Duration step,
-               std::span<const CostRecord> records, WriteGaps* gaps = nullptr);
+               std::span<const CostRecord> records, WriteGaps* gaps = nullptr,
+               const WriteScope& scope = {});
 
-  // How far a continuous writer (serve) has attributed, whether or not the source had data: where
-  // it resumes, and where what it did not watch begins. Only moves forward.
-  Result<std::optional<Instant>> AttributedThrough();
-  Status SetAttributedThrough(Instant t);
-  // The pool draws of holdings running at the end of the writer's last write
-  // (AttributionSummary::open_draws, by identity), kept beside AttributedThrough so that a writer
-  // that restarts draws those holdings' units as the one before it would have. Empty when none
-  // were kept.
-  Result<std::vector<KeyedDraw>> OpenDraws();
-  // SetAttributedThrough(t) and the draws open at the end of the write, in one transaction, so
-  // that a restart finds the two of one write.
-  Status SetAttributedThrough(Instant t, std::span<const KeyedDraw> open_draws);
+  // Every cluster the ledger holds, by name.
+  Result<std::vector<ScopeState>> Scopes();
+  // Takes or renews the writer lease of `scope.clusters` for `scope.writer`, all or none, in one
+  // transaction: nullopt when taken, else the cluster whose lease another writer holds.
+  Result<std::optional<ScopeState>> TakeLease(const WriteScope& scope);
+  // Gives the writer's leases of `scope.clusters` back (a clean stop), so that a standby takes
+  // over at its next cycle.
+  Status ReleaseLease(const WriteScope& scope);
+
+  // How far a continuous writer (serve) has attributed `scope.clusters`, whether or not the
+  // source had data: where it resumes, and where what it did not watch begins; with the pool
+  // draws of holdings running at the end of its last write (AttributionSummary::open_draws, by
+  // identity), so that a writer that restarts draws those holdings' units as the one before it
+  // would have. Per cluster, in one transaction (a writer's lease is checked as Write does); the
+  // point only moves forward.
+  Status SetAttributedThrough(const WriteScope& scope, Instant t,
+                              std::span<const KeyedDraw> open_draws);
+  // The pool draws kept for `clusters` (their nodes'); empty when none were kept.
+  Result<std::vector<KeyedDraw>> OpenDraws(std::span<const std::string> clusters);
 
   // The records whose steps start in `window` (the whole ledger when nullopt). The window's
   // start must fall on a step boundary of the records; a window holding records of two step
@@ -121,10 +157,13 @@ class Ledger {
   Result<std::optional<Window>> Span();
   // The step of the newest record (0 when empty), from the index alone.
   Result<Duration> NewestStep();
-  Result<LedgerTotals> Totals();
-  Result<LedgerLatest> Latest();
+  // Totals, gauges and team costs of `clusters`; of every cluster when empty.
+  Result<LedgerTotals> Totals(std::span<const std::string> clusters = {});
+  // Each cluster's gauges are of its newest step; step_start is the newest of them.
+  Result<LedgerLatest> Latest(std::span<const std::string> clusters = {});
   // Allocated cost (known prices) per team of the steps that start in `window`.
-  Result<std::map<std::string, double>> TeamCosts(Window window);
+  Result<std::map<std::string, double>> TeamCosts(Window window,
+                                                  std::span<const std::string> clusters = {});
   // Bytes the ledger takes: SQLite its file and WAL; PostgreSQL its tables with their indexes.
   Result<int64_t> SizeBytes();
 
@@ -135,7 +174,7 @@ class Ledger {
   // The target it was opened with, any password masked: safe to print.
   const std::string& path() const { return path_; }
 
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
   static constexpr int64_t kFiveMinutesMs = 300'000;
   static constexpr int64_t kHourMs = 3'600'000;
   static constexpr int64_t kDayMs = 24 * kHourMs;
@@ -144,14 +183,23 @@ class Ledger {
   explicit Ledger(std::unique_ptr<Database> db);
   // "<target>: <what>: <the backend's message>".
   Status Fail(std::string_view what, const Status& cause) const;
-  // Adds `sign` x the window's records to the running totals.
-  Status AddToTotals(int64_t start_ms, int64_t end_ms, double sign);
+  // Adds `sign` x the window's records of `clusters` to the running totals.
+  Status AddToTotals(int64_t start_ms, int64_t end_ms, double sign,
+                     std::span<const std::string> clusters);
   Status WriteOnce(const Inventory& inventory, Window window, Duration step,
-                   std::span<const CostRecord> records, WriteGaps* gaps);
-  // Inside Write's transaction (ledger_gaps.cc): removes the window's records outside `gaps`,
-  // and fills the gaps' empty steps from the step before each.
-  Status ClearOutsideGaps(int64_t start_ms, int64_t end_ms, const WriteGaps* gaps);
-  Status CarryOver(int64_t step_ms, WriteGaps& gaps);
+                   std::span<const CostRecord> records, WriteGaps* gaps, const WriteScope& scope);
+  // Inside Write's transaction (ledger_scopes.cc): makes sure each of `clusters` has a scope,
+  // with its source where `sources` (by cluster) names one, and with `scope.writer`'s lease.
+  Status ClaimScopes(std::span<const std::string> clusters,
+                     const std::map<std::string, std::string>& sources, const WriteScope& scope);
+  Status NoteNewestSteps(const std::map<std::string, int64_t>& newest, int64_t step_ms);
+  // Latest's gauges of one step, of `cluster` (all when empty), added to `out`.
+  Status AddGauges(Window step, const std::string& cluster, LedgerLatest& out);
+  // Inside Write's transaction (ledger_gaps.cc): removes the window's records of `clusters`
+  // outside `gaps`, and fills the gaps' empty steps from the step before each.
+  Status ClearOutsideGaps(int64_t start_ms, int64_t end_ms, const WriteGaps* gaps,
+                          std::span<const std::string> clusters);
+  Status CarryOver(int64_t step_ms, WriteGaps& gaps, std::span<const std::string> clusters);
   // A meta value that is a number; nullopt when absent.
   Result<std::optional<int64_t>> MetaInt(std::string_view key);
   Status SetMetaInt(std::string_view key, int64_t value);
@@ -204,7 +252,7 @@ class LedgerSink final : public CostSink {
   std::vector<bool> StepsWithRecords() const;
   // Writes what was consumed in one transaction, with `gaps` (see WriteGaps) when given; the sink
   // is empty afterwards.
-  Status Commit(WriteGaps* gaps = nullptr);
+  Status Commit(WriteGaps* gaps = nullptr, const WriteScope& scope = {});
   size_t pending() const { return records_.size(); }
 
  private:

@@ -1,10 +1,8 @@
 // Gaps (docs/ledger.md, "Gaps"): steps a continuous writer did not watch and its source no longer
 // has. A write keeps the records such a step already holds and gives an empty one the records of
-// the step before it, carried over unmeasured; and the meta values that say how far the writer
-// has attributed.
+// the step before it, carried over unmeasured; and the ledger's meta values.
 #include <algorithm>
 #include <charconv>
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "core/strings.h"
@@ -13,12 +11,6 @@
 #include "ledger/sql_db.h"
 
 namespace gpucost::ledger {
-namespace {
-
-constexpr std::string_view kAttributedKey = "attributed_through_ms";
-constexpr std::string_view kOpenDrawsKey = "open_draws";
-
-}  // namespace
 
 Result<std::optional<std::string>> Ledger::MetaText(std::string_view key) {
   Result<std::unique_ptr<Statement>> q = db_->Prepare("SELECT value FROM meta WHERE key = $1");
@@ -55,75 +47,18 @@ Status Ledger::SetMetaInt(std::string_view key, int64_t value) {
   return SetMetaText(key, std::to_string(value));
 }
 
-Result<std::optional<Instant>> Ledger::AttributedThrough() {
-  GPUCOST_ASSIGN_OR_RETURN(std::optional<int64_t> ms, MetaInt(kAttributedKey));
-  if (!ms) return std::optional<Instant>();
-  return std::optional<Instant>(InstantFromUnixMs(*ms));
-}
-
-Status Ledger::SetAttributedThrough(Instant t) {
-  GPUCOST_ASSIGN_OR_RETURN(std::optional<int64_t> ms, MetaInt(kAttributedKey));
-  if (ms && *ms >= UnixMs(t)) return Status::Ok();
-  return SetMetaInt(kAttributedKey, UnixMs(t));
-}
-
-Result<std::vector<KeyedDraw>> Ledger::OpenDraws() {
-  GPUCOST_ASSIGN_OR_RETURN(std::optional<std::string> text, MetaText(kOpenDrawsKey));
-  std::vector<KeyedDraw> out;
-  if (!text) return out;
-  const nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  const auto bad = [&] {
-    return Status::ParseError(
-        StrCat(path_, ": meta ", kOpenDrawsKey, " is not a list of pool draws: ", *text));
-  };
-  if (!j.is_array()) return bad();
-  for (const nlohmann::json& d : j) {
-    if (!d.is_object() || !d.value("holder", nlohmann::json()).is_string() ||
-        !d.value("node", nlohmann::json()).is_string() ||
-        !d.value("resource", nlohmann::json()).is_string() ||
-        !d.value("units", nlohmann::json()).is_array()) {
-      return bad();
-    }
-    KeyedDraw& k = out.emplace_back();
-    k.holder = d["holder"].get<std::string>();
-    k.node = d["node"].get<std::string>();
-    k.resource = d["resource"].get<std::string>();
-    for (const nlohmann::json& u : d["units"]) {
-      if (!u.is_string()) return bad();
-      k.units.push_back(u.get<std::string>());
-    }
-  }
-  return out;
-}
-
-Status Ledger::SetAttributedThrough(Instant t, std::span<const KeyedDraw> open_draws) {
-  nlohmann::json j = nlohmann::json::array();
-  for (const KeyedDraw& d : open_draws) {
-    j.push_back(
-        {{"holder", d.holder}, {"node", d.node}, {"resource", d.resource}, {"units", d.units}});
-  }
-  if (Status s = db_->Begin(); !s.ok()) return Fail("starting a write", s);
-  Status s = SetAttributedThrough(t);
-  // Replace on an invalid UTF-8 name rather than fail: the draw is then not found again, and the
-  // holding is drawn anew, as it would be without this record.
-  if (s.ok())
-    s = SetMetaText(kOpenDrawsKey,
-                    j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-  if (s.ok()) {
-    if (Status c = db_->Commit(); !c.ok()) s = Fail("committing the open pool draws", c);
-  }
-  if (!s.ok()) (void)db_->Rollback();
-  return s;
-}
-
-Status Ledger::ClearOutsideGaps(int64_t start_ms, int64_t end_ms, const WriteGaps* gaps) {
-  Result<std::unique_ptr<Statement>> clear =
-      db_->Prepare("DELETE FROM cost_records WHERE step_start_ms >= $1 AND step_start_ms < $2");
+Status Ledger::ClearOutsideGaps(int64_t start_ms, int64_t end_ms, const WriteGaps* gaps,
+                                std::span<const std::string> clusters) {
+  if (clusters.empty()) return Status::Ok();
+  Result<std::unique_ptr<Statement>> clear = db_->Prepare(
+      StrCat("DELETE FROM cost_records WHERE step_start_ms >= $1 AND step_start_ms < $2",
+             UnitsOfClusters("unit_id", 3, clusters.size())));
   if (!clear.ok()) return Fail("replacing a window", clear.status());
   const auto run = [&](int64_t lo, int64_t hi) -> Status {
     if (lo >= hi) return Status::Ok();
     (*clear)->Reset();
     (*clear)->Bind(1, lo).Bind(2, hi);
+    BindAll(**clear, 3, clusters);
     if (Result<bool> r = (*clear)->Step(); !r.ok()) return Fail("replacing a window", r.status());
     return Status::Ok();
   };
@@ -137,15 +72,18 @@ Status Ledger::ClearOutsideGaps(int64_t start_ms, int64_t end_ms, const WriteGap
   return run(from, end_ms);
 }
 
-Status Ledger::CarryOver(int64_t step_ms, WriteGaps& gaps) {
+Status Ledger::CarryOver(int64_t step_ms, WriteGaps& gaps, std::span<const std::string> clusters) {
   constexpr std::string_view kWhat = "carrying holdings over a gap";
-  // Whether a step holds records; whether it holds records of this step length (the step a gap
-  // carries from).
+  if (clusters.empty()) return Status::Ok();
+  // Whether a step holds records of the clusters; whether it holds records of this step length
+  // (the step a gap carries from).
   Result<std::unique_ptr<Statement>> any =
-      db_->Prepare("SELECT COUNT(*) FROM cost_records WHERE step_start_ms = $1");
+      db_->Prepare(StrCat("SELECT COUNT(*) FROM cost_records WHERE step_start_ms = $1",
+                          UnitsOfClusters("unit_id", 2, clusters.size())));
   if (!any.ok()) return Fail(kWhat, any.status());
-  Result<std::unique_ptr<Statement>> same =
-      db_->Prepare("SELECT COUNT(*) FROM cost_records WHERE step_start_ms = $1 AND step_ms = $2");
+  Result<std::unique_ptr<Statement>> same = db_->Prepare(
+      StrCat("SELECT COUNT(*) FROM cost_records WHERE step_start_ms = $1 AND step_ms = $2",
+             UnitsOfClusters("unit_id", 3, clusters.size())));
   if (!same.ok()) return Fail(kWhat, same.status());
   // The records of step $2 again at step $1: the same unit, holder, GPU-hours and money; no
   // usage (effective and activity unknown, every held GPU-hour unmeasured); flagged carried.
@@ -156,12 +94,18 @@ Status Ledger::CarryOver(int64_t step_ms, WriteGaps& gaps) {
       "list_usd, CASE WHEN holder_id = 0 THEN unmeasured_gpu_hours ELSE gpu_hours END, NULL, "
       "(flags & ",
       ~kEstimated, ") | ", kCarried,
-      ", price_source FROM cost_records WHERE step_start_ms = $2 AND step_ms = $3"));
+      ", price_source FROM cost_records WHERE step_start_ms = $2 AND step_ms = $3",
+      UnitsOfClusters("unit_id", 4, clusters.size())));
   if (!copy.ok()) return Fail(kWhat, copy.status());
   const auto holds = [&](Statement& q, int64_t at) -> Result<bool> {
     q.Reset();
     q.Bind(1, at);
-    if (&q == same->get()) q.Bind(2, step_ms);
+    if (&q == same->get()) {
+      q.Bind(2, step_ms);
+      BindAll(q, 3, clusters);
+    } else {
+      BindAll(q, 2, clusters);
+    }
     Result<bool> row = q.Step();
     if (!row.ok()) return Fail(kWhat, row.status());
     return *row && q.Int(0) > 0;
@@ -179,6 +123,7 @@ Status Ledger::CarryOver(int64_t step_ms, WriteGaps& gaps) {
       }
       (*copy)->Reset();
       (*copy)->Bind(1, t).Bind(2, t - step_ms).Bind(3, step_ms);
+      BindAll(**copy, 4, clusters);
       if (Result<bool> r = (*copy)->Step(); !r.ok()) return Fail(kWhat, r.status());
       ++gaps.carried_steps;
     }

@@ -59,13 +59,17 @@ Result<LedgerInfo> Ledger::Info() {
   return info;
 }
 
-Result<LedgerTotals> Ledger::Totals() {
+Result<LedgerTotals> Ledger::Totals(std::span<const std::string> clusters) {
   LedgerTotals out;
+  const std::string where =
+      clusters.empty() ? "" : StrCat(" WHERE cluster IN (", Params(1, clusters.size()), ")");
   Result<std::unique_ptr<Statement>> q = db_->Prepare(
-      "SELECT cluster, namespace, team, workload, workload_kind, gpu_model, capacity_type, "
-      "allocated_usd, effective_usd, waste_usd, gpu_hours, unmeasured_gpu_hours "
-      "FROM holder_totals ORDER BY 1, 2, 3, 4, 5, 6, 7");
+      StrCat("SELECT cluster, namespace, team, workload, workload_kind, gpu_model, capacity_type, "
+             "allocated_usd, effective_usd, waste_usd, gpu_hours, unmeasured_gpu_hours "
+             "FROM holder_totals",
+             where, " ORDER BY 1, 2, 3, 4, 5, 6, 7"));
   if (!q.ok()) return Fail("reading totals", q.status());
+  BindAll(**q, 1, clusters);
   Status s = EachRow(**q, [&](const Statement& r) {
     HolderTotal t;
     t.cluster = r.Text(0);
@@ -83,10 +87,12 @@ Result<LedgerTotals> Ledger::Totals() {
     out.holders.push_back(std::move(t));
   });
   if (!s.ok()) return Fail("reading totals", s);
-  Result<std::unique_ptr<Statement>> idle = db_->Prepare(
-      "SELECT cluster, node, gpu_model, capacity_type, idle_usd, idle_gpu_hours "
-      "FROM idle_totals ORDER BY 1, 2");
+  Result<std::unique_ptr<Statement>> idle =
+      db_->Prepare(StrCat("SELECT cluster, node, gpu_model, capacity_type, idle_usd, "
+                          "idle_gpu_hours FROM idle_totals",
+                          where, " ORDER BY 1, 2"));
   if (!idle.ok()) return Fail("reading totals", idle.status());
+  BindAll(**idle, 1, clusters);
   s = EachRow(**idle, [&](const Statement& r) {
     NodeIdleTotal t;
     t.cluster = r.Text(0);
@@ -101,43 +107,63 @@ Result<LedgerTotals> Ledger::Totals() {
   return out;
 }
 
-Result<LedgerLatest> Ledger::Latest() {
+Result<LedgerLatest> Ledger::Latest(std::span<const std::string> clusters) {
   constexpr std::string_view kWhat = "reading the newest step";
   LedgerLatest out;
-  int64_t last = 0;
-  int64_t step_ms = 0;
-  {
+  if (clusters.empty()) {
+    // The whole ledger's newest step, from the key's index.
     Result<std::unique_ptr<Statement>> q =
         db_->Prepare("SELECT MAX(step_start_ms) FROM cost_records");
     if (!q.ok()) return Fail(kWhat, q.status());
     Result<bool> row = (*q)->Step();
     if (!row.ok()) return Fail(kWhat, row.status());
     if (!*row || (*q)->IsNull(0)) return out;
-    last = (*q)->Int(0);
-    out.step_start = InstantFromUnixMs(last);
-  }
-  {
-    Result<std::unique_ptr<Statement>> q =
-        db_->Prepare("SELECT MAX(step_ms) FROM cost_records WHERE step_start_ms = $1");
+    const int64_t last = (*q)->Int(0);
+    q = db_->Prepare("SELECT MAX(step_ms) FROM cost_records WHERE step_start_ms = $1");
     if (!q.ok()) return Fail(kWhat, q.status());
     (*q)->Bind(1, last);
-    Result<bool> row = (*q)->Step();
+    row = (*q)->Step();
     if (!row.ok()) return Fail(kWhat, row.status());
-    step_ms = *row ? (*q)->Int(0) : 0;
+    const int64_t step_ms = *row ? (*q)->Int(0) : 0;
+    const Instant start = InstantFromUnixMs(last);
+    GPUCOST_RETURN_IF_ERROR(
+        AddGauges(Window{start, start + std::chrono::milliseconds(step_ms)}, {}, out));
+    return out;
+  }
+  // Each cluster's gauges at its own newest step.
+  GPUCOST_ASSIGN_OR_RETURN(std::vector<ScopeState> scopes, Scopes());
+  for (const ScopeState& scope : scopes) {
+    if (!scope.newest_step ||
+        std::find(clusters.begin(), clusters.end(), scope.cluster) == clusters.end()) {
+      continue;
+    }
+    GPUCOST_RETURN_IF_ERROR(AddGauges(*scope.newest_step, scope.cluster, out));
+  }
+  return out;
+}
+
+Status Ledger::AddGauges(Window step, const std::string& cluster, LedgerLatest& out) {
+  constexpr std::string_view kWhat = "reading the newest step";
+  const int64_t last = UnixMs(step.start);
+  const int64_t step_ms = UnixMs(step.end) - last;
+  if (!out.step_start || step.start > *out.step_start) {
+    out.step_start = step.start;
     out.step = std::chrono::milliseconds(step_ms);
   }
+  const std::string only = cluster.empty() ? "" : " AND n.cluster = $3";
   const double hours = static_cast<double>(step_ms) / 3.6e6;
-  Result<std::unique_ptr<Statement>> h = db_->Prepare(
+  Result<std::unique_ptr<Statement>> h = db_->Prepare(StrCat(
       "SELECT h.cluster, h.namespace, COALESCE(NULLIF(h.team, ''), h.namespace), "
       "h.workload, h.workload_kind, n.gpu_model, n.capacity_type, "
       "COALESCE(SUM(r.gpu_hours), 0), COALESCE(SUM(r.allocated_usd), 0), "
       "COALESCE(SUM(r.activity_gpu_hours), 0), COALESCE(SUM(CASE WHEN r.activity_gpu_hours IS "
       "NULL THEN 0 ELSE r.gpu_hours - r.unmeasured_gpu_hours END), 0) FROM cost_records r JOIN "
       "holders h ON h.id = r.holder_id JOIN units u ON u.id = r.unit_id JOIN nodes n ON n.id = "
-      "u.node_id WHERE r.step_start_ms = $1 GROUP BY 1, 2, 3, 4, 5, 6, 7 ORDER BY 1, 2, 3, 4, "
-      "5, 6, 7");
+      "u.node_id WHERE r.step_start_ms = $1 AND r.step_ms = $2",
+      only, " GROUP BY 1, 2, 3, 4, 5, 6, 7 ORDER BY 1, 2, 3, 4, 5, 6, 7"));
   if (!h.ok()) return Fail(kWhat, h.status());
-  (*h)->Bind(1, last);
+  (*h)->Bind(1, last).Bind(2, step_ms);
+  if (!cluster.empty()) (*h)->Bind(3, cluster);
   Status s = EachRow(**h, [&](const Statement& r) {
     HolderGauge g;
     g.cluster = r.Text(0);
@@ -154,17 +180,19 @@ Result<LedgerLatest> Ledger::Latest() {
     out.holders.push_back(std::move(g));
   });
   if (!s.ok()) return Fail(kWhat, s);
-  Result<std::unique_ptr<Statement>> n = db_->Prepare(
+  Result<std::unique_ptr<Statement>> n = db_->Prepare(StrCat(
       "SELECT n.cluster, n.name, n.gpu_model, n.capacity_type, n.physical_gpus, "
       "COALESCE(SUM(CASE WHEN r.holder_id != 0 THEN r.gpu_hours ELSE 0 END), 0), "
       "MIN(r.flags & 4), COALESCE(SUM(r.allocated_usd), 0), COALESCE(SUM(r.gpu_hours), 0), "
       "MAX(r.price_source), (SELECT CASE WHEN x.last_usage_end_ms > $1 THEN "
       "x.last_usage_end_ms END FROM node_usage x WHERE x.node_id = n.id) FROM cost_records r "
       "JOIN units u ON u.id = r.unit_id JOIN nodes n ON n.id = u.node_id WHERE "
-      "r.step_start_ms = $2 GROUP BY n.id ORDER BY 1, 2");
+      "r.step_start_ms = $2 AND r.step_ms = $3",
+      cluster.empty() ? "" : " AND n.cluster = $4", " GROUP BY n.id ORDER BY 1, 2"));
   if (!n.ok()) return Fail(kWhat, n.status());
   // Usage in the last day: a step that started after last - 1 day.
-  (*n)->Bind(1, last - 86'400'000 + step_ms).Bind(2, last);
+  (*n)->Bind(1, last - 86'400'000 + step_ms).Bind(2, last).Bind(3, step_ms);
+  if (!cluster.empty()) (*n)->Bind(4, cluster);
   s = EachRow(**n, [&](const Statement& r) {
     NodeGauge g;
     g.cluster = r.Text(0);
@@ -183,25 +211,31 @@ Result<LedgerLatest> Ledger::Latest() {
     out.nodes.push_back(std::move(g));
   });
   if (!s.ok()) return Fail(kWhat, s);
-  return out;
+  return Status::Ok();
 }
 
-Result<std::map<std::string, double>> Ledger::TeamCosts(Window window) {
+Result<std::map<std::string, double>> Ledger::TeamCosts(Window window,
+                                                        std::span<const std::string> clusters) {
   // Whole sealed days and hours from their roll-ups, the rest from the records.
   ReadOptions options;
   options.rollups = true;
   std::set<int64_t> steps;
   GPUCOST_ASSIGN_OR_RETURN(std::vector<Segment> plan, Plan(UnixMs(window.start), UnixMs(window.end),
                                                            UnixMs(window.start), options, steps));
-  Result<std::unique_ptr<Statement>> records = db_->Prepare(
+  // A holder's cluster is its node's.
+  const std::string only =
+      clusters.empty() ? "" : StrCat(" AND h.cluster IN (", Params(3, clusters.size()), ")");
+  Result<std::unique_ptr<Statement>> records = db_->Prepare(StrCat(
       "SELECT COALESCE(NULLIF(h.team, ''), h.namespace), COALESCE(SUM(r.allocated_usd), 0) FROM "
       "cost_records r JOIN holders h ON h.id = r.holder_id WHERE r.step_start_ms >= $1 "
-      "AND r.step_start_ms < $2 GROUP BY 1");
+      "AND r.step_start_ms < $2",
+      only, " GROUP BY 1"));
   if (!records.ok()) return Fail("reading team costs", records.status());
-  Result<std::unique_ptr<Statement>> rolled = db_->Prepare(
+  Result<std::unique_ptr<Statement>> rolled = db_->Prepare(StrCat(
       "SELECT COALESCE(NULLIF(h.team, ''), h.namespace), COALESCE(SUM(r.allocated_usd), 0) FROM "
       "rollups r JOIN holders h ON h.id = r.holder_id WHERE r.period_ms = $1 AND "
-      "r.start_ms = $2 GROUP BY 1");
+      "r.start_ms = $2",
+      only, " GROUP BY 1"));
   if (!rolled.ok()) return Fail("reading team costs", rolled.status());
   std::map<std::string, CompensatedSum> sums;
   for (const Segment& seg : plan) {
@@ -212,6 +246,7 @@ Result<std::map<std::string, double>> Ledger::TeamCosts(Window window) {
     } else {
       q.Bind(1, seg.period_ms).Bind(2, seg.start_ms);
     }
+    BindAll(q, 3, clusters);
     Status s = EachRow(q, [&](const Statement& r) { sums[r.Text(0)].Add(r.Double(1)); });
     if (!s.ok()) return Fail("reading team costs", s);
   }

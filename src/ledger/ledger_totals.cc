@@ -1,6 +1,6 @@
 // The ledger's running totals (schema v2: holder_totals, idle_totals; v3: node_usage), which
-// every write keeps in step with the records, and retention, which removes records (and their
-// roll-ups) but never lowers a total.
+// every write keeps in step with its clusters' records, and retention, which removes records (and
+// their roll-ups) but never lowers a total.
 #include <iterator>
 
 #include "core/strings.h"
@@ -9,7 +9,9 @@
 
 namespace gpucost::ledger {
 
-Status Ledger::AddToTotals(int64_t start_ms, int64_t end_ms, double sign) {
+Status Ledger::AddToTotals(int64_t start_ms, int64_t end_ms, double sign,
+                           std::span<const std::string> clusters) {
+  if (clusters.empty()) return Status::Ok();
   static constexpr const char* kSql[] = {
       "INSERT INTO holder_totals SELECT h.cluster, h.namespace, "
       "COALESCE(NULLIF(h.team, ''), h.namespace), h.workload, h.workload_kind, n.gpu_model, "
@@ -19,7 +21,7 @@ Status Ledger::AddToTotals(int64_t start_ms, int64_t end_ms, double sign) {
       "$3 * COALESCE(SUM(r.gpu_hours), 0), $3 * COALESCE(SUM(r.unmeasured_gpu_hours), 0) "
       "FROM cost_records r JOIN holders h ON h.id = r.holder_id JOIN units u ON u.id = "
       "r.unit_id JOIN nodes n ON n.id = u.node_id "
-      "WHERE r.step_start_ms >= $1 AND r.step_start_ms < $2 AND r.holder_id <> 0 "
+      "WHERE r.step_start_ms >= $1 AND r.step_start_ms < $2 AND r.holder_id <> 0 {clusters} "
       "GROUP BY 1, 2, 3, 4, 5, 6, 7 "
       "ON CONFLICT (cluster, namespace, team, workload, workload_kind, gpu_model, "
       "capacity_type) DO UPDATE SET "
@@ -32,15 +34,16 @@ Status Ledger::AddToTotals(int64_t start_ms, int64_t end_ms, double sign) {
       "INSERT INTO idle_totals SELECT n.cluster, n.name, n.gpu_model, n.capacity_type, "
       "$3 * COALESCE(SUM(r.allocated_usd), 0), $3 * COALESCE(SUM(r.gpu_hours), 0) "
       "FROM cost_records r JOIN units u ON u.id = r.unit_id JOIN nodes n ON n.id = u.node_id "
-      "WHERE r.step_start_ms >= $1 AND r.step_start_ms < $2 AND r.holder_id = 0 "
+      "WHERE r.step_start_ms >= $1 AND r.step_start_ms < $2 AND r.holder_id = 0 {clusters} "
       "GROUP BY 1, 2, 3, 4 "
       "ON CONFLICT (cluster, node, gpu_model, capacity_type) DO UPDATE SET "
       "idle_usd = idle_totals.idle_usd + excluded.idle_usd, "
       "idle_gpu_hours = idle_totals.idle_gpu_hours + excluded.idle_gpu_hours",
       // The newest usage per node, which only moves forward: after a write only.
       "INSERT INTO node_usage SELECT u.node_id, MAX(r.step_start_ms + r.step_ms) "
-      "FROM cost_records r JOIN units u ON u.id = r.unit_id WHERE r.step_start_ms >= $1 AND "
-      "r.step_start_ms < $2 AND r.activity_gpu_hours IS NOT NULL GROUP BY u.node_id "
+      "FROM cost_records r JOIN units u ON u.id = r.unit_id JOIN nodes n ON n.id = u.node_id "
+      "WHERE r.step_start_ms >= $1 AND r.step_start_ms < $2 AND r.activity_gpu_hours IS NOT "
+      "NULL {clusters} GROUP BY u.node_id "
       "ON CONFLICT (node_id) DO UPDATE SET last_usage_end_ms = CASE WHEN "
       "excluded.last_usage_end_ms > node_usage.last_usage_end_ms THEN "
       "excluded.last_usage_end_ms ELSE node_usage.last_usage_end_ms END",
@@ -48,11 +51,17 @@ Status Ledger::AddToTotals(int64_t start_ms, int64_t end_ms, double sign) {
   for (size_t i = 0; i < std::size(kSql); ++i) {
     const bool usage = i + 1 == std::size(kSql);
     if (usage && sign < 0) continue;
-    Result<std::unique_ptr<Statement>> q = db_->Prepare(kSql[i]);
+    // The write's clusters, after the parameters the statement has.
+    const int first = usage ? 3 : 4;
+    std::string sql = kSql[i];
+    sql.replace(sql.find("{clusters}"), 10,
+                StrCat("AND n.cluster IN (", Params(first, clusters.size()), ")"));
+    Result<std::unique_ptr<Statement>> q = db_->Prepare(sql);
     if (!q.ok()) return Fail("updating the totals", q.status());
     (*q)->Bind(1, start_ms);
     (*q)->Bind(2, end_ms);
     if (!usage) (*q)->Bind(3, sign);
+    BindAll(**q, first, clusters);
     if (Result<bool> r = (*q)->Step(); !r.ok()) return Fail("updating the totals", r.status());
   }
   return Status::Ok();

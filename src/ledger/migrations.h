@@ -111,6 +111,31 @@ SELECT u.node_id, MAX(r.step_start_ms + r.step_ms) FROM cost_records r
   JOIN units u ON u.id = r.unit_id WHERE r.activity_gpu_hours IS NOT NULL
 GROUP BY u.node_id ON CONFLICT DO NOTHING;
 )sql"},
+    // Writers' scopes: a ledger holds many clusters, and a write replaces only its own clusters'
+    // records. Per cluster: the source that writes it (kubernetes, slurm; '' not yet known), how
+    // far its continuous writer attributed and the pool draws open there (meta held these for
+    // the whole ledger before), its newest step (for the gauges, without a scan), and the writer
+    // lease: which writer may write it, until when (docs/ledger.md, "Many clusters"). A ledger
+    // from before gets a scope per cluster it names, with the resume point it had.
+    {4, R"sql(
+CREATE TABLE IF NOT EXISTS scopes (
+  cluster TEXT PRIMARY KEY, source TEXT NOT NULL,
+  attributed_through_ms BIGINT, open_draws TEXT NOT NULL,
+  newest_step_start_ms BIGINT, newest_step_ms BIGINT,
+  writer TEXT NOT NULL, lease_until_ms BIGINT NOT NULL);
+INSERT INTO scopes
+SELECT c.cluster, '',
+  (SELECT CAST(m.value AS BIGINT) FROM meta m WHERE m.key = 'attributed_through_ms'),
+  COALESCE((SELECT m.value FROM meta m WHERE m.key = 'open_draws'), '[]'),
+  (SELECT MAX(r.step_start_ms) FROM cost_records r JOIN units u ON u.id = r.unit_id
+     JOIN nodes n ON n.id = u.node_id WHERE n.cluster = c.cluster),
+  NULL, '', 0
+FROM (SELECT DISTINCT cluster FROM nodes) c WHERE 1 = 1 ON CONFLICT DO NOTHING;
+UPDATE scopes SET newest_step_ms = (SELECT MAX(r.step_ms) FROM cost_records r
+  JOIN units u ON u.id = r.unit_id JOIN nodes n ON n.id = u.node_id
+  WHERE n.cluster = scopes.cluster AND r.step_start_ms = scopes.newest_step_start_ms);
+DELETE FROM meta WHERE key IN ('attributed_through_ms', 'open_draws');
+)sql"},
 };
 
 inline constexpr int kLatestSchemaVersion = std::end(kMigrations)[-1].version;

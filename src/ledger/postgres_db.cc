@@ -165,8 +165,10 @@ class PostgresDatabase final : public Database {
     // Writers of one ledger take turns, as SQLite's BEGIN IMMEDIATE makes them: every write
     // updates the same running totals, whose rows two writers would otherwise lock in different
     // orders (a deadlock the server breaks by aborting one). Readers are not held up. The key is
-    // "gpuw" in ASCII; it is released when the transaction ends.
-    if (Status s = Exec("SELECT pg_advisory_xact_lock(1735423351)"); !s.ok()) {
+    // "gpuw" in ASCII with the ledger's schema, so that ledgers in other schemas of the database
+    // do not wait on each other; it is released when the transaction ends.
+    if (Status s = Exec("SELECT pg_advisory_xact_lock(1735423351, hashtext(current_schema()))");
+        !s.ok()) {
       (void)Rollback();
       return s;
     }
@@ -197,8 +199,8 @@ class PostgresDatabase final : public Database {
     return Status::Ok();
   }
   Status LockSchema() override {
-    // Held to the end of the transaction; a fixed key, the same for every ledger of the database.
-    return Exec("SELECT pg_advisory_xact_lock(1735424355)");
+    // Held to the end of the transaction; one key per schema, as Begin's.
+    return Exec("SELECT pg_advisory_xact_lock(1735424355, hashtext(current_schema()))");
   }
   // deadlock_detected, serialization_failure.
   bool LastErrorRetryable() const override {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -96,6 +97,14 @@ class Database {
   // The file or the URI with its password masked: safe to print.
   virtual const std::string& target() const = 0;
 };
+
+// "$first,$first+1,…": `count` positional parameters, for an IN (…) list.
+std::string Params(int first, size_t count);
+// Binds `values` to the parameters from `first` on.
+void BindAll(Statement& s, int first, std::span<const std::string> values);
+// " AND <unit_column> IN (the units of nodes in clusters $first,…)", or "" for no clusters: the
+// records of a write's clusters.
+std::string UnitsOfClusters(std::string_view unit_column, int first, size_t count);
 
 // A postgresql:// or postgres:// URI rather than a file path.
 bool IsPostgresTarget(std::string_view target);

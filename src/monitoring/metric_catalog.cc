@@ -15,6 +15,7 @@ constexpr std::array<std::string_view, 2> kTeamLabels = {"cluster", "team"};
 constexpr std::array<std::string_view, 1> kTargetLabels = {"target"};
 constexpr std::array<std::string_view, 2> kJobTargetLabels = {"job", "target"};
 constexpr std::array<std::string_view, 1> kResultLabels = {"result"};
+constexpr std::array<std::string_view, 2> kWriterLabels = {"cluster", "writer"};
 constexpr std::array<std::string_view, 0> kNoLabels = {};
 
 constexpr auto C = MetricType::kCounter;
@@ -57,7 +58,7 @@ constexpr std::array<MetricDef, 23> kCatalog = {{
     {kScrapeSamples, G, kJobTargetLabels, "Samples in the target's last accepted scrape."},
 }};
 
-constexpr std::array<MetricDef, 6> kHealth = {{
+constexpr std::array<MetricDef, 7> kHealth = {{
     {kAttributionLagSeconds, G, kNoLabels,
      "Seconds between now and the end of the newest attributed step."},
     {kLedgerBytes, G, kNoLabels, "Size of the ledger on disk (bytes)."},
@@ -67,6 +68,9 @@ constexpr std::array<MetricDef, 6> kHealth = {{
     {kGapStepsTotal, C, kNoLabels,
      "Steps serve did not attribute as they closed (it was down, or its source failed) and its "
      "source no longer had data for: each got the holdings of the step before it, unmeasured."},
+    {kLedgerWriter, G, kWriterLabels,
+     "1 while this serve writes the cluster's records (it holds the writer lease), 0 while it is "
+     "a standby of another serve of the same cluster (writer: this serve's name)."},
     {kRemoteWriteSamplesTotal, C, kResultLabels,
      "Samples of the cost series remote-written (result: sent, dropped when the queue was full, "
      "rejected by the endpoint)."},

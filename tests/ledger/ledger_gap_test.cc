@@ -4,10 +4,13 @@
 // "Gaps").
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "core/strings.h"
 #include "ledger/ledger_test_util.h"
@@ -46,6 +49,18 @@ std::vector<CostRecord> Steps(const std::vector<CostRecord>& records, int64_t fr
   return out;
 }
 
+// A write scope naming the clusters of `inv` (a carry-over writes no inventory).
+WriteScope ScopeOf(const Inventory& inv) {
+  WriteScope scope;
+  for (const Node& n : inv.nodes) {
+    if (std::find(scope.clusters.begin(), scope.clusters.end(), n.cluster) ==
+        scope.clusters.end()) {
+      scope.clusters.push_back(n.cluster);
+    }
+  }
+  return scope;
+}
+
 double HeldTotal(Ledger& l, double HolderTotal::*field) {
   Result<LedgerTotals> t = l.Totals();
   EXPECT_TRUE(t.ok());
@@ -67,7 +82,7 @@ TEST_P(LedgerGapTest, AnUnwatchedHoleGetsTheHoldingsOfTheStepBeforeUnmeasured) {
   gaps.runs.push_back({{At(1800), At(3600)}, true});
   ASSERT_TRUE(l.Write(inv, {At(3600), At(7200)}, step, Steps(run->sink.records, 6, 12)).ok());
   // The hole alone, as serve writes it once data closed it.
-  ASSERT_TRUE(l.Write(Inventory{}, {At(1800), At(3600)}, step, {}, &gaps).ok());
+  ASSERT_TRUE(l.Write(Inventory{}, {At(1800), At(3600)}, step, {}, &gaps, ScopeOf(inv)).ok());
   EXPECT_EQ(gaps.carried_steps, 3);
 
   Result<LedgerWindow> read = l.Read(Window{At(0), At(7200)});
@@ -162,33 +177,49 @@ TEST_P(LedgerGapTest, StepsWithoutDataKeepWhatTheyHoldAndNothingComesFromAnEmpty
   ASSERT_TRUE(empty.ok());
   WriteGaps carry;
   carry.runs.push_back({{At(600), At(1800)}, true});
-  ASSERT_TRUE((*empty)->Write(Inventory{}, {At(600), At(1800)}, step, {}, &carry).ok());
+  ASSERT_TRUE(
+      (*empty)->Write(Inventory{}, {At(600), At(1800)}, step, {}, &carry, ScopeOf(inv)).ok());
   EXPECT_EQ(carry.carried_steps, 0);
   Result<LedgerInfo> info = (*empty)->Info();
   ASSERT_TRUE(info.ok());
   EXPECT_EQ(info->records, 0);
 }
 
-TEST_P(LedgerGapTest, HowFarServeAttributedOnlyMovesForward) {
+WriteScope Clusters(std::vector<std::string> names) {
+  WriteScope scope;
+  scope.clusters = std::move(names);
+  return scope;
+}
+
+// How far a writer attributed a cluster, as Scopes() gives it.
+std::optional<Instant> ThroughOf(Ledger& l, const std::string& cluster) {
+  Result<std::vector<ScopeState>> scopes = l.Scopes();
+  EXPECT_TRUE(scopes.ok()) << scopes.status().ToString();
+  if (!scopes.ok()) return std::nullopt;
+  for (const ScopeState& s : *scopes) {
+    if (s.cluster == cluster) return s.attributed_through;
+  }
+  return std::nullopt;
+}
+
+TEST_P(LedgerGapTest, HowFarServeAttributedOnlyMovesForwardPerCluster) {
   auto opened = Ledger::Open(NewTarget("through"));
   ASSERT_TRUE(opened.ok());
   Ledger& l = **opened;
-  Result<std::optional<Instant>> none = l.AttributedThrough();
-  ASSERT_TRUE(none.ok());
-  EXPECT_FALSE(none->has_value());
-  ASSERT_TRUE(l.SetAttributedThrough(At(600)).ok());
-  ASSERT_TRUE(l.SetAttributedThrough(At(300)).ok());
-  Result<std::optional<Instant>> through = l.AttributedThrough();
-  ASSERT_TRUE(through.ok());
-  ASSERT_TRUE(through->has_value());
-  EXPECT_EQ(**through, At(600));
+  EXPECT_FALSE(ThroughOf(l, "east").has_value());
+  ASSERT_TRUE(l.SetAttributedThrough(Clusters({"east"}), At(600), {}).ok());
+  ASSERT_TRUE(l.SetAttributedThrough(Clusters({"east"}), At(300), {}).ok());
+  ASSERT_TRUE(l.SetAttributedThrough(Clusters({"west"}), At(120), {}).ok());
+  EXPECT_EQ(ThroughOf(l, "east").value_or(Instant{}), At(600));
+  EXPECT_EQ(ThroughOf(l, "west").value_or(Instant{}), At(120));
 }
 
-TEST_P(LedgerGapTest, KeepsTheOpenPoolDrawsWithHowFarServeAttributed) {
+TEST_P(LedgerGapTest, KeepsTheOpenPoolDrawsOfEachClusterWithHowFarServeAttributed) {
   auto opened = Ledger::Open(NewTarget("draws"));
   ASSERT_TRUE(opened.ok());
   Ledger& l = **opened;
-  Result<std::vector<KeyedDraw>> none = l.OpenDraws();
+  const std::vector<std::string> c = {"c"};
+  Result<std::vector<KeyedDraw>> none = l.OpenDraws(c);
   ASSERT_TRUE(none.ok()) << none.status().ToString();
   EXPECT_TRUE(none->empty());
   const std::vector<KeyedDraw> draws = {
@@ -199,21 +230,28 @@ TEST_P(LedgerGapTest, KeepsTheOpenPoolDrawsWithHowFarServeAttributed) {
       {"c\x1fns\x1fpod-\"b\"\x1fmain\x1fuid-2",
        "c\x1fn1",
        "nvidia.com/gpu",
-       {"c\x1fn1\x1fGPU-2\x1fwhole", "c\x1fn1\x1fGPU-3\x1fwhole"}}};
-  ASSERT_TRUE(l.SetAttributedThrough(At(600), draws).ok());
+       {"c\x1fn1\x1fGPU-2\x1fwhole", "c\x1fn1\x1fGPU-3\x1fwhole"}},
+      {"d\x1fns\x1fpod-d\x1fmain\x1fuid-3",
+       "d\x1fn1",
+       "nvidia.com/gpu",
+       {"d\x1fn1\x1fGPU-9\x1fwhole"}}};
+  ASSERT_TRUE(l.SetAttributedThrough(Clusters({"c", "d"}), At(600), draws).ok());
+  Result<std::vector<KeyedDraw>> of_d = l.OpenDraws(std::vector<std::string>{"d"});
+  ASSERT_TRUE(of_d.ok());
+  ASSERT_EQ(of_d->size(), 1u);
+  EXPECT_EQ((*of_d)[0].holder, draws[2].holder);
   // The draws are replaced even where the mark does not move (a hole holds it back).
-  const std::vector<KeyedDraw> later(draws.begin() + 1, draws.end());
-  ASSERT_TRUE(l.SetAttributedThrough(At(300), later).ok());
-  Result<std::vector<KeyedDraw>> kept = l.OpenDraws();
+  const std::vector<KeyedDraw> later(draws.begin() + 1, draws.begin() + 2);
+  ASSERT_TRUE(l.SetAttributedThrough(Clusters({"c"}), At(300), later).ok());
+  Result<std::vector<KeyedDraw>> kept = l.OpenDraws(c);
   ASSERT_TRUE(kept.ok()) << kept.status().ToString();
   ASSERT_EQ(kept->size(), 1u);
   EXPECT_EQ((*kept)[0].holder, later[0].holder);
   EXPECT_EQ((*kept)[0].node, later[0].node);
   EXPECT_EQ((*kept)[0].resource, later[0].resource);
   EXPECT_EQ((*kept)[0].units, later[0].units);
-  Result<std::optional<Instant>> through = l.AttributedThrough();
-  ASSERT_TRUE(through.ok());
-  EXPECT_EQ(through->value_or(Instant{}), At(600));
+  EXPECT_EQ(ThroughOf(l, "c").value_or(Instant{}), At(600));
+  EXPECT_EQ(l.OpenDraws(std::vector<std::string>{"d"})->size(), 1u);
 }
 
 }  // namespace

@@ -127,7 +127,12 @@ TEST(ServeGaps, CarriesHoldingsOverAHoleItDidNotWatchAndLeavesAWatchedOneEmpty) 
   {
     auto ledger = ledger::Ledger::Open(resumed);
     ASSERT_TRUE(ledger.ok());
-    ASSERT_TRUE((*ledger)->SetAttributedThrough(t0 + minutes(10)).ok());
+    Result<std::vector<ledger::ScopeState>> scopes = (*ledger)->Scopes();
+    ASSERT_TRUE(scopes.ok());
+    ASSERT_EQ(scopes->size(), 1u);
+    ledger::WriteScope scope;
+    scope.clusters = {(*scopes)[0].cluster};
+    ASSERT_TRUE((*ledger)->SetAttributedThrough(scope, t0 + minutes(10), {}).ok());
   }
   EXPECT_EQ(ServeOnce(dir, resumed, holed, ""), static_cast<double>(empty.size()));
   const auto carried = ByStep(resumed, span);
