@@ -59,6 +59,7 @@ struct InputFlags {
   bool ledger_rollups = false;
   // Not a flag either: where a long-running reader keeps decoded roll-ups between reads.
   ledger::RollupCache* ledger_cache = nullptr;
+  std::vector<std::string> ledger_clusters;  // with ledger: only these clusters' records
   // Nor these: a caller that reads one window after another (a report in segments) turns the
   // progress line off (it says its own) and keeps here the span remote read would ask next, so
   // that each read starts where the one before left off.

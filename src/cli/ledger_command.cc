@@ -150,6 +150,22 @@ Status Info(const LedgerInfoFlags& flags) {
       "{}: schema {}, {} cost records, {} GPU units, {} holders\nspan: {}\nsteps: {}\n", l->path(),
       info.schema_version, info.records, info.units, info.holders, SpanText(info.span),
       steps.empty() ? "-" : steps);
+  // Per cluster: its source, how far its continuous writer attributed, and who holds its lease.
+  GPUCOST_ASSIGN_OR_RETURN(std::vector<ledger::ScopeState> scopes, l->Scopes());
+  const Instant now = std::chrono::time_point_cast<Duration>(std::chrono::system_clock::now());
+  for (const ledger::ScopeState& c : scopes) {
+    std::string line = StrCat("cluster ", c.cluster, ": ", c.source.empty() ? "-" : c.source);
+    if (c.newest_step) line += StrCat(", newest step ends ", FormatRfc3339(c.newest_step->end));
+    if (c.attributed_through) {
+      line += StrCat(", attributed through ", FormatRfc3339(*c.attributed_through));
+    }
+    if (!c.writer.empty()) {
+      line +=
+          StrCat(c.lease_until > now ? ", written by " : ", last written by ", c.writer, " (lease ",
+                 c.lease_until > now ? "until " : "ran out ", FormatRfc3339(c.lease_until), ")");
+    }
+    std::cout << line << "\n";
+  }
   return Status::Ok();
 }
 

@@ -600,6 +600,12 @@ struct Server::Impl {
     settings.by = *dims;
     settings.accumulate = req.get_param_value("accumulate") != "false";
     in.ledger_rollups = settings.accumulate && req.get_param_value("rollups") != "false";
+    // The fleet's, or ?cluster=a,b's: every cluster of the ledger, not only serve's.
+    if (req.has_param("cluster")) {
+      for (std::string_view c : Split(req.get_param_value("cluster"), ',')) {
+        if (!Trim(c).empty()) in.ledger_clusters.emplace_back(Trim(c));
+      }
+    }
     in.ledger_cache = &rollup_cache_;
     Result<LoadedInput> input = LoadInput(in, window, s_.step);
     if (!input.ok()) return fail(404, std::string(input.status().message()));

@@ -58,6 +58,8 @@ struct ReadOptions {
   Duration bucket{0};      // otherwise the output step, from the window's start
   // Decoded roll-up periods kept between reads (a long-running reader); none when null.
   RollupCache* cache = nullptr;
+  // Only the records of these clusters (their units'); every cluster's when empty.
+  std::vector<std::string> clusters;
 };
 
 // Steps of a write that its source had no data for (docs/ledger.md, "Gaps"). The records such a

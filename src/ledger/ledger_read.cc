@@ -179,6 +179,28 @@ Result<LedgerWindow> Ledger::Read(std::optional<Window> window, const ReadOption
                                           step_ms / 1000, " s: start it on a step boundary"));
   }
 
+  // With ReadOptions::clusters: which unit ids are theirs.
+  std::vector<bool> wanted;
+  if (!options.clusters.empty()) {
+    Result<std::unique_ptr<Statement>> wq = db_->Prepare(
+        StrCat("SELECT u.id FROM units u JOIN nodes n ON n.id = u.node_id WHERE n.cluster IN (",
+               Params(1, options.clusters.size()), ")"));
+    if (!wq.ok()) return Fail("reading its clusters' units", wq.status());
+    BindAll(**wq, 1, options.clusters);
+    for (;;) {
+      Result<bool> row = (*wq)->Step();
+      if (!row.ok()) return Fail("reading its clusters' units", row.status());
+      if (!*row) break;
+      const auto id = static_cast<size_t>((*wq)->Int(0));
+      if (id >= wanted.size()) wanted.resize(id + 1, false);
+      wanted[id] = true;
+    }
+  }
+  const auto keep = [&](int64_t unit_id) {
+    return options.clusters.empty() ||
+           (static_cast<size_t>(unit_id) < wanted.size() && wanted[static_cast<size_t>(unit_id)]);
+  };
+
   std::vector<UnitIndex> units;  // by ledger id (ReadInventory)
   std::vector<HolderIndex> holders;
   const auto name = [&](int64_t unit_id, int64_t holder_id) {
@@ -203,6 +225,13 @@ Result<LedgerWindow> Ledger::Read(std::optional<Window> window, const ReadOption
   for (const Segment& seg : plan) {
     if (seg.period_ms != 0) {
       GPUCOST_ASSIGN_OR_RETURN(RolledPeriod rows, RolledRows(seg, options.cache));
+      if (!options.clusters.empty()) {
+        auto theirs = std::make_shared<std::vector<StoredRollup>>();
+        for (const StoredRollup& r : *rows) {
+          if (keep(r.unit_id)) theirs->push_back(r);
+        }
+        rows = std::move(theirs);
+      }
       rolled_rows += rows->size();
       periods.emplace_back(std::move(rows), (seg.start_ms - origin) / step_ms);
       continue;
@@ -216,6 +245,7 @@ Result<LedgerWindow> Ledger::Read(std::optional<Window> window, const ReadOption
       if (!*row) break;
       const int64_t unit_id = q.Int(1);
       const int64_t holder_id = q.Int(2);
+      if (!keep(unit_id)) continue;
       name(unit_id, holder_id);
       CostRecord r;
       r.step = (q.Int(0) - origin) / step_ms;

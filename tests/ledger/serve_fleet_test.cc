@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -167,6 +168,24 @@ TEST_P(ServeFleet, OneServePerClusterKeepsEveryStepOfBoth) {
   EXPECT_NE(metrics.find("gpucost_allocated_usd_total{cluster=\"west\""), std::string::npos);
   EXPECT_EQ(metrics.find("cluster=\"east\""), std::string::npos);
   EXPECT_NE(metrics.find("gpucost_ledger_writer{cluster=\"west\""), std::string::npos);
+  // The API answers for the fleet, or for the clusters asked for.
+  const auto clusters_of = [&](const std::string& query) {
+    const serve_test::Response r =
+        serve_test::Get(Url(east_port,
+                            "/api/v1/report?by=cluster,namespace&window=2026-10-01T00:00:00Z,"
+                            "2026-10-01T03:00:00Z") +
+                        query);
+    EXPECT_EQ(r.status, 200) << r.body;
+    std::set<std::string> out;
+    if (r.status != 200) return out;
+    const nlohmann::json report = nlohmann::json::parse(r.body);
+    for (const nlohmann::json& row : report["rows"]) {
+      if (row["cluster"] != "__idle__") out.insert(row["cluster"].get<std::string>());
+    }
+    return out;
+  };
+  EXPECT_EQ(clusters_of(""), (std::set<std::string>{"east", "west"}));
+  EXPECT_EQ(clusters_of("&cluster=west"), (std::set<std::string>{"west"}));
   EXPECT_EQ(west->Terminate(), 0) << west->Log();
   EXPECT_EQ(east->Terminate(), 0) << east->Log();
   ExpectLedgerHolds({"east", "west"});
