@@ -173,13 +173,18 @@ ApiResponse OpenCostAllocation(const std::string& ledger_path,
     const double hours = std::chrono::duration<double, std::ratio<3600>>(w.end - w.start).count();
     for (const ReportRow& row : run->report.rows) {
       if (row.is_idle && !include_idle) continue;
-      std::string name;
+      // Idle is named by the capacity it is on, as OpenCost names idle kept apart by cluster
+      // or node ("cluster-one/__idle__"): its capacity values, then __idle__; a grouping without
+      // them has one "__idle__".
+      std::vector<std::string> parts;
       json properties = json::object();
       for (size_t i = 0; i < base.by.size(); ++i) {
-        name += (i == 0 ? "" : "/") + row.values[i];
-        if (!row.is_idle) properties[Property(base.by[i])] = row.values[i];
+        if (row.is_idle && row.values[i] == kIdleValue) continue;
+        parts.push_back(row.values[i]);
+        properties[Property(base.by[i])] = row.values[i];
       }
-      if (row.is_idle) name = "__idle__";
+      if (row.is_idle) parts.emplace_back(kIdleValue);
+      const std::string name = Join(parts, "/");
       const double cost = row.is_idle ? row.idle_usd : row.allocated_usd;
       const double usage = hours > 0 ? row.activity_gpu_hours / hours : NAN;
       const double count = hours > 0 ? row.gpu_hours / hours : NAN;

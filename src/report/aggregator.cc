@@ -15,10 +15,12 @@ uint64_t PairKey(UnitIndex unit, HolderIndex holder) {
   return (static_cast<uint64_t>(unit) << 32) | holder;
 }
 
-// Row order: bucket, then __idle__ last, then allocated descending (null last), then values.
+// Row order: bucket, then idle rows last, sorted among themselves by values; other rows by
+// allocated descending (null last), then values.
 bool RowBefore(const ReportRow& a, const ReportRow& b) {
   if (a.bucket != b.bucket) return a.bucket < b.bucket;
   if (a.is_idle != b.is_idle) return !a.is_idle;
+  if (a.is_idle) return a.values < b.values;
   const double x = std::isnan(a.allocated_usd) ? -INFINITY : a.allocated_usd;
   const double y = std::isnan(b.allocated_usd) ? -INFINITY : b.allocated_usd;
   if (x != y) return x > y;
@@ -90,22 +92,23 @@ uint32_t Aggregator::ScopeOf(UnitIndex unit) {
 const Aggregator::PairInfo& Aggregator::Lookup(UnitIndex unit, HolderIndex holder) {
   const uint64_t key = PairKey(unit, holder);
   if (auto it = pairs_.find(key); it != pairs_.end()) return it->second;
-  PairInfo info{kIdleGroup, ScopeOf(unit)};
-  if (holder != kNoIndex) {
-    std::vector<std::string> values;
-    std::string joined;
-    values.reserve(options_.by.size());
-    for (const Dimension& dim : options_.by) {
-      values.emplace_back(DimensionValue(*inventory_, dim, unit, holder));
-      joined += values.back();
-      joined += '\x1f';  // unit separator: cannot appear in Kubernetes names
-    }
-    const auto [it, inserted] =
-        group_ids_.try_emplace(std::move(joined), static_cast<uint32_t>(groups_.size()));
-    if (inserted) groups_.push_back(std::move(values));
-    info.group = it->second;
+  // Idle capacity is grouped by its capacity values (cluster, node, model, node labels) and
+  // carries __idle__ where a holder would have a value.
+  const bool is_idle = holder == kNoIndex;
+  std::vector<std::string> values;
+  std::string joined;
+  if (is_idle) joined += '\x1e';  // record separator: marks idle groups
+  values.reserve(options_.by.size());
+  for (const Dimension& dim : options_.by) {
+    values.emplace_back(is_idle ? IdleDimensionValue(*inventory_, dim, unit)
+                                : DimensionValue(*inventory_, dim, unit, holder));
+    joined += values.back();
+    joined += '\x1f';  // unit separator: cannot appear in Kubernetes names
   }
-  return pairs_.emplace(key, info).first->second;
+  const auto [it, inserted] =
+      group_ids_.try_emplace(std::move(joined), static_cast<uint32_t>(groups_.size()));
+  if (inserted) groups_.push_back(Group{std::move(values), is_idle});
+  return pairs_.emplace(key, PairInfo{it->second, ScopeOf(unit)}).first->second;
 }
 
 Aggregator::Cell& Aggregator::CellFor(int64_t bucket, uint32_t group, uint32_t scope) {
@@ -116,6 +119,7 @@ Aggregator::Cell& Aggregator::CellFor(int64_t bucket, uint32_t group, uint32_t s
     cell.bucket = bucket;
     cell.group = group;
     cell.scope = scope;
+    cell.is_idle = groups_[group].is_idle;
     cells_.push_back(std::move(cell));
   }
   return cells_[it->second];
@@ -185,10 +189,10 @@ Report Aggregator::Finish() const {
   RowAccumulator all_holders;
   for (const Cell& cell : cells) {
     merged[{cell.bucket, cell.group}].Merge(cell.acc);
-    if (cell.group != kIdleGroup) all_holders.Merge(cell.acc);
+    if (!cell.is_idle) all_holders.Merge(cell.acc);
   }
   for (const auto& [key, acc] : merged) {
-    const bool is_idle = key.second == kIdleGroup;
+    const bool is_idle = groups_[key.second].is_idle;
     if (is_idle && acc.empty()) continue;  // all of its idle was shared
     ReportRow row;
     row.bucket = key.first;
@@ -199,8 +203,7 @@ Report Aggregator::Finish() const {
       row.start = options_.window.start + options_.output_step * key.first;
       row.end = std::min(row.start + options_.output_step, options_.window.end);
     }
-    row.values = is_idle ? std::vector<std::string>(options_.by.size(), std::string(kIdleValue))
-                         : groups_[key.second];
+    row.values = groups_[key.second].values;
     acc.Fill(is_idle, row);
     report.rows.push_back(std::move(row));
   }

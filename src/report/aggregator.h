@@ -56,12 +56,12 @@ class Aggregator final : public CostSink {
   // Internal cell key and bookkeeping, public only for the idle-sharing step.
   struct Cell {
     int64_t bucket = 0;
-    uint32_t group = 0;   // kIdleGroup for idle cells
-    uint32_t scope = 0;   // node or cluster index (0 when idle stays separate)
-    int64_t holders = 0;  // distinct holders seen in this cell (even policy only)
+    uint32_t group = 0;    // index of the row's values (idle and holder groups apart)
+    uint32_t scope = 0;    // node or cluster index (0 when idle stays separate)
+    bool is_idle = false;  // unheld capacity; its group carries only capacity values
+    int64_t holders = 0;   // distinct holders seen in this cell (even policy only)
     RowAccumulator acc;
   };
-  static constexpr uint32_t kIdleGroup = 0xffffffffu;
 
  private:
   Aggregator(const Inventory& inventory, AggregatorOptions options);
@@ -80,9 +80,15 @@ class Aggregator final : public CostSink {
   AggregatorOptions options_;
   int64_t steps_per_bucket_ = 1;  // 0 when accumulated
   int64_t bucket_count_ = 1;
-  std::unordered_map<uint64_t, PairInfo> pairs_;         // (unit << 32 | holder) -> group, scope
-  std::unordered_map<std::string, uint32_t> group_ids_;  // joined values -> group
-  std::vector<std::vector<std::string>> groups_;         // group -> values
+  std::unordered_map<uint64_t, PairInfo> pairs_;  // (unit << 32 | holder) -> group, scope
+  // Joined values -> group; idle groups' keys start with a mark, so that an idle row and a
+  // holder row with the same values (--by cluster) stay apart.
+  std::unordered_map<std::string, uint32_t> group_ids_;
+  struct Group {
+    std::vector<std::string> values;
+    bool is_idle = false;
+  };
+  std::vector<Group> groups_;
   std::unordered_map<std::string, uint32_t> cluster_ids_;
   std::vector<uint32_t> node_cluster_;  // node -> cluster id, lazily filled
   struct CellKeyHash {

@@ -54,7 +54,18 @@ inline constexpr std::string_view kStartColumn = "start";
 inline constexpr std::string_view kEndColumn = "end";
 inline constexpr std::string_view kEstimatedColumn = "estimated";
 inline constexpr std::string_view kOversubscribedColumn = "oversubscribed";
+inline constexpr std::string_view kIdleColumn = "idle";  // rows only, see IdleColumnShown
 inline constexpr std::string_view kCostColumn = "cost_usd";             // totals only
 inline constexpr std::string_view kPricesKnownColumn = "prices_known";  // totals only
+
+// Whether rows say in an `idle` column that they are idle rows: when some dimension describes
+// capacity, for then an idle row may carry values (a cluster, a node) rather than __idle__
+// alone. Decided by the dimensions, not the rows, so that a grouping keeps its columns.
+inline bool IdleColumnShown(const Report& report) {
+  for (const Dimension& d : report.by) {
+    if (DescribesCapacity(d)) return true;
+  }
+  return false;
+}
 
 }  // namespace gpucost

@@ -37,7 +37,13 @@ void RenderCsv(const Report& report, std::ostream& out) {
   sep();
   out << kEstimatedColumn;
   sep();
-  out << kOversubscribedColumn << '\n';
+  out << kOversubscribedColumn;
+  const bool idle_column = IdleColumnShown(report);
+  if (idle_column) {
+    sep();
+    out << kIdleColumn;
+  }
+  out << '\n';
   for (const ReportRow& row : report.rows) {
     first = true;
     for (const std::string& v : row.values) {
@@ -59,7 +65,12 @@ void RenderCsv(const Report& report, std::ostream& out) {
     sep();
     out << (row.estimated ? "true" : "false");
     sep();
-    out << (row.oversubscribed ? "true" : "false") << '\n';
+    out << (row.oversubscribed ? "true" : "false");
+    if (idle_column) {
+      sep();
+      out << (row.is_idle ? "true" : "false");
+    }
+    out << '\n';
   }
 }
 

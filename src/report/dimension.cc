@@ -66,6 +66,26 @@ Result<std::vector<Dimension>> ParseDimensions(std::string_view comma_list) {
   return out;
 }
 
+bool DescribesCapacity(const Dimension& dim) {
+  switch (dim.kind) {
+    case DimensionKind::kCluster:
+    case DimensionKind::kNode:
+    case DimensionKind::kGpuModel:
+    case DimensionKind::kMigProfile:
+    case DimensionKind::kCapacityType:
+    case DimensionKind::kLabel:
+      return true;
+    case DimensionKind::kNamespace:
+    case DimensionKind::kTeam:
+    case DimensionKind::kWorkload:
+    case DimensionKind::kWorkloadKind:
+    case DimensionKind::kPod:
+    case DimensionKind::kContainer:
+      return false;
+  }
+  return false;
+}
+
 std::string_view DimensionValue(const Inventory& inventory, const Dimension& dim, UnitIndex unit,
                                 HolderIndex holder) {
   const GpuUnit& u = inventory.units[unit];
@@ -100,6 +120,37 @@ std::string_view DimensionValue(const Inventory& inventory, const Dimension& dim
     }
   }
   return kUnallocatedValue;
+}
+
+std::string_view IdleDimensionValue(const Inventory& inventory, const Dimension& dim,
+                                    UnitIndex unit) {
+  const GpuUnit& u = inventory.units[unit];
+  const Node& node = inventory.nodes[u.node];
+  switch (dim.kind) {
+    case DimensionKind::kCluster:
+      return OrUnallocated(node.cluster);
+    case DimensionKind::kNode:
+      return OrUnallocated(node.name);
+    case DimensionKind::kGpuModel:
+      return OrUnallocated(u.gpu_model.empty() ? node.gpu_model : u.gpu_model);
+    case DimensionKind::kMigProfile:
+      return OrUnallocated(u.mig_profile);
+    case DimensionKind::kCapacityType:
+      return OrUnallocated(node.capacity_type);
+    case DimensionKind::kLabel: {
+      // A label the node lacks is a holder's label (app, team): idle capacity has no holder.
+      const std::string_view v = node.labels.Get(dim.label_key);
+      return v.empty() ? kIdleValue : v;
+    }
+    case DimensionKind::kNamespace:
+    case DimensionKind::kTeam:
+    case DimensionKind::kWorkload:
+    case DimensionKind::kWorkloadKind:
+    case DimensionKind::kPod:
+    case DimensionKind::kContainer:
+      return kIdleValue;
+  }
+  return kIdleValue;
 }
 
 }  // namespace gpucost

@@ -10,13 +10,13 @@ void ShareIdle(IdlePolicy policy, std::vector<Aggregator::Cell>& cells) {
   if (policy == IdlePolicy::kSeparate) return;
   struct Scope {
     std::vector<size_t> holders;  // holder cells
-    std::vector<size_t> idle;     // idle cells (one per scope by construction; a list for safety)
+    std::vector<size_t> idle;     // idle cells: one per idle group with capacity in the scope
   };
   // Ordered map: the order sharing is applied in never depends on hash layout.
   std::map<std::pair<int64_t, uint32_t>, Scope> scopes;
   for (size_t i = 0; i < cells.size(); ++i) {
     Scope& s = scopes[{cells[i].bucket, cells[i].scope}];
-    (cells[i].group == Aggregator::kIdleGroup ? s.idle : s.holders).push_back(i);
+    (cells[i].is_idle ? s.idle : s.holders).push_back(i);
   }
   std::vector<double> weights;
   for (auto& [key, scope] : scopes) {

@@ -54,6 +54,7 @@ void RenderJson(const Report& report, std::ostream& out) {
   doc["idle_policy"] = IdlePolicyName(report.idle.policy);
   doc["idle_scope"] = IdleScopeName(report.idle.scope);
 
+  const bool idle_column = IdleColumnShown(report);
   Json rows = Json::array();
   for (const ReportRow& row : report.rows) {
     Json r = Json::object();
@@ -67,6 +68,7 @@ void RenderJson(const Report& report, std::ostream& out) {
     }
     r["estimated"] = row.estimated;
     r["oversubscribed"] = row.oversubscribed;
+    if (idle_column) r[std::string(kIdleColumn)] = row.is_idle;
     rows.push_back(std::move(r));
   }
   doc["rows"] = std::move(rows);

@@ -23,7 +23,7 @@ namespace gpucost {
 
 // What happens to the cost of capacity nobody holds (docs/report.md "Idle").
 enum class IdlePolicy : uint8_t {
-  kSeparate,      // its own __idle__ row per bucket (default)
+  kSeparate,      // its own idle rows per bucket (default)
   kProportional,  // shared in proportion to each row's own allocated cost
   kEven,          // shared equally per holder present
 };
@@ -46,7 +46,9 @@ struct ReportRow {
   int64_t bucket = 0;
   Instant start;  // of the bucket
   Instant end;
-  bool is_idle = false;             // every dimension value is __idle__
+  // Unheld capacity: its values are the capacity's for the dimensions that describe it
+  // (DescribesCapacity: cluster, node, gpu_model, ...) and __idle__ for the holders'.
+  bool is_idle = false;
   std::vector<std::string> values;  // one per Report::by
   double gpu_hours = 0;             // GPU-equivalent hours held (idle rows: unheld)
   double allocated_usd = NAN;       // own allocation + idle received; 0 on idle rows
@@ -96,7 +98,8 @@ struct Report {
   bool accumulated = false;  // one bucket for the whole window; rows carry no start/end
   std::vector<Dimension> by;
   IdleOptions idle;
-  std::vector<ReportRow> rows;  // sorted: bucket, allocated desc, values; __idle__ last
+  // Sorted: bucket, allocated desc, values; idle rows last in their bucket, by values.
+  std::vector<ReportRow> rows;
   ReportTotals totals;
 };
 

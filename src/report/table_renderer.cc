@@ -109,6 +109,12 @@ void RenderTable(const Report& report, std::ostream& out) {
     c.cells.push_back("yes");
     columns.push_back(std::move(c));
   }
+  if (IdleColumnShown(report)) {
+    Column c{std::string(kIdleColumn), false, {}};
+    for (const ReportRow& r : rows) c.cells.push_back(r.is_idle ? "yes" : "");
+    c.cells.emplace_back();
+    columns.push_back(std::move(c));
+  }
 
   std::vector<size_t> widths;
   for (const Column& c : columns) {

@@ -119,9 +119,12 @@ TEST(ReportCommand, KubernetesAndSlurmInOneReport) {
   const auto doc = nlohmann::json::parse(r.output);
   const double h = 1.0 / 6;
   std::map<std::string, double> allocated;
+  std::map<std::string, double> idle_of;  // by cluster: idle rows carry their cluster
   double idle = 0;
   for (const auto& row : doc["rows"]) {
-    if (row["cluster"] == "__idle__") {
+    if (row["idle"] == true) {
+      EXPECT_EQ(row["team"], "__idle__");
+      idle_of[row["cluster"].get<std::string>()] += row["idle_usd"].get<double>();
       idle += row["idle_usd"].get<double>();
     } else {
       allocated[row["cluster"].get<std::string>() + "/" + row["team"].get<std::string>()] =
@@ -134,6 +137,10 @@ TEST(ReportCommand, KubernetesAndSlurmInOneReport) {
   EXPECT_EQ(allocated.size(), 3u);                             // 503 is pending: no row
   // 6 GPUs x $4 x 1/6 h in all: conservation across both clusters.
   EXPECT_NEAR(doc["totals"]["cost_usd"].get<double>(), 6 * 4 * h, 1e-9);
+  // The Kubernetes node's second GPU; hpc1's 4 GPUs less 5 + 20 GPU-minutes held.
+  EXPECT_EQ(idle_of.size(), 2u);
+  EXPECT_NEAR(idle_of["default"], 4 * h, 1e-9);
+  EXPECT_NEAR(idle_of["hpc1"], 4 * (40 - 5 - 20) / 60.0, 1e-9);
   EXPECT_NEAR(idle + allocated["default/ml"] + allocated["hpc1/physics"] +
                   allocated["hpc1/chemistry"],
               6 * 4 * h, 1e-9);

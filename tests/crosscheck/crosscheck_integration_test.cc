@@ -113,7 +113,10 @@ class CrossCheck : public ::testing::Test {
                                           const std::string& key) {
     std::map<std::string, json> out;
     for (const json& row : report["rows"]) {
-      if (row.value("cluster", "") == cluster) out[row[key].get<std::string>()] = row;
+      // Idle rows carry their cluster and capacity values too: holders' rows only.
+      if (row.value("cluster", "") == cluster && !row.value("idle", false)) {
+        out[row[key].get<std::string>()] = row;
+      }
     }
     return out;
   }

@@ -145,7 +145,7 @@ class OneMoneyProperty : public ::testing::Test {
                                              const char* field = "allocated_usd") {
     std::map<std::string, double> out;
     for (const nlohmann::json& row : report.value("rows", nlohmann::json::array())) {
-      if (row.value("cluster", cluster) != cluster || row.value("team", "") == "__idle__") continue;
+      if (row.value("cluster", cluster) != cluster || row.value("idle", false)) continue;
       std::string k;
       for (const std::string& d : key) k += "/" + row[d].get<std::string>();
       out[k] += row[field].is_number() ? row[field].get<double>() : NAN;

@@ -545,10 +545,12 @@ p = 6.0
 n2_h = 360 / 3600.0
 case("node_join_leave", """A node joining and leaving. n1 is present all window; n2 (one GPU, unheld) is
 first scraped at T0+120 s and last at T0+420 s, so it exists over [T0+120, T0+480). Proves capacity
-(and so idle cost and total cost) follows node presence: n2 adds 0.1 GPU-hours of idle, not 1/6.""", s,
+(and so idle cost and total cost) follows node presence: n2 adds 0.1 GPU-hours of idle, not 1/6,
+on its own idle row (grouped by node, idle rows carry their node).""", s,
      f"{WINDOW_ARGS} --by node --price-per-gpu-hour 6",
      {"by": ["node"], "rows": [row({"node": "n1"}, H, p * H, 0.5 * p * H),
-                               {"node": "__idle__", "gpu_hours": n2_h, "idle_usd": p * n2_h}],
+                               {"node": "n2", "idle": True, "gpu_hours": n2_h,
+                                "idle_usd": p * n2_h}],
       "totals": {"allocated_usd": p * H, "idle_usd": p * n2_h, "cost_usd": p * (H + n2_h)}})
 
 s = Scrape()

@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "report/report_test_util.h"
 
@@ -218,6 +222,204 @@ INSTANTIATE_TEST_SUITE_P(
       return std::string(IdlePolicyName(p.param.policy)) + "_" +
              std::string(IdleScopeName(p.param.scope));
     });
+
+// The records of SharingCase on `units` only: one cluster's, or one node's, report on its own.
+std::vector<CostRecord> SharingCaseOn(std::initializer_list<UnitIndex> units) {
+  std::vector<CostRecord> out;
+  for (const CostRecord& r : SharingCase()) {
+    for (UnitIndex u : units) {
+      if (r.unit == u) out.push_back(r);
+    }
+  }
+  return out;
+}
+
+// The idle rows of a report, in report order, as (values, idle_usd).
+std::vector<std::pair<std::vector<std::string>, double>> IdleRowsOf(const Report& report) {
+  std::vector<std::pair<std::vector<std::string>, double>> out;
+  for (const ReportRow& r : report.rows) {
+    if (r.is_idle) out.emplace_back(r.values, r.idle_usd);
+  }
+  return out;
+}
+
+// The report's one idle row when grouped by namespace: the idle of `records` as a whole.
+double IdleAsOneRow(const Inventory& inv, const std::vector<CostRecord>& records) {
+  const Report report = Aggregate(inv, Options("namespace"), records);
+  const ReportRow* idle = FindRow(report, {"__idle__"});
+  return idle == nullptr ? 0.0 : idle->idle_usd;
+}
+
+TEST(IdleRows, ByClusterOneIdleRowPerClusterWithThatClustersIdle) {
+  const Inventory inv = FourNodes();
+  const Report report = Aggregate(inv, Options("cluster"), SharingCase());
+  ASSERT_EQ(report.rows.size(), 4u);
+  // Holder rows first, then idle rows sorted by value (not by cost).
+  EXPECT_EQ(report.rows[0].values, (std::vector<std::string>{"prod"}));
+  EXPECT_FALSE(report.rows[0].is_idle);
+  EXPECT_DOUBLE_EQ(report.rows[0].allocated_usd, 6.0);
+  EXPECT_EQ(report.rows[1].values, (std::vector<std::string>{"dev"}));
+  EXPECT_FALSE(report.rows[1].is_idle);
+  const auto idle = IdleRowsOf(report);
+  ASSERT_EQ(idle.size(), 2u);
+  EXPECT_EQ(idle[0].first, (std::vector<std::string>{"dev"}));
+  EXPECT_EQ(idle[1].first, (std::vector<std::string>{"prod"}));
+  EXPECT_TRUE(report.rows[2].is_idle && report.rows[3].is_idle);
+  // Each is its cluster's idle, as the report of that cluster's records alone has it.
+  const double dev = IdleAsOneRow(inv, SharingCaseOn({3}));
+  const double prod = IdleAsOneRow(inv, SharingCaseOn({0, 1, 2}));
+  EXPECT_DOUBLE_EQ(dev, 2.0);
+  EXPECT_DOUBLE_EQ(prod, 10.0);
+  EXPECT_NEAR(idle[0].second, dev, 1e-9);
+  EXPECT_NEAR(idle[1].second, prod, 1e-9);
+  EXPECT_NEAR(report.rows[3].gpu_hours, 0.4 + 0.25 + 1.0, 1e-12);
+  EXPECT_DOUBLE_EQ(report.rows[3].allocated_usd, 0.0);
+  EXPECT_DOUBLE_EQ(report.rows[3].waste_usd, 10.0);
+  // Together they are the one idle row of a grouping without capacity dimensions, and the
+  // totals do not move.
+  const double whole = IdleAsOneRow(inv, SharingCase());
+  EXPECT_NEAR(idle[0].second + idle[1].second, whole, 1e-9);
+  const Report by_ns = Aggregate(inv, Options("namespace"), SharingCase());
+  EXPECT_NEAR(report.totals.idle_usd, by_ns.totals.idle_usd, 1e-9);
+  EXPECT_NEAR(report.totals.cost_usd, by_ns.totals.cost_usd, 1e-9);
+  EXPECT_NEAR(report.totals.gpu_hours, by_ns.totals.gpu_hours, 1e-9);
+  EXPECT_NEAR(report.totals.waste_usd, by_ns.totals.waste_usd, 1e-9);
+}
+
+TEST(IdleRows, ByNodeOneIdleRowPerNode) {
+  const Inventory inv = FourNodes();
+  const Report report = Aggregate(inv, Options("node"), SharingCase());
+  const auto idle = IdleRowsOf(report);
+  ASSERT_EQ(idle.size(), 4u);
+  const char* nodes[] = {"n1", "n2", "n3", "n4"};
+  for (UnitIndex u = 0; u < 4; ++u) {
+    EXPECT_EQ(idle[u].first, (std::vector<std::string>{nodes[u]}));
+    EXPECT_NEAR(idle[u].second, IdleAsOneRow(inv, SharingCaseOn({u})), 1e-9) << nodes[u];
+  }
+  EXPECT_NEAR(idle[0].second + idle[1].second + idle[2].second + idle[3].second,
+              IdleAsOneRow(inv, SharingCase()), 1e-9);
+  // Idle rows are the report's last four.
+  for (size_t i = 0; i < report.rows.size(); ++i) EXPECT_EQ(report.rows[i].is_idle, i >= 3);
+}
+
+TEST(IdleRows, HolderDimensionsKeepOneIdleRow) {
+  const Inventory inv = FourNodes();
+  for (const char* by : {"namespace", "team", "workload,workload_kind", "pod,container"}) {
+    const Report report = Aggregate(inv, Options(by), SharingCase());
+    const auto idle = IdleRowsOf(report);
+    ASSERT_EQ(idle.size(), 1u) << by;
+    EXPECT_EQ(idle[0].first, std::vector<std::string>(report.by.size(), "__idle__")) << by;
+    EXPECT_DOUBLE_EQ(idle[0].second, 12.0) << by;
+    EXPECT_TRUE(report.rows.back().is_idle) << by;
+  }
+}
+
+TEST(IdleRows, CapacityDimensionsCarryValuesHolderDimensionsIdle) {
+  const Inventory inv = FourNodes();
+  const Report report = Aggregate(inv, Options("cluster,namespace"), SharingCase());
+  const auto idle = IdleRowsOf(report);
+  ASSERT_EQ(idle.size(), 2u);
+  EXPECT_EQ(idle[0].first, (std::vector<std::string>{"dev", "__idle__"}));
+  EXPECT_DOUBLE_EQ(idle[0].second, 2.0);
+  EXPECT_EQ(idle[1].first, (std::vector<std::string>{"prod", "__idle__"}));
+  EXPECT_DOUBLE_EQ(idle[1].second, 10.0);
+
+  // The node's labels; a label only holders carry (app) is __idle__ on idle rows.
+  const Report labels = Aggregate(inv, Options("label:pool,label:app"), SharingCase());
+  const auto by_label = IdleRowsOf(labels);
+  ASSERT_EQ(by_label.size(), 2u);
+  EXPECT_EQ(by_label[0].first, (std::vector<std::string>{"gpu-a", "__idle__"}));
+  EXPECT_DOUBLE_EQ(by_label[0].second, 4.0 + 1.0);  // n1, n2
+  EXPECT_EQ(by_label[1].first, (std::vector<std::string>{"gpu-b", "__idle__"}));
+  EXPECT_DOUBLE_EQ(by_label[1].second, 5.0 + 2.0);  // n3, n4
+
+  const Report models =
+      Aggregate(inv, Options("gpu_model,capacity_type,mig_profile"), SharingCase());
+  const auto by_model = IdleRowsOf(models);
+  ASSERT_EQ(by_model.size(), 2u);
+  EXPECT_EQ(by_model[0].first,
+            (std::vector<std::string>{"NVIDIA A100-SXM4-40GB", "on_demand", "__unallocated__"}));
+  EXPECT_DOUBLE_EQ(by_model[0].second, 4.0 + 5.0 + 2.0);
+  EXPECT_EQ(by_model[1].first, (std::vector<std::string>{"Tesla T4", "spot", "__unallocated__"}));
+  EXPECT_DOUBLE_EQ(by_model[1].second, 1.0);
+}
+
+TEST(IdleRows, IdleRowsAreLastInEachBucket) {
+  const Inventory inv = FourNodes();
+  AggregatorOptions o = Options("cluster", /*accumulate=*/false);
+  o.output_step = std::chrono::minutes(30);
+  const Report report =
+      Aggregate(inv, o,
+                {Held(0, 0, 0, 0.25, 1.0, 0.5), Idle(0, 3, 0.5, 9.0), Idle(0, 0, 0.25, 1.0),
+                 Held(30, 3, 3, 0.25, 1.0, 0.5), Idle(30, 0, 0.5, 2.0)});
+  std::vector<std::pair<int64_t, std::vector<std::string>>> order;
+  for (const ReportRow& r : report.rows) {
+    order.emplace_back(r.bucket, r.values);
+    EXPECT_EQ(r.is_idle, r.allocated_usd == 0.0);
+  }
+  using Key = std::pair<int64_t, std::vector<std::string>>;
+  EXPECT_EQ(order, (std::vector<Key>{{0, {"prod"}},
+                                     {0, {"dev"}},   // idle
+                                     {0, {"prod"}},  // idle
+                                     {1, {"dev"}},
+                                     {1, {"prod"}}}));  // idle
+  EXPECT_TRUE(report.rows[1].is_idle);
+  EXPECT_DOUBLE_EQ(report.rows[1].idle_usd, 9.0);
+  EXPECT_DOUBLE_EQ(report.rows[2].idle_usd, 1.0);
+}
+
+TEST(IdleRows, IdleLeftAfterSharingKeepsItsCapacityValues) {
+  const Inventory inv = FourNodes();
+  // n3 has idle and no holder: with node scope its $5 has nobody to go to.
+  AggregatorOptions o = Options("node");
+  o.idle = {IdlePolicy::kProportional, IdleScope::kNode};
+  const Report report = Aggregate(inv, o, SharingCase());
+  const auto idle = IdleRowsOf(report);
+  ASSERT_EQ(idle.size(), 1u);
+  EXPECT_EQ(idle[0].first, (std::vector<std::string>{"n3"}));
+  EXPECT_NEAR(idle[0].second, 5.0, 1e-12);
+  EXPECT_NEAR(FindRow(report, {"n1"})->allocated_usd, 3 + 1 + 4, 1e-12);
+  EXPECT_NEAR(report.totals.cost_usd, 19.0, 1e-9);
+  // Cluster scope: n3's idle goes to n1's and n2's holders; nothing is left.
+  o.idle = {IdlePolicy::kEven, IdleScope::kCluster};
+  const Report even = Aggregate(inv, o, SharingCase());
+  EXPECT_TRUE(IdleRowsOf(even).empty());
+  EXPECT_NEAR(even.totals.cost_usd, 19.0, 1e-9);
+}
+
+TEST(IdleRows, RolledUpIdleGivesTheSameRows) {
+  const Inventory inv = FourNodes();
+  const std::vector<CostRecord> records = SharingCase();
+  std::vector<RolledRecord> rolled;
+  for (const CostRecord& r : records) {
+    RowAccumulator acc;
+    if (r.is_idle()) {
+      acc.AddIdle(r);
+    } else {
+      acc.AddHolder(r);
+    }
+    RolledRecord x;
+    x.step = r.step;
+    x.unit = r.unit;
+    x.holder = r.holder;
+    x.records = 1;
+    x.sums = acc.Sums();
+    rolled.push_back(x);
+  }
+  auto agg = Aggregator::Create(inv, Options("cluster,node"));
+  ASSERT_TRUE(agg.ok());
+  agg->ConsumeRolled(rolled);
+  const Report from_rollups = agg->Finish();
+  const Report from_records = Aggregate(inv, Options("cluster,node"), records);
+  ASSERT_EQ(IdleRowsOf(from_rollups).size(), 4u);
+  EXPECT_EQ(IdleRowsOf(from_rollups)[0].first, (std::vector<std::string>{"dev", "n4"}));
+  ASSERT_EQ(from_rollups.rows.size(), from_records.rows.size());
+  for (size_t i = 0; i < from_records.rows.size(); ++i) {
+    EXPECT_EQ(from_rollups.rows[i].values, from_records.rows[i].values);
+    EXPECT_EQ(from_rollups.rows[i].is_idle, from_records.rows[i].is_idle);
+    EXPECT_NEAR(from_rollups.rows[i].idle_usd, from_records.rows[i].idle_usd, 1e-12);
+  }
+}
 
 TEST(Aggregator, EvenSharingCountsHoldersNotRecords) {
   const Inventory inv = FourNodes();

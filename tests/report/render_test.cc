@@ -116,13 +116,13 @@ TEST(CsvRenderer, ExactShape) {
   EXPECT_EQ(csv,
             "namespace,label:app,start,end,gpu_hours,allocated_usd,effective_usd,waste_usd,"
             "idle_usd,utilization,efficiency,unmeasured_gpu_hours,unpriced_gpu_hours,"
-            "activity_gpu_hours,estimated,oversubscribed\n"
+            "activity_gpu_hours,estimated,oversubscribed,idle\n"
             "a,web,2025-10-01T00:00:00Z,2025-10-01T00:30:00Z,0.5,2,0.5,1.5,0,0.25,0.25,0,0,0.125,"
-            "false,false\n"
+            "false,false,false\n"
             "b,__unallocated__,2025-10-01T00:30:00Z,2025-10-01T01:00:00Z,0.5,1,,,0,,,0.5,0,0,"
-            "false,false\n"
+            "false,false,false\n"
             "__idle__,__idle__,2025-10-01T00:30:00Z,2025-10-01T01:00:00Z,0.5,0,,2,2,,,0,0,0,"
-            "false,false\n");
+            "false,false,true\n");
 }
 
 TEST(CsvRenderer, AccumulatedHasNoTimeColumnsAndQuotesFields) {
@@ -181,6 +181,62 @@ TEST(JsonRenderer, ParsesBackWithTheDocumentedShape) {
   EXPECT_DOUBLE_EQ(t["effective_usd"].get<double>(), 0.5);
   EXPECT_EQ(t["prices_known"], true);
   EXPECT_FALSE(t.contains("namespace"));
+}
+
+// Two clusters' holders and idle, grouped by cluster: idle rows carry their cluster.
+Report TwoClusterIdleReport(const char* by) {
+  return Aggregate(FourNodes(), Options(by),
+                   {Held(0, 0, 0, 0.5, 2.0, 0.5), Idle(0, 0, 0.5, 2.0), Held(0, 3, 3, 0.25, 1.0, 1),
+                    Idle(0, 3, 0.75, 3.0)});
+}
+
+TEST(IdleColumn, MarksIdleRowsInEveryFormatWhenTheyCarryCapacityValues) {
+  const Report report = TwoClusterIdleReport("cluster");
+  const std::vector<std::string> table = Lines(RenderToString(report, OutputFormat::kTable));
+  ASSERT_GE(table.size(), 7u);
+  const std::vector<std::string> header = Words(table[0]);
+  ASSERT_FALSE(header.empty());
+  EXPECT_EQ(header.back(), "idle");
+  // prod, dev, then the idle rows dev and prod, each marked.
+  EXPECT_EQ(Words(table[1]).front(), "prod");
+  EXPECT_NE(Words(table[1]).back(), "yes");
+  EXPECT_EQ(Words(table[3]).front(), "dev");
+  EXPECT_EQ(Words(table[3]).back(), "yes");
+  EXPECT_EQ(Words(table[4]).front(), "prod");
+  EXPECT_EQ(Words(table[4]).back(), "yes");
+  EXPECT_EQ(Words(table[6]).front(), "total");
+  EXPECT_NE(Words(table[6]).back(), "yes");
+
+  const std::vector<std::string> csv = Lines(RenderToString(report, OutputFormat::kCsv));
+  ASSERT_EQ(csv.size(), 5u);
+  EXPECT_TRUE(csv[0].ends_with(",estimated,oversubscribed,idle")) << csv[0];
+  EXPECT_TRUE(csv[1].starts_with("prod,") && csv[1].ends_with(",false")) << csv[1];
+  EXPECT_TRUE(csv[3].starts_with("dev,0.75,0,,3,3,") && csv[3].ends_with(",true")) << csv[3];
+  EXPECT_TRUE(csv[4].starts_with("prod,0.5,0,,2,2,") && csv[4].ends_with(",true")) << csv[4];
+
+  const nlohmann::json doc = nlohmann::json::parse(RenderToString(report, OutputFormat::kJson));
+  ASSERT_EQ(doc["rows"].size(), 4u);
+  EXPECT_EQ(doc["rows"][0]["idle"], false);
+  EXPECT_EQ(doc["rows"][2]["cluster"], "dev");
+  EXPECT_EQ(doc["rows"][2]["idle"], true);
+  EXPECT_DOUBLE_EQ(doc["rows"][2]["idle_usd"].get<double>(), 3.0);
+  EXPECT_EQ(doc["rows"][3]["cluster"], "prod");
+  EXPECT_EQ(doc["rows"][3]["idle"], true);
+  EXPECT_DOUBLE_EQ(doc["rows"][3]["idle_usd"].get<double>(), 2.0);
+  EXPECT_FALSE(doc["totals"].contains("idle"));
+  EXPECT_DOUBLE_EQ(doc["totals"]["idle_usd"].get<double>(), 5.0);
+}
+
+TEST(IdleColumn, AbsentWhenEveryDimensionIsTheHolders) {
+  const Report report = TwoClusterIdleReport("namespace,team");
+  const std::string table = RenderToString(report, OutputFormat::kTable);
+  EXPECT_EQ(Words(Lines(table)[0]).back(), "estimated") << table;
+  const std::vector<std::string> csv = Lines(RenderToString(report, OutputFormat::kCsv));
+  EXPECT_TRUE(csv[0].ends_with(",estimated,oversubscribed")) << csv[0];
+  EXPECT_TRUE(csv.back().starts_with("__idle__,__idle__,1.25,0,,5,5,")) << csv.back();
+  const nlohmann::json doc = nlohmann::json::parse(RenderToString(report, OutputFormat::kJson));
+  for (const nlohmann::json& row : doc["rows"]) EXPECT_FALSE(row.contains("idle")) << row;
+  EXPECT_EQ(doc["rows"].back()["namespace"], "__idle__");
 }
 
 TEST(JsonRenderer, AccumulatedRowsHaveNoTimesAndNullForUnknownMoney) {
