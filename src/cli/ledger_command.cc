@@ -79,10 +79,15 @@ Status Finish(ledger::Ledger& l, const ReportSettings& settings, size_t written)
   GPUCOST_ASSIGN_OR_RETURN(ledger::LedgerInfo info, l.Info());
   std::cout << fmt::format(
       "wrote {} cost records ({} to {}, {} s steps) to {}; it holds {} over {}; rolled up {} "
-      "hours\n",
+      "hours{}\n",
       written, FormatRfc3339(settings.window.start), FormatRfc3339(settings.window.end),
       std::chrono::duration_cast<std::chrono::seconds>(settings.step).count(), l.path(),
-      info.records, SpanText(info.span), sealed);
+      info.records, SpanText(info.span), sealed,
+      // Other writers of the ledger (other clusters') held it this long: worth saying.
+      l.lock_wait() >= std::chrono::milliseconds(100)
+          ? fmt::format("; waited {:.1f} s for other writers",
+                        std::chrono::duration<double>(l.lock_wait()).count())
+          : "");
   return Status::Ok();
 }
 

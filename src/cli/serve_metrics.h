@@ -25,6 +25,7 @@ struct ServeHealth {
   std::string writer;           // this serve's name as a writer of the ledger
   std::vector<std::string> clusters;  // the clusters it writes, or stands by for
   bool writing = false;               // whether it holds their writer lease
+  double lock_wait_seconds = 0;       // its transactions' waits for other writers
   std::optional<promsource::RemoteWriteStats> remote_write;  // with --remote-write
   std::optional<ScrapeHealth> scrape;                       // with --scrape
 };

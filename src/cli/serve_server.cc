@@ -470,9 +470,23 @@ struct Server::Impl {
       if (Stopping()) return false;
     }
     if (caught_up && !hole_) unwatched_from_.reset();
-    // Roll up what no later cycle rewrites: everything before the next cycle's start.
+    // Roll up what no later cycle rewrites: everything before the next cycle's start, and before
+    // the next cycle of every other live writer of the ledger (the serves of other clusters; one
+    // whose lease ran out is not waited for), so that their writes do not roll up again what
+    // this one rolled.
     if (processed_) {
-      Result<int64_t> sealed = ledger_->Seal(*processed_ - s_.grace);
+      Instant before = *processed_ - s_.grace;
+      Result<std::vector<ledger::ScopeState>> scopes = ledger_->Scopes();
+      if (scopes.ok()) {
+        for (const ledger::ScopeState& other : *scopes) {
+          if (other.writer.empty() || other.writer == writer_ || other.lease_until <= now ||
+              !other.attributed_through) {
+            continue;
+          }
+          before = std::min(before, *other.attributed_through - s_.grace);
+        }
+      }
+      Result<int64_t> sealed = ledger_->Seal(before);
       if (!sealed.ok()) LogError(StrCat("gpucost serve: ", sealed.status().ToString()));
     }
     if (s_.retention.count() > 0) {
@@ -543,6 +557,7 @@ struct Server::Impl {
     health_.writer = writer_;
     health_.clusters = clusters_;
     health_.writing = writing_;
+    health_.lock_wait_seconds = std::chrono::duration<double>(ledger_->lock_wait()).count();
     health_.lag_seconds =
         processed_ ? std::chrono::duration<double>(now - *processed_).count() : 0;
     if (remote_) health_.remote_write = remote_->Stats();

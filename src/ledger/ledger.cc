@@ -89,6 +89,13 @@ Ledger::Ledger(std::unique_ptr<Database> db) : db_(std::move(db)), path_(db_->ta
 
 Ledger::~Ledger() = default;
 
+Status Ledger::Begin() {
+  const auto start = std::chrono::steady_clock::now();
+  Status s = db_->Begin();
+  lock_wait_ += std::chrono::duration_cast<Duration>(std::chrono::steady_clock::now() - start);
+  return s;
+}
+
 Status Ledger::Fail(std::string_view what, const Status& cause) const {
   return Status::Unavailable(StrCat(path_, ": ", what, ": ", cause.message()));
 }
@@ -202,7 +209,7 @@ Status Ledger::WriteOnce(const Inventory& inventory, Window window, Duration ste
     std::string& source = sources[h.cluster];
     if (source.empty()) source = h.kind == HolderKind::kSlurmJob ? "slurm" : "kubernetes";
   }
-  if (Status s = db_->Begin(); !s.ok()) return Fail("starting a write", s);
+  if (Status s = Begin(); !s.ok()) return Fail("starting a write", s);
   // Ids handed out inside a transaction that rolls back would point nowhere: forget them then.
   auto rollback = [this](Status s) {
     (void)db_->Rollback();

@@ -176,6 +176,10 @@ class Ledger {
   // The target it was opened with, any password masked: safe to print.
   const std::string& path() const { return path_; }
 
+  // Time this Ledger's transactions waited to begin, for other writers of the ledger to finish
+  // theirs (they take turns: docs/ledger.md, "Many clusters").
+  Duration lock_wait() const { return lock_wait_; }
+
   static constexpr int kSchemaVersion = 4;
   static constexpr int64_t kFiveMinutesMs = 300'000;
   static constexpr int64_t kHourMs = 3'600'000;
@@ -183,6 +187,8 @@ class Ledger {
 
  private:
   explicit Ledger(std::unique_ptr<Database> db);
+  // Begins a write transaction (taking the ledger's write lock), counting the wait.
+  Status Begin();
   // "<target>: <what>: <the backend's message>".
   Status Fail(std::string_view what, const Status& cause) const;
   // Adds `sign` x the window's records of `clusters` to the running totals.
@@ -243,6 +249,7 @@ class Ledger {
   std::string path_;
   std::unordered_map<std::string, int64_t> unit_ids_;
   std::unordered_map<std::string, int64_t> holder_ids_;
+  Duration lock_wait_{0};
 };
 
 // A CostSink that keeps an engine run's records and writes them to a ledger on Commit().

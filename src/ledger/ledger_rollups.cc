@@ -268,7 +268,7 @@ Result<int64_t> Ledger::Seal(Instant before) {
   int64_t hours = 0;
   for (int64_t p = through; p < target; p += kFiveMinutesMs) {
     const int64_t end = p + kFiveMinutesMs;
-    if (Status s = db_->Begin(); !s.ok()) return Fail("sealing roll-ups", s);
+    if (Status s = Begin(); !s.ok()) return Fail("sealing roll-ups", s);
     Status s = RollPeriod(kFiveMinutesMs, p);
     const bool hour = end % kHourMs == 0;
     if (s.ok() && hour) s = RollPeriod(kHourMs, end - kHourMs);

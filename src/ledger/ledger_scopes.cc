@@ -127,7 +127,7 @@ Status Ledger::NoteNewestSteps(const std::map<std::string, int64_t>& newest, int
 }
 
 Result<std::optional<ScopeState>> Ledger::TakeLease(const WriteScope& scope) {
-  if (Status s = db_->Begin(); !s.ok()) return Fail("taking the writer lease", s);
+  if (Status s = Begin(); !s.ok()) return Fail("taking the writer lease", s);
   const auto done = [this](Status s) {
     if (s.ok()) {
       if (Status c = db_->Commit(); !c.ok()) s = Fail("committing the writer lease", c);
@@ -212,7 +212,7 @@ Result<std::vector<KeyedDraw>> Ledger::OpenDraws(std::span<const std::string> cl
 Status Ledger::SetAttributedThrough(const WriteScope& scope, Instant t,
                                     std::span<const KeyedDraw> open_draws) {
   constexpr std::string_view kWhat = "writing how far it attributed";
-  if (Status s = db_->Begin(); !s.ok()) return Fail(kWhat, s);
+  if (Status s = Begin(); !s.ok()) return Fail(kWhat, s);
   Status s = ClaimScopes(scope.clusters, {}, scope);
   Result<std::unique_ptr<Statement>> put =
       s.ok() ? db_->Prepare(

@@ -79,7 +79,7 @@ Result<int64_t> Ledger::DeleteBefore(Instant t) {
   if (n == 0) return n;
   // Roll-ups go with their records (one that began before `t` sums records no longer kept), in
   // one transaction.
-  if (Status s = db_->Begin(); !s.ok()) return Fail(kWhat, s);
+  if (Status s = Begin(); !s.ok()) return Fail(kWhat, s);
   for (const char* sql : {"DELETE FROM cost_records WHERE step_start_ms < $1",
                           "DELETE FROM rollups WHERE start_ms < $1",
                           "DELETE FROM rollup_periods WHERE start_ms < $1"}) {

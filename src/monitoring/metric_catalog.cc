@@ -58,7 +58,7 @@ constexpr std::array<MetricDef, 23> kCatalog = {{
     {kScrapeSamples, G, kJobTargetLabels, "Samples in the target's last accepted scrape."},
 }};
 
-constexpr std::array<MetricDef, 7> kHealth = {{
+constexpr std::array<MetricDef, 8> kHealth = {{
     {kAttributionLagSeconds, G, kNoLabels,
      "Seconds between now and the end of the newest attributed step."},
     {kLedgerBytes, G, kNoLabels, "Size of the ledger on disk (bytes)."},
@@ -71,6 +71,9 @@ constexpr std::array<MetricDef, 7> kHealth = {{
     {kLedgerWriter, G, kWriterLabels,
      "1 while this serve writes the cluster's records (it holds the writer lease), 0 while it is "
      "a standby of another serve of the same cluster (writer: this serve's name)."},
+    {kLedgerLockWaitSecondsTotal, C, kNoLabels,
+     "Seconds serve's ledger transactions waited for other writers of the ledger (the serves of "
+     "other clusters) to finish theirs."},
     {kRemoteWriteSamplesTotal, C, kResultLabels,
      "Samples of the cost series remote-written (result: sent, dropped when the queue was full, "
      "rejected by the endpoint)."},

@@ -55,6 +55,8 @@ inline constexpr std::string_view kLedgerBytes = "gpucost_ledger_bytes";
 inline constexpr std::string_view kLedgerWriteErrorsTotal = "gpucost_ledger_write_errors_total";
 inline constexpr std::string_view kGapStepsTotal = "gpucost_gap_steps_total";
 inline constexpr std::string_view kLedgerWriter = "gpucost_ledger_writer";
+inline constexpr std::string_view kLedgerLockWaitSecondsTotal =
+    "gpucost_ledger_lock_wait_seconds_total";
 inline constexpr std::string_view kRemoteWriteSamplesTotal = "gpucost_remote_write_samples_total";
 inline constexpr std::string_view kRemoteWriteQueueSamples = "gpucost_remote_write_queue_samples";
 

@@ -189,6 +189,17 @@ TEST_P(ServeFleet, OneServePerClusterKeepsEveryStepOfBoth) {
   EXPECT_EQ(west->Terminate(), 0) << west->Log();
   EXPECT_EQ(east->Terminate(), 0) << east->Log();
   ExpectLedgerHolds({"east", "west"});
+  // Every one of the 180 steps holds both clusters (their rows, idle ones included, carry it).
+  const RunResult steps = RunShell(kBinary + " report --ledger '" + ledger_ + "'" + kFleetWindow +
+                                   " --by cluster --format json 2>&1");
+  ASSERT_EQ(steps.exit_code, 0) << steps.output;
+  std::map<std::string, std::set<std::string>> starts;
+  const nlohmann::json per_step = nlohmann::json::parse(steps.output);
+  for (const nlohmann::json& row : per_step["rows"]) {
+    starts[row["cluster"].get<std::string>()].insert(row["start"].get<std::string>());
+  }
+  EXPECT_EQ(starts["east"].size(), 180u);
+  EXPECT_EQ(starts["west"].size(), 180u);
 }
 
 // Two serves of east: one writes, the other stands by; the writer is SIGKILLed and the standby
