@@ -57,14 +57,14 @@ as_pg "$pgbin/pg_ctl" -D "$dir/pg" -l "$dir/sock/pg.log" -w \
   -o "-p $pgport -k $dir/sock -c listen_addresses=127.0.0.1" start >/dev/null
 psql_() { as_pg "$pgbin/psql" -h 127.0.0.1 -p "$pgport" -U postgres -Atq "$@"; }
 new_db() { psql_ -c "CREATE DATABASE $1" && echo "postgresql://postgres@127.0.0.1:$pgport/$1"; }
-size_mb() { psql_ -c "SELECT pg_database_size('$1') / 1000000"; }
+size_mb() { psql_ -c "SELECT (pg_database_size('$1') - pg_database_size('empty')) / 1000000"; }
 seconds() { python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$@"; }
 
 t0=1790812800  # 2026-10-01T00:00:00Z, where the simulator starts
 echo "PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}'), $clusters clusters x $nodes nodes x $gpus GPUs"
 for i in $(seq 0 $((clusters - 1))); do
   "$gpucost" simulate --nodes "$nodes" --gpus-per-node "$gpus" --duration 1h --seed $((i + 1)) \
-    --cluster "c$i" --out "$dir/c$i.om" >/dev/null
+    --cluster "c$i" --out "$dir/c$i.om" >/dev/null 2>&1
 done
 
 # 1. Write load.
@@ -91,8 +91,9 @@ fleet_s=$(seconds "$start" "$(date +%s.%N)")
 total=$(cat "$dir"/w*.txt | awk '{n += $2} END {print n}')
 waits=$(cat "$dir"/w*.txt | grep -o 'waited [0-9.]* s' | awk '{s += $2; if ($2 > m) m = $2} END {printf "%.1f s in all, at most %.1f s", s, m}')
 echo "$clusters clusters at once: $total records in $fleet_s s ($(python3 -c "print(round($total / $fleet_s))") records/s); waits for the write lock: ${waits:-none}"
-mb=$(size_mb fleet)
-echo "database after the hour: $mb MB; a day at 60 s steps: ~$((mb * 24)) MB ($(python3 -c "print(round($mb * 1e6 / $total))") bytes a record)"
+empty=$(new_db empty)
+bytes=$(psql_ -c "SELECT pg_database_size('fleet') - pg_database_size('empty')")
+echo "the hour took $((bytes / 1000000)) MB ($((bytes / total)) bytes a record, indexes and all): ~$(python3 -c "print(f'{$bytes * 24 / 1e9:.1f}')") GB a day at 60 s steps"
 
 # 2. Steady state: what every serve writes each cycle, all at once.
 start=$(date +%s.%N)
@@ -110,7 +111,7 @@ echo "a cycle of every cluster at once (11 min each): $cycle_s s of the 60 s bet
 month=$(new_db month)
 for i in $(seq 0 $((clusters - 1))); do
   "$gpucost" simulate --nodes "$nodes" --gpus-per-node "$gpus" --duration 60s --seed $((i + 1)) \
-    --scrape-interval 60s --cluster "c$i" --out "$dir/snap$i.om" >/dev/null
+    --scrape-interval 60s --cluster "c$i" --out "$dir/snap$i.om" >/dev/null 2>&1
 done
 start=$(date +%s.%N)
 for d in $(seq 0 $((days - 1))); do

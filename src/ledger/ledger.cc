@@ -291,7 +291,7 @@ Status Ledger::WriteOnce(const Inventory& inventory, Window window, Duration ste
     gaps->carried_steps = 0;
     if (Status s = CarryOver(step_ms, *gaps, clusters); !s.ok()) return rollback(s);
   }
-  if (Status s = RerollTouched(start_ms, end_ms); !s.ok()) return rollback(s);
+  if (Status s = RerollTouched(start_ms, end_ms, clusters); !s.ok()) return rollback(s);
   if (Status s = AddToTotals(start_ms, end_ms, +1, clusters); !s.ok()) return rollback(s);
   if (Status s = NoteNewestSteps(newest, step_ms); !s.ok()) return rollback(s);
   if (Status s = db_->Commit(); !s.ok()) return rollback(Fail("committing a write", s));

@@ -217,9 +217,12 @@ class Ledger {
   Result<int64_t> HolderId(const Holder& holder);
   // Roll-ups (ledger_rollups.cc), inside an open transaction: (re)computes one period's
   // roll-up, and those of the sealed periods that [start_ms, end_ms) touches.
-  Status RollPeriod(int64_t period_ms, int64_t start_ms);
+  // With `clusters`, rolls only their units' rows of the period again (a write's clusters: the
+  // other clusters' rows stand); every unit's when empty.
+  Status RollPeriod(int64_t period_ms, int64_t start_ms,
+                    std::span<const std::string> clusters = {});
   static int64_t SubPeriod(int64_t period_ms);
-  Status RerollTouched(int64_t start_ms, int64_t end_ms);
+  Status RerollTouched(int64_t start_ms, int64_t end_ms, std::span<const std::string> clusters);
   Status SetSealedThrough(int64_t through_ms);
   // A rollups row's counts and sums, its columns from `col` on in the order of the table (unit
   // and holder ids first).

@@ -40,6 +40,7 @@ struct Pending {
 };
 
 constexpr int kRollupColumns = 18;
+constexpr size_t kRollupBatch = 128;
 
 }  // namespace
 
@@ -57,20 +58,41 @@ int64_t Ledger::SubPeriod(int64_t period_ms) {
   return period_ms == kDayMs ? kHourMs : period_ms == kHourMs ? kFiveMinutesMs : 0;
 }
 
-Status Ledger::RollPeriod(int64_t period_ms, int64_t start_ms) {
+Status Ledger::RollPeriod(int64_t period_ms, int64_t start_ms,
+                          std::span<const std::string> clusters) {
   const std::string what = StrCat("rolling up the ",
                                   period_ms == kDayMs    ? "day"
                                   : period_ms == kHourMs ? "hour"
                                                          : "5 minutes",
                                   " from ", FormatRfc3339(InstantFromUnixMs(start_ms)));
   const int64_t end_ms = start_ms + period_ms;
-  for (const char* sql : {"DELETE FROM rollups WHERE period_ms = $1 AND start_ms = $2",
-                          "DELETE FROM rollup_periods WHERE period_ms = $1 AND start_ms = $2"}) {
-    Result<std::unique_ptr<Statement>> q = db_->Prepare(sql);
+  // The rows of the clusters rolled again (all of them when no clusters are named).
+  const std::string theirs = UnitsOfClusters("unit_id", 3, clusters.size());
+  // Rolled before: at which step (-1: several, not rolled); nullopt when it was not.
+  std::optional<int64_t> rolled_step;
+  if (!clusters.empty()) {
+    Result<std::unique_ptr<Statement>> q =
+        db_->Prepare("SELECT step_ms FROM rollup_periods WHERE period_ms = $1 AND start_ms = $2");
     if (!q.ok()) return Fail(what, q.status());
     (*q)->Bind(1, period_ms).Bind(2, start_ms);
-    if (Result<bool> r = (*q)->Step(); !r.ok()) return Fail(what, r.status());
+    Result<bool> row = (*q)->Step();
+    if (!row.ok()) return Fail(what, row.status());
+    if (*row) rolled_step = (*q)->Int(0);
   }
+  const auto drop = [&](bool all) -> Status {
+    for (const bool rows : {true, false}) {
+      Result<std::unique_ptr<Statement>> q = db_->Prepare(
+          rows ? StrCat("DELETE FROM rollups WHERE period_ms = $1 AND start_ms = $2",
+                        all ? "" : theirs)
+               : std::string("DELETE FROM rollup_periods WHERE period_ms = $1 AND start_ms = $2"));
+      if (!q.ok()) return Fail(what, q.status());
+      (*q)->Bind(1, period_ms).Bind(2, start_ms);
+      if (rows && !all) BindAll(**q, 3, clusters);
+      if (Result<bool> r = (*q)->Step(); !r.ok()) return Fail(what, r.status());
+    }
+    return Status::Ok();
+  };
+  GPUCOST_RETURN_IF_ERROR(drop(clusters.empty()));
 
   std::map<std::pair<int64_t, int64_t>, Pending> pairs;  // (unit, holder): ordered writes
   std::map<int64_t, int64_t> oversubscribed;             // unit -> steps
@@ -92,14 +114,16 @@ Status Ledger::RollPeriod(int64_t period_ms, int64_t start_ms) {
     }
   }
   if (steps.size() == 1 && *steps.begin() > 0) {
-    Result<std::unique_ptr<Statement>> rq = db_->Prepare(
+    Result<std::unique_ptr<Statement>> rq = db_->Prepare(StrCat(
         "SELECT unit_id, holder_id, records, unpriced_records, unit_oversubscribed_steps, "
         "priced_hours, unpriced_hours, unmeasured_hours, measured_hours, used_hours, "
         "activity_hours, allocated_usd, measured_allocated_usd, effective_usd, idle_usd, "
-        "flags, start_ms FROM rollups WHERE period_ms = $1 AND start_ms >= $2 AND start_ms < $3");
+        "flags, start_ms FROM rollups WHERE period_ms = $1 AND start_ms >= $2 AND start_ms < $3",
+        UnitsOfClusters("unit_id", 4, clusters.size())));
     if (!rq.ok()) return Fail(what, rq.status());
     Statement& q = **rq;
     q.Bind(1, sub).Bind(2, start_ms).Bind(3, end_ms);
+    BindAll(q, 4, clusters);
     // Oversubscribed steps per unit: one value per (sub-period, unit), the same on each row.
     std::map<std::pair<int64_t, int64_t>, int64_t> over;  // (unit, sub-period start) -> steps
     for (;;) {
@@ -121,10 +145,12 @@ Status Ledger::RollPeriod(int64_t period_ms, int64_t start_ms) {
     steps.clear();
     Result<std::unique_ptr<Statement>> rq = db_->Prepare(
         StrCat("SELECT unit_id, holder_id, step_start_ms, step_ms, ", kRecordValueColumns,
-               " FROM cost_records WHERE step_start_ms >= $1 AND step_start_ms < $2"));
+               " FROM cost_records WHERE step_start_ms >= $1 AND step_start_ms < $2",
+               UnitsOfClusters("unit_id", 3, clusters.size())));
     if (!rq.ok()) return Fail(what, rq.status());
     Statement& q = **rq;
     q.Bind(1, start_ms).Bind(2, end_ms);
+    BindAll(q, 3, clusters);
     std::set<std::pair<int64_t, int64_t>> over_steps;  // (unit, step start)
     for (;;) {
       Result<bool> row = q.Step();
@@ -150,6 +176,15 @@ Status Ledger::RollPeriod(int64_t period_ms, int64_t start_ms) {
       steps = {-1};
     }
   }
+  if (!clusters.empty() && rolled_step) {
+    // Other clusters' rows stand: the period keeps its step while these clusters' agree with it
+    // (or have nothing in it); where they differ it holds several steps, and stays records.
+    if (steps.empty()) steps = {*rolled_step};
+    if (steps.size() != 1 || *steps.begin() != *rolled_step) {
+      GPUCOST_RETURN_IF_ERROR(drop(true));
+      steps = {-1};
+    }
+  }
   if (steps.empty()) return Status::Ok();  // nothing to roll: the records are read instead
   const int64_t step_ms = steps.size() == 1 ? *steps.begin() : -1;
   {
@@ -172,42 +207,65 @@ Status Ledger::RollPeriod(int64_t period_ms, int64_t start_ms) {
   }
   if (step_ms < 0) return Status::Ok();  // several steps: this period stays records
 
-  std::string sql =
-      "INSERT INTO rollups (period_ms, start_ms, unit_id, holder_id, records, unpriced_records, "
-      "unit_oversubscribed_steps, priced_hours, unpriced_hours, unmeasured_hours, "
-      "measured_hours, used_hours, activity_hours, allocated_usd, measured_allocated_usd, "
-      "effective_usd, idle_usd, flags) VALUES (";
-  for (int c = 1; c <= kRollupColumns; ++c) sql += StrCat(c == 1 ? "$" : ",$", c);
-  sql += ")";
-  Result<std::unique_ptr<Statement>> put = db_->Prepare(sql);
-  if (!put.ok()) return Fail(what, put.status());
-  Statement& q = **put;
+  // Multi-row inserts, kRollupBatch rows at a time (then one by one): one round trip per batch
+  // to a PostgreSQL server.
+  const auto insert_sql = [](int rows) {
+    std::string sql =
+        "INSERT INTO rollups (period_ms, start_ms, unit_id, holder_id, records, "
+        "unpriced_records, unit_oversubscribed_steps, priced_hours, unpriced_hours, "
+        "unmeasured_hours, measured_hours, used_hours, activity_hours, allocated_usd, "
+        "measured_allocated_usd, effective_usd, idle_usd, flags) VALUES ";
+    for (int r = 0; r < rows; ++r) {
+      sql += r == 0 ? "(" : ",(";
+      for (int c = 1; c <= kRollupColumns; ++c) {
+        sql += StrCat(c == 1 ? "$" : ",$", r * kRollupColumns + c);
+      }
+      sql += ')';
+    }
+    return sql;
+  };
+  std::unique_ptr<Statement> batch, single;
+  size_t in_batch = 0;
+  const size_t total = pairs.size();
+  size_t done = 0;
   for (const auto& [key, p] : pairs) {
+    const bool batched = total - (done - in_batch) >= kRollupBatch;
+    std::unique_ptr<Statement>& put = batched ? batch : single;
+    if (put == nullptr) {
+      Result<std::unique_ptr<Statement>> made =
+          db_->Prepare(insert_sql(batched ? static_cast<int>(kRollupBatch) : 1));
+      if (!made.ok()) return Fail(what, made.status());
+      put = std::move(*made);
+    }
+    if (!batched || in_batch == 0) put->Reset();
+    const int b = batched ? static_cast<int>(in_batch) * kRollupColumns : 0;
     const RowSums s = p.acc.Sums();
     const auto over = oversubscribed.find(key.first);
     const int64_t flags =
         (s.has_effective ? kHasEffective : 0) | (s.has_idle_money ? kHasIdleMoney : 0) |
         (s.estimated ? kRolledEstimated : 0) | (s.oversubscribed ? kRolledOversubscribed : 0);
-    q.Reset();
-    q.Bind(1, period_ms)
-        .Bind(2, start_ms)
-        .Bind(3, key.first)
-        .Bind(4, key.second)
-        .Bind(5, p.records)
-        .Bind(6, p.unpriced_records)
-        .Bind(7, over == oversubscribed.end() ? int64_t{0} : over->second)
-        .Bind(8, s.priced_hours)
-        .Bind(9, s.unpriced_hours)
-        .Bind(10, s.unmeasured_hours)
-        .Bind(11, s.measured_hours)
-        .Bind(12, s.used_hours)
-        .Bind(13, s.activity_hours)
-        .Bind(14, s.allocated_usd)
-        .Bind(15, s.measured_allocated_usd)
-        .Bind(16, s.effective_usd)
-        .Bind(17, s.idle_usd)
-        .Bind(18, flags);
-    if (Result<bool> r = q.Step(); !r.ok()) return Fail(what, r.status());
+    put->Bind(b + 1, period_ms)
+        .Bind(b + 2, start_ms)
+        .Bind(b + 3, key.first)
+        .Bind(b + 4, key.second)
+        .Bind(b + 5, p.records)
+        .Bind(b + 6, p.unpriced_records)
+        .Bind(b + 7, over == oversubscribed.end() ? int64_t{0} : over->second)
+        .Bind(b + 8, s.priced_hours)
+        .Bind(b + 9, s.unpriced_hours)
+        .Bind(b + 10, s.unmeasured_hours)
+        .Bind(b + 11, s.measured_hours)
+        .Bind(b + 12, s.used_hours)
+        .Bind(b + 13, s.activity_hours)
+        .Bind(b + 14, s.allocated_usd)
+        .Bind(b + 15, s.measured_allocated_usd)
+        .Bind(b + 16, s.effective_usd)
+        .Bind(b + 17, s.idle_usd)
+        .Bind(b + 18, flags);
+    ++done;
+    if (batched && ++in_batch < kRollupBatch) continue;
+    in_batch = 0;
+    if (Result<bool> r = put->Step(); !r.ok()) return Fail(what, r.status());
   }
   return Status::Ok();
 }
@@ -236,7 +294,9 @@ RolledRecord Ledger::RolledFromRow(const Statement& q, int col) {
   return r;
 }
 
-Status Ledger::RerollTouched(int64_t start_ms, int64_t end_ms) {
+Status Ledger::RerollTouched(int64_t start_ms, int64_t end_ms,
+                             std::span<const std::string> clusters) {
+  if (clusters.empty()) return Status::Ok();  // the write replaced nothing
   GPUCOST_ASSIGN_OR_RETURN(std::optional<Instant> sealed, SealedThrough());
   if (!sealed || start_ms >= end_ms) return Status::Ok();
   const int64_t through = UnixMs(*sealed);
@@ -244,7 +304,7 @@ Status Ledger::RerollTouched(int64_t start_ms, int64_t end_ms) {
   // Finest first: each level is rolled from the one below. Only whole sealed periods.
   for (const int64_t period : {kFiveMinutesMs, kHourMs, kDayMs}) {
     for (int64_t p = FloorTo(start_ms, period); p < end_ms && p + period <= through; p += period) {
-      GPUCOST_RETURN_IF_ERROR(RollPeriod(period, p));
+      GPUCOST_RETURN_IF_ERROR(RollPeriod(period, p, clusters));
     }
   }
   return Status::Ok();

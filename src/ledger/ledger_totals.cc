@@ -54,8 +54,8 @@ Status Ledger::AddToTotals(int64_t start_ms, int64_t end_ms, double sign,
     // The write's clusters, after the parameters the statement has.
     const int first = usage ? 3 : 4;
     std::string sql = kSql[i];
-    sql.replace(sql.find("{clusters}"), 10,
-                StrCat("AND n.cluster IN (", Params(first, clusters.size()), ")"));
+    // As a list of unit ids, which the records' key can narrow by (unit_id is its second column).
+    sql.replace(sql.find("{clusters}"), 10, UnitsOfClusters("r.unit_id", first, clusters.size()));
     Result<std::unique_ptr<Statement>> q = db_->Prepare(sql);
     if (!q.ok()) return Fail("updating the totals", q.status());
     (*q)->Bind(1, start_ms);

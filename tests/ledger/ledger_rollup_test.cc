@@ -285,13 +285,57 @@ TEST_P(LedgerRollups, AWriteIntoSealedHoursRollsThemAgain) {
 
   // Late data: 5h10 to 7h20 attributed again at another price, into sealed hours and the day.
   const PriceFn dearer = testing::ConstantPrice(9);
-  ASSERT_TRUE((*ledger)
-                  ->Write(c->b.inventory, {At(5 * kHour + 600), At(7 * kHour + 1200)}, step,
-                          AttributeWindow(*c, 5 * kHour + 600, 7 * kHour + 1200, dearer))
-                  .ok());
+  const Status rewritten =
+      (*ledger)->Write(c->b.inventory, {At(5 * kHour + 600), At(7 * kHour + 1200)}, step,
+                       AttributeWindow(*c, 5 * kHour + 600, 7 * kHour + 1200, dearer));
+  ASSERT_TRUE(rewritten.ok()) << rewritten.ToString();
   const Report after = ReportOf(*(*ledger)->Read(all, with), "namespace", IdlePolicy::kSeparate);
   EXPECT_GT(after.totals.cost_usd, before.totals.cost_usd + 1);
   EXPECT_GT(ExpectRollupsChangeNothing(**ledger, "rewritten"), 0u);
+}
+
+// Two clusters in one ledger: a write of one into sealed hours rolls its own rows of them again,
+// and the other's stand.
+TEST_P(LedgerRollups, AWriteIntoSealedHoursRollsItsOwnClustersRowsAgain) {
+  auto east = MakeCluster();
+  auto west = MakeCluster();
+  for (auto* c : {east.get(), west.get()}) {
+    const std::string name = c == east.get() ? "east" : "west";
+    for (Node& n : c->b.inventory.nodes) n.cluster = name;
+    for (Holder& h : c->b.inventory.holders) h.cluster = name;
+  }
+  auto ledger = Ledger::Open(NewTarget("fleet_reroll"));
+  ASSERT_TRUE(ledger.ok()) << ledger.status().ToString();
+  const Duration step = std::chrono::seconds(kStep);
+  for (auto* c : {east.get(), west.get()}) {
+    ASSERT_TRUE((*ledger)
+                    ->Write(c->b.inventory, {At(0), At(kSpan)}, step,
+                            AttributeWindow(*c, 0, kSpan, c->price))
+                    .ok());
+  }
+  ASSERT_TRUE((*ledger)->Seal(At(kSpan)).ok());
+  ReadOptions with;
+  with.rollups = true;
+  with.clusters = {"west"};
+  const Window all{At(0), At(kSpan)};
+  const Report west_before =
+      ReportOf(*(*ledger)->Read(all, with), "namespace", IdlePolicy::kSeparate);
+  with.clusters = {"east"};
+  const Report east_before =
+      ReportOf(*(*ledger)->Read(all, with), "namespace", IdlePolicy::kSeparate);
+
+  const PriceFn dearer = testing::ConstantPrice(9);
+  ASSERT_TRUE((*ledger)
+                  ->Write(east->b.inventory, {At(5 * kHour + 600), At(7 * kHour + 1200)}, step,
+                          AttributeWindow(*east, 5 * kHour + 600, 7 * kHour + 1200, dearer))
+                  .ok());
+  EXPECT_GT(ExpectRollupsChangeNothing(**ledger, "one cluster rewritten"), 0u);
+  const Report east_after =
+      ReportOf(*(*ledger)->Read(all, with), "namespace", IdlePolicy::kSeparate);
+  EXPECT_GT(east_after.totals.cost_usd, east_before.totals.cost_usd + 1);
+  with.clusters = {"west"};
+  ExpectSameReport(ReportOf(*(*ledger)->Read(all, with), "namespace", IdlePolicy::kSeparate),
+                   west_before, "west, after east's write");
 }
 
 TEST_P(LedgerRollups, RetentionTakesTheRollupsOfWhatItRemoves) {
