@@ -1,6 +1,7 @@
 #include "report/dimension.h"
 
 #include <array>
+#include <optional>
 #include <utility>
 
 #include "core/strings.h"
@@ -86,16 +87,37 @@ bool DescribesCapacity(const Dimension& dim) {
   return false;
 }
 
+namespace {
+
+// The value of a capacity dimension (node, GPU model, MIG profile, capacity type) on a unit;
+// nullopt for the cluster, labels and the holder's dimensions.
+std::optional<std::string_view> CapacityValue(const Node& node, const GpuUnit& u,
+                                              const Dimension& dim) {
+  switch (dim.kind) {
+    case DimensionKind::kNode:
+      return OrUnallocated(node.name);
+    case DimensionKind::kGpuModel:
+      return OrUnallocated(u.gpu_model.empty() ? node.gpu_model : u.gpu_model);
+    case DimensionKind::kMigProfile:
+      return OrUnallocated(u.mig_profile);
+    case DimensionKind::kCapacityType:
+      return OrUnallocated(node.capacity_type);
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
 std::string_view DimensionValue(const Inventory& inventory, const Dimension& dim, UnitIndex unit,
                                 HolderIndex holder) {
   const GpuUnit& u = inventory.units[unit];
   const Node& node = inventory.nodes[u.node];
   const Holder& h = inventory.holders[holder];
+  if (const std::optional<std::string_view> v = CapacityValue(node, u, dim)) return *v;
   switch (dim.kind) {
     case DimensionKind::kCluster:
       return OrUnallocated(node.cluster.empty() ? h.cluster : node.cluster);
-    case DimensionKind::kNode:
-      return OrUnallocated(node.name);
     case DimensionKind::kNamespace:
       return OrUnallocated(h.namespace_name);
     case DimensionKind::kTeam:
@@ -108,35 +130,23 @@ std::string_view DimensionValue(const Inventory& inventory, const Dimension& dim
       return OrUnallocated(h.pod);
     case DimensionKind::kContainer:
       return OrUnallocated(h.container);
-    case DimensionKind::kGpuModel:
-      return OrUnallocated(u.gpu_model.empty() ? node.gpu_model : u.gpu_model);
-    case DimensionKind::kMigProfile:
-      return OrUnallocated(u.mig_profile);
-    case DimensionKind::kCapacityType:
-      return OrUnallocated(node.capacity_type);
     case DimensionKind::kLabel: {
       const std::string_view v = h.labels.Get(dim.label_key);
       return OrUnallocated(v.empty() ? node.labels.Get(dim.label_key) : v);
     }
+    default:
+      return kUnallocatedValue;  // a capacity dimension, answered above
   }
-  return kUnallocatedValue;
 }
 
 std::string_view IdleDimensionValue(const Inventory& inventory, const Dimension& dim,
                                     UnitIndex unit) {
   const GpuUnit& u = inventory.units[unit];
   const Node& node = inventory.nodes[u.node];
+  if (const std::optional<std::string_view> v = CapacityValue(node, u, dim)) return *v;
   switch (dim.kind) {
     case DimensionKind::kCluster:
       return OrUnallocated(node.cluster);
-    case DimensionKind::kNode:
-      return OrUnallocated(node.name);
-    case DimensionKind::kGpuModel:
-      return OrUnallocated(u.gpu_model.empty() ? node.gpu_model : u.gpu_model);
-    case DimensionKind::kMigProfile:
-      return OrUnallocated(u.mig_profile);
-    case DimensionKind::kCapacityType:
-      return OrUnallocated(node.capacity_type);
     case DimensionKind::kLabel: {
       // A label the node lacks is a holder's label (app, team): idle capacity has no holder.
       const std::string_view v = node.labels.Get(dim.label_key);
@@ -147,10 +157,9 @@ std::string_view IdleDimensionValue(const Inventory& inventory, const Dimension&
     case DimensionKind::kWorkload:
     case DimensionKind::kWorkloadKind:
     case DimensionKind::kPod:
-    case DimensionKind::kContainer:
+    default:
       return kIdleValue;
   }
-  return kIdleValue;
 }
 
 }  // namespace gpucost
