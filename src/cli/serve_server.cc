@@ -617,7 +617,8 @@ struct Server::Impl {
     in.ledger_rollups = settings.accumulate && req.get_param_value("rollups") != "false";
     // The fleet's, or ?cluster=a,b's: every cluster of the ledger, not only serve's.
     if (req.has_param("cluster")) {
-      for (std::string_view c : Split(req.get_param_value("cluster"), ',')) {
+      const std::string clusters = req.get_param_value("cluster");  // Split's views point into it
+      for (std::string_view c : Split(clusters, ',')) {
         if (!Trim(c).empty()) in.ledger_clusters.emplace_back(Trim(c));
       }
     }
