@@ -14,6 +14,7 @@
 #
 #   BUILD=build/dev bench/fleet-postgres.sh            10 clusters x 100 nodes x 8 GPUs, 30 days
 #   BUILD=build/dev CLUSTERS=3 NODES=20 DAYS=3 bench/fleet-postgres.sh
+#   PHASES=3 KEEP=1 ...     only the month, and keep its PostgreSQL running for profiling
 # docs/perf.md ("A fleet in one PostgreSQL ledger") records results.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +25,7 @@ nodes="${NODES:-100}"
 gpus="${GPUS:-8}"
 days="${DAYS:-30}"
 requests="${REQUESTS:-30}"
+phases="${PHASES:-123}"
 if [ -z "${BUILD:-}" ]; then
   cmake --preset release >/dev/null
   cmake --build --preset release --target gpucost
@@ -39,6 +41,10 @@ as_pg() {  # PostgreSQL refuses to run as root
   if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 cleanup() {
+  if [ -n "${KEEP:-}" ]; then
+    echo "kept: $dir (PostgreSQL on 127.0.0.1:$pgport, serve on ${port:-none}; pg_ctl -D $dir/pg stop)"
+    return
+  fi
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   as_pg "$pgbin/pg_ctl" -D "$dir/pg" -m immediate stop >/dev/null 2>&1 || true
   wait 2>/dev/null || true
@@ -67,11 +73,14 @@ for i in $(seq 0 $((clusters - 1))); do
     --cluster "c$i" --out "$dir/c$i.om" >/dev/null 2>&1
 done
 
-# 1. Write load.
 write() {  # DB CLUSTER WINDOW-START WINDOW-END -> ledger write's line
   "$gpucost" ledger write "$1" --input "$dir/c$2.om" --window "$3,$4" --step 60s \
     --price-per-gpu-hour 2.5 2>&1 | tail -1
 }
+empty=$(new_db empty)
+
+# 1. Write load.
+if [[ $phases == *1* ]]; then
 alone=$(new_db alone)
 start=$(date +%s.%N)
 line=$(write "$alone" 0 "$t0" $((t0 + 3600)))
@@ -91,11 +100,13 @@ fleet_s=$(seconds "$start" "$(date +%s.%N)")
 total=$(cat "$dir"/w*.txt | awk '{n += $2} END {print n}')
 waits=$(cat "$dir"/w*.txt | grep -o 'waited [0-9.]* s' | awk '{s += $2; if ($2 > m) m = $2} END {printf "%.1f s in all, at most %.1f s", s, m}')
 echo "$clusters clusters at once: $total records in $fleet_s s ($(python3 -c "print(round($total / $fleet_s))") records/s); waits for the write lock: ${waits:-none}"
-empty=$(new_db empty)
 bytes=$(psql_ -c "SELECT pg_database_size('fleet') - pg_database_size('empty')")
 echo "the hour took $((bytes / 1000000)) MB ($((bytes / total)) bytes a record, indexes and all): ~$(python3 -c "print(f'{$bytes * 24 / 1e9:.1f}')") GB a day at 60 s steps"
 
+fi
+
 # 2. Steady state: what every serve writes each cycle, all at once.
+if [[ $phases == *2* ]]; then
 start=$(date +%s.%N)
 for i in $(seq 0 $((clusters - 1))); do
   write "$fleet" "$i" $((t0 + 49 * 60)) $((t0 + 3600)) >"$dir/s$i.txt" &
@@ -106,6 +117,8 @@ pids=()
 cycle_s=$(seconds "$start" "$(date +%s.%N)")
 waits=$(cat "$dir"/s*.txt | grep -o 'waited [0-9.]* s' | awk '{s += $2; if ($2 > m) m = $2} END {printf "%.1f s in all, at most %.1f s", s, m}')
 echo "a cycle of every cluster at once (11 min each): $cycle_s s of the 60 s between cycles; waits: ${waits:-none}"
+fi
+[[ $phases == *3* ]] || exit 0
 
 # 3. The fleet's month at 1 h steps, and its report from the API.
 month=$(new_db month)
