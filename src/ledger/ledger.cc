@@ -221,6 +221,7 @@ Status Ledger::WriteOnce(const Inventory& inventory, Window window, Duration ste
   // late data moved, an idle unit now held) go with the rest, after leaving the totals.
   const int64_t end_ms = UnixMs(window.end);
   if (Status s = ClaimScopes(clusters, sources, scope); !s.ok()) return rollback(s);
+  if (Status s = MakePartitions(start_ms, end_ms); !s.ok()) return rollback(s);
   if (Status s = AddToTotals(start_ms, end_ms, -1, clusters); !s.ok()) return rollback(s);
   if (Status s = ClearOutsideGaps(start_ms, end_ms, gaps, clusters); !s.ok()) return rollback(s);
   std::map<std::string, int64_t> newest;  // per cluster, the newest step written

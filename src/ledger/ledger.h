@@ -180,7 +180,7 @@ class Ledger {
   // theirs (they take turns: docs/ledger.md, "Many clusters").
   Duration lock_wait() const { return lock_wait_; }
 
-  static constexpr int kSchemaVersion = 4;
+  static constexpr int kSchemaVersion = 5;
   static constexpr int64_t kFiveMinutesMs = 300'000;
   static constexpr int64_t kHourMs = 3'600'000;
   static constexpr int64_t kDayMs = 24 * kHourMs;
@@ -208,6 +208,11 @@ class Ledger {
   Status ClearOutsideGaps(int64_t start_ms, int64_t end_ms, const WriteGaps* gaps,
                           std::span<const std::string> clusters);
   Status CarryOver(int64_t step_ms, WriteGaps& gaps, std::span<const std::string> clusters);
+  // PostgreSQL's records are partitioned by UTC day (ledger_partitions.cc). Inside a write's
+  // transaction: makes the partitions of the days [start_ms, end_ms) touches.
+  Status MakePartitions(int64_t start_ms, int64_t end_ms);
+  // Inside DeleteBefore's transaction: drops the partitions that end by `t_ms`.
+  Status DropPartitionsBefore(int64_t t_ms);
   // A meta value that is a number; nullopt when absent.
   Result<std::optional<int64_t>> MetaInt(std::string_view key);
   Status SetMetaInt(std::string_view key, int64_t value);

@@ -50,6 +50,9 @@ int64_t FloorDiv(int64_t a, int64_t b) {
 
 bool AlignedTo(int64_t ms, int64_t period) { return ms % period == 0; }
 
+// The period length under which RollupCache keeps a sum of periods (its key names them all).
+constexpr int64_t kMergedPeriods = -1;
+
 }  // namespace
 
 Result<std::vector<Ledger::Segment>> Ledger::Plan(int64_t lo, int64_t hi, int64_t origin,
@@ -258,9 +261,25 @@ Result<LedgerWindow> Ledger::Read(std::optional<Window> window, const ReadOption
 
   if (options.accumulate && periods.size() > 1) {
     // One output bucket: the periods summed per (unit, holder) before the report sees them, so
-    // a month is one entry per pair rather than one per pair and day.
+    // a month is one entry per pair rather than one per pair and day. The sum is cached too: a
+    // dashboard asks for the same days (and generations) again and again.
     const int64_t first_step = periods.front().second;
-    periods = {{MergeRolled(periods), first_step}};
+    std::string key;
+    RolledPeriod merged;
+    if (options.cache != nullptr) {
+      key = StrCat(path_, "\x1f", Join(options.clusters, ","));
+      for (const Segment& seg : plan) {
+        if (seg.period_ms != 0) {
+          key += StrCat("\x1f", seg.period_ms, ":", seg.start_ms, ":", seg.generation);
+        }
+      }
+      merged = options.cache->Find(key, kMergedPeriods, 0, 0);
+    }
+    if (merged == nullptr) {
+      merged = MergeRolled(periods);
+      if (options.cache != nullptr) options.cache->Put(key, kMergedPeriods, 0, 0, merged);
+    }
+    periods = {{std::move(merged), first_step}};
     rolled_rows = periods.front().first->size();
   }
   for (const auto& [rows, step] : periods) {
@@ -379,6 +398,11 @@ Status Ledger::ReadInventory(std::vector<UnitIndex>& units, std::vector<HolderIn
     const auto i = static_cast<size_t>(id);
     return i < index.size() && index[i] == kNamed ? &index[i] : nullptr;
   };
+  // Reserved: a month of a fleet names tens of thousands of each, and growing the vectors
+  // moved them a dozen times (a fifth of the fleet report's time).
+  out.inventory.units.reserve(static_cast<size_t>(std::count(units.begin(), units.end(), kNamed)));
+  out.inventory.holders.reserve(
+      static_cast<size_t>(std::count(holders.begin(), holders.end(), kNamed)));
   std::map<int64_t, NodeIndex> nodes;
   if (const auto [lo, hi] = range(units); lo >= 0) {
     Result<std::unique_ptr<Statement>> uq = db_->Prepare(

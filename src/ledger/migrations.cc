@@ -41,6 +41,9 @@ Status Apply(Database& db, int from) {
                                         m.version, ": ", s.message()));
     };
     if (Status s = db.Exec(Spelled(db, m.sql)); !s.ok()) return fail(s);
+    if (*m.postgres_sql != '\0' && IsPostgresTarget(db.target())) {
+      if (Status s = db.Exec(m.postgres_sql); !s.ok()) return fail(s);
+    }
     Result<std::unique_ptr<Statement>> put = db.Prepare(
         "INSERT INTO meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO "
         "UPDATE SET value = excluded.value");

@@ -14,6 +14,8 @@ namespace gpucost::ledger {
 struct Migration {
   int version;      // 1, 2, … in order, no gaps
   const char* sql;  // {id}: an auto-assigned id column; {keyed}: ends a table found by its key
+  // What PostgreSQL runs after `sql`, for what only it has (partitions); idempotent too.
+  const char* postgres_sql = "";
 };
 
 inline constexpr Migration kMigrations[] = {
@@ -135,6 +137,40 @@ UPDATE scopes SET newest_step_ms = (SELECT MAX(r.step_ms) FROM cost_records r
   JOIN units u ON u.id = r.unit_id JOIN nodes n ON n.id = u.node_id
   WHERE n.cluster = scopes.cluster AND r.step_start_ms = scopes.newest_step_start_ms);
 DELETE FROM meta WHERE key IN ('attributed_through_ms', 'open_draws');
+)sql"},
+    // PostgreSQL keeps cost records in a partition per UTC day of their step's start, so that
+    // retention drops whole days and a window's scan reads its days only. A write makes the
+    // partitions of its window (Ledger::MakePartitions); this moves a ledger's records into
+    // theirs. SQLite keeps one table.
+    {5, "", R"sql(
+DO $$
+DECLARE
+  first_ms BIGINT;
+  last_ms BIGINT;
+  day_ms BIGINT;
+BEGIN
+  IF EXISTS (SELECT 1 FROM pg_partitioned_table p WHERE p.partrelid = to_regclass('cost_records'))
+  THEN
+    RETURN;
+  END IF;
+  ALTER TABLE cost_records RENAME TO cost_records_unpartitioned;
+  ALTER TABLE cost_records_unpartitioned RENAME CONSTRAINT cost_records_pkey
+    TO cost_records_unpartitioned_pkey;
+  CREATE TABLE cost_records (LIKE cost_records_unpartitioned INCLUDING DEFAULTS,
+    PRIMARY KEY (step_start_ms, unit_id, holder_id)) PARTITION BY RANGE (step_start_ms);
+  SELECT MIN(step_start_ms), MAX(step_start_ms) INTO first_ms, last_ms
+    FROM cost_records_unpartitioned;
+  day_ms := first_ms - ((first_ms % 86400000) + 86400000) % 86400000;
+  WHILE day_ms <= last_ms LOOP
+    EXECUTE format('CREATE TABLE %I PARTITION OF cost_records FOR VALUES FROM (%s) TO (%s)',
+      'cost_records_' || to_char(to_timestamp(day_ms / 1000) AT TIME ZONE 'UTC', 'YYYY_MM_DD'),
+      day_ms, day_ms + 86400000);
+    day_ms := day_ms + 86400000;
+  END LOOP;
+  INSERT INTO cost_records SELECT * FROM cost_records_unpartitioned;
+  DROP TABLE cost_records_unpartitioned;
+END
+$$;
 )sql"},
 };
 

@@ -53,26 +53,27 @@ class PostgresStatement final : public Statement {
   Result<bool> Step() override;
   void Reset() override {
     params_.clear();
+    cursor_.reset();
     rows_.reset();
     row_ = 0;
   }
 
   bool IsNull(int col) const override { return Field(col).is_null(); }
   int64_t Int(int col) const override {
-    const pqxx::field f = Field(col);
+    const pqxx::field& f = Field(col);
     int64_t value = 0;
     if (!f.is_null()) std::from_chars(f.c_str(), f.c_str() + f.size(), value);
     return value;
   }
   double Double(int col) const override {
-    const pqxx::field f = Field(col);
+    const pqxx::field& f = Field(col);
     if (f.is_null()) return NAN;
     double value = NAN;
     std::from_chars(f.c_str(), f.c_str() + f.size(), value);  // also Infinity and NaN
     return value;
   }
   std::string Text(int col) const override {
-    const pqxx::field f = Field(col);
+    const pqxx::field& f = Field(col);
     return f.is_null() ? std::string() : std::string(f.c_str(), f.size());
   }
 
@@ -82,9 +83,17 @@ class PostgresStatement final : public Statement {
     if (params_.size() < static_cast<size_t>(index)) params_.resize(static_cast<size_t>(index));
     params_[static_cast<size_t>(index) - 1] = std::move(value);
   }
-  pqxx::field Field(int col) const {
-    const pqxx::row row = (*rows_)[static_cast<pqxx::result::size_type>(row_)];
-    return row[static_cast<pqxx::row::size_type>(col)];
+  // The current row's field `col`: one cursor per row moved between its columns, since each
+  // pqxx::row or pqxx::field made copies the result's shared pointers (a fifth of the time of
+  // reading a fleet's inventory went to that).
+  const pqxx::field& Field(int col) const {
+    *cursor_ += col - static_cast<int>(cursor_->num());
+    return *cursor_;
+  }
+  void Point() {
+    cursor_.reset();
+    if (row_ < rows_->size())
+      cursor_.emplace((*rows_)[static_cast<pqxx::result::size_type>(row_)], 0);
   }
 
   PostgresDatabase* db_;
@@ -92,6 +101,7 @@ class PostgresStatement final : public Statement {
   std::vector<std::optional<std::string>> params_;  // unbound ones are NULL
   std::optional<pqxx::result> rows_;                // set once run
   size_t row_ = 0;
+  mutable std::optional<pqxx::const_row_iterator> cursor_;  // at row_
 };
 
 class PostgresDatabase final : public Database {
@@ -247,6 +257,7 @@ Result<bool> PostgresStatement::Step() {
   } else {
     ++row_;
   }
+  Point();
   return row_ < rows_->size();
 }
 

@@ -2,7 +2,9 @@
 // serve` answering its API), so a month's report does not decode a month of roll-up rows from the
 // database on every request. A period is keyed by the ledger target, its length and start, and
 // the generation the ledger gave it when it was rolled: a period rolled again (late data) has a
-// new generation and is read again. Bounded by rows; the least recently used periods go first.
+// new generation and is read again. Ledger::Read also keeps the sum of a window's periods here,
+// under a key that names each period and its generation. Bounded by rows; the least recently
+// used periods go first.
 // Thread-safe.
 //
 //   auto cache = std::make_shared<RollupCache>(2'000'000);
