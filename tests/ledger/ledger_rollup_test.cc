@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ledger/ledger_test_util.h"
+#include "ledger/rollup_cache.h"
 #include "report/aggregator.h"
 
 namespace gpucost::ledger {
@@ -278,10 +279,15 @@ TEST_P(LedgerRollups, AWriteIntoSealedHoursRollsThemAgain) {
           ->Write(c->b.inventory, {At(0), At(kSpan)}, step, AttributeWindow(*c, 0, kSpan, c->price))
           .ok());
   ASSERT_TRUE((*ledger)->Seal(At(kSpan)).ok());
+  // Read through a cache, as serve's API reads: its periods and their sum must not outlive a
+  // roll-up again.
+  RollupCache cache(1'000'000);
   ReadOptions with;
   with.rollups = true;
+  with.cache = &cache;
   const Window all{At(0), At(kSpan)};
   const Report before = ReportOf(*(*ledger)->Read(all, with), "namespace", IdlePolicy::kSeparate);
+  ASSERT_GT(cache.rows(), 0u);
 
   // Late data: 5h10 to 7h20 attributed again at another price, into sealed hours and the day.
   const PriceFn dearer = testing::ConstantPrice(9);
@@ -291,6 +297,11 @@ TEST_P(LedgerRollups, AWriteIntoSealedHoursRollsThemAgain) {
   ASSERT_TRUE(rewritten.ok()) << rewritten.ToString();
   const Report after = ReportOf(*(*ledger)->Read(all, with), "namespace", IdlePolicy::kSeparate);
   EXPECT_GT(after.totals.cost_usd, before.totals.cost_usd + 1);
+  ReadOptions uncached = with;
+  uncached.cache = nullptr;
+  const Report fresh =
+      ReportOf(*(*ledger)->Read(all, uncached), "namespace", IdlePolicy::kSeparate);
+  EXPECT_NEAR(after.totals.cost_usd, fresh.totals.cost_usd, 1e-9);
   EXPECT_GT(ExpectRollupsChangeNothing(**ledger, "rewritten"), 0u);
 }
 
