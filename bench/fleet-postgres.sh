@@ -145,7 +145,7 @@ done
 echo "the month: $(tail -1 "$dir/month.log" | sed -E 's/.* it holds ([0-9]+) over.*/\1/') records in $(seconds "$start" "$(date +%s.%N)") s, $(size_mb month) MB"
 
 port=$(free_port)
-"$gpucost" serve --ledger "$month" --price-per-gpu-hour 2.5 --prometheus http://127.0.0.1:9 \
+"$gpucost" serve --ledger "$month" --price-per-gpu-hour 2.5 --read-only \
   --listen "127.0.0.1:$port" >"$dir/serve.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do curl -sf -o /dev/null "127.0.0.1:$port/healthz" && break; sleep 0.2; done

@@ -100,7 +100,7 @@ EOF
 
 # The API: serve on the ledger (its source is unreachable, so it only answers).
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-"$gpucost" serve --ledger "$ledger" --price-per-gpu-hour 2.5 --prometheus http://127.0.0.1:9 \
+"$gpucost" serve --ledger "$ledger" --price-per-gpu-hour 2.5 --read-only \
   --listen "127.0.0.1:$port" >"$dir/serve.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do curl -sf -o /dev/null "127.0.0.1:$port/healthz" && break; sleep 0.2; done

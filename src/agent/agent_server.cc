@@ -4,19 +4,21 @@
 
 #include <thread>
 
+#include "core/http_workers.h"
 #include "core/strings.h"
 
 namespace gpucost::agent {
 
 struct AgentServer::Http {
   httplib::Server server;
+  int listen_fd = -1;  // once bound
 };
 
 AgentServer::AgentServer(Agent& agent, std::chrono::milliseconds interval)
     : agent_(agent), interval_(interval), http_(std::make_unique<Http>()) {
-  // Prometheus scrapes one request at a time; two workers leave room for a probe beside it and
-  // keep the agent's threads (and their stacks) few.
-  http_->server.new_task_queue = [] { return new httplib::ThreadPool(2); };
+  // A thread per connection, started when needed: slow or idle clients cannot hold back
+  // Prometheus's scrape or the kubelet's probe.
+  ServeHttpSafely(http_->server, kHttpMaxConnections, &http_->listen_fd);
   http_->server.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(agent_.Metrics(), "text/plain; version=0.0.4; charset=utf-8");
   });
@@ -44,6 +46,7 @@ Result<int> AgentServer::Bind(const std::string& host, int port) {
   if (bound <= 0) {
     return Status::Unavailable(StrCat("gpucost agent: cannot listen on ", host, ":", port));
   }
+  WidenAcceptQueue(http_->listen_fd);
   return bound;
 }
 

@@ -278,6 +278,7 @@ Result<LoadedInput> LoadLedger(const InputFlags& flags, std::optional<Window> wi
   read.rollups = flags.ledger_rollups;
   read.cache = flags.ledger_cache;
   read.clusters = flags.ledger_clusters;
+  read.max_records = flags.ledger_max_records;
   GPUCOST_ASSIGN_OR_RETURN(ledger::LedgerWindow stored, l->Read(window, read));
   if (stored.records.empty() && stored.rolled.empty()) {
     return Status::InvalidArgument(

@@ -60,6 +60,7 @@ struct InputFlags {
   // Not a flag either: where a long-running reader keeps decoded roll-ups between reads.
   ledger::RollupCache* ledger_cache = nullptr;
   std::vector<std::string> ledger_clusters;  // with ledger: only these clusters' records
+  size_t ledger_max_records = 0;  // with ledger: refuse windows of more records (0: no bound)
   // Nor these: a caller that reads one window after another (a report in segments) turns the
   // progress line off (it says its own) and keeps here the span remote read would ask next, so
   // that each read starts where the one before left off.

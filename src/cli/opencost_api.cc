@@ -3,15 +3,16 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "cli/api_errors.h"
 #include "cli/input_flags.h"
 #include "cli/opencost_filter.h"
 #include "cli/report_pipeline.h"
+#include "core/log.h"
 #include "core/strings.h"
 #include "ledger/ledger.h"
 
@@ -102,7 +103,14 @@ ApiResponse OpenCostAllocation(const std::string& ledger_path,
                                const std::function<std::string(const char*)>& param,
                                Instant now) {
   const auto fail = [](int status, std::string_view message) {
-    return ApiResponse{status, json{{"code", status}, {"message", message}}.dump()};
+    return ApiResponse{status, json{{"code", status}, {"message", message}}.dump(
+                                   -1, ' ', false, json::error_handler_t::replace)};
+  };
+  // The ledger's failures as serve's other API answers them (api_errors.h).
+  const auto failed = [&](const Status& s) {
+    const ApiError e = ApiErrorOf(s, ledger_path);
+    if (e.status >= 500) LogError(StrCat("gpucost serve: /allocation: ", s.ToString()));
+    return fail(e.status, e.message);
   };
   if (param("window").empty()) return fail(400, "window is required");
   Result<Window> window = ParseOpenCostWindow(param("window"), now);
@@ -131,9 +139,9 @@ ApiResponse OpenCostAllocation(const std::string& ledger_path,
   // Windows relative to now fall between the ledger's steps: round them down onto its step.
   {
     Result<std::unique_ptr<ledger::Ledger>> l = ledger::Ledger::Open(ledger_path);
-    if (!l.ok()) return fail(500, l.status().message());
+    if (!l.ok()) return failed(l.status());
     Result<Duration> newest = (*l)->NewestStep();
-    if (!newest.ok()) return fail(500, newest.status().message());
+    if (!newest.ok()) return failed(newest.status());
     if (newest->count() > 0) {
       const int64_t ms = newest->count();
       const auto down = [ms](Instant t) {
@@ -154,7 +162,7 @@ ApiResponse OpenCostAllocation(const std::string& ledger_path,
     Result<LoadedInput> input = LoadInput(in, w, Duration(0));
     if (!input.ok()) {
       if (input.status().message().find("no cost records") == std::string_view::npos) {
-        return fail(500, input.status().message());
+        return failed(input.status());
       }
       data.push_back(std::move(set));
       continue;
@@ -169,7 +177,7 @@ ApiResponse OpenCostAllocation(const std::string& ledger_path,
     ReportSettings settings = base;
     ApplyInput(*input, settings);
     Result<ReportRun> run = RunReport(input->timeline, PriceFn(), settings);
-    if (!run.ok()) return fail(500, run.status().message());
+    if (!run.ok()) return failed(run.status());
     const double hours = std::chrono::duration<double, std::ratio<3600>>(w.end - w.start).count();
     for (const ReportRow& row : run->report.rows) {
       if (row.is_idle && !include_idle) continue;
@@ -215,7 +223,8 @@ ApiResponse OpenCostAllocation(const std::string& ledger_path,
     }
     data.push_back(std::move(set));
   }
-  return ApiResponse{200, json{{"code", 200}, {"data", std::move(data)}}.dump()};
+  return ApiResponse{200, json{{"code", 200}, {"data", std::move(data)}}.dump(
+                              -1, ' ', false, json::error_handler_t::replace)};
 }
 
 }  // namespace gpucost::cli

@@ -27,6 +27,7 @@ namespace {
 struct ServeFlags {
   std::string config;
   bool check_config = false;
+  bool read_only = false;
   InputFlags input;  // input.ledger is the ledger serve writes
   PriceOptions price;
   std::string listen = "127.0.0.1:9464";
@@ -109,6 +110,18 @@ Result<ServeOptions> Parse(const ServeFlags& f) {
   GPUCOST_ASSIGN_OR_RETURN(s.remote_write, RemoteWriterOptionsOf(f.remote_write));
   s.source = f.input;
   s.source.ledger.clear();
+  s.read_only = f.read_only;
+  const bool has_source = !f.input.inputs.empty() || !f.input.prometheus.empty() ||
+                          !f.input.slurm_sacct.empty() || f.input.slurm || f.input.kube.wanted() ||
+                          f.scrape.wanted();
+  if (!has_source && !f.read_only) {
+    return Status::InvalidArgument(
+        "serve attributes from a source: --prometheus URL, --input FILE, --scrape, --kube or "
+        "--slurm; or --read-only to serve the ledger's API without attributing");
+  }
+  if (has_source && f.read_only) {
+    return Status::InvalidArgument("--read-only attributes nothing: leave out the source flags");
+  }
   if (f.scrape.wanted()) {
     if (!f.input.prometheus.empty() || !f.input.inputs.empty()) {
       return Status::InvalidArgument(
@@ -126,6 +139,15 @@ Result<ServeOptions> Parse(const ServeFlags& f) {
 Result<int> Serve(const ServeFlags& f) {
   GPUCOST_ASSIGN_OR_RETURN(ServeOptions options, Parse(f));
   GPUCOST_ASSIGN_OR_RETURN(auto address, ParseListenAddress(f.listen));
+  if (!IsLoopbackHost(address.first)) {
+    if (options.token.empty()) {
+      LogWarn(StrCat("gpucost serve: listening on ", address.first,
+                     " without --token-file: whoever reaches it reads every team's costs"));
+    } else if (options.tls_cert_file.empty()) {
+      LogWarn(StrCat("gpucost serve: listening on ", address.first,
+                     " without --tls-cert-file: the bearer token crosses the network in clear"));
+    }
+  }
   if (f.check_config) {
     std::printf("gpucost serve: the configuration is valid\n");
     return 0;
@@ -167,6 +189,9 @@ void AddServeCommand(CLI::App& app, int& exit_code) {
   cmd->add_flag("--check-config", f->check_config,
                 "Validate the flags and the configuration file, then exit")
       ->configurable(false);
+  cmd->add_flag("--read-only", f->read_only,
+                "Serve the ledger's API and gauges without attributing (no source): a replica "
+                "for readers beside the serve that writes");
   size_t before = cmd->get_options().size();
   cmd->add_option("--listen", f->listen, "HOST:PORT for HTTP (port 0: any free port)")
       ->capture_default_str();
@@ -213,6 +238,16 @@ void AddServeCommand(CLI::App& app, int& exit_code) {
   Group(*cmd, before, "Remote-write");
   before = cmd->get_options().size();
   AddInputFlags(*cmd, f->input);
+  // report's words for these do not fit serve, which writes the ledger and reads the source
+  // each cycle.
+  cmd->get_option("--ledger")
+      ->description(
+          "The ledger serve keeps and answers from: a SQLite file (created when missing) or a "
+          "postgresql:// URI (docs/ledger.md)");
+  cmd->get_option("--prometheus")
+      ->description(
+          "Read the series from this Prometheus-compatible HTTP API every cycle, e.g. "
+          "http://prometheus:9090");
   Group(*cmd, before, "Source and ledger");
   before = cmd->get_options().size();
   AddScrapeFlags(*cmd, f->scrape);
@@ -224,9 +259,9 @@ void AddServeCommand(CLI::App& app, int& exit_code) {
   AddTimelineFlags(*cmd, f->input);
   Group(*cmd, before, "Timeline");
   cmd->footer(
-      "--ledger is the ledger serve writes (a file, created when missing); the other source flags "
-      "name where usage and inventory come from. Stops on SIGINT/SIGTERM. Exit status: 0 when "
-      "stopped, 2 on bad flags or configuration.");
+      "--ledger is the ledger serve writes; the other source flags name where usage and "
+      "inventory come from (--read-only: none). Stops on SIGINT/SIGTERM, within 5 s. Exit "
+      "status: 0 when stopped, 2 on bad flags or configuration.");
   cmd->callback([cmd, f, &exit_code] {
     const Status config = ApplyConfigFile(*cmd, f->config);
     const Result<int> served = config.ok() ? Serve(*f) : Result<int>(config);

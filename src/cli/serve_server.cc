@@ -3,6 +3,7 @@
 #include <httplib.h>
 
 #include <atomic>
+#include <cctype>
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -10,17 +11,36 @@
 #include <sstream>
 #include <thread>
 
+#include "cli/api_errors.h"
 #include "cli/opencost_api.h"
 #include "cli/remote_write_flags.h"
 #include "cli/report_pipeline.h"
 #include "cli/serve_metrics.h"
 #include "cli/serve_writer.h"
+#include "core/http_workers.h"
 #include "core/log.h"
 #include "core/strings.h"
 #include "ledger/rollup_cache.h"
 #include "report/render.h"
 
 namespace gpucost::cli {
+namespace {
+
+// The token of an "Authorization: Bearer TOKEN" header (the scheme in any case, RFC 7235);
+// empty for another scheme or none.
+std::string_view BearerToken(std::string_view header) {
+  header = Trim(header);
+  constexpr std::string_view kScheme = "bearer";
+  if (header.size() <= kScheme.size() ||
+      (header[kScheme.size()] != ' ' && header[kScheme.size()] != '\t'))
+    return {};
+  for (size_t i = 0; i < kScheme.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(header[i])) != kScheme[i]) return {};
+  }
+  return Trim(header.substr(kScheme.size() + 1));
+}
+
+}  // namespace
 
 struct Server::Impl {
   Impl(ServeOptions options, std::unique_ptr<ledger::Ledger> l,
@@ -29,7 +49,7 @@ struct Server::Impl {
         ledger_(std::move(l)),
         http_(std::move(http)),
         remote_(std::move(remote)) {
-    http_->new_task_queue = [] { return new httplib::ThreadPool(2); };
+    ServeHttpSafely(*http_, kHttpMaxConnections, &listen_fd_);
     http_->Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
       res.set_content("ok\n", "text/plain");
     });
@@ -71,6 +91,7 @@ struct Server::Impl {
     const int bound = port == 0 ? http_->bind_to_any_port(host)
                                 : (http_->bind_to_port(host, port) ? port : -1);
     if (bound <= 0) return Status::Unavailable(StrCat("cannot listen on ", host, ":", port));
+    WidenAcceptQueue(listen_fd_);
     return bound;
   }
 
@@ -86,7 +107,7 @@ struct Server::Impl {
     writer_.Release(Now());
     if (s_.scrape) s_.scrape->Stop();
     // The last cycle's series, delivered if the endpoint answers soon.
-    if (remote_ && !remote_->Flush(std::chrono::seconds(5))) {
+    if (remote_ && !remote_->Flush(std::chrono::seconds(3))) {
       LogError("gpucost serve: remote-write: stopped with series still queued");
     }
     return ok ? Status::Ok() : Status::Unavailable("the HTTP server stopped with an error");
@@ -101,7 +122,7 @@ struct Server::Impl {
   }
 
   bool Authorized(const httplib::Request& req, httplib::Response& res) const {
-    if (s_.token.empty() || req.get_header_value("Authorization") == "Bearer " + s_.token) {
+    if (s_.token.empty() || BearerToken(req.get_header_value("Authorization")) == s_.token) {
       return true;
     }
     res.status = 401;
@@ -190,7 +211,11 @@ struct Server::Impl {
     health_.clusters = clusters;
     health_.writing = writer_.writing();
     health_.lock_wait_seconds = std::chrono::duration<double>(ledger_->lock_wait()).count();
-    health_.lag_seconds = processed ? std::chrono::duration<double>(now - *processed).count() : 0;
+    // Before its first chunk, a catch-up lags by all it has to attribute.
+    const std::optional<Instant> behind =
+        processed ? processed : (writer_.writing() ? s_.from : std::nullopt);
+    health_.lag_seconds =
+        behind ? std::max(0.0, std::chrono::duration<double>(now - *behind).count()) : 0;
     if (remote_) health_.remote_write = remote_->Stats();
     if (s_.scrape) health_.scrape = s_.scrape->Health();
     if (totals.ok() && latest.ok()) metrics_ = ServeMetricsText(*totals, *latest, budgets, health_);
@@ -215,7 +240,10 @@ struct Server::Impl {
     while (!Stopping()) {
       const auto next = std::chrono::steady_clock::now() + s_.interval;
       const Instant now = Now();
-      const ServeWriter::Outcome outcome = writer_.Cycle(now, [this] { return Stopping(); });
+      // --read-only: the API and the ledger's gauges, nothing attributed.
+      const ServeWriter::Outcome outcome = s_.read_only
+                                               ? ServeWriter::Outcome{true, false}
+                                               : writer_.Cycle(now, [this] { return Stopping(); });
       Refresh(now);
       if (outcome.completed) Publish(now);
       {
@@ -227,28 +255,39 @@ struct Server::Impl {
     }
   }
 
+  // Answers a failed API request (api_errors.h), logging what the client is not told.
+  void Fail(httplib::Response& res, const Status& s) {
+    const ApiError e = ApiErrorOf(s, s_.ledger);
+    if (e.status >= 500) LogError(StrCat("gpucost serve: ", s.ToString()));
+    res.status = e.status;
+    res.set_content(ApiErrorBody(e.message), "application/json");
+  }
+
   // /api/v1/report?window=START,END&by=team,workload&step=1h&accumulate=true: the report contract
   // of `gpucost report --format json`, from the ledger.
   void Report(const httplib::Request& req, httplib::Response& res) {
-    const auto fail = [&res](int code, const std::string& message) {
-      res.status = code;
-      res.set_content(StrCat("{\"error\": \"", message, "\"}\n"), "application/json");
+    const auto bad = [&](std::string message) {
+      Fail(res, Status::InvalidArgument(std::move(message)));
     };
     InputFlags in;
     in.ledger = s_.ledger;
     std::optional<Window> window;
     if (req.has_param("window")) {
       Result<Window> w = ParseWindow(req.get_param_value("window"));
-      if (!w.ok()) return fail(400, std::string(w.status().message()));
+      if (!w.ok()) return bad(StrCat("window: ", w.status().message()));
       window = *w;
     }
     ReportSettings settings;
     const std::string by = req.has_param("by") ? req.get_param_value("by") : "namespace";
     Result<std::vector<Dimension>> dims = ParseDimensions(by);
-    if (!dims.ok()) return fail(400, std::string(dims.status().message()));
+    if (!dims.ok()) return bad(StrCat("by: ", dims.status().message()));
     settings.by = *dims;
-    settings.accumulate = req.get_param_value("accumulate") != "false";
-    in.ledger_rollups = settings.accumulate && req.get_param_value("rollups") != "false";
+    std::optional<bool> accumulate = BoolParam(req, "accumulate", true);
+    std::optional<bool> rollups = BoolParam(req, "rollups", true);
+    if (!accumulate) return bad("accumulate: true or false");
+    if (!rollups) return bad("rollups: true or false");
+    settings.accumulate = *accumulate;
+    in.ledger_rollups = settings.accumulate && *rollups;
     // The fleet's, or ?cluster=a,b's: every cluster of the ledger, not only serve's.
     if (req.has_param("cluster")) {
       const std::string clusters = req.get_param_value("cluster");  // Split's views point into it
@@ -257,21 +296,46 @@ struct Server::Impl {
       }
     }
     in.ledger_cache = &rollup_cache_;
+    in.ledger_max_records = kApiMaxRecords;
     Result<LoadedInput> input = LoadInput(in, window, s_.step);
-    if (!input.ok()) return fail(404, std::string(input.status().message()));
+    if (!input.ok()) return Fail(res, input.status());
     ApplyInput(*input, settings);
+    if (!settings.accumulate && input->step.count() > 0) {
+      const int64_t buckets = (input->timeline.window.end - input->timeline.window.start) /
+                              std::max(settings.step, input->step);
+      if (buckets > kApiMaxBuckets) {
+        return bad(StrCat("the window holds ", buckets, " steps of output, at most ",
+                          kApiMaxBuckets, ": a longer step= or a shorter window"));
+      }
+    }
     Result<ReportRun> run = RunReport(input->timeline, s_.price, settings);
-    if (!run.ok()) return fail(500, std::string(run.status().message()));
+    if (!run.ok()) return Fail(res, run.status());
     std::ostringstream out;
     RenderJson(run->report, out);
     res.set_content(out.str(), "application/json");
   }
+
+  // A boolean query parameter: `fallback` when absent, nullopt when neither true nor false.
+  static std::optional<bool> BoolParam(const httplib::Request& req, const char* name,
+                                       bool fallback) {
+    if (!req.has_param(name)) return fallback;
+    const std::string v = req.get_param_value(name);
+    if (v == "true" || v == "1") return true;
+    if (v == "false" || v == "0") return false;
+    return std::nullopt;
+  }
+
+  // Bounds of one API request: what a 30-day report of a fleet needs, many times over, and
+  // not what a window of a century at 60 s steps would ask.
+  static constexpr int64_t kApiMaxBuckets = 10'000;
+  static constexpr size_t kApiMaxRecords = 20'000'000;
 
   ServeOptions s_;
   std::unique_ptr<ledger::Ledger> ledger_;
   // Decoded roll-ups for the API: about a month of days of a 1,000-node cluster (~140 B a row).
   ledger::RollupCache rollup_cache_{2'000'000};
   std::unique_ptr<httplib::Server> http_;
+  int listen_fd_ = -1;                                // http_'s, once bound
   std::unique_ptr<promsource::RemoteWriter> remote_;  // null without --remote-write
   std::mutex mu_;
   std::condition_variable wake_;

@@ -34,6 +34,7 @@ struct ServeOptions {
   // How long the writer lease of serve's clusters lasts unless renewed: a standby serve of the
   // same clusters takes over writing after it runs out (docs/serve.md, "Many clusters").
   Duration writer_lease{std::chrono::seconds(30)};
+  bool read_only = false;       // serve the ledger's API and gauges; attribute nothing
   std::string token;            // required bearer token; empty: none
   std::optional<alerts::BudgetFile> budgets;
   Duration forecast_lookback{0};

@@ -298,7 +298,14 @@ ServeWriter::Outcome ServeWriter::Cycle(Instant now, const std::function<bool()>
   if (s_.from && start < *s_.from) start = *s_.from;
   start = AlignDown(start, s_.step);
   bool caught_up = true;
+  // A long catch-up (a new ledger from --from, a restart after days) says how far it is.
+  auto reported = std::chrono::steady_clock::now();
   while (start < end) {
+    if (std::chrono::steady_clock::now() - reported >= std::chrono::seconds(30)) {
+      reported = std::chrono::steady_clock::now();
+      LogInfo(StrCat("gpucost serve: catching up: attributed through ", FormatRfc3339(start), ", ",
+                     FormatDuration(end - start), " to go"));
+    }
     const Instant chunk_end = std::min(end, start + s_.max_chunk);
     bool ledger_failed = false;
     const Status st = Attribute({start, chunk_end}, now, ledger_failed);

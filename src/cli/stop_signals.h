@@ -14,7 +14,9 @@ namespace gpucost::cli {
 void BlockStopSignals();
 
 // Runs `run` (a server's blocking loop) while a thread waits for SIGINT or SIGTERM and then calls
-// `stop`. When `run` ends on its own with an error, the waiter is released. Returns run's status.
+// `stop`; when `run` has not returned 5 s after the signal (a request or cycle still running),
+// the process exits with status 0. When `run` ends on its own with an error, the waiter is
+// released. Returns run's status.
 Status RunUntilStopSignal(const std::function<Status()>& run, const std::function<void()>& stop);
 
 }  // namespace gpucost::cli

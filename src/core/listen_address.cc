@@ -27,4 +27,11 @@ Result<std::pair<std::string, int>> ParseListenAddress(const std::string& text,
   return std::make_pair(host, port);
 }
 
+bool IsLoopbackHost(std::string_view host) {
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  return host == "localhost" || host == "::1" || host.starts_with("127.");
+}
+
 }  // namespace gpucost

@@ -14,4 +14,7 @@ namespace gpucost {
 Result<std::pair<std::string, int>> ParseListenAddress(const std::string& text,
                                                        std::string_view flag = "--listen");
 
+// Whether a listen host reaches this machine only: 127.0.0.0/8, ::1, localhost.
+bool IsLoopbackHost(std::string_view host);
+
 }  // namespace gpucost

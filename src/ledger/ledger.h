@@ -60,6 +60,8 @@ struct ReadOptions {
   RollupCache* cache = nullptr;
   // Only the records of these clusters (their units'); every cluster's when empty.
   std::vector<std::string> clusters;
+  // A window of more records than this is refused (InvalidArgument); 0: no bound.
+  size_t max_records = 0;
 };
 
 // Steps of a write that its source had no data for (docs/ledger.md, "Gaps"). The records such a
@@ -143,7 +145,8 @@ class Ledger {
 
   // The records whose steps start in `window` (the whole ledger when nullopt). The window's
   // start must fall on a step boundary of the records; a window holding records of two step
-  // lengths is an error that says which.
+  // lengths is an error that says which. A window beyond the ledger's first or last step is
+  // clipped to them by whole steps (whole buckets), and LedgerWindow::window says so.
   Result<LedgerWindow> Read(std::optional<Window> window, const ReadOptions& options = {});
 
   // Roll-ups: rolls every whole 5 minutes (and hour, and day) that ends at or before `before`

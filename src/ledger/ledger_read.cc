@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <set>
 #include <string>
 #include <utility>
@@ -143,6 +144,27 @@ Result<LedgerWindow> Ledger::Read(std::optional<Window> window, const ReadOption
     if (!row.ok()) return Fail("reading", row.status());
     lo = (*f)->Int(0);
   }
+  if (window) {
+    // A window far beyond what the ledger holds costs what it holds: clipped to the ledger's
+    // span by whole steps (and whole output buckets), so that steps and buckets stay where the
+    // window puts them.
+    GPUCOST_ASSIGN_OR_RETURN(std::optional<Window> span, Span());
+    GPUCOST_ASSIGN_OR_RETURN(Duration newest, NewestStep());
+    if (span && newest.count() > 0) {
+      const int64_t s = UnixMs(span->start);
+      const int64_t e = UnixMs(span->end);
+      if (hi <= s || lo >= e) {  // nothing of it
+        out.window = Window{InstantFromUnixMs(lo), InstantFromUnixMs(hi)};
+        return out;
+      }
+      int64_t unit = newest.count();
+      if (!options.accumulate && options.bucket.count() > 0) {
+        unit = std::lcm(unit, static_cast<int64_t>(options.bucket.count()));
+      }
+      if (s > lo) lo += (s - lo) / unit * unit;
+      if (hi > e) hi -= (hi - e) / unit * unit;
+    }
+  }
   const int64_t origin = lo;
   std::set<int64_t> steps;
   GPUCOST_ASSIGN_OR_RETURN(std::vector<Segment> plan, Plan(lo, hi, origin, options, steps));
@@ -246,6 +268,12 @@ Result<LedgerWindow> Ledger::Read(std::optional<Window> window, const ReadOption
       Result<bool> row = q.Step();
       if (!row.ok()) return Fail("reading cost records", row.status());
       if (!*row) break;
+      if (options.max_records > 0 && out.records.size() >= options.max_records) {
+        return Status::InvalidArgument(
+            StrCat(path_, ": the window holds more than ", options.max_records,
+                   " cost records: read a shorter window, or whole hours and days of it as "
+                   "roll-ups"));
+      }
       const int64_t unit_id = q.Int(1);
       const int64_t holder_id = q.Int(2);
       if (!keep(unit_id)) continue;

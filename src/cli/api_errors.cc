@@ -1,0 +1,38 @@
+#include "cli/api_errors.h"
+
+#include <nlohmann/json.hpp>
+
+#include "ledger/sql_db.h"
+
+namespace gpucost::cli {
+
+ApiError ApiErrorOf(const Status& s, std::string_view ledger) {
+  switch (s.code()) {
+    case StatusCode::kInvalidArgument:
+    case StatusCode::kParseError: {
+      std::string message(s.message());
+      const std::string masked = ledger::MaskPassword(ledger);
+      for (std::string_view name : {ledger, std::string_view(masked)}) {
+        if (name.empty()) continue;
+        for (size_t at = message.find(name); at != std::string::npos; at = message.find(name, at)) {
+          message.replace(at, name.size(), "the ledger");
+        }
+      }
+      return {400, std::move(message)};
+    }
+    case StatusCode::kNotFound:
+    case StatusCode::kIoError:
+    case StatusCode::kUnavailable:
+    case StatusCode::kFailedPrecondition:
+      return {503, "the ledger is unavailable or damaged: see the server's log"};
+    default:
+      return {500, "internal error: see the server's log"};
+  }
+}
+
+std::string ApiErrorBody(std::string_view message) {
+  const nlohmann::json body = {{"error", std::string(message)}};
+  return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace gpucost::cli

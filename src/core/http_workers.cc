@@ -1,0 +1,68 @@
+#include "core/http_workers.h"
+
+#include <sys/socket.h>
+
+#include <utility>
+
+namespace gpucost {
+
+void HttpWorkers::enqueue(std::function<void()> fn) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stopping_) return;
+  jobs_.push_back(std::move(fn));
+  // A thread for each connection beyond those waiting for one.
+  if (idle_ < jobs_.size() && threads_.size() < max_threads_) {
+    threads_.emplace_back([this] { Work(); });
+  } else {
+    wake_.notify_one();
+  }
+}
+
+void HttpWorkers::shutdown() {
+  std::vector<std::thread> threads;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+    threads.swap(threads_);
+  }
+  wake_.notify_all();
+  for (std::thread& t : threads) t.join();
+}
+
+size_t HttpWorkers::threads() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return threads_.size();
+}
+
+void HttpWorkers::Work() {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    ++idle_;
+    wake_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+    --idle_;
+    if (jobs_.empty()) return;  // stopping, nothing left
+    std::function<void()> job = std::move(jobs_.front());
+    jobs_.pop_front();
+    lock.unlock();
+    job();
+    lock.lock();
+  }
+}
+
+void ServeHttpSafely(httplib::Server& server, size_t max_connections, int* listen_fd) {
+  server.new_task_queue = [max_connections] { return new HttpWorkers(max_connections); };
+  server.set_socket_options([listen_fd](socket_t sock) {
+    httplib::default_socket_options(sock);
+    *listen_fd = sock;
+  });
+  server.set_read_timeout(5, 0);
+  server.set_write_timeout(5, 0);
+  server.set_keep_alive_timeout(5);
+  server.set_keep_alive_max_count(100);
+}
+
+void WidenAcceptQueue(int listen_fd) {
+  if (listen_fd >= 0) ::listen(listen_fd, SOMAXCONN);
+}
+
+}  // namespace gpucost

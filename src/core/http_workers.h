@@ -1,0 +1,66 @@
+// The worker threads of gpucost's HTTP servers (serve, the node agent). cpp-httplib runs each
+// connection on a thread of its task queue until the client closes it or a timeout passes; its
+// own ThreadPool has a fixed count of threads, so as many slow or idle clients as threads
+// stopped every endpoint, /healthz included. HttpWorkers starts a thread for a connection when
+// none is free, up to `max_threads`, and keeps it for the next; past that, connections wait in
+// line. ServeHttpSafely sets it on a server with the timeouts that free a thread from a client
+// that stalls (docs/serve.md, "Operating").
+//
+//   httplib::Server http;
+//   int fd = -1;
+//   ServeHttpSafely(http, kHttpMaxConnections, &fd);
+//   http.bind_to_port(host, port);
+//   WidenAcceptQueue(fd);
+#pragma once
+
+#include <httplib.h>
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace gpucost {
+
+// Connections served at once: each a thread, with a stack reserved (not resident) for it.
+inline constexpr size_t kHttpMaxConnections = 512;
+
+class HttpWorkers final : public httplib::TaskQueue {
+ public:
+  explicit HttpWorkers(size_t max_threads) : max_threads_(max_threads) {}
+  ~HttpWorkers() override { shutdown(); }
+  HttpWorkers(const HttpWorkers&) = delete;
+  HttpWorkers& operator=(const HttpWorkers&) = delete;
+
+  void enqueue(std::function<void()> fn) override;
+  // Runs what is queued, then joins every thread.
+  void shutdown() override;
+
+  size_t threads() const;
+
+ private:
+  void Work();
+
+  mutable std::mutex mu_;
+  std::condition_variable wake_;
+  std::deque<std::function<void()>> jobs_;
+  std::vector<std::thread> threads_;
+  size_t idle_ = 0;
+  size_t max_threads_;
+  bool stopping_ = false;
+};
+
+// Sets HttpWorkers of `max_connections` on `server`, and its timeouts: 5 s to read or write
+// (each call), 5 s for an idle keep-alive connection, at most 100 requests on one. `listen_fd`
+// gets the listening socket once the server binds: pass it to WidenAcceptQueue then.
+void ServeHttpSafely(httplib::Server& server, size_t max_connections, int* listen_fd);
+
+// cpp-httplib listens with an accept queue of 5: a burst of connections (or the same beside
+// busy workers) overflowed it, and each overflow cost a client a 1 s SYN retry. Listening again
+// raises the queue to the system's limit.
+void WidenAcceptQueue(int listen_fd);
+
+}  // namespace gpucost

@@ -1,0 +1,220 @@
+// `gpucost serve` next to clients that misbehave (docs/serve.md, "Operating"): slow and idle
+// sockets do not hold back /healthz or /metrics, API errors are JSON with the status that says
+// whose fault it is and nothing of where the ledger lives, windows far beyond the ledger cost
+// what the ledger holds, the bearer scheme is read in any case, and a serve without a source
+// must say it only reads.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli/cli_test_util.h"
+#include "common/child_process.h"
+#include "ledger/serve_test_util.h"
+#include "promsource/http_transport.h"
+
+namespace gpucost {
+namespace {
+
+using serve_test::Get;
+using serve_test::Response;
+using serve_test::WaitFor;
+using testing_util::ChildProcess;
+using testing_util::FreePort;
+using testing_util::RunResult;
+using testing_util::RunShell;
+using testing_util::TempDir;
+
+// The demo cluster's hour (2026-10-01T00:00Z on, 60 s steps) in a SQLite ledger, served
+// read-only.
+class ServeHardening : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ledger_ = (dir_.path() / "costs.db").string();
+    const std::string input = (dir_.path() / "demo.om").string();
+    ASSERT_EQ(RunShell(kBinary + " demo --write-openmetrics " + input).exit_code, 0);
+    const RunResult wrote = RunShell(kBinary + " ledger write " + ledger_ + " --input " + input +
+                                     " --price-per-gpu-hour 12 2>&1");
+    ASSERT_EQ(wrote.exit_code, 0) << wrote.output;
+  }
+
+  std::unique_ptr<ChildProcess> Start(int port, const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> args = {kBinary, "serve",       "--ledger",
+                                     ledger_, "--read-only", "--price-per-gpu-hour",
+                                     "12",    "--listen",    "127.0.0.1:" + std::to_string(port)};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto serve = std::make_unique<ChildProcess>(args, (dir_.path() / "serve.log").string());
+    base_ = "http://127.0.0.1:" + std::to_string(port);
+    return serve;
+  }
+
+  // A GET that must answer with a JSON error: its status, and its message.
+  std::pair<int, std::string> Error(const std::string& path) {
+    const Response r = Get(base_ + path);
+    const nlohmann::json body = nlohmann::json::parse(r.body, nullptr, false);
+    // serve's {"error": …}, or OpenCost's {"code": …, "message": …} on its paths.
+    EXPECT_TRUE(body.is_object() && (body.contains("error") || body.contains("message")))
+        << path << ": " << r.body;
+    // Nothing of where the ledger lives.
+    EXPECT_EQ(r.body.find(dir_.path().string()), std::string::npos) << path << ": " << r.body;
+    EXPECT_EQ(r.body.find("costs.db"), std::string::npos) << path << ": " << r.body;
+    return {r.status, body.is_object() ? body.value("error", body.value("message", "")) : ""};
+  }
+
+  TempDir dir_;
+  std::string ledger_;
+  std::string base_;
+};
+
+int Connect(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+TEST_F(ServeHardening, SlowAndIdleSocketsDoNotHoldBackTheProbes) {
+  const int port = FreePort();
+  auto serve = Start(port);
+  ASSERT_TRUE(WaitFor(base_ + "/readyz", 200, std::chrono::seconds(60))) << serve->Log();
+  // 100 sockets that never send a byte and 100 that stop inside their request's headers.
+  std::vector<int> sockets;
+  for (int i = 0; i < 200; ++i) {
+    const int fd = Connect(port);
+    ASSERT_GE(fd, 0) << i;
+    if (i % 2 == 1) {
+      const std::string part = "GET /healthz HTTP/1.1\r\nHost: x\r\n";
+      ASSERT_EQ(::send(fd, part.data(), part.size(), 0), static_cast<ssize_t>(part.size()));
+    }
+    sockets.push_back(fd);
+  }
+  // With a fixed pool of two threads, these waited for the slow sockets' read timeouts (5 s and
+  // more each); each has a thread now.
+  double slowest = 0;
+  for (int i = 0; i < 10; ++i) {
+    for (const char* path : {"/healthz", "/metrics"}) {
+      const auto start = std::chrono::steady_clock::now();
+      EXPECT_EQ(Get(base_ + path).status, 200) << path;
+      slowest = std::max(
+          slowest, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+  }
+  for (int fd : sockets) ::close(fd);
+  EXPECT_LT(slowest, 1.0) << "the slowest probe took " << slowest << " s";
+  std::printf("slowest of 20 probes beside 200 slow and idle sockets: %.1f ms\n", slowest * 1e3);
+}
+
+TEST_F(ServeHardening, ErrorsAreJsonWithTheirStatusAndNoPaths) {
+  const int port = FreePort();
+  auto serve = Start(port);
+  ASSERT_TRUE(WaitFor(base_ + "/readyz", 200, std::chrono::seconds(60))) << serve->Log();
+  // Bad parameters: 400, the input quoted as JSON (the quote in it escaped), not echoed raw.
+  auto [status, message] = Error("/api/v1/report?window=%22garbage%22");
+  EXPECT_EQ(status, 400);
+  EXPECT_NE(message.find("window"), std::string::npos) << message;
+  EXPECT_EQ(Error("/api/v1/report?by=nonsense").first, 400);
+  EXPECT_EQ(Error("/api/v1/report?accumulate=maybe").first, 400);
+  EXPECT_EQ(Error("/api/v1/report?rollups=perhaps").first, 400);
+  // A window that starts between the ledger's steps: the client's to fix, not "not found".
+  std::tie(status, message) =
+      Error("/api/v1/report?window=2026-10-01T00:00:30Z,2026-10-01T00:30:00Z");
+  EXPECT_EQ(status, 400);
+  EXPECT_NE(message.find("the ledger"), std::string::npos) << message;
+  // 404 is for paths only.
+  EXPECT_EQ(Get(base_ + "/api/v1/nothing").status, 404);
+
+  // The ledger damaged under it: 503, still JSON, no path.
+  {
+    std::ofstream scribble(ledger_, std::ios::binary | std::ios::trunc);
+    scribble << std::string(8192, 'x');
+  }
+  std::filesystem::remove(ledger_ + "-wal");
+  std::filesystem::remove(ledger_ + "-shm");
+  std::tie(status, message) = Error("/api/v1/report");
+  EXPECT_EQ(status, 503) << message;
+  std::tie(status, message) = Error("/allocation?window=2026-10-01T00:00:00Z,2026-10-01T01:00:00Z");
+  EXPECT_EQ(status, 503) << message;
+}
+
+TEST_F(ServeHardening, AWindowFarBeyondTheLedgerCostsWhatTheLedgerHolds) {
+  const int port = FreePort();
+  auto serve = Start(port);
+  ASSERT_TRUE(WaitFor(base_ + "/readyz", 200, std::chrono::seconds(60))) << serve->Log();
+  const Response all = Get(base_ + "/api/v1/report?by=namespace");
+  ASSERT_EQ(all.status, 200) << all.body;
+  const double total = nlohmann::json::parse(all.body)["totals"]["cost_usd"].get<double>();
+  ASSERT_GT(total, 0);
+  // These took 77 s and 8 minutes of a core: every 5 minutes of the window was planned.
+  for (const char* window : {"1970-01-01T00:00:00Z,9999-12-31T00:00:00Z", "0,99999999999999",
+                             "2026-09-01T00:00:00Z,2026-11-01T00:00:00Z"}) {
+    const auto start = std::chrono::steady_clock::now();
+    const Response r = Get(base_ + "/api/v1/report?by=namespace&window=" + window);
+    const double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ASSERT_EQ(r.status, 200) << window << ": " << r.body;
+    const nlohmann::json report = nlohmann::json::parse(r.body);
+    EXPECT_NEAR(report["totals"]["cost_usd"].get<double>(), total, 1e-9) << window;
+    EXPECT_LT(took, 10.0) << window;
+  }
+  // Nothing of it in the ledger: a clear 400.
+  const auto [status, message] =
+      Error("/api/v1/report?window=2020-01-01T00:00:00Z,2020-01-02T00:00:00Z");
+  EXPECT_EQ(status, 400);
+  EXPECT_NE(message.find("no cost records"), std::string::npos) << message;
+}
+
+TEST_F(ServeHardening, TheBearerSchemeIsReadInAnyCase) {
+  const std::string token_file = (dir_.path() / "token").string();
+  std::ofstream(token_file) << "s3cret\n";
+  const int port = FreePort();
+  auto serve = Start(port, {"--token-file", token_file});
+  ASSERT_TRUE(WaitFor(base_ + "/readyz", 200, std::chrono::seconds(60))) << serve->Log();
+  auto transport = promsource::MakeCurlTransport({});
+  const auto status_with = [&](const std::string& header) {
+    promsource::HttpRequest r;
+    r.url = base_ + "/metrics";
+    if (!header.empty()) r.headers.push_back({"Authorization", header});
+    const promsource::TransportResult res = transport->Send(r);
+    return res.response ? static_cast<int>(res.response->status) : 0;
+  };
+  EXPECT_EQ(status_with("Bearer s3cret"), 200);
+  EXPECT_EQ(status_with("bearer s3cret"), 200);
+  EXPECT_EQ(status_with("BEARER  s3cret"), 200);
+  EXPECT_EQ(status_with("Bearer wrong"), 401);
+  EXPECT_EQ(status_with("Basic s3cret"), 401);
+  EXPECT_EQ(status_with("Bearer"), 401);
+  EXPECT_EQ(status_with(""), 401);
+}
+
+TEST_F(ServeHardening, AServeWithoutASourceMustSayItOnlyReads) {
+  const RunResult none = RunShell(kBinary + " serve --ledger " + ledger_ + " --check-config 2>&1");
+  EXPECT_EQ(none.exit_code, 2) << none.output;
+  EXPECT_NE(none.output.find("--read-only"), std::string::npos) << none.output;
+  const RunResult both = RunShell(kBinary + " serve --ledger " + ledger_ +
+                                  " --read-only --prometheus http://x --check-config 2>&1");
+  EXPECT_EQ(both.exit_code, 2) << both.output;
+  const RunResult ok =
+      RunShell(kBinary + " serve --ledger " + ledger_ + " --read-only --check-config 2>&1");
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+  const RunResult open = RunShell(kBinary + " serve --ledger " + ledger_ +
+                                  " --read-only --listen 0.0.0.0:0 --check-config 2>&1");
+  EXPECT_EQ(open.exit_code, 0) << open.output;
+  EXPECT_NE(open.output.find("without --token-file"), std::string::npos) << open.output;
+}
+
+}  // namespace
+}  // namespace gpucost
