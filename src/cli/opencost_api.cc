@@ -102,7 +102,8 @@ ApiResponse OpenCostAllocation(const std::string& ledger_path,
                                const std::function<std::string(const char*)>& param,
                                Instant now) {
   const auto fail = [](int status, std::string_view message) {
-    return ApiResponse{status, json{{"code", status}, {"message", message}}.dump()};
+    return ApiResponse{status, json{{"code", status}, {"message", message}}.dump(
+                                   -1, ' ', false, nlohmann::json::error_handler_t::replace)};
   };
   if (param("window").empty()) return fail(400, "window is required");
   Result<Window> window = ParseOpenCostWindow(param("window"), now);
@@ -215,7 +216,8 @@ ApiResponse OpenCostAllocation(const std::string& ledger_path,
     }
     data.push_back(std::move(set));
   }
-  return ApiResponse{200, json{{"code", 200}, {"data", std::move(data)}}.dump()};
+  return ApiResponse{200, json{{"code", 200}, {"data", std::move(data)}}.dump(
+                              -1, ' ', false, nlohmann::json::error_handler_t::replace)};
 }
 
 }  // namespace gpucost::cli

@@ -26,6 +26,7 @@
 #include "core/strings.h"
 #include "ledger/rollup_cache.h"
 #include "report/render.h"
+#include "report/report_query.h"
 
 namespace gpucost::cli {
 namespace {
@@ -596,34 +597,26 @@ struct Server::Impl {
   // /api/v1/report?window=START,END&by=team,workload&step=1h&accumulate=true: the report contract
   // of `gpucost report --format json`, from the ledger.
   void Report(const httplib::Request& req, httplib::Response& res) {
-    const auto fail = [&res](int code, const std::string& message) {
+    const auto fail = [&res](int code, std::string_view message) {
       res.status = code;
-      res.set_content(StrCat("{\"error\": \"", message, "\"}\n"), "application/json");
+      res.set_content(JsonErrorBody(message), "application/json");
     };
+    const Result<ReportQuery> query =
+        ParseReportQuery([&req](const std::string& name) -> std::optional<std::string> {
+          if (!req.has_param(name)) return std::nullopt;
+          return req.get_param_value(name);
+        });
+    if (!query.ok()) return fail(400, query.status().message());
     InputFlags in;
     in.ledger = s_.ledger;
-    std::optional<Window> window;
-    if (req.has_param("window")) {
-      Result<Window> w = ParseWindow(req.get_param_value("window"));
-      if (!w.ok()) return fail(400, std::string(w.status().message()));
-      window = *w;
-    }
     ReportSettings settings;
-    const std::string by = req.has_param("by") ? req.get_param_value("by") : "namespace";
-    Result<std::vector<Dimension>> dims = ParseDimensions(by);
-    if (!dims.ok()) return fail(400, std::string(dims.status().message()));
-    settings.by = *dims;
-    settings.accumulate = req.get_param_value("accumulate") != "false";
-    in.ledger_rollups = settings.accumulate && req.get_param_value("rollups") != "false";
+    settings.by = query->by;
+    settings.accumulate = query->accumulate;
+    in.ledger_rollups = query->rollups;
     // The fleet's, or ?cluster=a,b's: every cluster of the ledger, not only serve's.
-    if (req.has_param("cluster")) {
-      const std::string clusters = req.get_param_value("cluster");  // Split's views point into it
-      for (std::string_view c : Split(clusters, ',')) {
-        if (!Trim(c).empty()) in.ledger_clusters.emplace_back(Trim(c));
-      }
-    }
+    in.ledger_clusters = query->clusters;
     in.ledger_cache = &rollup_cache_;
-    Result<LoadedInput> input = LoadInput(in, window, s_.step);
+    Result<LoadedInput> input = LoadInput(in, query->window, s_.step);
     if (!input.ok()) return fail(404, std::string(input.status().message()));
     ApplyInput(*input, settings);
     Result<ReportRun> run = RunReport(input->timeline, s_.price, settings);
