@@ -92,7 +92,7 @@ void RenderJson(const Recommendations& recs, std::ostream& out) {
       {"unmeasured_gpu_hours", recs.unmeasured_gpu_hours},
       {"recommendations", std::move(items)},
   };
-  out << doc.dump(2) << "\n";
+  out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
 }  // namespace

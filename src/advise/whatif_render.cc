@@ -108,7 +108,7 @@ void RenderJson(const Scenario& s, std::ostream& out) {
       {"by_team", Rows(s.by_team, "team")},
       {"policies", std::move(policies)},
   };
-  out << doc.dump(2) << "\n";
+  out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
 }  // namespace

@@ -78,7 +78,7 @@ std::string AlertmanagerPayload(const std::vector<Alert>& alerts, Instant ends_a
     if (!generator_url.empty()) j["generatorURL"] = generator_url;
     out.push_back(std::move(j));
   }
-  return out.dump();
+  return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string WebhookPayload(const std::vector<Alert>& alerts, std::string_view receiver,
@@ -109,7 +109,7 @@ std::string WebhookPayload(const std::vector<Alert>& alerts, std::string_view re
   doc["commonAnnotations"] = Common(annotations);
   doc["externalURL"] = external_url;
   doc["alerts"] = std::move(list);
-  return doc.dump();
+  return doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string AlertmanagerAlertsUrl(std::string_view base) {

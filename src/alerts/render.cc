@@ -141,7 +141,7 @@ void JsonOut(const AlertReport& r, const AlertSettings& settings, std::ostream& 
   } else {
     doc["budgets"] = nullptr;
   }
-  out << doc.dump(2) << "\n";
+  out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "core/money.h"
 #include "core/strings.h"
+#include "core/utf8.h"
 
 namespace gpucost::chargeback {
 namespace {
@@ -84,7 +85,8 @@ std::string FormatRate(double usd) {
 
 std::string FormatDate(Instant t) { return FormatRfc3339(t).substr(0, 10); }
 
-std::string EscapeXml(std::string_view text) {
+std::string EscapeXml(std::string_view raw) {
+  const std::string text = PrintableText(raw);
   std::string out;
   out.reserve(text.size());
   for (char c : text) {

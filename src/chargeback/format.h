@@ -29,7 +29,9 @@ std::string FormatRate(double usd_per_gpu_hour);
 // "2026-10-01".
 std::string FormatDate(Instant t);
 
-// Escapes &, <, >, " and ' for HTML and SVG text and attributes.
+// Escapes &, <, >, " and ' for HTML and SVG text and attributes, and writes bytes that are not
+// UTF-8 and control characters as U+FFFD (PrintableText, core/utf8.h): a control character is
+// not allowed in XML, so one in a name would make the SVG unreadable.
 std::string EscapeXml(std::string_view text);
 
 // The GPU's name without its vendor and variant: "NVIDIA A100-SXM4-80GB" -> "A100",

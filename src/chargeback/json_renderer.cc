@@ -127,7 +127,7 @@ void RenderJson(const StatementSet& set, std::ostream& out) {
                       {"idle_scope", c.idle_scope},
                       {"price_sources", std::move(prices)}};
   }
-  out << doc.dump(2) << "\n";
+  out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
 }  // namespace gpucost::chargeback

@@ -7,6 +7,7 @@
 #include "chargeback/format.h"
 #include "core/money.h"
 #include "core/strings.h"
+#include "core/utf8.h"
 
 namespace gpucost::chargeback {
 namespace {
@@ -30,7 +31,9 @@ StatementText DescribeStatement(const StatementSet& set, const Statement& s) {
   const ChargebackSettings& cfg = set.settings;
   const int hd = r.hours_decimals;
   StatementText out;
-  out.title = StrCat(set.period.month.empty() ? "GPU Report" : "Monthly GPU Report", " — ", s.team);
+  // Names are bytes from outside: they print as PrintableText (core/utf8.h), as in every format.
+  out.title = StrCat(set.period.month.empty() ? "GPU Report" : "Monthly GPU Report", " — ",
+                     PrintableText(s.team));
   out.period =
       StrCat(FormatRfc3339(set.period.window.start), " to ", FormatRfc3339(set.period.window.end));
   if (set.covered && !(*set.covered == set.period.window)) {
@@ -43,7 +46,8 @@ StatementText DescribeStatement(const StatementSet& set, const Statement& s) {
 
   const std::vector<std::string> labels = LineLabels(s);
   for (size_t i = 0; i < s.lines.size(); ++i) {
-    out.lines.push_back({labels[i], FormatUnits(r.line_hours[i], r.line_hours_decimals[i]),
+    out.lines.push_back({PrintableText(labels[i]),
+                         FormatUnits(r.line_hours[i], r.line_hours_decimals[i]),
                          FormatRate(s.lines[i].rate_usd_per_gpu_hour),
                          r.line_cents[i] ? FormatCents(*r.line_cents[i]) : "unknown"});
   }
@@ -88,7 +92,7 @@ StatementText DescribeStatement(const StatementSet& set, const Statement& s) {
   const std::vector<std::string> names = WorkloadLabels(s);
   const size_t top = std::min(s.workloads.size(), static_cast<size_t>(std::max(0, cfg.top)));
   for (size_t i = 0; i < top; ++i) {
-    out.consumers.push_back({static_cast<int>(i + 1), names[i],
+    out.consumers.push_back({static_cast<int>(i + 1), PrintableText(names[i]),
                              FormatUnits(r.workload_hours[i], hd),
                              Money(r.workload_cents[i], !s.workloads[i].totals.prices_known())});
   }

@@ -1,7 +1,5 @@
 #include "cli/api_errors.h"
 
-#include <nlohmann/json.hpp>
-
 #include "ledger/sql_db.h"
 
 namespace gpucost::cli {
@@ -28,11 +26,6 @@ ApiError ApiErrorOf(const Status& s, std::string_view ledger) {
     default:
       return {500, "internal error: see the server's log"};
   }
-}
-
-std::string ApiErrorBody(std::string_view message) {
-  const nlohmann::json body = {{"error", std::string(message)}};
-  return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace gpucost::cli

@@ -1,5 +1,6 @@
 // What serve's HTTP APIs answer for a failed request (docs/serve.md, "Operating"): always a
-// JSON body, the status saying whose fault it is, and nothing of where the ledger lives.
+// JSON body (JsonErrorBody, report/report_query.h), the status saying whose fault it is, and
+// nothing of where the ledger lives.
 //
 //   400  a bad parameter, or a window the ledger cannot answer as asked (the message says why)
 //   503  the ledger (or the source behind it) is unavailable or damaged: try again, read the log
@@ -22,8 +23,5 @@ struct ApiError {
 // `ledger` is the ledger's target as given (a URI with its password, perhaps): where a message
 // names it, as given or masked, the client reads "the ledger".
 ApiError ApiErrorOf(const Status& s, std::string_view ledger);
-
-// {"error": message}, as JSON that survives any bytes in the message.
-std::string ApiErrorBody(std::string_view message);
 
 }  // namespace gpucost::cli

@@ -127,7 +127,7 @@ Status Run(const KubeCommandFlags& f) {
                                 {"nodes", c.first}, {"gpus", c.second}});
     }
     for (const auto& [phase, n] : pods_by_phase) j["gpu_pods_by_phase"][phase] = n;
-    std::cout << j.dump(2) << "\n";
+    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return Status::Ok();
   }
   if (f.format != "table") return Status::InvalidArgument("--format: table or json");

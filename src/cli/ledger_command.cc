@@ -146,7 +146,7 @@ Status Info(const LedgerInfoFlags& flags) {
       doc["span"] = {{"start", FormatRfc3339(info.span->start)},
                      {"end", FormatRfc3339(info.span->end)}};
     }
-    std::cout << doc.dump(2) << "\n";
+    std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return Status::Ok();
   }
   std::string steps;

@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 
 #include <cmath>
-
 #include <initializer_list>
 #include <string_view>
 #include <utility>
 
+#include "core/labels.h"
 #include "monitoring/metric_catalog.h"
 
 namespace gpucost::cli {
@@ -15,19 +15,12 @@ namespace {
 
 namespace m = monitoring;
 
+// Label values with Prometheus escaping, and what is not UTF-8 as U+FFFD: Prometheus refuses a
+// whole scrape over one label value that is not (core/labels.h).
 std::string Escape(std::string_view v) {
   std::string out;
   out.reserve(v.size());
-  for (char c : v) {
-    if (c == '\\' || c == '"') {
-      out += '\\';
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else {
-      out += c;
-    }
-  }
+  AppendExportedLabelValue(out, v);
   return out;
 }
 

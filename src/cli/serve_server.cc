@@ -22,6 +22,7 @@
 #include "core/strings.h"
 #include "ledger/rollup_cache.h"
 #include "report/render.h"
+#include "report/report_query.h"
 
 namespace gpucost::cli {
 namespace {
@@ -260,52 +261,38 @@ struct Server::Impl {
     const ApiError e = ApiErrorOf(s, s_.ledger);
     if (e.status >= 500) LogError(StrCat("gpucost serve: ", s.ToString()));
     res.status = e.status;
-    res.set_content(ApiErrorBody(e.message), "application/json");
+    res.set_content(JsonErrorBody(e.message), "application/json");
   }
 
   // /api/v1/report?window=START,END&by=team,workload&step=1h&accumulate=true: the report contract
   // of `gpucost report --format json`, from the ledger.
   void Report(const httplib::Request& req, httplib::Response& res) {
-    const auto bad = [&](std::string message) {
-      Fail(res, Status::InvalidArgument(std::move(message)));
-    };
+    const Result<ReportQuery> query =
+        ParseReportQuery([&req](const std::string& name) -> std::optional<std::string> {
+          if (!req.has_param(name)) return std::nullopt;
+          return req.get_param_value(name);
+        });
+    if (!query.ok()) return Fail(res, query.status());
     InputFlags in;
     in.ledger = s_.ledger;
-    std::optional<Window> window;
-    if (req.has_param("window")) {
-      Result<Window> w = ParseWindow(req.get_param_value("window"));
-      if (!w.ok()) return bad(StrCat("window: ", w.status().message()));
-      window = *w;
-    }
     ReportSettings settings;
-    const std::string by = req.has_param("by") ? req.get_param_value("by") : "namespace";
-    Result<std::vector<Dimension>> dims = ParseDimensions(by);
-    if (!dims.ok()) return bad(StrCat("by: ", dims.status().message()));
-    settings.by = *dims;
-    std::optional<bool> accumulate = BoolParam(req, "accumulate", true);
-    std::optional<bool> rollups = BoolParam(req, "rollups", true);
-    if (!accumulate) return bad("accumulate: true or false");
-    if (!rollups) return bad("rollups: true or false");
-    settings.accumulate = *accumulate;
-    in.ledger_rollups = settings.accumulate && *rollups;
+    settings.by = query->by;
+    settings.accumulate = query->accumulate;
+    in.ledger_rollups = query->rollups;
     // The fleet's, or ?cluster=a,b's: every cluster of the ledger, not only serve's.
-    if (req.has_param("cluster")) {
-      const std::string clusters = req.get_param_value("cluster");  // Split's views point into it
-      for (std::string_view c : Split(clusters, ',')) {
-        if (!Trim(c).empty()) in.ledger_clusters.emplace_back(Trim(c));
-      }
-    }
+    in.ledger_clusters = query->clusters;
     in.ledger_cache = &rollup_cache_;
     in.ledger_max_records = kApiMaxRecords;
-    Result<LoadedInput> input = LoadInput(in, window, s_.step);
+    Result<LoadedInput> input = LoadInput(in, query->window, s_.step);
     if (!input.ok()) return Fail(res, input.status());
     ApplyInput(*input, settings);
     if (!settings.accumulate && input->step.count() > 0) {
       const int64_t buckets = (input->timeline.window.end - input->timeline.window.start) /
                               std::max(settings.step, input->step);
       if (buckets > kApiMaxBuckets) {
-        return bad(StrCat("the window holds ", buckets, " steps of output, at most ",
-                          kApiMaxBuckets, ": a longer step= or a shorter window"));
+        return Fail(res, Status::InvalidArgument(
+                             StrCat("the window holds ", buckets, " steps of output, at most ",
+                                    kApiMaxBuckets, ": a longer step= or a shorter window")));
       }
     }
     Result<ReportRun> run = RunReport(input->timeline, s_.price, settings);
@@ -313,16 +300,6 @@ struct Server::Impl {
     std::ostringstream out;
     RenderJson(run->report, out);
     res.set_content(out.str(), "application/json");
-  }
-
-  // A boolean query parameter: `fallback` when absent, nullopt when neither true nor false.
-  static std::optional<bool> BoolParam(const httplib::Request& req, const char* name,
-                                       bool fallback) {
-    if (!req.has_param(name)) return fallback;
-    const std::string v = req.get_param_value(name);
-    if (v == "true" || v == "1") return true;
-    if (v == "false" || v == "0") return false;
-    return std::nullopt;
   }
 
   // Bounds of one API request: what a 30-day report of a fleet needs, many times over, and

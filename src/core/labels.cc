@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/strings.h"
+#include "core/utf8.h"
 
 namespace gpucost {
 
@@ -78,6 +79,14 @@ void AppendEscapedLabelValue(std::string& out, std::string_view value) {
       case '\n': out += "\\n"; break;
       default: out += c;
     }
+  }
+}
+
+void AppendExportedLabelValue(std::string& out, std::string_view value) {
+  if (IsValidUtf8(value)) {
+    AppendEscapedLabelValue(out, value);
+  } else {
+    AppendEscapedLabelValue(out, ValidUtf8(value));
   }
 }
 

@@ -61,6 +61,10 @@ struct LabelSetHash {
 
 // Appends a label value with Prometheus text-format escaping of \ " and newline.
 void AppendEscapedLabelValue(std::string& out, std::string_view value);
+// The same for an exposition others read (serve's /metrics and what it remote-writes), with
+// bytes that are not UTF-8 written as U+FFFD (core/utf8.h): Prometheus refuses a whole scrape
+// over one such label value. Text gpucost reads back itself keeps the bytes (the function above).
+void AppendExportedLabelValue(std::string& out, std::string_view value);
 
 class Interner {
  public:

@@ -1,8 +1,11 @@
 #include "core/strings.h"
 
+#include <xxhash.h>
+
 #include <charconv>
 #include <cmath>
-#include <xxhash.h>
+
+#include "core/utf8.h"
 
 namespace gpucost {
 
@@ -53,9 +56,10 @@ std::string Join(const std::vector<std::string>& parts, std::string_view sep) {
 }
 
 std::string CsvField(std::string_view s) {
-  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
+  const std::string text = ValidUtf8(s);
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
   std::string out = "\"";
-  for (char c : s) {
+  for (char c : text) {
     if (c == '"') out.push_back('"');
     out.push_back(c);
   }

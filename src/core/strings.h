@@ -42,7 +42,8 @@ std::vector<std::string_view> Split(std::string_view s, char sep);
 std::vector<std::string> SplitList(std::string_view s, char sep = ',');
 std::string Join(const std::vector<std::string>& parts, std::string_view sep);
 std::string ToLower(std::string_view s);
-// One CSV field (RFC 4180): as is, or quoted with quotes doubled when it holds , " CR or LF.
+// One CSV field (RFC 4180): as is, or quoted with quotes doubled when it holds , " CR or LF;
+// bytes that are not UTF-8 are written as U+FFFD (core/utf8.h).
 std::string CsvField(std::string_view s);
 
 // Fast 64-bit hash (XXH3) of a byte string.

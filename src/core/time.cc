@@ -125,6 +125,15 @@ std::string FormatRfc3339(Instant t) {
   return buf;
 }
 
+namespace {
+
+// A duration whose milliseconds do not fit in 64 bits (some 292 million years).
+Status TooLong(std::string_view text) {
+  return Status::InvalidArgument(StrCat("bad duration \"", text, "\": too long"));
+}
+
+}  // namespace
+
 Result<Duration> ParseDuration(std::string_view text) {
   const std::string_view s = Trim(text);
   if (s.empty()) return Status::InvalidArgument("empty duration");
@@ -134,6 +143,7 @@ Result<Duration> ParseDuration(std::string_view text) {
     if (ec != std::errc() || ptr != s.data() + s.size() || seconds < 0) {
       return Status::InvalidArgument(StrCat("bad duration \"", s, "\""));
     }
+    if (!(seconds * 1000.0 < 9.2e18)) return TooLong(s);  // llround's range
     return Duration(std::llround(seconds * 1000.0));
   }
   int64_t total = 0;
@@ -165,7 +175,10 @@ Result<Duration> ParseDuration(std::string_view text) {
       return Status::InvalidArgument(
           StrCat("bad duration \"", s, "\": expected a unit (ms, s, m, h, d, w, y)"));
     }
-    total += n * unit_ms;
+    int64_t ms = 0;
+    if (__builtin_mul_overflow(n, unit_ms, &ms) || __builtin_add_overflow(total, ms, &total)) {
+      return TooLong(s);
+    }
   }
   return Duration(total);
 }

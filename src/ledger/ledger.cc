@@ -27,7 +27,9 @@ static_assert(kLatestSchemaVersion == Ledger::kSchemaVersion,
 std::string LabelsJson(const LabelSet& labels) {
   json o = json::object();
   for (const Label& l : labels) o[l.name] = l.value;
-  return o.dump();
+  // Label values are bytes from outside: one that is not UTF-8 is kept with U+FFFD for what is
+  // not, rather than failing the write (docs/report.md, "Text that is not UTF-8").
+  return o.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 // Records go in as multi-row upserts, `kBatchRows` at a time (then 16, then 1 for the rest):

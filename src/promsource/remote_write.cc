@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "core/strings.h"
+#include "core/utf8.h"
 #include "promsource/proto/remote.pb.h"
 
 namespace gpucost::promsource {
@@ -63,8 +64,9 @@ std::string EncodeWriteRequest(std::span<const WriteSeries> series) {
          StableOrder(s.labels, [](const auto& l) -> const std::string& { return l.first; })) {
       if (s.labels[i].second.empty()) continue;
       prompb::Label* label = ts->add_labels();
-      label->set_name(s.labels[i].first);
-      label->set_value(s.labels[i].second);
+      // Protobuf strings are UTF-8: what is not goes as U+FFFD, as serve's /metrics shows it.
+      label->set_name(ValidUtf8(s.labels[i].first));
+      label->set_value(ValidUtf8(s.labels[i].second));
     }
     for (const size_t i : StableOrder(s.samples, [](const auto& p) { return p.first; })) {
       prompb::Sample* sample = ts->add_samples();

@@ -54,7 +54,7 @@ struct WriteSeries {
 
 // The body of a remote-write POST: the serialized WriteRequest, snappy block-compressed. Labels
 // are sorted by name and samples by time (stable, so equal timestamps keep their order), as the
-// protocol requires.
+// protocol requires; what is not UTF-8 in them is sent as U+FFFD (core/utf8.h).
 std::string EncodeWriteRequest(std::span<const WriteSeries> series);
 
 struct RemoteWriterOptions {

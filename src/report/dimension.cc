@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "core/strings.h"
+#include "core/utf8.h"
 
 namespace gpucost {
 namespace {
@@ -42,6 +43,14 @@ Result<Dimension> ParseDimension(std::string_view name) {
   if (name.starts_with(kLabelPrefix)) {
     const std::string_view key = Trim(name.substr(kLabelPrefix.size()));
     if (key.empty()) return Status::InvalidArgument("dimension \"label:\" needs a label key");
+    // A key is a name to look up, from a flag or a query: no label has one that is not text,
+    // and as a column name and JSON key it must print as itself (two keys that differ only in
+    // bytes that are not UTF-8 would print the same).
+    if (PrintableText(key) != key) {
+      return Status::InvalidArgument(StrCat(
+          "dimension \"label:", PrintableText(key),
+          "\": a label key is UTF-8 text without control characters (here shown as U+FFFD)"));
+    }
     return Dimension{DimensionKind::kLabel, std::string(key)};
   }
   for (const auto& [kind, known] : kNamed) {
@@ -50,7 +59,7 @@ Result<Dimension> ParseDimension(std::string_view name) {
   std::string expected;
   for (const auto& entry : kNamed) expected += StrCat(entry.second, ", ");
   return Status::InvalidArgument(
-      StrCat("unknown dimension \"", name, "\" (expected ", expected, "label:KEY)"));
+      StrCat("unknown dimension \"", PrintableText(name), "\" (expected ", expected, "label:KEY)"));
 }
 
 Result<std::vector<Dimension>> ParseDimensions(std::string_view comma_list) {

@@ -49,8 +49,8 @@ inline constexpr std::string_view kIdleValue = "__idle__";
 inline constexpr std::string_view kUnallocatedValue = "__unallocated__";
 
 Result<Dimension> ParseDimension(std::string_view name);
-// "namespace,label:team"; spaces around names are ignored. Empty lists and duplicates are
-// InvalidArgument.
+// "namespace,label:team"; spaces around names are ignored. Empty lists, duplicates and label
+// keys that are not UTF-8 text (or hold control characters) are InvalidArgument.
 Result<std::vector<Dimension>> ParseDimensions(std::string_view comma_list);
 
 // Whether `dim` can describe capacity, so that idle rows carry its value: the node's and the

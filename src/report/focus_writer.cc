@@ -78,7 +78,11 @@ Instant NextMonth(Instant t) {
   return Instant(std::chrono::sys_days((ymd.year() / ymd.month() + std::chrono::months(1)) / 1));
 }
 
-std::string JsonString(std::string_view s) { return nlohmann::json(std::string(s)).dump(); }
+// What is not UTF-8 is written as U+FFFD, as in every other format (core/utf8.h).
+std::string JsonString(std::string_view s) {
+  return nlohmann::json(std::string(s))
+      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 // A flat JSON object (FOCUS KeyValueFormat) from ordered key-value pairs; values are already
 // serialized JSON.

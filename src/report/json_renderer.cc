@@ -83,7 +83,8 @@ void RenderJson(const Report& report, std::ostream& out) {
   totals["oversubscribed"] = t.oversubscribed;
   totals[std::string(kPricesKnownColumn)] = t.prices_known;
   doc["totals"] = std::move(totals);
-  out << doc.dump(2) << '\n';
+  // Label values are bytes from outside: what is not UTF-8 is written as U+FFFD (core/utf8.h).
+  out << doc.dump(2, ' ', false, Json::error_handler_t::replace) << '\n';
 }
 
 }  // namespace gpucost

@@ -1,7 +1,8 @@
 // Table: aligned columns, a totals row, and money and hours printed with two decimals, each figure
 // rounded on its own (RoundUnits, the rule every output shares); a note says what a column's
 // printed rows add up to where that is not its printed total. Ratios print as percent; null
-// prints as "-".
+// prints as "-". Names and values print as PrintableText (core/utf8.h): bytes that are not UTF-8
+// and control characters as U+FFFD, so that a label value cannot break a line or the terminal.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -11,6 +12,7 @@
 
 #include "core/money.h"
 #include "core/strings.h"
+#include "core/utf8.h"
 #include "report/columns.h"
 #include "report/render.h"
 
@@ -51,8 +53,8 @@ void RenderTable(const Report& report, std::ostream& out) {
   const size_t n = rows.size();
   std::vector<Column> columns;
   for (size_t d = 0; d < report.by.size(); ++d) {
-    Column c{report.by[d].Name(), false, {}};
-    for (const ReportRow& r : rows) c.cells.push_back(r.values[d]);
+    Column c{PrintableText(report.by[d].Name()), false, {}};
+    for (const ReportRow& r : rows) c.cells.push_back(PrintableText(r.values[d]));
     c.cells.push_back(d == 0 ? "total" : "");
     columns.push_back(std::move(c));
   }
@@ -118,15 +120,15 @@ void RenderTable(const Report& report, std::ostream& out) {
 
   std::vector<size_t> widths;
   for (const Column& c : columns) {
-    size_t w = c.header.size();
-    for (const std::string& cell : c.cells) w = std::max(w, cell.size());
+    size_t w = Utf8Length(c.header);
+    for (const std::string& cell : c.cells) w = std::max(w, Utf8Length(cell));
     widths.push_back(w);
   }
   const auto write_line = [&](auto cell_of) {
     std::string line;
     for (size_t k = 0; k < columns.size(); ++k) {
       const std::string& text = cell_of(columns[k]);
-      const std::string pad(widths[k] - text.size(), ' ');
+      const std::string pad(widths[k] - Utf8Length(text), ' ');
       if (k > 0) line += "  ";
       line += columns[k].numeric ? pad + text : text + pad;
     }

@@ -86,16 +86,6 @@ void Text(const UnitCostTable& t, std::ostream& out) {
   }
 }
 
-std::string CsvField(const std::string& v) {
-  if (v.find_first_of(",\"\n\r") == std::string::npos) return v;
-  std::string q = "\"";
-  for (char c : v) {
-    if (c == '"') q += '"';
-    q += c;
-  }
-  return q + "\"";
-}
-
 std::string CsvNumber(double v) { return std::isfinite(v) ? FormatDouble(v) : ""; }
 
 const char* const kNumberColumns[] = {"work",
@@ -161,7 +151,7 @@ void Json(const UnitCostTable& t, std::ostream& out) {
   for (const UnitCostRow& r : t.rows) doc["rows"].push_back(JsonRow(r, t.columns));
   doc["totals"] = JsonRow(t.totals, {});
   doc["unmatched"] = {{"work", t.unmatched_work}, {"series", t.unmatched_series}};
-  out << doc.dump(2) << "\n";
+  out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "chargeback_test_util.h"
+#include "common/utf8_check.h"
 
 namespace gpucost::chargeback {
 namespace {
@@ -179,6 +180,38 @@ TEST(HtmlRenderer, OneSelfContainedDocumentWithCharts) {
   EXPECT_NE(html.find("<td class=\"n\">$55.00 + unknown (4.0 hrs have no price)</td>"),
             std::string::npos)
       << html;
+}
+
+// Team, workload and GPU model names that are not UTF-8 or hold control characters (bytes from
+// outside): every format is UTF-8 with U+FFFD for them, JSON parses, HTML still escapes markup
+// and carries no control character (XML refuses one, so the SVG would not show).
+TEST(Formats, NamesThatAreNotUtf8PrintAsReplacementCharacters) {
+  StatementBuilder b(October(), {});
+  b.Add(Labels("re\xffsearch", "\x1b[2Jwipe\n", "NVIDIA A100\xfe", "spot"),
+        Amounts(Day(2), 10, 3.06, 0.9));
+  b.Add(Labels("<i>\xc3", "x", "Tesla T4", "on_demand"), Amounts(Day(3), 1, 1.0, 0.5));
+  const Result<StatementSet> set = b.Finish({});
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  const std::string fffd = "\xEF\xBF\xBD";
+  for (StatementFormat f :
+       {StatementFormat::kText, StatementFormat::kMarkdown, StatementFormat::kCsv,
+        StatementFormat::kJson, StatementFormat::kHtml}) {
+    std::string out;
+    ASSERT_NO_THROW(out = RenderStatementsToString(*set, f)) << static_cast<int>(f);
+    EXPECT_TRUE(testing_util::IsUtf8(out)) << out;
+    EXPECT_NE(out.find("re" + fffd + "search"), std::string::npos) << out;
+    if (f != StatementFormat::kJson && f != StatementFormat::kCsv) {
+      EXPECT_EQ(out.find('\x1b'), std::string::npos) << out;
+    }
+  }
+  const std::string html = RenderStatementsToString(*set, StatementFormat::kHtml);
+  EXPECT_NE(html.find("&lt;i&gt;" + fffd), std::string::npos) << html;
+  EXPECT_NE(html.find(fffd + "[2Jwipe" + fffd), std::string::npos) << html;
+  std::string why;
+  EXPECT_TRUE(TagsNest(html, why)) << why;
+  const nlohmann::json doc =
+      nlohmann::json::parse(RenderStatementsToString(*set, StatementFormat::kJson));
+  EXPECT_NE(doc.dump().find("re" + fffd + "search"), std::string::npos) << doc.dump(2);
 }
 
 TEST(Formats, NamesParse) {

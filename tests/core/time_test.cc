@@ -47,6 +47,19 @@ TEST(Time, Durations) {
   EXPECT_EQ(FormatDuration(Duration(0)), "0s");
 }
 
+// A query's step= or a flag's --step can be any text: milliseconds past 64 bits are an error,
+// not a signed overflow (found by fuzz/http_query_fuzz.cc).
+TEST(Time, DurationsTooLongForMillisecondsAreErrors) {
+  for (const char* text : {"333333333323w", "9223372036854775807s", "106751991167d1d",
+                           "99999999999999999999", "1e300"}) {
+    const Result<Duration> d = ParseDuration(text);
+    EXPECT_FALSE(d.ok()) << text;
+  }
+  EXPECT_NE(ParseDuration("333333333323w").status().message().find("too long"),
+            std::string_view::npos);
+  EXPECT_EQ(*ParseDuration("292y"), Duration(292 * 365 * 86400000LL));
+}
+
 TEST(Time, WindowsAndSteps) {
   auto w = ParseWindow("0,3600");
   ASSERT_TRUE(w.ok());

@@ -175,6 +175,22 @@ TEST(RemoteWriteEncoding, RoundTripSortsLabelsAndSamples) {
   EXPECT_TRUE(EncodeWriteRequest({}).size() < 4);
 }
 
+// Protobuf strings are UTF-8 (a proto3 parser refuses a request with one that is not): a label
+// value that is not goes as U+FFFD, as serve's /metrics shows it.
+TEST(RemoteWriteEncoding, LabelValuesThatAreNotUtf8GoAsReplacementCharacters) {
+  const std::vector<WriteSeries> series = {
+      WriteSeries{{{"__name__", "gpucost_allocated_usd_total"}, {"namespace", "research-\xff\xfe"}},
+                  {{1790812800000, 1.0}}}};
+  const std::string body = EncodeWriteRequest(series);
+  std::string raw;
+  ASSERT_TRUE(snappy::Uncompress(body.data(), body.size(), &raw));
+  prompb::WriteRequest request;
+  ASSERT_TRUE(request.ParseFromString(raw));
+  ASSERT_EQ(request.timeseries_size(), 1);
+  ASSERT_EQ(request.timeseries(0).labels_size(), 2);
+  EXPECT_EQ(request.timeseries(0).labels(1).value(), "research-\xEF\xBF\xBD\xEF\xBF\xBD");
+}
+
 TEST_F(RemoteWriteTest, RetriesServerErrorsInOrderThenDelivers) {
   remote_->script = {Answer(503, "overloaded"), Answer(503, "overloaded")};
   RemoteWriterOptions o;
