@@ -129,7 +129,7 @@ TEST(ConfigFile, TheDefaultsFileListsEverySettingAndReadsBackUnchanged) {
   EXPECT_FALSE(back.flags.kube);
 }
 
-TEST(ConfigCommand, ServesDefaultsAreAValidConfigurationOnceALedgerIsNamed) {
+TEST(ConfigCommand, ServesDefaultsAreAValidConfigurationOnceALedgerAndASourceAreNamed) {
   TempDir dir;
   const auto printed = RunShell(kBinary + " config print-defaults serve");
   ASSERT_EQ(printed.exit_code, 0);
@@ -138,11 +138,12 @@ TEST(ConfigCommand, ServesDefaultsAreAValidConfigurationOnceALedgerIsNamed) {
     EXPECT_TRUE(Contains(printed.output, "\n" + key + "\n")) << key;
   }
   const std::string file =
-      dir.Write("serve.yaml", printed.output + "ledger: " + (dir.path() / "c.db").string() + "\n");
+      dir.Write("serve.yaml", printed.output + "ledger: " + (dir.path() / "c.db").string() +
+                                  "\nprometheus: http://prometheus:9090\n");
   const auto checked = RunShell(kBinary + " serve --config " + file + " --check-config 2>&1");
   EXPECT_EQ(checked.exit_code, 0) << checked.output;
   // Validation covers values from the file, and --check-config creates no ledger.
-  const std::string bad = dir.Write("bad.yaml", "ledger: x.db\ngrace: soon\n");
+  const std::string bad = dir.Write("bad.yaml", "ledger: x.db\nread-only: true\ngrace: soon\n");
   const auto refused = RunShell(kBinary + " serve --config " + bad + " --check-config 2>&1");
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_TRUE(Contains(refused.output, "--grace \"soon\"")) << refused.output;
