@@ -7,6 +7,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "core/redact.h"
 #include "core/strings.h"
 
 namespace gpucost::alerts {
@@ -137,13 +138,13 @@ Status PostJson(const std::string& url, const std::string& body, Duration timeou
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &answer);
   const CURLcode rc = curl_easy_perform(c);
   if (rc != CURLE_OK) {
-    return Status::Unavailable(StrCat("POST ", url, ": ", curl_easy_strerror(rc)));
+    return Status::Unavailable(StrCat("POST ", RedactUri(url), ": ", curl_easy_strerror(rc)));
   }
   long status = 0;
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
   if (status < 200 || status >= 300) {
     if (answer.size() > 200) answer.resize(200);
-    return Status::Unavailable(StrCat("POST ", url, ": HTTP ", status, ": ", answer));
+    return Status::Unavailable(StrCat("POST ", RedactUri(url), ": HTTP ", status, ": ", answer));
   }
   return Status::Ok();
 }

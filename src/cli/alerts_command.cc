@@ -20,6 +20,7 @@
 #include "cli/price_flags.h"
 #include "cli/report_pipeline.h"
 #include "core/log.h"
+#include "core/redact.h"
 #include "core/strings.h"
 #include "pricing/price_fn.h"
 
@@ -67,12 +68,12 @@ Status Send(const AlertsFlags& flags, const alerts::AlertReport& report) {
     GPUCOST_RETURN_IF_ERROR(
         alerts::PostJson(alerts::AlertmanagerAlertsUrl(flags.alertmanager),
                          alerts::AlertmanagerPayload(report.alerts, ends, ""), timeout));
-    LogInfo(StrCat("sent ", report.alerts.size(), " alerts to ", flags.alertmanager));
+    LogInfo(StrCat("sent ", report.alerts.size(), " alerts to ", RedactUri(flags.alertmanager)));
   }
   if (!flags.webhook.empty()) {
     GPUCOST_RETURN_IF_ERROR(alerts::PostJson(
         flags.webhook, alerts::WebhookPayload(report.alerts, flags.receiver, ""), timeout));
-    LogInfo(StrCat("sent ", report.alerts.size(), " alerts to ", flags.webhook));
+    LogInfo(StrCat("sent ", report.alerts.size(), " alerts to ", RedactUri(flags.webhook)));
   }
   return Status::Ok();
 }

@@ -1,6 +1,6 @@
 #include "cli/api_errors.h"
 
-#include "ledger/sql_db.h"
+#include "core/redact.h"
 
 namespace gpucost::cli {
 
@@ -9,14 +9,14 @@ ApiError ApiErrorOf(const Status& s, std::string_view ledger) {
     case StatusCode::kInvalidArgument:
     case StatusCode::kParseError: {
       std::string message(s.message());
-      const std::string masked = ledger::MaskPassword(ledger);
-      for (std::string_view name : {ledger, std::string_view(masked)}) {
+      const std::string shown = RedactUri(ledger);
+      for (std::string_view name : {ledger, std::string_view(shown)}) {
         if (name.empty()) continue;
         for (size_t at = message.find(name); at != std::string::npos; at = message.find(name, at)) {
           message.replace(at, name.size(), "the ledger");
         }
       }
-      return {400, std::move(message)};
+      return {400, RedactUris(message)};
     }
     case StatusCode::kNotFound:
     case StatusCode::kIoError:

@@ -73,7 +73,7 @@ Result<LoadedTimeline> LoadPrometheusWithTap(const promsource::PrometheusSourceO
   }
   promsource::PrometheusClient client(popts.url, popts.client);
   InventoryBuilder builder(topts);
-  const std::string source = StrCat("prometheus:", promsource::RedactUrl(client.base_url()));
+  const std::string source = StrCat("prometheus:", client.display_url());
   builder.BeginSource(source);
   tap.BeginSource(source);
   TapTee tee(builder, tap);
@@ -281,9 +281,9 @@ Result<LoadedInput> LoadLedger(const InputFlags& flags, std::optional<Window> wi
   read.max_records = flags.ledger_max_records;
   GPUCOST_ASSIGN_OR_RETURN(ledger::LedgerWindow stored, l->Read(window, read));
   if (stored.records.empty() && stored.rolled.empty()) {
-    return Status::InvalidArgument(
-        StrCat(flags.ledger, ": no cost records in ", FormatRfc3339(stored.window.start), " to ",
-               FormatRfc3339(stored.window.end)));
+    return Status::InvalidArgument(StrCat(l->path(), ": no cost records in ",
+                                          FormatRfc3339(stored.window.start), " to ",
+                                          FormatRfc3339(stored.window.end)));
   }
   out.timeline.inventory = std::move(stored.inventory);
   out.timeline.window = stored.window;

@@ -9,15 +9,15 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <tuple>
 
-#include <nlohmann/json.hpp>
-
 #include "cli/commands.h"
 #include "cli/kube_flags.h"
 #include "core/log.h"
+#include "core/redact.h"
 #include "core/strings.h"
 #include "inventory/inventory_builder.h"
 
@@ -42,7 +42,7 @@ Status Run(const KubeCommandFlags& f) {
   KubeFlags kf = f.kube;
   kf.kube = true;
   GPUCOST_ASSIGN_OR_RETURN(k8s::KubeConnection conn, ResolveKubeConnection(kf));
-  const std::string server = conn.server;
+  const std::string server = RedactUri(conn.server);  // shown only
   const std::string context = conn.context;
   const std::vector<std::string> team_labels = SplitList(f.team_labels);
   const std::vector<std::string> allowlist = SplitList(f.label_allowlist);

@@ -26,7 +26,7 @@ namespace gpucost::cli {
 
 struct ServeOptions {
   InputFlags source;        // where usage and inventory come from (its ledger field is unused)
-  std::string ledger;       // the ledger target, for the API's reads
+  std::string ledger;       // the ledger target, for the API's reads (shown as Ledger::path())
   PriceFn price;
   Duration interval{0}, step{0}, lag{0}, grace{0}, max_chunk{0};
   std::optional<Instant> from;  // where a new ledger starts; nullopt: one interval ago

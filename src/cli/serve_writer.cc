@@ -193,7 +193,7 @@ Status ServeWriter::LearnClusters(Instant end) {
   }
   if (clusters_.empty()) clusters_ = {s_.source.cluster};
   LogInfo(StrCat("gpucost serve: writing cluster", clusters_.size() == 1 ? " " : "s ",
-                 Join(clusters_, ", "), " of ", s_.ledger, " as ", name_));
+                 Join(clusters_, ", "), " of ", ledger_.path(), " as ", name_));
   return Status::Ok();
 }
 

@@ -1,8 +1,11 @@
 #include "core/log.h"
 
+#include <unistd.h>
+
 #include <atomic>
 #include <string>
-#include <unistd.h>
+
+#include "core/redact.h"
 
 namespace gpucost {
 namespace {
@@ -18,7 +21,7 @@ void Log(LogLevel level, std::string_view message) {
   std::string line = "gpucost ";
   line += kNames[static_cast<int>(level)];
   line += ": ";
-  line += message;
+  line += RedactUris(message);
   line += '\n';
   // One write() per line so concurrent messages do not interleave.
   [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, line.data(), line.size());

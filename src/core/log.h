@@ -1,5 +1,6 @@
-// Minimal leveled logging to stderr. Messages must never contain secrets (tokens, passwords).
-// Thread-safe (one write per message).
+// Minimal leveled logging to stderr. Messages must never contain secrets (tokens, passwords):
+// callers show URIs through RedactUri (core/redact.h), and each line passes RedactUris once more
+// before it is written. Thread-safe (one write per message).
 #pragma once
 
 #include <string_view>

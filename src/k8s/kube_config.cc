@@ -11,6 +11,7 @@
 #include <map>
 
 #include "core/files.h"
+#include "core/redact.h"
 #include "core/strings.h"
 
 namespace gpucost::k8s {
@@ -210,7 +211,7 @@ Status ReadCluster(const Entry& entry, KubeConnection& c) {
   if (server.empty()) return r.Error("server", "not set");
   if (server.find("://") == std::string::npos) server = StrCat("https://", server);  // as kubectl
   if (!server.starts_with("https://") && !server.starts_with("http://")) {
-    return r.Error("server", StrCat("\"", server, "\" is not an http or https URL"));
+    return r.Error("server", StrCat("\"", RedactUri(server), "\" is not an http or https URL"));
   }
   while (server.ends_with('/')) server.pop_back();
   c.server = std::move(server);

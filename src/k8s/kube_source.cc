@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/redact.h"
 #include "core/strings.h"
 
 namespace gpucost::k8s {
@@ -73,7 +74,7 @@ Status KubeSource::List() {
   for (auto& inf : informers_) {
     Status s = inf->ListOnce();
     if (!s.ok()) {
-      return s.WithContext(StrCat("Kubernetes API ", client_.connection().server));
+      return s.WithContext(StrCat("Kubernetes API ", RedactUri(client_.connection().server)));
     }
   }
   return Status::Ok();

@@ -176,7 +176,7 @@ class Ledger {
   // what they counted. Gives how many records went.
   Result<int64_t> DeleteBefore(Instant t);
 
-  // The target it was opened with, any password masked: safe to print.
+  // The target it was opened with, as RedactUri shows it (password ***): safe to print.
   const std::string& path() const { return path_; }
 
   // Time this Ledger's transactions waited to begin, for other writers of the ledger to finish

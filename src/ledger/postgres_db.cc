@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/redact.h"
 #include "core/strings.h"
 #include "ledger/sql_db.h"
 
@@ -244,7 +245,7 @@ class PostgresDatabase final : public Database {
  private:
   std::unique_ptr<pqxx::connection> conn_;
   std::unique_ptr<pqxx::work> work_;             // the open transaction, if any
-  std::string target_;                           // password masked
+  std::string target_;                           // as RedactUri shows it
   std::map<std::string, std::string> prepared_;  // SQL → statement name
   std::string last_sqlstate_;
 };
@@ -264,13 +265,13 @@ Result<bool> PostgresStatement::Step() {
 }  // namespace
 
 Result<std::unique_ptr<Database>> OpenPostgres(const std::string& uri) {
-  const std::string target = MaskPassword(uri);
+  const std::string target = RedactUri(uri);
   std::unique_ptr<pqxx::connection> conn;
   try {
     conn = std::make_unique<pqxx::connection>(uri);
   } catch (const std::exception& e) {
-    return Status::Unavailable(
-        StrCat(target, ": cannot connect to the ledger: ", OneLine(e.what())));
+    return Status::Unavailable(StrCat(
+        target, ": cannot connect to the ledger: ", RedactSecretsOf(uri, OneLine(e.what()))));
   }
   auto db = std::make_unique<PostgresDatabase>(std::move(conn), target);
   // Quiet notices ("relation already exists, skipping"); doubles in their exact form.

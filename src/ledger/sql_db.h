@@ -94,7 +94,7 @@ class Database {
   virtual std::string_view AutoIdType() const = 0;
   virtual std::string_view KeyedTableSuffix() const = 0;
 
-  // The file or the URI with its password masked: safe to print.
+  // The file, or the URI as RedactUri shows it (password ***): safe to print.
   virtual const std::string& target() const = 0;
 };
 
@@ -108,8 +108,6 @@ std::string UnitsOfClusters(std::string_view unit_column, int first, size_t coun
 
 // A postgresql:// or postgres:// URI rather than a file path.
 bool IsPostgresTarget(std::string_view target);
-// `target` with the password of a URI (user:PASSWORD@ or password=PASSWORD) replaced by ***.
-std::string MaskPassword(std::string_view target);
 
 // Opens (creating) the SQLite file at `path`: WAL, synchronous=NORMAL, a 10 s busy timeout.
 Result<std::unique_ptr<Database>> OpenSqlite(const std::string& path);

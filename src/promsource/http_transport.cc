@@ -151,15 +151,4 @@ const std::string* FindHeader(const HttpRequest& request, std::string_view name)
   return nullptr;
 }
 
-std::string RedactUrl(std::string_view url) {
-  const size_t scheme = url.find("://");
-  const size_t host_start = scheme == std::string_view::npos ? 0 : scheme + 3;
-  const size_t path = url.find_first_of("/?#", host_start);
-  const std::string_view authority = url.substr(
-      host_start, path == std::string_view::npos ? std::string_view::npos : path - host_start);
-  const size_t at = authority.rfind('@');
-  if (at == std::string_view::npos) return std::string(url);
-  return StrCat(url.substr(0, host_start), url.substr(host_start + at + 1));
-}
-
 }  // namespace gpucost::promsource

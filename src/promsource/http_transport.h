@@ -62,7 +62,4 @@ class HttpTransport {
 
 std::unique_ptr<HttpTransport> MakeCurlTransport(HttpOptions options = {});
 
-// "https://user:secret@host/x" -> "https://host/x": URLs in messages never carry credentials.
-std::string RedactUrl(std::string_view url);
-
 }  // namespace gpucost::promsource

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "core/log.h"
+#include "core/redact.h"
 #include "core/strings.h"
 
 namespace gpucost::promsource {
@@ -55,6 +56,7 @@ PrometheusClient::PrometheusClient(std::string base_url, PrometheusClientOptions
       options_(std::move(options)),
       transport_(std::move(transport)) {
   while (!base_url_.empty() && base_url_.back() == '/') base_url_.pop_back();
+  display_url_ = RedactUri(base_url_);
   if (!transport_) transport_ = MakeCurlTransport(options_.http);
   if (!options_.sleep) options_.sleep = [](Duration d) { std::this_thread::sleep_for(d); };
 }
@@ -66,7 +68,7 @@ namespace {
 std::string HttpFailure(const HttpRequest& request, const HttpResponse& resp) {
   std::string detail = ApiErrorOf(resp.body);
   if (detail.empty()) detail = std::string(Trim(std::string_view(resp.body).substr(0, 200)));
-  return StrCat(request.method, " ", RedactUrl(request.url), ": HTTP ", resp.status,
+  return StrCat(request.method, " ", RedactUri(request.url), ": HTTP ", resp.status,
                 detail.empty() ? "" : " (", detail, detail.empty() ? "" : ")");
 }
 
@@ -83,7 +85,7 @@ Result<std::string> PrometheusClient::Query(std::string_view promql, Instant tim
   }
   if (const std::string api_error = ApiErrorOf(resp.body); !api_error.empty()) {
     return Status::InvalidArgument(
-        StrCat("GET ", RedactUrl(request.url), ": Prometheus error (", api_error, ")"));
+        StrCat("GET ", RedactUri(request.url), ": Prometheus error (", api_error, ")"));
   }
   return std::move(resp.body);
 }
@@ -106,7 +108,7 @@ Result<HttpResponse> PrometheusClient::RemoteRead(std::string_view compressed_re
 }
 
 Result<HttpResponse> PrometheusClient::Execute(const HttpRequest& base) {
-  const std::string shown = StrCat(base.method, " ", RedactUrl(base.url));
+  const std::string shown = StrCat(base.method, " ", RedactUri(base.url));
   const int attempts = std::max(1, options_.retry.max_attempts);
   Duration backoff = options_.retry.initial_backoff;
   std::string last_error;

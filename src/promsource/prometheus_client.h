@@ -50,7 +50,8 @@ class PrometheusClient {
   // not offer remote read (HTTP 404, 405, 406, 415, 501), so callers can fall back to Query.
   Result<HttpResponse> RemoteRead(std::string_view compressed_request);
 
-  const std::string& base_url() const { return base_url_; }
+  // The server root as RedactUri shows it: what messages name (the raw URL only connects).
+  const std::string& display_url() const { return display_url_; }
   uint64_t requests() const { return requests_; }
 
  private:
@@ -59,6 +60,7 @@ class PrometheusClient {
   Result<HttpResponse> Execute(const HttpRequest& request);
 
   std::string base_url_;
+  std::string display_url_;
   PrometheusClientOptions options_;
   std::unique_ptr<HttpTransport> transport_;
   uint64_t requests_ = 0;

@@ -60,7 +60,7 @@ Status StreamRawSamples(PrometheusClient& client, Window range, Duration chunk,
       auto parsed = StreamMatrix(*body, c, metric, handler);
       if (!parsed.ok()) {
         return Status(parsed.status().code(),
-                      StrCat(client.base_url(), " query ", query, " at ", FormatRfc3339(c.end),
+                      StrCat(client.display_url(), " query ", query, " at ", FormatRfc3339(c.end),
                              ": ", parsed.status().message()));
       }
       for (const std::string& w : parsed->warnings) {
@@ -113,8 +113,8 @@ Status StreamRawSamplesRemoteRead(PrometheusClient& client, Window range, Durati
     Result<HttpResponse> resp = next.valid() ? next.get() : fetch(c);
     ++st.requests;
     if (!resp.ok()) return resp.status();
-    const std::string where = StrCat(client.base_url(), "/api/v1/read for ", FormatRfc3339(c.start),
-                                     " to ", FormatRfc3339(c.end));
+    const std::string where = StrCat(client.display_url(), "/api/v1/read for ",
+                                     FormatRfc3339(c.start), " to ", FormatRfc3339(c.end));
     const std::string type = ToLower(resp->content_type);
     const bool streamed = type.starts_with("application/x-streamed-protobuf");
     if (!streamed && !type.starts_with("application/x-protobuf")) {
@@ -199,7 +199,7 @@ Result<LoadedTimeline> LoadTimelineFromPrometheus(const PrometheusSourceOptions&
                      window.end + SampleLookahead(timeline_options.staleness)};
   PrometheusClient client(options.url, options.client, std::move(transport));
   InventoryBuilder builder(timeline_options);
-  builder.BeginSource(StrCat("prometheus:", RedactUrl(client.base_url())));
+  builder.BeginSource(StrCat("prometheus:", client.display_url()));
   GPUCOST_RETURN_IF_ERROR(FetchRawSamples(client, options.api, range, options.chunk,
                                           kInventoryMetricNames, builder, stats, options.progress,
                                           options.max_chunk, options.first_span));

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <numeric>
 
+#include "core/redact.h"
 #include "core/strings.h"
 #include "core/utf8.h"
 #include "promsource/proto/remote.pb.h"
@@ -84,7 +85,7 @@ Result<std::unique_ptr<RemoteWriter>> RemoteWriter::Create(
     RemoteWriterOptions options, std::unique_ptr<HttpTransport> transport) {
   if (!options.url.starts_with("http://") && !options.url.starts_with("https://")) {
     return Status::InvalidArgument(
-        StrCat("remote write URL ", RedactUrl(options.url), " is not http:// or https://"));
+        StrCat("remote write URL ", RedactUri(options.url), " is not http:// or https://"));
   }
   if (options.max_queue_samples == 0 || options.max_batch_series == 0) {
     return Status::InvalidArgument("remote write queue and batch sizes must be positive");
@@ -222,7 +223,7 @@ bool RemoteWriter::SendBatch(const std::vector<WriteSeries>& batch, size_t sampl
     }
     {
       std::lock_guard<std::mutex> lock(mu_);
-      stats_.last_error = StrCat("remote write to ", RedactUrl(options_.url), ": ", error);
+      stats_.last_error = StrCat("remote write to ", RedactUri(options_.url), ": ", error);
       if (permanent) {
         stats_.samples_rejected += samples;
         ++stats_.batches_rejected;

@@ -8,6 +8,7 @@
 #include <map>
 #include <vector>
 
+#include "core/redact.h"
 #include "core/strings.h"
 
 namespace gpucost::promsource {
@@ -139,7 +140,7 @@ struct UrlParts {
 Result<UrlParts> SplitUrl(std::string_view url) {
   const size_t scheme_end = url.find("://");
   if (scheme_end == std::string_view::npos) {
-    return Status::InvalidArgument(StrCat("cannot sign \"", RedactUrl(url), "\": not a URL"));
+    return Status::InvalidArgument(StrCat("cannot sign \"", RedactUri(url), "\": not a URL"));
   }
   UrlParts p;
   p.scheme = ToLower(url.substr(0, scheme_end));

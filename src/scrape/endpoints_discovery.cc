@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/redact.h"
 #include "core/strings.h"
 #include "promsource/prometheus_client.h"
 
@@ -69,7 +70,7 @@ Result<std::vector<json>> ListAll(const k8s::ApiClient& client, const std::strin
     std::string request = StrCat(path_and_query, "&limit=", kPageSize);
     if (!cont.empty()) request += StrCat("&continue=", promsource::UrlEncode(cont));
     GPUCOST_ASSIGN_OR_RETURN(k8s::ApiResponse resp, client.Get(request));
-    const std::string where = StrCat(client.connection().server, path_and_query);
+    const std::string where = RedactUri(StrCat(client.connection().server, path_and_query));
     if (resp.status == 0) {
       return Status::Unavailable(StrCat("endpoints discovery: GET ", where, ": ", resp.error));
     }

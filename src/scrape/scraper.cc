@@ -5,6 +5,7 @@
 #include <set>
 #include <thread>
 
+#include "core/redact.h"
 #include "core/strings.h"
 #include "ingest/exposition.h"
 #include "scrape/scrape_text.h"
@@ -50,7 +51,7 @@ ScrapeOutcome Scraper::ScrapeOne(const ScrapeTarget& target, promsource::HttpTra
   ScrapeOutcome out;
   out.target = target;
   out.time = clock_.Now();
-  const std::string url = promsource::RedactUrl(target.url);
+  const std::string url = RedactUri(target.url);
   const auto started = std::chrono::steady_clock::now();
   const auto finish = [&](Status status) {
     out.duration = std::chrono::duration_cast<Duration>(std::chrono::steady_clock::now() - started);
@@ -155,7 +156,7 @@ std::vector<ScrapeOutcome> Scraper::ScrapeAll(const std::vector<ScrapeTarget>& t
     TargetHealth h;
     if (auto it = health_.find(key); it != health_.end()) h = std::move(it->second);
     h.job = o.target.job;
-    h.url = promsource::RedactUrl(o.target.url);
+    h.url = RedactUri(o.target.url);
     h.labels = o.target.labels;
     h.up = o.status.ok();
     h.last_scrape = o.time;

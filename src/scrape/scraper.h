@@ -50,7 +50,7 @@ struct ScrapeOutcome {
 // Health of one target, as Prometheus's `up` and scrape_* series describe theirs.
 struct TargetHealth {
   std::string job;
-  std::string url;  // credentials removed
+  std::string url;  // as RedactUri shows it (password and tokens ***)
   std::map<std::string, std::string> labels;
   bool up = false;        // the last scrape was accepted
   Instant last_scrape{};  // start of the last attempt

@@ -1,11 +1,12 @@
 #include "scrape/target.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <set>
 
+#include "core/redact.h"
 #include "core/strings.h"
-#include "promsource/http_transport.h"
 
 namespace gpucost::scrape {
 namespace {
@@ -64,7 +65,11 @@ Result<UrlParts> SplitUrl(std::string_view url) {
     int n = 0;
     const auto [p, ec] = std::from_chars(port.data(), port.data() + port.size(), n);
     if (ec != std::errc() || p != port.data() + port.size() || n < 1 || n > 65535) {
-      return Status::InvalidArgument(StrCat("port \"", port, "\" is not a number in 1..65535"));
+      // Other than digits is not echoed: it may be a password cut short by an unescaped '/'.
+      if (std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        return Status::InvalidArgument(StrCat("port \"", port, "\" is not a number in 1..65535"));
+      }
+      return Status::InvalidArgument("the port is not a number in 1..65535");
     }
   }
   parts.authority = std::string(authority);
@@ -85,24 +90,24 @@ Result<ScrapeTarget> ParseStaticTarget(std::string_view spec, std::string_view d
     t.job = std::string(Trim(trimmed.substr(0, eq)));
     url = Trim(trimmed.substr(eq + 1));
   } else if (scheme_sep == std::string_view::npos) {
-    return Status::InvalidArgument(StrCat("scrape target \"", promsource::RedactUrl(trimmed),
+    return Status::InvalidArgument(StrCat("scrape target \"", RedactUris(trimmed),
                                           "\": expected URL or JOB=URL with an http(s) URL"));
   }
   if (t.job.empty()) {
     return Status::InvalidArgument(
-        StrCat("scrape target \"", promsource::RedactUrl(trimmed), "\": empty job name"));
+        StrCat("scrape target \"", RedactUris(trimmed), "\": empty job name"));
   }
   for (const char c : t.job) {
     if (!IsJobChar(c)) {
-      return Status::InvalidArgument(StrCat("scrape target \"", promsource::RedactUrl(trimmed),
+      return Status::InvalidArgument(StrCat("scrape target \"", RedactUris(trimmed),
                                             "\": job name \"", t.job,
                                             "\" may only hold letters, digits and _ - . :"));
     }
   }
   Result<UrlParts> parts = SplitUrl(url);
   if (!parts.ok()) {
-    return Status::InvalidArgument(StrCat("scrape target \"", promsource::RedactUrl(trimmed),
-                                          "\": ", parts.status().message()));
+    return Status::InvalidArgument(
+        StrCat("scrape target \"", RedactUris(trimmed), "\": ", parts.status().message()));
   }
   t.url = std::string(url);
   if (parts->path.empty() || parts->path.starts_with('?')) {
@@ -119,8 +124,7 @@ Result<std::vector<ScrapeTarget>> ParseStaticTargets(const std::vector<std::stri
   for (const std::string& spec : specs) {
     GPUCOST_ASSIGN_OR_RETURN(ScrapeTarget t, ParseStaticTarget(spec));
     if (!seen.insert(t.url).second) {
-      return Status::InvalidArgument(
-          StrCat("scrape target ", promsource::RedactUrl(t.url), " is given twice"));
+      return Status::InvalidArgument(StrCat("scrape target ", RedactUri(t.url), " is given twice"));
     }
     out.push_back(std::move(t));
   }

@@ -287,5 +287,24 @@ TEST_F(AlertsCommand, WebhookGetsAlertmanagersPayload) {
   EXPECT_EQ(hook.bodies().size(), 1u);
 }
 
+TEST_F(AlertsCommand, DeliveryHidesTheSecretsOfItsUrls) {
+  // A password and a token in the URLs are used to send, never shown: not in the error of a
+  // receiver nobody answers, not in the line that says where the alerts went.
+  WebhookServer hook;
+  const RunResult sent =
+      Alerts("--webhook '" + hook.url() + "?token=S3cretPlant'" + kNoTeamTargets, true);
+  EXPECT_EQ(sent.exit_code, 1) << sent.output;
+  EXPECT_EQ(hook.bodies().size(), 1u) << sent.output;
+  EXPECT_TRUE(Contains(sent.output, hook.url() + "?token=***")) << sent.output;
+  EXPECT_FALSE(Contains(sent.output, "S3cretPlant")) << sent.output;
+  for (const std::string flag : {"--alertmanager", "--webhook"}) {
+    const RunResult r =
+        Alerts(flag + " 'http://am:S3cretPlant@127.0.0.1:1/hook?access_token=S3cretPlant'", true);
+    EXPECT_EQ(r.exit_code, 2) << flag << "\n" << r.output;
+    EXPECT_TRUE(Contains(r.output, "POST http://am:***@127.0.0.1:1/")) << flag << "\n" << r.output;
+    EXPECT_FALSE(Contains(r.output, "S3cretPlant")) << flag << "\n" << r.output;
+  }
+}
+
 }  // namespace
 }  // namespace gpucost
