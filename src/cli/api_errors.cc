@@ -23,6 +23,8 @@ ApiError ApiErrorOf(const Status& s, std::string_view ledger) {
     case StatusCode::kUnavailable:
     case StatusCode::kFailedPrecondition:
       return {503, "the ledger is unavailable or damaged: see the server's log"};
+    case StatusCode::kDataLoss:
+      return {503, "the ledger is damaged: see the server's log"};
     default:
       return {500, "internal error: see the server's log"};
   }

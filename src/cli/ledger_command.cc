@@ -174,13 +174,33 @@ Status Info(const LedgerInfoFlags& flags) {
   return Status::Ok();
 }
 
+// The ledger's whole check: its storage, then every rolled period against its roll-up and
+// records. Damage is an error (exit 2) that lists what was found.
+Status Check(const std::string& path) {
+  GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<ledger::Ledger> l, ledger::Ledger::Open(path));
+  GPUCOST_ASSIGN_OR_RETURN(ledger::LedgerCheck check, l->Check(/*whole=*/true));
+  if (!check.problems.empty()) {
+    std::string list;
+    for (const std::string& p : check.problems) list += StrCat("\n  ", p);
+    return Status::DataLoss(StrCat(l->path(),
+                                   ": the ledger is damaged (docs/ledger.md, \"A "
+                                   "damaged ledger\", says how to recover):",
+                                   list));
+  }
+  std::cout << fmt::format(
+      "{}: sound: its storage checked, {} rolled periods match their "
+      "roll-ups and records\n",
+      l->path(), check.periods);
+  return Status::Ok();
+}
+
 }  // namespace
 
 void AddLedgerCommand(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "ledger",
       "The durable cost ledger (SQLite or PostgreSQL): write attributed windows, say what it "
-      "holds");
+      "holds, check it for damage");
   cmd->require_subcommand(1);
 
   auto w = std::make_shared<LedgerWriteFlags>();
@@ -203,17 +223,28 @@ void AddLedgerCommand(CLI::App& app, int& exit_code) {
   auto i = std::make_shared<LedgerInfoFlags>();
   CLI::App* info = cmd->add_subcommand("info", "What a ledger holds: records, span, steps");
   // A file must exist (opening would create it); a postgresql:// URI is checked by connecting.
+  const CLI::Validator existing_ledger(
+      [](std::string& v) {
+        return v.starts_with("postgresql://") || v.starts_with("postgres://")
+                   ? std::string()
+                   : CLI::ExistingFile(v);
+      },
+      "FILE|URI");
   info->add_option("ledger", i->path, "The ledger file or postgresql:// URI")
       ->required()
-      ->check(CLI::Validator(
-          [](std::string& v) {
-            return v.starts_with("postgresql://") || v.starts_with("postgres://")
-                       ? std::string()
-                       : CLI::ExistingFile(v);
-          },
-          "FILE|URI"));
+      ->check(existing_ledger);
   info->add_option("--format", i->format, "text | json")->capture_default_str();
   SetStatusCallback(*info, exit_code, [i] { return Info(*i); });
+
+  auto c = std::make_shared<std::string>();
+  CLI::App* check = cmd->add_subcommand(
+      "check",
+      "Look for damage: the database's own check of its pages (SQLite), then every rolled "
+      "period against its roll-up and its records; exit 2 when damaged");
+  check->add_option("ledger", *c, "The ledger file or postgresql:// URI")
+      ->required()
+      ->check(existing_ledger);
+  SetStatusCallback(*check, exit_code, [c] { return Check(*c); });
 }
 
 }  // namespace gpucost::cli

@@ -110,7 +110,9 @@ ApiResponse OpenCostAllocation(const std::string& ledger_path,
   const auto failed = [&](const Status& s) {
     const ApiError e = ApiErrorOf(s, ledger_path);
     if (e.status >= 500) LogError(StrCat("gpucost serve: /allocation: ", s.ToString()));
-    return fail(e.status, e.message);
+    ApiResponse r = fail(e.status, e.message);
+    r.cause = s.code();
+    return r;
   };
   if (param("window").empty()) return fail(400, "window is required");
   Result<Window> window = ParseOpenCostWindow(param("window"), now);

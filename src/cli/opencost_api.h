@@ -16,6 +16,7 @@ namespace gpucost::cli {
 struct ApiResponse {
   int status = 200;
   std::string body;  // JSON
+  StatusCode cause = StatusCode::kOk;  // of a failure: kDataLoss for a damaged ledger
 };
 
 // `param(name)` returns the query parameter or "" when absent. `now` anchors relative windows

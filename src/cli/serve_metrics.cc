@@ -202,6 +202,8 @@ std::string ServeMetricsText(const ledger::LedgerTotals& totals, const ledger::L
   out += fmt::format("{} {}\n", m::kAttributionLagSeconds, health.lag_seconds);
   Header(out, m::kLedgerBytes);
   out += fmt::format("{} {}\n", m::kLedgerBytes, health.ledger_bytes);
+  Header(out, m::kLedgerDamaged);
+  out += fmt::format("{} {}\n", m::kLedgerDamaged, health.ledger_damaged ? 1 : 0);
   Header(out, m::kLedgerWriteErrorsTotal);
   out += fmt::format("{} {}\n", m::kLedgerWriteErrorsTotal, health.ledger_write_errors);
   Header(out, m::kGapStepsTotal);

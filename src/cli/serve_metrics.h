@@ -22,6 +22,7 @@ struct ServeHealth {
   int64_t gap_steps = 0;            // unwatched steps without data, given the holdings before them
   double lag_seconds = 0;       // now - end of the newest attributed step
   double ledger_bytes = 0;      // the ledger file and its WAL
+  bool ledger_damaged = false;  // it failed a check: no numbers are served
   std::string writer;           // this serve's name as a writer of the ledger
   std::vector<std::string> clusters;  // the clusters it writes, or stands by for
   bool writing = false;               // whether it holds their writer lease

@@ -1,6 +1,8 @@
 #include "cli/serve_server.h"
 
 #include <httplib.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cctype>
@@ -56,9 +58,12 @@ struct Server::Impl {
     });
     http_->Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
       std::lock_guard<std::mutex> lock(mu_);
-      res.status = ready_ ? 200 : 503;
+      const bool ready = ready_ && checked_ && damage_.ok();
+      res.status = ready ? 200 : 503;
       // A standby serves the ledger's reads as the writer does.
-      res.set_content(!ready_           ? "catching up\n"
+      res.set_content(!damage_.ok()     ? "the ledger is damaged: see the server's log\n"
+                      : !checked_       ? "checking the ledger\n"
+                      : !ready_         ? "catching up\n"
                       : health_.writing ? "ready\n"
                                         : "ready (standby)\n",
                       "text/plain");
@@ -75,13 +80,16 @@ struct Server::Impl {
     for (const char* path : {"/allocation", "/allocation/compute", "/model/allocation",
                              "/model/allocation/compute"}) {
       http_->Get(path, [this](const httplib::Request& req, httplib::Response& res) {
-        if (!Authorized(req, res)) return;
+        if (!Authorized(req, res) || RefuseWhileDamaged(res)) return;
         const ApiResponse r = OpenCostAllocation(
             s_.ledger,
             [&req](const char* name) {
               return req.has_param(name) ? req.get_param_value(name) : std::string();
             },
             std::chrono::time_point_cast<Duration>(std::chrono::system_clock::now()));
+        if (r.cause == StatusCode::kDataLoss) {
+          NoteDamage(Status::DataLoss("/allocation read a damaged ledger"));
+        }
         res.status = r.status;
         res.set_content(r.body, "application/json");
       });
@@ -98,7 +106,12 @@ struct Server::Impl {
 
   Status Run() {
     if (s_.scrape) s_.scrape->Start();
-    std::thread loop([this] { Loop(); });
+    std::thread loop([this] {
+      // Attributing yields the CPU to the HTTP threads: probes answer while a catch-up runs on
+      // every core (a nice of 10 weighs about a tenth of a default thread).
+      (void)::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 10);
+      Loop();
+    });
     const bool ok = http_->listen_after_bind();
     stopping_http_ = true;
     StopLoop();
@@ -120,6 +133,46 @@ struct Server::Impl {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     http_->stop();
+  }
+
+  // From the first damage found on (a check, a read, a write), serve answers no numbers and
+  // writes nothing: the ledger needs repair (docs/ledger.md, "A damaged ledger").
+  void NoteDamage(const Status& s) {
+    if (s.code() != StatusCode::kDataLoss) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!damage_.ok()) return;
+    damage_ = s;
+    LogError(StrCat("gpucost serve: ", s.message(),
+                    ": serving no numbers and writing nothing until the ledger is repaired"));
+  }
+  bool Damaged() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return !damage_.ok();
+  }
+  bool RefuseWhileDamaged(httplib::Response& res) {
+    if (!Damaged()) return false;
+    res.status = 503;
+    res.set_content(JsonErrorBody("the ledger is damaged: see the server's log"),
+                    "application/json");
+    return true;
+  }
+
+  // The ledger's storage, checked before serve is ready (SQLite reads every page: seconds a
+  // gigabyte); reads and writes check what they touch from then on.
+  void CheckLedger() {
+    Result<ledger::LedgerCheck> check = ledger_->Check(/*whole=*/false);
+    if (!check.ok()) {
+      NoteDamage(check.status());
+      if (check.status().code() != StatusCode::kDataLoss) {
+        LogError(StrCat("gpucost serve: checking the ledger: ", check.status().ToString()));
+      }
+    } else if (!check->problems.empty()) {
+      NoteDamage(Status::DataLoss(StrCat(ledger_->path(),
+                                         ": the ledger is damaged: ", Join(check->problems, "; "),
+                                         " (docs/ledger.md, \"A damaged ledger\")")));
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    checked_ = true;
   }
 
   bool Authorized(const httplib::Request& req, httplib::Response& res) const {
@@ -191,9 +244,14 @@ struct Server::Impl {
     Result<ledger::LedgerTotals> totals = ledger::LedgerTotals{};
     Result<ledger::LedgerLatest> latest = ledger::LedgerLatest{};
     const std::vector<std::string>& clusters = writer_.clusters();
-    if (!clusters.empty()) {
+    NoteDamage(writer_.damage());
+    const bool damaged = Damaged();
+    // A damaged ledger's money is not exported: its health is.
+    if (!clusters.empty() && !damaged) {
       totals = ledger_->Totals(clusters);
       latest = ledger_->Latest(clusters);
+      NoteDamage(totals.status());
+      NoteDamage(latest.status());
     }
     const std::vector<TeamBudgetGauge> budgets =
         latest.ok() ? Budgets(*latest) : std::vector<TeamBudgetGauge>();
@@ -208,6 +266,7 @@ struct Server::Impl {
     health_.ledger_write_errors = counts.ledger_write_errors;
     health_.gap_steps = counts.gap_steps;
     health_.ledger_bytes = bytes;
+    health_.ledger_damaged = !damage_.ok();
     health_.writer = writer_.name();
     health_.clusters = clusters;
     health_.writing = writer_.writing();
@@ -219,7 +278,11 @@ struct Server::Impl {
         behind ? std::max(0.0, std::chrono::duration<double>(now - *behind).count()) : 0;
     if (remote_) health_.remote_write = remote_->Stats();
     if (s_.scrape) health_.scrape = s_.scrape->Health();
-    if (totals.ok() && latest.ok()) metrics_ = ServeMetricsText(*totals, *latest, budgets, health_);
+    if (totals.ok() && latest.ok()) {
+      metrics_ = ServeMetricsText(*totals, *latest, budgets, health_);
+    } else if (health_.ledger_damaged) {
+      metrics_ = ServeMetricsText({}, {}, {}, health_);
+    }
   }
 
   // Queues what /metrics shows now for the remote-write endpoint.
@@ -236,13 +299,15 @@ struct Server::Impl {
   }
 
   void Loop() {
+    CheckLedger();
     // What the ledger already holds is served before the first cycle ends.
     Refresh(Now());
     while (!Stopping()) {
       const auto next = std::chrono::steady_clock::now() + s_.interval;
       const Instant now = Now();
-      // --read-only: the API and the ledger's gauges, nothing attributed.
-      const ServeWriter::Outcome outcome = s_.read_only
+      // --read-only: the API and the ledger's gauges, nothing attributed; nothing is written
+      // into a damaged ledger.
+      const ServeWriter::Outcome outcome = s_.read_only || Damaged()
                                                ? ServeWriter::Outcome{true, false}
                                                : writer_.Cycle(now, [this] { return Stopping(); });
       Refresh(now);
@@ -258,6 +323,7 @@ struct Server::Impl {
 
   // Answers a failed API request (api_errors.h), logging what the client is not told.
   void Fail(httplib::Response& res, const Status& s) {
+    NoteDamage(s);
     const ApiError e = ApiErrorOf(s, s_.ledger);
     if (e.status >= 500) LogError(StrCat("gpucost serve: ", s.ToString()));
     res.status = e.status;
@@ -267,6 +333,7 @@ struct Server::Impl {
   // /api/v1/report?window=START,END&by=team,workload&step=1h&accumulate=true: the report contract
   // of `gpucost report --format json`, from the ledger.
   void Report(const httplib::Request& req, httplib::Response& res) {
+    if (RefuseWhileDamaged(res)) return;
     const Result<ReportQuery> query =
         ParseReportQuery([&req](const std::string& name) -> std::optional<std::string> {
           if (!req.has_param(name)) return std::nullopt;
@@ -319,6 +386,8 @@ struct Server::Impl {
   bool stopping_ = false;
   std::atomic<bool> stopping_http_{false};
   bool ready_ = false;
+  bool checked_ = false;              // the ledger's storage was checked (CheckLedger)
+  Status damage_;                     // the first damage found; OK while none was
   ServeWriter writer_{s_, *ledger_};  // after s_ and ledger_
   ServeHealth health_;
   std::string metrics_;

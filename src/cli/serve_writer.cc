@@ -211,7 +211,10 @@ bool ServeWriter::HoldLease(Instant now) {
     held = ledger_.TakeLease(scope);
   }
   if (!held.ok()) {
+    // The ledger could not keep the lease (a full disk, a damaged file): a failed write too.
     LogError(StrCat("gpucost serve: ", held.status().ToString()));
+    ++counts_.ledger_write_errors;
+    if (held.status().code() == StatusCode::kDataLoss && damage_.ok()) damage_ = held.status();
     return false;
   }
   if (*held) {
@@ -320,6 +323,7 @@ ServeWriter::Outcome ServeWriter::Cycle(Instant now, const std::function<bool()>
       LogError(StrCat("gpucost serve: ", FormatRfc3339(start), " to ", FormatRfc3339(chunk_end),
                       ": ", ledger_failed ? "writing the ledger: " : "", st.ToString()));
       ++(ledger_failed ? counts_.ledger_write_errors : counts_.source_errors);
+      if (st.code() == StatusCode::kDataLoss && damage_.ok()) damage_ = st;
       if (!unwatched_from_ && processed_) unwatched_from_ = processed_;
       caught_up = false;
       break;

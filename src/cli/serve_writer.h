@@ -66,6 +66,8 @@ class ServeWriter {
   bool writing() const { return writing_; }
   const std::optional<Instant>& processed() const { return processed_; }
   const Counts& counts() const { return counts_; }
+  // The damage a write or read of the ledger found (DataLoss); OK while none was.
+  const Status& damage() const { return damage_; }
 
  private:
   Result<LoadedInput> Load(Window w);
@@ -96,6 +98,7 @@ class ServeWriter {
   // places them on the same units, as one attribution of both would (docs/serve.md).
   std::vector<KeyedDraw> draws_;
   Counts counts_;
+  Status damage_;
 };
 
 }  // namespace gpucost::cli

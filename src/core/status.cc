@@ -13,6 +13,8 @@ std::string_view StatusCodeName(StatusCode code) {
     case StatusCode::kFailedPrecondition: return "failed precondition";
     case StatusCode::kUnimplemented: return "unimplemented";
     case StatusCode::kInternal: return "internal error";
+    case StatusCode::kDataLoss:
+      return "data loss";
   }
   return "unknown";
 }

@@ -99,7 +99,12 @@ Status Ledger::Begin() {
 }
 
 Status Ledger::Fail(std::string_view what, const Status& cause) const {
-  return Status::Unavailable(StrCat(path_, ": ", what, ": ", cause.message()));
+  std::string message = StrCat(path_, ": ", what, ": ", cause.message());
+  // Damage the backend found keeps its code: it is not a database that may come back.
+  if (cause.code() == StatusCode::kDataLoss) {
+    return Status::DataLoss(StrCat(message, " (docs/ledger.md, \"A damaged ledger\")"));
+  }
+  return Status::Unavailable(std::move(message));
 }
 
 Result<std::unique_ptr<Ledger>> Ledger::Open(const std::string& target) {

@@ -36,6 +36,7 @@ namespace gpucost::ledger {
 class Database;
 class RollupCache;
 class Statement;
+struct PeriodCheck;
 struct StoredRollup;
 
 // What a window of the ledger holds.
@@ -169,6 +170,11 @@ class Ledger {
   // Allocated cost (known prices) per team of the steps that start in `window`.
   Result<std::map<std::string, double>> TeamCosts(Window window,
                                                   std::span<const std::string> clusters = {});
+  // Looks for damage (docs/ledger.md, "A damaged ledger"): the backend's check of its storage
+  // (SQLite's quick_check, which reads every page), and with `whole` each rolled period against
+  // its roll-up and its records (a read of every record). Reads check what they read anyway,
+  // and fail with DataLoss.
+  Result<LedgerCheck> Check(bool whole);
   // Bytes the ledger takes: SQLite its file and WAL; PostgreSQL its tables with their indexes.
   Result<int64_t> SizeBytes();
 
@@ -183,7 +189,7 @@ class Ledger {
   // theirs (they take turns: docs/ledger.md, "Many clusters").
   Duration lock_wait() const { return lock_wait_; }
 
-  static constexpr int kSchemaVersion = 5;
+  static constexpr int kSchemaVersion = 6;
   static constexpr int64_t kFiveMinutesMs = 300'000;
   static constexpr int64_t kHourMs = 3'600'000;
   static constexpr int64_t kDayMs = 24 * kHourMs;
@@ -192,6 +198,13 @@ class Ledger {
   explicit Ledger(std::unique_ptr<Database> db);
   // Begins a write transaction (taking the ledger's write lock), counting the wait.
   Status Begin();
+  Result<LedgerWindow> ReadSnapshot(std::optional<Window> window, const ReadOptions& options);
+  // The checks of the periods inside [lo, hi) (of `period_ms` only when not 0), and a failed
+  // one (ledger_checks.cc).
+  Result<std::vector<PeriodCheck>> Checks(int64_t lo, int64_t hi, int64_t period_ms = 0);
+  Status CheckRolled(const PeriodCheck* check, int64_t period_ms, int64_t start_ms, int64_t records,
+                     double usd) const;
+  Status Damaged(std::string_view what) const;
   // "<target>: <what>: <the backend's message>".
   Status Fail(std::string_view what, const Status& cause) const;
   // Adds `sign` x the window's records of `clusters` to the running totals.

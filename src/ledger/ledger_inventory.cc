@@ -116,7 +116,7 @@ Status Ledger::ReadInventory(std::vector<UnitIndex>& units, std::vector<HolderIn
       out.inventory.units.push_back(std::move(g));
     }
     if (const auto [missing, _] = range(units); missing >= 0) {
-      return Status::Internal(StrCat(path_, ": GPU unit ", missing, " is missing"));
+      return Damaged(StrCat("GPU unit ", missing, ", which records name, is missing"));
     }
   }
   const auto [lo, hi] = range(holders);
@@ -149,7 +149,7 @@ Status Ledger::ReadInventory(std::vector<UnitIndex>& units, std::vector<HolderIn
     out.inventory.holders.push_back(std::move(x));
   }
   if (const auto [missing, _] = range(holders); missing >= 0) {
-    return Status::Internal(StrCat(path_, ": holder ", missing, " is missing"));
+    return Damaged(StrCat("holder ", missing, ", which records name, is missing"));
   }
   return Status::Ok();
 }

@@ -12,6 +12,7 @@
 
 #include "core/money.h"
 #include "ledger/ledger.h"
+#include "ledger/period_checks.h"
 #include "ledger/sql_db.h"
 
 namespace gpucost::ledger {
@@ -269,7 +270,27 @@ Result<std::optional<Window>> Ledger::Span() {
   if (!first.ok()) return Fail("reading", first.status());
   row = (*first)->Step();
   if (!row.ok()) return Fail("reading", row.status());
-  return std::optional<Window>(Window{InstantFromUnixMs((*first)->Int(0)), InstantFromUnixMs(end)});
+  const int64_t start = (*first)->Int(0);
+  // A damaged index can hide records at either end: the first and last periods that were
+  // rolled with records must still hold some.
+  for (const bool newest : {false, true}) {
+    Result<std::unique_ptr<Statement>> q = db_->Prepare(
+        StrCat("SELECT period_ms, start_ms FROM period_checks WHERE records > 0 ORDER BY "
+               "start_ms",
+               newest ? " DESC" : "", " LIMIT 1"));
+    if (!q.ok()) return Fail("reading the checks", q.status());
+    row = (*q)->Step();
+    if (!row.ok()) return Fail("reading the checks", row.status());
+    if (!*row) break;
+    const int64_t period = (*q)->Int(0);
+    const int64_t at = (*q)->Int(1);
+    if (newest ? at >= end : at + period <= start) {
+      return Damaged(StrCat(
+          "the records of ", PeriodName(period, at), " are missing: the records it holds run from ",
+          FormatRfc3339(InstantFromUnixMs(start)), " to ", FormatRfc3339(InstantFromUnixMs(end))));
+    }
+  }
+  return std::optional<Window>(Window{InstantFromUnixMs(start), InstantFromUnixMs(end)});
 }
 
 Result<Duration> Ledger::NewestStep() {

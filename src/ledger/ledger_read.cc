@@ -11,6 +11,7 @@
 
 #include "core/strings.h"
 #include "ledger/ledger.h"
+#include "ledger/period_checks.h"
 #include "ledger/record_flags.h"
 #include "ledger/rollup_cache.h"
 #include "ledger/sql_db.h"
@@ -95,6 +96,16 @@ Result<std::vector<Ledger::Segment>> Ledger::Plan(int64_t lo, int64_t hi, int64_
 }
 
 Result<LedgerWindow> Ledger::Read(std::optional<Window> window, const ReadOptions& options) {
+  // One snapshot, so that a writer's roll-up between two of the read's statements cannot look
+  // like damage.
+  if (Status s = db_->BeginRead(); !s.ok()) return Fail("reading", s);
+  Result<LedgerWindow> out = ReadSnapshot(window, options);
+  (void)db_->Rollback();  // nothing to keep
+  return out;
+}
+
+Result<LedgerWindow> Ledger::ReadSnapshot(std::optional<Window> window,
+                                          const ReadOptions& options) {
   LedgerWindow out;
   int64_t lo = 0;
   int64_t hi = 0;
@@ -103,20 +114,10 @@ Result<LedgerWindow> Ledger::Read(std::optional<Window> window, const ReadOption
     hi = UnixMs(window->end);
   } else {
     // The whole ledger: its first step start and its last step end (both from the key's index).
-    Result<std::unique_ptr<Statement>> q = db_->Prepare(
-        "SELECT step_start_ms, step_start_ms + step_ms FROM cost_records ORDER BY "
-        "step_start_ms DESC LIMIT 1");
-    if (!q.ok()) return Fail("reading", q.status());
-    Result<bool> row = (*q)->Step();
-    if (!row.ok()) return Fail("reading", row.status());
-    if (!*row) return Status::NotFound(StrCat(path_, ": the ledger holds no cost records"));
-    hi = (*q)->Int(1);
-    Result<std::unique_ptr<Statement>> f =
-        db_->Prepare("SELECT MIN(step_start_ms) FROM cost_records");
-    if (!f.ok()) return Fail("reading", f.status());
-    row = (*f)->Step();
-    if (!row.ok()) return Fail("reading", row.status());
-    lo = (*f)->Int(0);
+    GPUCOST_ASSIGN_OR_RETURN(std::optional<Window> span, Span());
+    if (!span) return Status::NotFound(StrCat(path_, ": the ledger holds no cost records"));
+    lo = UnixMs(span->start);
+    hi = UnixMs(span->end);
   }
   if (window) {
     // A window far beyond what the ledger holds costs what it holds: clipped to the ledger's
@@ -238,6 +239,8 @@ Result<LedgerWindow> Ledger::Read(std::optional<Window> window, const ReadOption
     Statement& q = **rq;
     q.Reset();
     q.Bind(1, seg.start_ms).Bind(2, seg.end_ms);
+    // Every record of the segment, other clusters' too: the checks count them all.
+    RecordTally tally(seg.start_ms, seg.end_ms);
     for (;;) {
       Result<bool> row = q.Step();
       if (!row.ok()) return Fail("reading cost records", row.status());
@@ -248,16 +251,27 @@ Result<LedgerWindow> Ledger::Read(std::optional<Window> window, const ReadOption
                    " cost records: read a shorter window, or whole hours and days of it as "
                    "roll-ups"));
       }
+      const int64_t start_ms = q.Int(0);
       const int64_t unit_id = q.Int(1);
       const int64_t holder_id = q.Int(2);
-      if (!keep(unit_id)) continue;
+      if (!keep(unit_id)) {
+        tally.Add(start_ms, (q.Int(3 + kFlagsColumn) & kPriceKnown) != 0, q.Double(4));
+        continue;
+      }
       name(unit_id, holder_id);
       CostRecord r;
-      r.step = (q.Int(0) - origin) / step_ms;
+      r.step = (start_ms - origin) / step_ms;
       r.unit = static_cast<UnitIndex>(unit_id);  // ledger ids for now, remapped below
       r.holder = holder_id == 0 ? kNoIndex : static_cast<HolderIndex>(holder_id);
       ReadRecordValues(q, 3, r);
+      tally.Add(start_ms, r.price_known, r.allocated_usd);
       out.records.push_back(r);
+    }
+    // What the periods read must hold (period_checks.h).
+    GPUCOST_ASSIGN_OR_RETURN(const std::vector<PeriodCheck> checks,
+                             Checks(seg.start_ms, seg.end_ms));
+    if (const std::vector<std::string> bad = tally.Mismatches(checks); !bad.empty()) {
+      return Damaged(StrCat("the records of ", bad.front()));
     }
   }
 
@@ -377,6 +391,17 @@ Result<RolledPeriod> Ledger::RolledRows(const Segment& seg, RollupCache* cache) 
     if (!*row) break;
     rows->push_back({q.Int(0), q.Int(1), RolledFromRow(q, 0)});
   }
+  // Checked once when read from the database, not at each use from the cache.
+  int64_t records = 0;
+  double usd = 0;
+  for (const StoredRollup& r : *rows) {
+    records += r.rolled.records;
+    usd += r.rolled.sums.allocated_usd + r.rolled.sums.idle_usd;
+  }
+  GPUCOST_ASSIGN_OR_RETURN(const std::vector<PeriodCheck> check,
+                           Checks(seg.start_ms, seg.end_ms, seg.period_ms));
+  GPUCOST_RETURN_IF_ERROR(CheckRolled(check.empty() ? nullptr : &check.front(), seg.period_ms,
+                                      seg.start_ms, records, usd));
   RolledPeriod out = std::move(rows);
   if (cache != nullptr) cache->Put(path_, seg.period_ms, seg.start_ms, seg.generation, out);
   return out;

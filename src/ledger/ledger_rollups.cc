@@ -79,12 +79,14 @@ Status Ledger::RollPeriod(int64_t period_ms, int64_t start_ms,
     if (!row.ok()) return Fail(what, row.status());
     if (*row) rolled_step = (*q)->Int(0);
   }
+  // The period's check goes whenever its rows change: it sums every cluster's, and is made
+  // again once they are all there.
   const auto drop = [&](bool all) -> Status {
-    for (const bool rows : {true, false}) {
-      Result<std::unique_ptr<Statement>> q = db_->Prepare(
-          rows ? StrCat("DELETE FROM rollups WHERE period_ms = $1 AND start_ms = $2",
-                        all ? "" : theirs)
-               : std::string("DELETE FROM rollup_periods WHERE period_ms = $1 AND start_ms = $2"));
+    for (const char* table : {"rollups", "rollup_periods", "period_checks"}) {
+      const bool rows = std::string_view(table) == "rollups";
+      Result<std::unique_ptr<Statement>> q =
+          db_->Prepare(StrCat("DELETE FROM ", table, " WHERE period_ms = $1 AND start_ms = $2",
+                              rows && !all ? theirs : ""));
       if (!q.ok()) return Fail(what, q.status());
       (*q)->Bind(1, period_ms).Bind(2, start_ms);
       if (rows && !all) BindAll(**q, 3, clusters);
@@ -267,6 +269,14 @@ Status Ledger::RollPeriod(int64_t period_ms, int64_t start_ms,
     in_batch = 0;
     if (Result<bool> r = put->Step(); !r.ok()) return Fail(what, r.status());
   }
+  // What a read of the period must find again (docs/ledger.md, "A damaged ledger").
+  Result<std::unique_ptr<Statement>> check = db_->Prepare(
+      "INSERT INTO period_checks (start_ms, period_ms, records, usd) SELECT $2, $1, "
+      "COALESCE(SUM(records), 0), COALESCE(SUM(allocated_usd + idle_usd), 0) FROM rollups "
+      "WHERE period_ms = $1 AND start_ms = $2");
+  if (!check.ok()) return Fail(what, check.status());
+  (*check)->Bind(1, period_ms).Bind(2, start_ms);
+  if (Result<bool> r = (*check)->Step(); !r.ok()) return Fail(what, r.status());
   return Status::Ok();
 }
 

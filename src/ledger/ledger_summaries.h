@@ -23,6 +23,12 @@ struct LedgerInfo {
   std::vector<int64_t> steps_s;  // the distinct step lengths, seconds
 };
 
+// What Ledger::Check found: nothing when the ledger is sound.
+struct LedgerCheck {
+  std::vector<std::string> problems;  // the first few, each naming where
+  int64_t periods = 0;                // rolled periods compared with their records
+};
+
 // Totals since the ledger began, for counters: per holder group (known money only; unknown
 // money is in no sum) and per node for capacity nobody held.
 struct HolderTotal {

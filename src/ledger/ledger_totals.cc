@@ -85,9 +85,10 @@ Result<int64_t> Ledger::DeleteBefore(Instant t) {
     (void)db_->Rollback();
     return s;
   }
-  for (const char* sql : {"DELETE FROM cost_records WHERE step_start_ms < $1",
-                          "DELETE FROM rollups WHERE start_ms < $1",
-                          "DELETE FROM rollup_periods WHERE start_ms < $1"}) {
+  for (const char* sql :
+       {"DELETE FROM cost_records WHERE step_start_ms < $1",
+        "DELETE FROM rollups WHERE start_ms < $1", "DELETE FROM rollup_periods WHERE start_ms < $1",
+        "DELETE FROM period_checks WHERE start_ms < $1"}) {
     Result<std::unique_ptr<Statement>> drop = db_->Prepare(sql);
     Result<bool> done = drop.ok() ? (*drop)->Bind(1, UnixMs(t)).Step() : drop.status();
     if (!done.ok()) {

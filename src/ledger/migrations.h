@@ -172,6 +172,18 @@ BEGIN
 END
 $$;
 )sql"},
+    // Per rolled period, the number of records it sums and their known USD (allocated and idle):
+    // what a read of the period's records or of its roll-up must find again, so that a damaged
+    // ledger is an error rather than a short total (docs/ledger.md, "A damaged ledger").
+    {6, R"sql(
+CREATE TABLE IF NOT EXISTS period_checks (
+  start_ms BIGINT NOT NULL, period_ms BIGINT NOT NULL,
+  records BIGINT NOT NULL, usd DOUBLE PRECISION NOT NULL,
+  PRIMARY KEY (start_ms, period_ms)){keyed};
+INSERT INTO period_checks
+SELECT start_ms, period_ms, SUM(records), SUM(allocated_usd + idle_usd) FROM rollups
+GROUP BY start_ms, period_ms ON CONFLICT DO NOTHING;
+)sql"},
 };
 
 inline constexpr int kLatestSchemaVersion = std::end(kMigrations)[-1].version;

@@ -128,11 +128,18 @@ class PostgresDatabase final : public Database {
       return f(tx);
     } catch (const pqxx::sql_error& e) {
       last_sqlstate_ = e.sqlstate();
+      // Class XX001 data_corrupted, XX002 index_corrupted: the server found its pages damaged.
+      if (last_sqlstate_ == "XX001" || last_sqlstate_ == "XX002") {
+        return Status::DataLoss(OneLine(e.what()));
+      }
       return Status::Unavailable(OneLine(e.what()));
     } catch (const std::exception& e) {
       return Status::Unavailable(OneLine(e.what()));
     }
   }
+
+  // PostgreSQL checks its own pages (data checksums, amcheck): nothing more to do here.
+  Result<std::vector<std::string>> QuickCheck() override { return std::vector<std::string>(); }
 
   Status Exec(std::string_view sql) override {
     const std::string text(sql);
@@ -180,6 +187,20 @@ class PostgresDatabase final : public Database {
     // do not wait on each other; it is released when the transaction ends.
     if (Status s = Exec("SELECT pg_advisory_xact_lock(1735423351, hashtext(current_schema()))");
         !s.ok()) {
+      (void)Rollback();
+      return s;
+    }
+    return Status::Ok();
+  }
+  Status BeginRead() override {
+    last_sqlstate_.clear();
+    if (work_ != nullptr) return Status::FailedPrecondition("a transaction is open already");
+    try {
+      work_ = std::make_unique<pqxx::work>(*conn_);
+    } catch (const std::exception& e) {
+      return Status::Unavailable(OneLine(e.what()));
+    }
+    if (Status s = Exec("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"); !s.ok()) {
       (void)Rollback();
       return s;
     }

@@ -20,6 +20,9 @@ inline constexpr const char* kRecordValueColumns =
     "gpu_hours, allocated_usd, effective_usd, list_usd, unmeasured_gpu_hours, "
     "activity_gpu_hours, flags, price_source";
 
+// Where `flags` is among kRecordValueColumns.
+inline constexpr int kFlagsColumn = 6;
+
 // Fills `r`'s values (not its step, unit or holder) from kRecordValueColumns at `col`.
 inline void ReadRecordValues(const Statement& q, int col, CostRecord& r) {
   r.gpu_hours = q.Double(col);
@@ -28,7 +31,7 @@ inline void ReadRecordValues(const Statement& q, int col, CostRecord& r) {
   r.list_usd = q.Double(col + 3);
   r.unmeasured_gpu_hours = q.Double(col + 4);
   r.activity_gpu_hours = q.Double(col + 5);
-  const int64_t flags = q.Int(col + 6);
+  const int64_t flags = q.Int(col + kFlagsColumn);
   r.estimated = (flags & kEstimated) != 0;
   r.oversubscribed = (flags & kOversubscribed) != 0;
   r.price_known = (flags & kPriceKnown) != 0;

@@ -2,7 +2,8 @@
 // SQLite (one file, WAL) and PostgreSQL (libpqxx), so that the ledger's SQL and its migrations are
 // written once. SQL uses `$1, $2, …` placeholders, portable types (BIGINT, DOUBLE PRECISION,
 // TEXT) and `INSERT … ON CONFLICT`. Errors carry the backend's message only; callers add the
-// target and what they were doing. Internal to the ledger; one Database per thread.
+// target and what they were doing. Damage the backend finds in its storage is DataLoss. Internal to
+// the ledger; one Database per thread.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/result.h"
 
@@ -75,6 +77,9 @@ class Database {
   // A write transaction, which takes the ledger's write lock at once (SQLite: BEGIN IMMEDIATE;
   // PostgreSQL: an advisory lock), so that writers take turns and readers go on.
   virtual Status Begin() = 0;
+  // A read-only transaction: its statements see one snapshot, and writers go on. Ends with
+  // Rollback().
+  virtual Status BeginRead() = 0;
   virtual Status Commit() = 0;
   virtual Status Rollback() = 0;
   // Inside a transaction: waits until no other connection is migrating the schema (PostgreSQL
@@ -85,6 +90,10 @@ class Database {
   virtual bool LastErrorRetryable() const = 0;
 
   virtual Result<bool> HasTable(std::string_view name) = 0;
+  // The backend's own check of its storage, the problems it finds (at most 10; none: sound).
+  // SQLite: PRAGMA quick_check, which reads every page (about 5 s a GB); PostgreSQL checks its
+  // pages as it reads them (data checksums), so nothing.
+  virtual Result<std::vector<std::string>> QuickCheck() = 0;
   // Bytes the ledger takes: SQLite its file and WAL; PostgreSQL the tables of its schema with
   // their indexes and TOAST.
   virtual Result<int64_t> Size() = 0;

@@ -30,9 +30,16 @@ std::string NumberedParameters(std::string_view sql) {
   return out;
 }
 
-Status Error(sqlite3* db) {
-  return Status::Unavailable(StrCat(sqlite3_errmsg(db), " (", sqlite3_extended_errcode(db), ")"));
+// A damaged file (SQLITE_CORRUPT, SQLITE_NOTADB) is DataLoss; anything else may pass.
+Status ErrorOf(int code, std::string message) {
+  const int primary = code & 0xff;
+  message = StrCat(message, " (", code, ")");
+  return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB
+             ? Status::DataLoss(std::move(message))
+             : Status::Unavailable(std::move(message));
 }
+
+Status Error(sqlite3* db) { return ErrorOf(sqlite3_extended_errcode(db), sqlite3_errmsg(db)); }
 
 class SqliteStatement final : public Statement {
  public:
@@ -95,9 +102,24 @@ class SqliteDatabase final : public Database {
     if (sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
       std::string message = error != nullptr ? error : "unknown error";
       sqlite3_free(error);
+      const int code = sqlite3_extended_errcode(db_);
+      const int primary = code & 0xff;
+      if (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB) return ErrorOf(code, message);
       return Status::Unavailable(std::move(message));
     }
     return Status::Ok();
+  }
+
+  Result<std::vector<std::string>> QuickCheck() override {
+    GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<Statement> q, Prepare("PRAGMA quick_check(10)"));
+    std::vector<std::string> problems;
+    for (;;) {
+      GPUCOST_ASSIGN_OR_RETURN(bool row, q->Step());
+      if (!row) break;
+      std::string line = q->Text(0);
+      if (line != "ok") problems.push_back(std::move(line));
+    }
+    return problems;
   }
 
   Result<std::unique_ptr<Statement>> Prepare(std::string_view sql) override {
@@ -111,6 +133,7 @@ class SqliteDatabase final : public Database {
   }
 
   Status Begin() override { return Exec("BEGIN IMMEDIATE"); }
+  Status BeginRead() override { return Exec("BEGIN"); }
   Status Commit() override { return Exec("COMMIT"); }
   Status Rollback() override { return Exec("ROLLBACK"); }
   Status LockSchema() override { return Status::Ok(); }

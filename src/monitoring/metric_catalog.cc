@@ -58,10 +58,13 @@ constexpr std::array<MetricDef, 23> kCatalog = {{
     {kScrapeSamples, G, kJobTargetLabels, "Samples in the target's last accepted scrape."},
 }};
 
-constexpr std::array<MetricDef, 8> kHealth = {{
+constexpr std::array<MetricDef, 9> kHealth = {{
     {kAttributionLagSeconds, G, kNoLabels,
      "Seconds between now and the end of the newest attributed step."},
     {kLedgerBytes, G, kNoLabels, "Size of the ledger on disk (bytes)."},
+    {kLedgerDamaged, G, kNoLabels,
+     "1 when the ledger failed a check (docs/ledger.md, \"A damaged ledger\"): serve then "
+     "writes nothing and answers no numbers until it is repaired; 0 otherwise."},
     {kLedgerWriteErrorsTotal, C, kNoLabels,
      "Attributed chunks the ledger could not keep (disk full, permissions); attributed again "
      "next cycle."},

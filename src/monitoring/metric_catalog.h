@@ -52,6 +52,7 @@ inline constexpr std::string_view kScrapeDurationSeconds = "gpucost_scrape_durat
 inline constexpr std::string_view kScrapeSamples = "gpucost_scrape_samples";
 inline constexpr std::string_view kAttributionLagSeconds = "gpucost_attribution_lag_seconds";
 inline constexpr std::string_view kLedgerBytes = "gpucost_ledger_bytes";
+inline constexpr std::string_view kLedgerDamaged = "gpucost_ledger_damaged";
 inline constexpr std::string_view kLedgerWriteErrorsTotal = "gpucost_ledger_write_errors_total";
 inline constexpr std::string_view kGapStepsTotal = "gpucost_gap_steps_total";
 inline constexpr std::string_view kLedgerWriter = "gpucost_ledger_writer";

@@ -1,11 +1,12 @@
 // `gpucost serve` next to clients that misbehave (docs/serve.md, "Operating"): slow and idle
 // sockets do not hold back /healthz or /metrics, API errors are JSON with the status that says
 // whose fault it is and nothing of where the ledger lives, windows far beyond the ledger cost
-// what the ledger holds, the bearer scheme is read in any case, and a serve without a source
-// must say it only reads.
+// what the ledger holds, the bearer scheme is read in any case, a serve without a source
+// must say it only reads, and a damaged ledger is neither served nor reported from.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <sqlite3.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli/cli_test_util.h"
@@ -214,6 +216,71 @@ TEST_F(ServeHardening, AServeWithoutASourceMustSayItOnlyReads) {
                                   " --read-only --listen 0.0.0.0:0 --check-config 2>&1");
   EXPECT_EQ(open.exit_code, 0) << open.output;
   EXPECT_NE(open.output.find("without --token-file"), std::string::npos) << open.output;
+}
+
+// Garbage over one page of the ledger's cost records, as a bad disk block or a stray write
+// would leave it (after the WAL is folded into the file).
+void ScribbleOverARecordsPage(const std::string& path) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  int64_t page = 0;
+  int64_t page_size = 0;
+  const auto one = [&](const char* sql, int64_t& out) {
+    sqlite3_stmt* q = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(db, sql, -1, &q, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+    ASSERT_EQ(sqlite3_step(q), SQLITE_ROW) << sql;
+    out = sqlite3_column_int64(q, 0);
+    sqlite3_finalize(q);
+  };
+  one("SELECT pageno FROM dbstat WHERE name = 'cost_records' AND pagetype = 'leaf' "
+      "ORDER BY pageno LIMIT 1 OFFSET 2",
+      page);
+  one("PRAGMA page_size", page_size);
+  sqlite3_close(db);
+  std::fstream f(path, std::ios::binary | std::ios::in | std::ios::out);
+  f.seekp((page - 1) * page_size + 1);  // the page's type byte stays
+  const std::string garbage(static_cast<size_t>(page_size - 1), '\xa5');
+  f.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+  ASSERT_TRUE(f.good());
+}
+
+TEST_F(ServeHardening, ADamagedLedgerIsNeitherServedNorReportedFrom) {
+  ScribbleOverARecordsPage(ledger_);
+  // The CLI: an error naming the damage, exit 2, no numbers.
+  RunResult r =
+      RunShell(kBinary + " report --ledger " + ledger_ + " --accumulate --no-rollups 2>&1");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("data loss"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("cost_usd"), std::string::npos) << r.output;
+  r = RunShell(kBinary + " ledger check " + ledger_ + " 2>&1");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("the ledger is damaged"), std::string::npos) << r.output;
+
+  // serve: alive, not ready, no numbers, a gauge that says why, one log line.
+  const int port = FreePort();
+  auto serve = Start(port);
+  ASSERT_TRUE(WaitFor(base_ + "/healthz", 200, std::chrono::seconds(60))) << serve->Log();
+  ASSERT_TRUE(WaitFor(base_ + "/readyz", 503, std::chrono::seconds(60))) << serve->Log();
+  std::string metrics;
+  for (int i = 0; i < 100 && metrics.find("gpucost_ledger_damaged 1") == std::string::npos; ++i) {
+    metrics = Get(base_ + "/metrics").body;
+    if (metrics.find("gpucost_ledger_damaged 1") == std::string::npos) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  EXPECT_NE(metrics.find("gpucost_ledger_damaged 1"), std::string::npos) << metrics;
+  EXPECT_EQ(metrics.find("\ngpucost_allocated_usd_total{"), std::string::npos) << metrics;
+  const Response ready = Get(base_ + "/readyz");
+  EXPECT_EQ(ready.status, 503);
+  EXPECT_NE(ready.body.find("damaged"), std::string::npos) << ready.body;
+  auto [status, message] = Error("/api/v1/report?by=namespace");
+  EXPECT_EQ(status, 503);
+  EXPECT_NE(message.find("damaged"), std::string::npos) << message;
+  std::tie(status, message) = Error("/allocation?window=2026-10-01T00:00:00Z,2026-10-01T01:00:00Z");
+  EXPECT_EQ(status, 503) << message;
+  EXPECT_NE(serve->Log().find("the ledger is damaged"), std::string::npos) << serve->Log();
 }
 
 }  // namespace
