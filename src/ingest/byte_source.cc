@@ -81,7 +81,10 @@ class PrefixedSource final : public ByteSource {
 };
 
 // Inflates gzip data, including several gzip members written one after another (what
-// `cat a.gz b.gz` and pigz produce).
+// `cat a.gz b.gz` and pigz produce, and the scrape spool's appends). Data that ends inside a
+// member (a write cut short: the spool's torn last append) or that is damaged after the members
+// before it is a ParseError once what came before is returned: the parser reports it as an
+// issue of that file and keeps what it read (docs/inputs.md); a failing read is an IoError.
 class GzipSource final : public ByteSource {
  public:
   explicit GzipSource(std::unique_ptr<ByteSource> inner) : inner_(std::move(inner)), in_(kInBytes) {
@@ -94,30 +97,40 @@ class GzipSource final : public ByteSource {
 
   Result<size_t> Read(char* buf, size_t n) override {
     if (!ok_) return Status::Internal(StrCat(name(), ": cannot initialise zlib"));
+    if (!cut_.empty()) return Status::ParseError(cut_);
     zs_.next_out = reinterpret_cast<Bytef*>(buf);
     zs_.avail_out = static_cast<uInt>(std::min<size_t>(n, 1u << 30));
     const uInt want = zs_.avail_out;
-    while (zs_.avail_out == want && !done_) {
+    while (zs_.avail_out == want && !done_ && cut_.empty()) {
       if (zs_.avail_in == 0) {
         GPUCOST_ASSIGN_OR_RETURN(size_t got, inner_->Read(reinterpret_cast<char*>(in_.data()), in_.size()));
         if (got == 0) {
-          if (in_member_) return Status::IoError(StrCat(name(), ": gzip data is truncated"));
+          if (in_member_) {
+            cut_ = StrCat("gzip data ends inside a member, after ", members_,
+                          " whole ones (a write cut short); the rest of that member is skipped");
+          }
           done_ = true;
           break;
         }
         zs_.next_in = in_.data();
         zs_.avail_in = static_cast<uInt>(got);
+        read_ += got;
       }
       in_member_ = true;
       const int rc = inflate(&zs_, Z_NO_FLUSH);
       if (rc == Z_STREAM_END) {
         in_member_ = false;
+        ++members_;
         if (inflateReset(&zs_) != Z_OK) return Status::Internal(StrCat(name(), ": zlib reset failed"));
       } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-        return Status::IoError(StrCat(name(), ": invalid gzip data: ", zs_.msg ? zs_.msg : "error ", rc));
+        cut_ = StrCat("gzip data is damaged at byte ", read_ - zs_.avail_in, " (",
+                      zs_.msg ? zs_.msg : "error", "), after ", members_,
+                      " whole members; the rest of the file is skipped");
       }
     }
-    return static_cast<size_t>(want - zs_.avail_out);
+    const size_t produced = want - zs_.avail_out;
+    if (produced == 0 && !cut_.empty()) return Status::ParseError(cut_);
+    return produced;
   }
   const std::string& name() const override { return inner_->name(); }
 
@@ -129,6 +142,9 @@ class GzipSource final : public ByteSource {
   bool ok_ = false;
   bool in_member_ = false;
   bool done_ = false;
+  uint64_t read_ = 0;     // bytes read from `inner_`
+  uint64_t members_ = 0;  // whole members inflated
+  std::string cut_;       // why the data stops early, once it does
 };
 
 }  // namespace

@@ -107,6 +107,7 @@ Result<ParseStats> Driver::Run() {
   size_t end = 0;      // bytes read into buf_
   bool skipping = false;  // inside an over-long line, dropping bytes until its '\n'
   bool input_done = false;
+  bool cut = false;  // the input stopped early (see below)
   while (!stop_) {
     char* buf = buf_.get();
     while (!stop_) {
@@ -147,15 +148,26 @@ Result<ParseStats> Driver::Run() {
       begin = 0;
     }
     if (cap_ - end < kBlockBytes / 2) GPUCOST_RETURN_IF_ERROR(Grow(end + kBlockBytes));
-    GPUCOST_ASSIGN_OR_RETURN(const size_t got, in_.Read(buf_.get() + end, cap_ - end));
-    if (got == 0) {
+    Result<size_t> got = in_.Read(buf_.get() + end, cap_ - end);
+    if (!got.ok() && got.status().code() == StatusCode::kParseError) {
+      // Compressed input that stops early (a torn last gzip member): the lines before stand,
+      // the line it cuts is dropped, and the cut is reported like a malformed line.
+      input_done = true;
+      cut = true;
+      GPUCOST_RETURN_IF_ERROR(Issue(stats_.lines + 1, std::string(got.status().message())));
+      break;
+    }
+    if (!got.ok()) return std::move(got).status();
+    if (*got == 0) {
       input_done = true;
     } else {
-      end += got;
-      stats_.bytes += got;
+      end += *got;
+      stats_.bytes += *got;
     }
   }
-  if (!stop_ && !skipping && begin < end) GPUCOST_RETURN_IF_ERROR(Line(buf_.get() + begin, buf_.get() + end));
+  if (!stop_ && !skipping && !cut && begin < end) {
+    GPUCOST_RETURN_IF_ERROR(Line(buf_.get() + begin, buf_.get() + end));
+  }
   if (!stop_ && options_.format == ExpositionFormat::kOpenMetrics && !stats_.saw_eof_marker) {
     GPUCOST_RETURN_IF_ERROR(Issue(stats_.lines == 0 ? 1 : stats_.lines,
                                   "OpenMetrics input must end with \"# EOF\""));

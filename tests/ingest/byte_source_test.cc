@@ -91,15 +91,68 @@ TEST(ByteSource, GzipThroughTinyReads) {
   EXPECT_EQ(ReadAll(**src), big);
 }
 
-TEST(ByteSource, TruncatedGzipIsAnIoError) {
-  const std::string gz = Gzip(kText);
-  TempFile f(gz.substr(0, gz.size() - 10));
+TEST(ByteSource, AGzipMemberCutShortIsAnIssueAndWhatCameBeforeIsKept) {
+  // Two whole members, then a third torn by a crash in the middle of its write: the lines of the
+  // whole members stand, the cut is one issue (strict: the error), the cut line is not a sample.
+  const std::string third = Gzip("c 3\nd 4\n");
+  const std::string gz = Gzip("a 1\n") + Gzip("b 2\n") + third.substr(0, third.size() - 6);
+  TempFile f(gz);
   auto src = OpenByteSource(f.path());
   ASSERT_TRUE(src.ok());
   testing::Recorder rec;
   auto stats = ParseExposition(**src, {}, rec);
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  ASSERT_GE(rec.samples.size(), 2u);
+  EXPECT_EQ(rec.samples[0].name, "a");
+  EXPECT_EQ(rec.samples[1].name, "b");
+  for (const auto& s : rec.samples) EXPECT_TRUE(s.name != "d" || s.value == 4) << "no torn value";
+  ASSERT_EQ(rec.errors.size(), 1u);
+  EXPECT_NE(rec.errors[0].message.find("ends inside a member, after 2 whole ones"),
+            std::string::npos)
+      << rec.errors[0].message;
+  EXPECT_EQ(stats->errors, 1u);
+
+  src = OpenByteSource(f.path());
+  ParseOptions strict;
+  strict.strict = true;
+  strict.source_name = "spool.prom.gz";
+  stats = ParseExposition(**src, strict, rec);
   ASSERT_FALSE(stats.ok());
-  EXPECT_EQ(stats.status().code(), StatusCode::kIoError);
+  EXPECT_EQ(stats.status().code(), StatusCode::kParseError);
+  EXPECT_NE(stats.status().message().find("spool.prom.gz:"), std::string::npos);
+}
+
+TEST(ByteSource, TruncatedGzipKeepsItsWholeLinesAndDropsTheCutOne) {
+  std::string big;
+  for (int i = 0; i < 2000; ++i)
+    big += "m{i=\"" + std::to_string(i) + "\"} " + std::to_string(i) + "\n";
+  const std::string gz = Gzip(big);
+  TempFile f(gz.substr(0, gz.size() / 2));
+  auto src = OpenByteSource(f.path());
+  ASSERT_TRUE(src.ok());
+  testing::Recorder rec;
+  auto stats = ParseExposition(**src, {}, rec);
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  ASSERT_GT(rec.samples.size(), 0u);
+  ASSERT_LT(rec.samples.size(), 2000u);
+  for (size_t i = 0; i < rec.samples.size(); ++i) {
+    EXPECT_EQ(rec.samples[i].value, static_cast<double>(i)) << "a whole line, never a cut one";
+  }
+  EXPECT_EQ(rec.errors.size(), 1u);
+}
+
+TEST(ByteSource, DamageAfterWholeMembersIsAnIssue) {
+  // A crash can leave zeros where an append was going (the file grew, the data never landed).
+  TempFile f(Gzip("a 1\n") + std::string(64, '\0'));
+  auto src = OpenByteSource(f.path());
+  ASSERT_TRUE(src.ok());
+  testing::Recorder rec;
+  auto stats = ParseExposition(**src, {}, rec);
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  ASSERT_EQ(rec.samples.size(), 1u);
+  ASSERT_EQ(rec.errors.size(), 1u);
+  EXPECT_NE(rec.errors[0].message.find("damaged at byte"), std::string::npos)
+      << rec.errors[0].message;
 }
 
 TEST(ByteSource, MissingFileIsAnIoError) {
