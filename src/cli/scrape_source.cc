@@ -1,5 +1,8 @@
 #include "cli/scrape_source.h"
 
+#include <filesystem>
+
+#include "core/byte_size.h"
 #include "core/log.h"
 #include "core/strings.h"
 #include "promsource/aws_credentials.h"
@@ -22,6 +25,10 @@ void AddScrapeFlags(CLI::App& cmd, ScrapeFlags& f) {
                  "ledger's path + .scrape)");
   cmd.add_option("--scrape-retention", f.retention,
                  "Spool files older than this are removed; keep it above --grace + --lag")
+      ->capture_default_str();
+  cmd.add_option("--scrape-spool-max-size", f.max_size,
+                 "Bound on the spool's size (e.g. 500MiB, 20GiB; 0: none): past it the oldest "
+                 "files go first, even before --scrape-retention (with a warning)")
       ->capture_default_str();
   cmd.add_option("--scrape-ca-file", f.ca_file, "PEM CA bundle for https targets");
   cmd.add_option("--scrape-cert-file", f.cert_file,
@@ -69,6 +76,12 @@ Result<std::unique_ptr<ScrapeSource>> ScrapeSource::Create(const ScrapeFlags& f,
   std::unique_ptr<ScrapeSource> s(new ScrapeSource(dir, std::move(options)));
   GPUCOST_ASSIGN_OR_RETURN(s->interval_, positive("--scrape-interval", f.interval));
   GPUCOST_ASSIGN_OR_RETURN(s->retention_, positive("--scrape-retention", f.retention));
+  Result<uint64_t> max_bytes = ParseByteSize(f.max_size);
+  if (!max_bytes.ok()) {
+    return Status::InvalidArgument(
+        StrCat("--scrape-spool-max-size: ", max_bytes.status().message()));
+  }
+  s->max_bytes_ = *max_bytes;
   GPUCOST_ASSIGN_OR_RETURN(s->static_targets_, scrape::ParseStaticTargets(f.targets));
   for (const std::string& spec : f.endpoints) {
     GPUCOST_ASSIGN_OR_RETURN(scrape::EndpointsQuery q, scrape::ParseEndpointsSpec(spec));
@@ -103,10 +116,27 @@ void ScrapeSource::Cycle() {
     targets.insert(targets.end(), discovered_[i].begin(), discovered_[i].end());
   }
   for (const scrape::ScrapeOutcome& o : scraper_.ScrapeAll(targets)) {
-    if (!o.status.ok()) LogWarn(StrCat("gpucost serve: scrape: ", o.status.message()));
+    // The spool logs its own failures, once per target while they last.
+    if (!o.status.ok() && !o.store_failed) {
+      LogWarn(StrCat("gpucost serve: scrape: ", o.status.message()));
+    }
   }
-  Result<scrape::PruneStats> pruned = spool_.Prune(clock_.Now(), retention_);
-  if (!pruned.ok()) LogError(StrCat("gpucost serve: ", pruned.status().ToString()));
+  const Instant now = clock_.Now();
+  Result<scrape::PruneStats> pruned = spool_.Prune(now, retention_, max_bytes_);
+  if (!pruned.ok()) {
+    LogError(StrCat("gpucost serve: ", pruned.status().ToString()));
+  } else if (pruned->files_over_size == 0) {
+    size_warned_.reset();
+  } else if (!size_warned_ || now - *size_warned_ >= std::chrono::hours(1)) {
+    // Once when the bound starts to bite, then hourly while it does.
+    size_warned_ = now;
+    LogWarn(StrCat("gpucost serve: the scrape spool is over --scrape-spool-max-size (",
+                   FormatByteSize(max_bytes_), "): removed ", pruned->files_over_size,
+                   " files newer than --scrape-retention, from ",
+                   FormatRfc3339(pruned->over_size_from),
+                   "; a back-fill of that time (after a restart or a failed write) would lack "
+                   "them: raise the bound, or lower the retention"));
+  }
 }
 
 void ScrapeSource::Start() {
@@ -136,6 +166,10 @@ Result<std::vector<std::string>> ScrapeSource::Files(Window window, Duration sta
 ScrapeHealth ScrapeSource::Health() const {
   ScrapeHealth h;
   h.targets = scraper_.Health();
+  h.spool = spool_.Stats();
+  std::error_code ec;
+  const std::filesystem::space_info space = std::filesystem::space(spool_.dir(), ec);
+  if (!ec) h.spool_free_bytes = space.available;
   std::lock_guard<std::mutex> lock(mu_);
   h.discovery_errors = discovery_errors_;
   return h;

@@ -1,8 +1,9 @@
 // `gpucost serve --scrape TARGET` / `--scrape-endpoints NS/SERVICE`: serve scrapes dcgm-exporter,
 // gpucost-agent and kube-state-metrics itself, without a Prometheus. A thread scrapes every target
 // each --scrape-interval (src/scrape: a malformed or failed scrape is rejected whole, for its
-// target alone) into a spool folder of hourly exposition files; the attribution loop reads the
-// spool's files for its window as it would read --input files.
+// target alone) into a spool folder of gzip exposition files per target and minute, bounded by
+// age and size; the attribution loop reads the spool's files for its window as it would read
+// --input files.
 #pragma once
 
 #include <condition_variable>
@@ -35,6 +36,7 @@ struct ScrapeFlags {
   std::string timeout = "10s";
   std::string spool;                   // default: LEDGER.scrape
   std::string retention = "26h";
+  std::string max_size = "20GiB";  // 0: no bound
   std::string ca_file;
   std::string cert_file, key_file;
   promsource::AuthOptions auth;  // bearer token or basic auth (no SigV4)
@@ -47,6 +49,8 @@ void AddScrapeFlags(CLI::App& cmd, ScrapeFlags& flags);
 struct ScrapeHealth {
   std::vector<scrape::TargetHealth> targets;
   int64_t discovery_errors = 0;
+  scrape::SpoolStats spool;
+  std::optional<uint64_t> spool_free_bytes;  // of the spool's filesystem; nullopt: unknown
 };
 
 class ScrapeSource {
@@ -76,6 +80,8 @@ class ScrapeSource {
   scrape::Spool spool_;
   scrape::Scraper scraper_;
   Duration interval_{0}, retention_{0};
+  uint64_t max_bytes_ = 0;
+  std::optional<Instant> size_warned_;  // the last warning about the size bound, in a burst
   std::vector<scrape::ScrapeTarget> static_targets_;
   std::vector<scrape::EndpointsQuery> queries_;
   std::vector<std::vector<scrape::ScrapeTarget>> discovered_;  // last good list per query

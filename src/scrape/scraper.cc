@@ -108,6 +108,7 @@ ScrapeOutcome Scraper::ScrapeOne(const ScrapeTarget& target, promsource::HttpTra
                                    " samples, over the limit of ", options_.max_samples)));
   }
   if (Status s = spool_.Append(target, out.time, text.text()); !s.ok()) {
+    out.store_failed = true;
     return finish(s.WithContext(StrCat("scrape of ", url, " not stored")));
   }
   out.samples = text.samples();

@@ -45,6 +45,8 @@ struct ScrapeOutcome {
   Instant time{};
   Duration duration{0};
   uint64_t samples = 0;  // written to the spool (0 when rejected)
+  // The scrape was good but the spool could not keep it (a full disk): the Spool logged it.
+  bool store_failed = false;
 };
 
 // Health of one target, as Prometheus's `up` and scrape_* series describe theirs.

@@ -10,6 +10,7 @@
 
 #include "cli/cli_test_util.h"
 #include "cli/input_flags.h"
+#include "ingest/exposition.h"
 #include "promsource/auth.h"
 #include "promsource/fake_http_server.h"
 #include "scrape/scrape_test_util.h"
@@ -36,10 +37,17 @@ class ScraperTest : public ::testing::Test {
     options_.timeout = milliseconds(400);
   }
 
+  // What the spool's files hold, inflated.
   std::string SpoolText() const {
     std::string all;
     for (const auto& e : std::filesystem::directory_iterator(dir_.path())) {
-      all += dir_.Read(e.path().filename().string());
+      Result<std::unique_ptr<ByteSource>> src = OpenByteSource(e.path().string());
+      if (!src.ok()) return src.status().ToString();
+      char buf[4096];
+      for (Result<size_t> got = (*src)->Read(buf, sizeof buf); got.ok() && *got > 0;
+           got = (*src)->Read(buf, sizeof buf)) {
+        all.append(buf, *got);
+      }
     }
     return all;
   }
