@@ -119,6 +119,8 @@ Result<int64_t> Ledger::SizeBytes() {
   return bytes;
 }
 
+Status Ledger::ExecForTesting(std::string_view sql) { return db_->Exec(sql); }
+
 Result<int64_t> Ledger::UnitId(const Inventory& inv, UnitIndex unit) {
   const GpuUnit& u = inv.units[unit];
   const Node& n = inv.nodes[u.node];

@@ -182,6 +182,10 @@ class Ledger {
   // what they counted. Gives how many records went.
   Result<int64_t> DeleteBefore(Instant t);
 
+  // For tests only: runs `sql` (a pragma, such as SQLite's max_page_count to make a full disk)
+  // on this ledger's own connection.
+  Status ExecForTesting(std::string_view sql);
+
   // The target it was opened with, as RedactUri shows it (password ***): safe to print.
   const std::string& path() const { return path_; }
 

@@ -3,7 +3,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
+
+#include "cli/cli_test_util.h"
 #include "core/strings.h"
+#include "pricing/price_fn.h"
 
 namespace gpucost::cli {
 namespace {
@@ -55,6 +59,82 @@ TEST(ServeWriter, ScanHolesKeepsStepsWithoutDataAndCarriesOnlyUnwatchedHolesData
   EXPECT_EQ(next.carry[0].start, At(4));
   EXPECT_EQ(next.carry[0].end, At(7));
   EXPECT_FALSE(next.pending);
+}
+
+// A full disk: SQLite's max_page_count keeps the ledger file from growing (SQLITE_FULL), as a
+// full filesystem would. Writes fail whole (one transaction each) and are counted; serve keeps
+// its place, and once there is room again it attributes from there: the ledger then holds what a
+// one-shot `gpucost ledger write` of the same input gives, nothing lost, nothing twice.
+TEST(ServeWriter, AFullDiskStopsTheWritesAndTheyResumeWithNothingLostOrCountedTwice) {
+  testing_util::TempDir dir;
+  const std::string input = (dir.path() / "demo.om").string();
+  const testing_util::RunResult demo =
+      testing_util::RunShell(kBinary + " demo --write-openmetrics " + input + " 2>&1");
+  ASSERT_EQ(demo.exit_code, 0) << demo.output;
+  const std::string path = (dir.path() / "serve.db").string();
+  Result<std::unique_ptr<ledger::Ledger>> ledger = ledger::Ledger::Open(path);
+  ASSERT_TRUE(ledger.ok()) << ledger.status().ToString();
+  ServeOptions s;
+  s.source.inputs = {input};
+  s.ledger = path;
+  PriceOptions price;
+  price.usd_per_gpu_hour = 12;
+  s.price = *MakePriceFn(price);
+  s.interval = std::chrono::minutes(1);
+  s.step = std::chrono::minutes(1);
+  s.lag = Duration(0);
+  s.grace = Duration(0);
+  s.max_chunk = std::chrono::minutes(10);
+  const Instant from = *ParseInstant("2026-10-01T00:00:00Z");
+  s.from = from;
+  ServeWriter writer(s, **ledger);
+  const auto running = [] { return false; };
+  ASSERT_TRUE(writer.Cycle(from + std::chrono::minutes(20), running).caught_up);
+  ASSERT_EQ(writer.processed(), from + std::chrono::minutes(20));
+
+  // The disk fills: the file may not grow past the pages it has.
+  ASSERT_TRUE((*ledger)->ExecForTesting("PRAGMA max_page_count = 1").ok());
+  ::testing::internal::CaptureStderr();
+  for (int minutes : {40, 50}) {
+    EXPECT_FALSE(writer.Cycle(from + std::chrono::minutes(minutes), running).caught_up);
+  }
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  EXPECT_GE(writer.counts().ledger_write_errors, 2) << log;
+  EXPECT_NE(log.find("full"), std::string::npos) << log;
+  ASSERT_TRUE(writer.processed());
+  EXPECT_LT(*writer.processed(), from + std::chrono::minutes(40));
+
+  // Room again: the next cycle goes on from where the writes stopped.
+  ASSERT_TRUE((*ledger)->ExecForTesting("PRAGMA max_page_count = 1073741823").ok());
+  EXPECT_TRUE(writer.Cycle(from + std::chrono::minutes(60), running).caught_up);
+  EXPECT_EQ(writer.processed(), from + std::chrono::minutes(60));
+
+  const std::string once = (dir.path() / "once.db").string();
+  const testing_util::RunResult wrote =
+      testing_util::RunShell(kBinary + " ledger write " + once + " --input " + input +
+                             " --price-per-gpu-hour 12 --step 60s --window "
+                             "2026-10-01T00:00:00Z,2026-10-01T01:00:00Z 2>&1");
+  ASSERT_EQ(wrote.exit_code, 0) << wrote.output;
+  Result<std::unique_ptr<ledger::Ledger>> reference = ledger::Ledger::Open(once);
+  ASSERT_TRUE(reference.ok());
+  EXPECT_EQ((*ledger)->Info()->records, (*reference)->Info()->records);
+  const ledger::LedgerTotals got = *(*ledger)->Totals();
+  const ledger::LedgerTotals want = *(*reference)->Totals();
+  ASSERT_EQ(got.holders.size(), want.holders.size());
+  ASSERT_FALSE(got.holders.empty());
+  const auto near = [](double a, double b) { return std::fabs(a - b) <= 1e-9 * std::fabs(b); };
+  for (size_t i = 0; i < got.holders.size(); ++i) {
+    EXPECT_EQ(got.holders[i].workload, want.holders[i].workload);
+    EXPECT_TRUE(near(got.holders[i].allocated_usd, want.holders[i].allocated_usd))
+        << got.holders[i].workload << ": " << got.holders[i].allocated_usd << " vs "
+        << want.holders[i].allocated_usd;
+    EXPECT_TRUE(near(got.holders[i].gpu_hours, want.holders[i].gpu_hours));
+    EXPECT_TRUE(near(got.holders[i].effective_usd, want.holders[i].effective_usd));
+  }
+  ASSERT_EQ(got.idle.size(), want.idle.size());
+  for (size_t i = 0; i < got.idle.size(); ++i) {
+    EXPECT_TRUE(near(got.idle[i].idle_usd, want.idle[i].idle_usd)) << got.idle[i].node;
+  }
 }
 
 }  // namespace
