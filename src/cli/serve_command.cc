@@ -218,7 +218,8 @@ void AddServeCommand(CLI::App& app, int& exit_code) {
       "--from", f->from,
       "Where a new ledger starts (RFC 3339 or unix seconds; default: one interval ago)");
   cmd->add_option("--retention", f->retention,
-                  "Remove cost records older than this (90d); the /metrics counters keep what they "
+                  "Remove cost records older than this (90d), with their roll-ups and the pods, "
+                  "GPUs and nodes no record names any more; the /metrics counters keep what they "
                   "counted. 0s: keep everything")
       ->capture_default_str();
   cmd->add_option("--writer-lease", f->writer_lease,

@@ -222,10 +222,10 @@ Status Ledger::WriteOnce(const Inventory& inventory, Window window, Duration ste
   // Ids handed out inside a transaction that rolls back would point nowhere: forget them then.
   auto rollback = [this](Status s) {
     (void)db_->Rollback();
-    unit_ids_.clear();
-    holder_ids_.clear();
+    ForgetCachedIds();
     return s;
   };
+  if (Status s = CheckCachedIds(); !s.ok()) return rollback(Fail("starting a write", s));
   // The window is replaced, not merged: records a new attribution no longer has (a holder that
   // late data moved, an idle unit now held) go with the rest, after leaving the totals.
   const int64_t end_ms = UnixMs(window.end);
@@ -234,6 +234,17 @@ Status Ledger::WriteOnce(const Inventory& inventory, Window window, Duration ste
   if (Status s = AddToTotals(start_ms, end_ms, -1, clusters); !s.ok()) return rollback(s);
   if (Status s = ClearOutsideGaps(start_ms, end_ms, gaps, clusters); !s.ok()) return rollback(s);
   std::map<std::string, int64_t> newest;  // per cluster, the newest step written
+  // The units and holders whose last step (for retention) this write moves, up to an hour past
+  // its end: a writer of every step moves each one hourly, not at every write.
+  const int64_t last_step_ms = end_ms + kHourMs;
+  std::vector<int64_t> units_named, holders_named;
+  const auto name = [&](std::unordered_map<int64_t, int64_t>& known, int64_t id,
+                        std::vector<int64_t>& named) {
+    int64_t& last = known[id];
+    if (last >= end_ms) return;
+    last = last_step_ms;
+    named.push_back(id);
+  };
   std::unique_ptr<Statement> put[std::size(kBatchSizes)];
   std::vector<Row> pending;
   pending.reserve(kBatchSizes[0]);
@@ -270,11 +281,13 @@ Status Ledger::WriteOnce(const Inventory& inventory, Window window, Duration ste
     }
     Result<int64_t> unit = UnitId(inventory, r.unit);
     if (!unit.ok()) return rollback(unit.status());
+    name(unit_last_steps_, *unit, units_named);
     int64_t holder = 0;
     if (!r.is_idle()) {
       Result<int64_t> h = HolderId(inventory.holders[r.holder]);
       if (!h.ok()) return rollback(h.status());
       holder = *h;
+      name(holder_last_steps_, holder, holders_named);
     }
     const int64_t flags = (r.estimated ? kEstimated : 0) |
                           (r.oversubscribed ? kOversubscribed : 0) |
@@ -297,6 +310,9 @@ Status Ledger::WriteOnce(const Inventory& inventory, Window window, Duration ste
   }
   if (Status s = flush(); !s.ok()) return rollback(s);
   for (auto& p : put) p.reset();
+  if (Status s = KeepLastSteps(units_named, holders_named, last_step_ms); !s.ok()) {
+    return rollback(s);
+  }
   if (gaps != nullptr) {
     gaps->carried_steps = 0;
     if (Status s = CarryOver(step_ms, *gaps, clusters); !s.ok()) return rollback(s);

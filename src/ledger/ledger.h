@@ -178,8 +178,9 @@ class Ledger {
   // Bytes the ledger takes: SQLite its file and WAL; PostgreSQL its tables with their indexes.
   Result<int64_t> SizeBytes();
 
-  // Retention: removes the records whose steps start before `t`; the counters of Totals() keep
-  // what they counted. Gives how many records went.
+  // Retention: removes the records whose steps start before `t` and their roll-ups, then the
+  // holders, units and nodes no record names any more (docs/ledger.md, "Guarantees"); the
+  // counters of Totals() keep what they counted. Gives how many records went.
   Result<int64_t> DeleteBefore(Instant t);
 
   // For tests only: runs `sql` (a pragma, such as SQLite's max_page_count to make a full disk)
@@ -193,7 +194,7 @@ class Ledger {
   // theirs (they take turns: docs/ledger.md, "Many clusters").
   Duration lock_wait() const { return lock_wait_; }
 
-  static constexpr int kSchemaVersion = 6;
+  static constexpr int kSchemaVersion = 7;
   static constexpr int64_t kFiveMinutesMs = 300'000;
   static constexpr int64_t kHourMs = 3'600'000;
   static constexpr int64_t kDayMs = 24 * kHourMs;
@@ -240,6 +241,19 @@ class Ledger {
   Status SetMetaText(std::string_view key, const std::string& value);
   Result<int64_t> UnitId(const Inventory& inventory, UnitIndex unit);
   Result<int64_t> HolderId(const Holder& holder);
+  // What records name, for retention (ledger_retention.cc). Inside a write's transaction: forgets
+  // the ids cached here when retention (of any process) removed rows since they were cached.
+  Status CheckCachedIds();
+  void ForgetCachedIds();
+  // Inside a write's transaction: the records written name these units and holders in steps
+  // that start before `last_step_ms`; their last steps are moved up to it where lower.
+  Status KeepLastSteps(std::span<const int64_t> units, std::span<const int64_t> holders,
+                       int64_t last_step_ms);
+  // Inside CarryOver: the units and holders of the records at `step_start_ms` are named there.
+  Status KeepCarriedLastSteps(int64_t step_start_ms);
+  // Inside DeleteBefore's transaction: removes the holders and units whose last step is before
+  // `t_ms`, then the nodes left without units. Gives how many rows went.
+  Result<int64_t> RemoveUnnamed(int64_t t_ms);
   // Roll-ups (ledger_rollups.cc), inside an open transaction: (re)computes one period's
   // roll-up, and those of the sealed periods that [start_ms, end_ms) touches.
   // With `clusters`, rolls only their units' rows of the period again (a write's clusters: the
@@ -277,6 +291,11 @@ class Ledger {
   std::string path_;
   std::unordered_map<std::string, int64_t> unit_ids_;
   std::unordered_map<std::string, int64_t> holder_ids_;
+  // By id: the last step the ledger keeps each unit and holder for, as this process last set it
+  // (it may be higher in the ledger, never lower); and the retention generation the ids are of.
+  std::unordered_map<int64_t, int64_t> unit_last_steps_;
+  std::unordered_map<int64_t, int64_t> holder_last_steps_;
+  std::optional<int64_t> ids_generation_;
   Duration lock_wait_{0};
 };
 

@@ -125,6 +125,7 @@ Status Ledger::CarryOver(int64_t step_ms, WriteGaps& gaps, std::span<const std::
       (*copy)->Bind(1, t).Bind(2, t - step_ms).Bind(3, step_ms);
       BindAll(**copy, 4, clusters);
       if (Result<bool> r = (*copy)->Step(); !r.ok()) return Fail(kWhat, r.status());
+      GPUCOST_RETURN_IF_ERROR(KeepCarriedLastSteps(t));
       ++gaps.carried_steps;
     }
   }

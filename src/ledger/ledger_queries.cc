@@ -44,6 +44,7 @@ Result<LedgerInfo> Ledger::Info() {
   GPUCOST_ASSIGN_OR_RETURN(info.records, count("SELECT COUNT(*) FROM cost_records"));
   GPUCOST_ASSIGN_OR_RETURN(info.units, count("SELECT COUNT(*) FROM units"));
   GPUCOST_ASSIGN_OR_RETURN(info.holders, count("SELECT COUNT(*) FROM holders"));
+  GPUCOST_ASSIGN_OR_RETURN(info.nodes, count("SELECT COUNT(*) FROM nodes"));
   Result<std::unique_ptr<Statement>> q = db_->Prepare(
       "SELECT step_ms, MIN(step_start_ms), MAX(step_start_ms + step_ms) FROM cost_records "
       "GROUP BY step_ms ORDER BY step_ms");

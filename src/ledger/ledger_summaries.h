@@ -19,6 +19,7 @@ struct LedgerInfo {
   int64_t records = 0;
   int64_t units = 0;
   int64_t holders = 0;
+  int64_t nodes = 0;
   std::optional<Window> span;    // first step start to last step end
   std::vector<int64_t> steps_s;  // the distinct step lengths, seconds
 };

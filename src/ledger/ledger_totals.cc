@@ -1,6 +1,6 @@
 // The ledger's running totals (schema v2: holder_totals, idle_totals; v3: node_usage), which
-// every write keeps in step with its clusters' records, and retention, which removes records (and
-// their roll-ups) but never lowers a total.
+// every write keeps in step with its clusters' records; retention (ledger_retention.cc) removes
+// records but never lowers a total.
 #include <iterator>
 
 #include "core/strings.h"
@@ -65,42 +65,6 @@ Status Ledger::AddToTotals(int64_t start_ms, int64_t end_ms, double sign,
     if (Result<bool> r = (*q)->Step(); !r.ok()) return Fail("updating the totals", r.status());
   }
   return Status::Ok();
-}
-
-Result<int64_t> Ledger::DeleteBefore(Instant t) {
-  constexpr std::string_view kWhat = "removing records past retention";
-  Result<std::unique_ptr<Statement>> count =
-      db_->Prepare("SELECT COUNT(*) FROM cost_records WHERE step_start_ms < $1");
-  if (!count.ok()) return Fail(kWhat, count.status());
-  (*count)->Bind(1, UnixMs(t));
-  Result<bool> row = (*count)->Step();
-  if (!row.ok()) return Fail(kWhat, row.status());
-  const int64_t n = *row ? (*count)->Int(0) : 0;
-  if (n == 0) return n;
-  // Roll-ups go with their records (one that began before `t` sums records no longer kept), in
-  // one transaction.
-  if (Status s = Begin(); !s.ok()) return Fail(kWhat, s);
-  // PostgreSQL: the days it passes whole go at once; the rest row by row.
-  if (Status s = DropPartitionsBefore(UnixMs(t)); !s.ok()) {
-    (void)db_->Rollback();
-    return s;
-  }
-  for (const char* sql :
-       {"DELETE FROM cost_records WHERE step_start_ms < $1",
-        "DELETE FROM rollups WHERE start_ms < $1", "DELETE FROM rollup_periods WHERE start_ms < $1",
-        "DELETE FROM period_checks WHERE start_ms < $1"}) {
-    Result<std::unique_ptr<Statement>> drop = db_->Prepare(sql);
-    Result<bool> done = drop.ok() ? (*drop)->Bind(1, UnixMs(t)).Step() : drop.status();
-    if (!done.ok()) {
-      (void)db_->Rollback();
-      return Fail(kWhat, done.status());
-    }
-  }
-  if (Status s = db_->Commit(); !s.ok()) {
-    (void)db_->Rollback();
-    return Fail(kWhat, s);
-  }
-  return n;
 }
 
 }  // namespace gpucost::ledger

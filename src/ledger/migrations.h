@@ -184,6 +184,25 @@ INSERT INTO period_checks
 SELECT start_ms, period_ms, SUM(records), SUM(allocated_usd + idle_usd) FROM rollups
 GROUP BY start_ms, period_ms ON CONFLICT DO NOTHING;
 )sql"},
+    // Retention of what records name: per holder and per unit, a step start at or after that of
+    // the newest record naming it (kept up to an hour ahead, so that a write moves it hourly, not
+    // every step). Retention removes the holders and units whose records are all gone by it, and
+    // then the nodes left without units, without scanning the records. A ledger from before gets
+    // its newest step for every row: they go once retention passes it. Idempotent.
+    {7, R"sql(
+CREATE TABLE IF NOT EXISTS holder_last_steps (
+  holder_id BIGINT PRIMARY KEY, last_step_ms BIGINT NOT NULL);
+CREATE TABLE IF NOT EXISTS unit_last_steps (
+  unit_id BIGINT PRIMARY KEY, last_step_ms BIGINT NOT NULL);
+CREATE INDEX IF NOT EXISTS holder_last_steps_by_step ON holder_last_steps (last_step_ms);
+CREATE INDEX IF NOT EXISTS unit_last_steps_by_step ON unit_last_steps (last_step_ms);
+INSERT INTO holder_last_steps
+SELECT h.id, COALESCE((SELECT MAX(r.step_start_ms) FROM cost_records r), 0) FROM holders h
+WHERE 1 = 1 ON CONFLICT DO NOTHING;
+INSERT INTO unit_last_steps
+SELECT u.id, COALESCE((SELECT MAX(r.step_start_ms) FROM cost_records r), 0) FROM units u
+WHERE 1 = 1 ON CONFLICT DO NOTHING;
+)sql"},
 };
 
 inline constexpr int kLatestSchemaVersion = std::end(kMigrations)[-1].version;
