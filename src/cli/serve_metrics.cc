@@ -198,6 +198,31 @@ std::string ServeMetricsText(const ledger::LedgerTotals& totals, const ledger::L
       }
     }
   }
+  if (health.scrape) {
+    const scrape::SpoolStats& spool = health.scrape->spool;
+    Header(out, m::kScrapeSpoolBytes);
+    out += fmt::format("{} {}\n", m::kScrapeSpoolBytes, spool.bytes);
+    Header(out, m::kScrapeSpoolFiles);
+    out += fmt::format("{} {}\n", m::kScrapeSpoolFiles, spool.files);
+    Header(out, m::kScrapeSpoolWriteErrorsTotal);
+    out += fmt::format("{} {}\n", m::kScrapeSpoolWriteErrorsTotal, spool.write_errors);
+    Header(out, m::kScrapeSpoolRemovedFilesTotal);
+    out += fmt::format("{}{} {}\n", m::kScrapeSpoolRemovedFilesTotal,
+                       Labels({{"reason", "retention"}}), spool.removed_for_age);
+    out += fmt::format("{}{} {}\n", m::kScrapeSpoolRemovedFilesTotal, Labels({{"reason", "size"}}),
+                       spool.removed_for_size);
+  }
+  // By role, never by path: a PostgreSQL ledger's URI is not shown, and has no local disk.
+  const bool spool_free = health.scrape && health.scrape->spool_free_bytes.has_value();
+  if (health.ledger_free_bytes || spool_free) Header(out, m::kDiskFreeBytes);
+  if (health.ledger_free_bytes) {
+    out += fmt::format("{}{} {}\n", m::kDiskFreeBytes, Labels({{"path", "ledger"}}),
+                       *health.ledger_free_bytes);
+  }
+  if (spool_free) {
+    out += fmt::format("{}{} {}\n", m::kDiskFreeBytes, Labels({{"path", "spool"}}),
+                       *health.scrape->spool_free_bytes);
+  }
   Header(out, m::kAttributionLagSeconds);
   out += fmt::format("{} {}\n", m::kAttributionLagSeconds, health.lag_seconds);
   Header(out, m::kLedgerBytes);

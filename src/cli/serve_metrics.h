@@ -23,6 +23,8 @@ struct ServeHealth {
   double lag_seconds = 0;       // now - end of the newest attributed step
   double ledger_bytes = 0;      // the ledger file and its WAL
   bool ledger_damaged = false;  // it failed a check: no numbers are served
+  // Free to serve on the SQLite ledger's filesystem; nullopt for PostgreSQL or when unknown.
+  std::optional<uint64_t> ledger_free_bytes;
   std::string writer;           // this serve's name as a writer of the ledger
   std::vector<std::string> clusters;  // the clusters it writes, or stands by for
   bool writing = false;               // whether it holds their writer lease

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cctype>
 #include <condition_variable>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <set>
@@ -258,6 +259,12 @@ struct Server::Impl {
     // SQLite: the file and its WAL; PostgreSQL: the ledger's tables.
     const Result<int64_t> size = ledger_->SizeBytes();
     const double bytes = size.ok() ? static_cast<double>(*size) : 0;
+    std::optional<uint64_t> ledger_free;
+    if (!s_.ledger.starts_with("postgres://") && !s_.ledger.starts_with("postgresql://")) {
+      std::error_code ec;
+      const std::filesystem::space_info space = std::filesystem::space(s_.ledger, ec);
+      if (!ec) ledger_free = space.available;
+    }
     std::lock_guard<std::mutex> lock(mu_);
     const std::optional<Instant>& processed = writer_.processed();
     if (processed) ++health_.cycles;
@@ -267,6 +274,7 @@ struct Server::Impl {
     health_.gap_steps = counts.gap_steps;
     health_.ledger_bytes = bytes;
     health_.ledger_damaged = !damage_.ok();
+    health_.ledger_free_bytes = ledger_free;
     health_.writer = writer_.name();
     health_.clusters = clusters;
     health_.writing = writer_.writing();

@@ -16,6 +16,8 @@ constexpr std::array<std::string_view, 1> kTargetLabels = {"target"};
 constexpr std::array<std::string_view, 2> kJobTargetLabels = {"job", "target"};
 constexpr std::array<std::string_view, 1> kResultLabels = {"result"};
 constexpr std::array<std::string_view, 2> kWriterLabels = {"cluster", "writer"};
+constexpr std::array<std::string_view, 1> kReasonLabels = {"reason"};
+constexpr std::array<std::string_view, 1> kPathLabels = {"path"};
 constexpr std::array<std::string_view, 0> kNoLabels = {};
 
 constexpr auto C = MetricType::kCounter;
@@ -58,7 +60,7 @@ constexpr std::array<MetricDef, 23> kCatalog = {{
     {kScrapeSamples, G, kJobTargetLabels, "Samples in the target's last accepted scrape."},
 }};
 
-constexpr std::array<MetricDef, 9> kHealth = {{
+constexpr std::array<MetricDef, 14> kHealth = {{
     {kAttributionLagSeconds, G, kNoLabels,
      "Seconds between now and the end of the newest attributed step."},
     {kLedgerBytes, G, kNoLabels, "Size of the ledger on disk (bytes)."},
@@ -77,6 +79,18 @@ constexpr std::array<MetricDef, 9> kHealth = {{
     {kLedgerLockWaitSecondsTotal, C, kNoLabels,
      "Seconds serve's ledger transactions waited for other writers of the ledger (the serves of "
      "other clusters) to finish theirs."},
+    {kScrapeSpoolBytes, G, kNoLabels,
+     "Size of the scrape spool's files (bytes; --scrape): gzip, one member per scrape."},
+    {kScrapeSpoolFiles, G, kNoLabels, "Files in the scrape spool, one per target and minute."},
+    {kScrapeSpoolWriteErrorsTotal, C, kNoLabels,
+     "Good scrapes the spool could not store (a full disk, permissions): each is dropped, never "
+     "written twice; the spool resumes when it can write again."},
+    {kScrapeSpoolRemovedFilesTotal, C, kReasonLabels,
+     "Spool files removed: reason=\"retention\" past --scrape-retention, \"size\" to keep the "
+     "spool within --scrape-spool-max-size before their time."},
+    {kDiskFreeBytes, G, kPathLabels,
+     "Bytes free to serve on the filesystem of its ledger (path=\"ledger\", a SQLite ledger) and "
+     "of its scrape spool (path=\"spool\")."},
     {kRemoteWriteSamplesTotal, C, kResultLabels,
      "Samples of the cost series remote-written (result: sent, dropped when the queue was full, "
      "rejected by the endpoint)."},

@@ -58,6 +58,13 @@ inline constexpr std::string_view kGapStepsTotal = "gpucost_gap_steps_total";
 inline constexpr std::string_view kLedgerWriter = "gpucost_ledger_writer";
 inline constexpr std::string_view kLedgerLockWaitSecondsTotal =
     "gpucost_ledger_lock_wait_seconds_total";
+inline constexpr std::string_view kScrapeSpoolBytes = "gpucost_scrape_spool_bytes";
+inline constexpr std::string_view kScrapeSpoolFiles = "gpucost_scrape_spool_files";
+inline constexpr std::string_view kScrapeSpoolWriteErrorsTotal =
+    "gpucost_scrape_spool_write_errors_total";
+inline constexpr std::string_view kScrapeSpoolRemovedFilesTotal =
+    "gpucost_scrape_spool_removed_files_total";
+inline constexpr std::string_view kDiskFreeBytes = "gpucost_disk_free_bytes";
 inline constexpr std::string_view kRemoteWriteSamplesTotal = "gpucost_remote_write_samples_total";
 inline constexpr std::string_view kRemoteWriteQueueSamples = "gpucost_remote_write_queue_samples";
 

@@ -102,6 +102,10 @@ TEST_F(Serve, CatchesUpAndServesWhatTheReportSays) {
   EXPECT_NE(metrics.body.find("gpucost_scrape_errors_total{target=\"source\"} 0"),
             std::string::npos);
   EXPECT_NE(metrics.body.find("gpucost_ledger_bytes "), std::string::npos);
+  // The free space of the disk it writes to, by role (SQLite: the ledger's); no spool here.
+  EXPECT_GT(ValueOf(metrics.body, "gpucost_disk_free_bytes{path=\"ledger\"}"), 0) << metrics.body;
+  EXPECT_EQ(metrics.body.find("gpucost_disk_free_bytes{path=\"spool\"}"), std::string::npos);
+  EXPECT_EQ(metrics.body.find("gpucost_scrape_spool_bytes"), std::string::npos);
 
   // The API answers the report contract with the CLI's numbers.
   const Response api = Get(base + "/api/v1/report?by=team");
@@ -533,12 +537,21 @@ TEST(ServeScrape, ScrapesExportersItselfAndIsolatesAMalformedTarget) {
   EXPECT_GE(ValueOf(metrics, "gpucost_scrape_errors_total", "target=\"" + broken + "\""), 1);
   EXPECT_NE(serve.Log().find(broken + ":2:"), std::string::npos) << serve.Log();
   EXPECT_EQ(ValueOf(metrics, "gpucost_scrape_errors_total", "target=\"source\""), 0);
+  // The spool's size, files and disk, and that it stored every good scrape.
+  EXPECT_GT(serve_test::ValueOf(metrics, "gpucost_scrape_spool_bytes"), 0) << metrics;
+  EXPECT_GE(serve_test::ValueOf(metrics, "gpucost_scrape_spool_files"), 2);
+  EXPECT_EQ(serve_test::ValueOf(metrics, "gpucost_scrape_spool_write_errors_total"), 0);
+  EXPECT_EQ(
+      serve_test::ValueOf(metrics, "gpucost_scrape_spool_removed_files_total{reason=\"size\"}"), 0);
+  EXPECT_GT(serve_test::ValueOf(metrics, "gpucost_disk_free_bytes{path=\"spool\"}"), 0);
+  EXPECT_GT(serve_test::ValueOf(metrics, "gpucost_disk_free_bytes{path=\"ledger\"}"), 0);
   EXPECT_EQ(serve.Terminate(), 0) << serve.Log();
-  // The spool holds hourly files per good target only.
+  // The spool holds gzip files per minute and good target only.
   int files = 0;
   for (const auto& e : std::filesystem::directory_iterator(ledger + ".scrape")) {
     ++files;
     EXPECT_EQ(e.path().filename().string().find("broken"), std::string::npos);
+    EXPECT_TRUE(e.path().filename().string().ends_with(".prom.gz")) << e.path();
   }
   EXPECT_GE(files, 2);
 }
