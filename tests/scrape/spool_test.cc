@@ -150,18 +150,18 @@ TEST(Spool, PrunesWholeMinutesOlderThanTheRetentionAndNothingElse) {
 TEST(Spool, CutsATornLastMemberBeforeAppending) {
   TempDir dir;
   const std::string name = Spool::FileName(kDcgm, At("2026-10-01T10:00:00Z"));
-  const std::string torn = *GzipMember("a 2 1500\na{x=\"half\"} 3 1500\n", 1);
+  const auto member = [](const char* text) { return *GzipMember(text, Spool::kDefaultGzipLevel); };
+  const std::string torn = member("a 2 1500\na{x=\"half\"} 3 1500\n");
   // A whole scrape, then a crash in the middle of writing the next one.
-  dir.Write(name, *GzipMember("a 1 1000\n", 1) + torn.substr(0, torn.size() / 2));
+  dir.Write(name, member("a 1 1000\n") + torn.substr(0, torn.size() / 2));
   Spool spool(dir.path().string());
   ASSERT_TRUE(spool.Open().ok());
   const uint64_t before = spool.Stats().bytes;
   ASSERT_TRUE(spool.Append(kDcgm, At("2026-10-01T10:00:30Z"), "a 2 2000\n").ok());
   EXPECT_EQ(Inflated(dir.path() / name), "a 1 1000\na 2 2000\n");
-  EXPECT_EQ(dir.Read(name), *GzipMember("a 1 1000\n", 1) + *GzipMember("a 2 2000\n", 1))
-      << "whole members only";
+  EXPECT_EQ(dir.Read(name), member("a 1 1000\n") + member("a 2 2000\n")) << "whole members only";
   EXPECT_EQ(spool.Stats().bytes, SizeOfFiles(dir.path()));
-  EXPECT_LT(spool.Stats().bytes, before + GzipMember("a 2 2000\n", 1)->size());
+  EXPECT_LT(spool.Stats().bytes, before + member("a 2 2000\n").size());
 }
 
 TEST(Spool, ATornMemberOfTheCurrentMinuteIsAnIssueForItsReader) {
