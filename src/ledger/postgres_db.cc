@@ -172,27 +172,19 @@ class PostgresDatabase final : public Database {
     });
   }
 
+  // Writers of one ledger take turns, as SQLite's BEGIN IMMEDIATE makes them: every write
+  // updates the same running totals, whose rows two writers would otherwise lock in different
+  // orders (a deadlock the server breaks by aborting one). Readers are not held up. The key is
+  // "gpuw" in ASCII with the ledger's schema, so that ledgers in other schemas of the database
+  // do not wait on each other; it is released when the transaction ends.
   Status Begin() override {
-    last_sqlstate_.clear();
-    if (work_ != nullptr) return Status::FailedPrecondition("a transaction is open already");
-    try {
-      work_ = std::make_unique<pqxx::work>(*conn_);
-    } catch (const std::exception& e) {
-      return Status::Unavailable(OneLine(e.what()));
-    }
-    // Writers of one ledger take turns, as SQLite's BEGIN IMMEDIATE makes them: every write
-    // updates the same running totals, whose rows two writers would otherwise lock in different
-    // orders (a deadlock the server breaks by aborting one). Readers are not held up. The key is
-    // "gpuw" in ASCII with the ledger's schema, so that ledgers in other schemas of the database
-    // do not wait on each other; it is released when the transaction ends.
-    if (Status s = Exec("SELECT pg_advisory_xact_lock(1735423351, hashtext(current_schema()))");
-        !s.ok()) {
-      (void)Rollback();
-      return s;
-    }
-    return Status::Ok();
+    return Open("SELECT pg_advisory_xact_lock(1735423351, hashtext(current_schema()))");
   }
   Status BeginRead() override {
+    return Open("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+  }
+  // A transaction whose first statement is `first`.
+  Status Open(std::string_view first) {
     last_sqlstate_.clear();
     if (work_ != nullptr) return Status::FailedPrecondition("a transaction is open already");
     try {
@@ -200,7 +192,7 @@ class PostgresDatabase final : public Database {
     } catch (const std::exception& e) {
       return Status::Unavailable(OneLine(e.what()));
     }
-    if (Status s = Exec("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"); !s.ok()) {
+    if (Status s = Exec(first); !s.ok()) {
       (void)Rollback();
       return s;
     }

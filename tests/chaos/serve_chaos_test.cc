@@ -29,6 +29,7 @@
 namespace gpucost {
 namespace {
 
+using serve_test::ConnectLoopback;
 using serve_test::Get;
 using serve_test::Response;
 using serve_test::SumOf;
@@ -54,22 +55,9 @@ std::string SourceName(const ::testing::TestParamInfo<Source>& info) {
   return info.param == Source::kPrometheus ? "Prometheus" : "Files";
 }
 
-int ConnectTo(int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
-
 // Sends `request` as it is and gives back what came back within 2 s ("" for nothing).
 std::string Raw(int port, const std::string& request) {
-  const int fd = ConnectTo(port);
+  const int fd = ConnectLoopback(port);
   if (fd < 0) return "";
   timeval timeout{2, 0};
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
@@ -209,7 +197,7 @@ TEST_P(ServeChaos, AStormLeavesTheLedgerExactAndTheProbesFast) {
       HealthProbe probe(base + "/healthz");
       std::vector<int> sockets;
       for (int i = 0; i < 200; ++i) {
-        const int fd = ConnectTo(port);
+        const int fd = ConnectLoopback(port);
         ASSERT_GE(fd, 0) << "round " << round << ", socket " << i;
         if (i % 2 == 1) {
           const std::string part = "GET /healthz HTTP/1.1\r\nHost: x\r\n";

@@ -26,6 +26,7 @@
 namespace gpucost {
 namespace {
 
+using serve_test::ConnectLoopback;
 using serve_test::Get;
 using serve_test::Response;
 using serve_test::WaitFor;
@@ -76,19 +77,6 @@ class ServeHardening : public ::testing::Test {
   std::string base_;
 };
 
-int Connect(int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
-
 TEST_F(ServeHardening, SlowAndIdleSocketsDoNotHoldBackTheProbes) {
   const int port = FreePort();
   auto serve = Start(port);
@@ -96,7 +84,7 @@ TEST_F(ServeHardening, SlowAndIdleSocketsDoNotHoldBackTheProbes) {
   // 100 sockets that never send a byte and 100 that stop inside their request's headers.
   std::vector<int> sockets;
   for (int i = 0; i < 200; ++i) {
-    const int fd = Connect(port);
+    const int fd = ConnectLoopback(port);
     ASSERT_GE(fd, 0) << i;
     if (i % 2 == 1) {
       const std::string part = "GET /healthz HTTP/1.1\r\nHost: x\r\n";

@@ -2,6 +2,11 @@
 // reading numbers out of an exposition.
 #pragma once
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <string>
 #include <thread>
@@ -58,6 +63,20 @@ inline double ValueOf(const std::string& text, const std::string& name) {
   const size_t at = text.find("\n" + name + " ");
   if (at == std::string::npos) return -1;
   return std::stod(text.substr(at + name.size() + 2));
+}
+
+// A TCP connection to 127.0.0.1:`port`; -1 when refused.
+inline int ConnectLoopback(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
 }
 
 }  // namespace gpucost::serve_test
