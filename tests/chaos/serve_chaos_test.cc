@@ -42,8 +42,16 @@ using testing_util::RunShell;
 using testing_util::TempDir;
 
 constexpr const char* kSecret = "Ch4osS3cret";
-#ifdef __SANITIZE_ADDRESS__
-// AddressSanitizer's build checks memory, not speed: it answers several times slower.
+// AddressSanitizer's build (GCC says so with __SANITIZE_ADDRESS__, clang with __has_feature)
+// checks memory, not speed: it answers several times slower.
+#if defined(__SANITIZE_ADDRESS__)
+#define GPUCOST_CHAOS_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GPUCOST_CHAOS_ASAN 1
+#endif
+#endif
+#ifdef GPUCOST_CHAOS_ASAN
 constexpr double kHealthzLimitSeconds = 1.0;
 #else
 constexpr double kHealthzLimitSeconds = 0.1;
