@@ -1,16 +1,17 @@
 // The scrape spool at the scale: the kube-state-metrics and dcgm-exporter scrapes of a
 // simulated 1,000-node x 8-GPU cluster (scripts/bench-serve.sh's cluster, 30 s scrapes), rendered
 // as the spool holds them (ScrapeText: timestamps, job and instance), appended through
-// Spool::Append (gzip member, write, fsync) at each zlib level, against the uncompressed append
-// of earlier versions (write and fsync of the text). Reports bytes per scrape, the spool's growth
-// per day and the CPU per scrape as a share of a 30 s interval; and the read side: inflating and
-// parsing one scrape as serve's loop does. Each run first checks that the spool reads back the
+// Spool::Append (zstd frame, write, fsync) at several zstd levels, against the appends of earlier
+// versions (a gzip member at zlib level 6; the text). Reports bytes per scrape, the spool's growth
+// per day and the CPU per scrape as a share of a 30 s interval; and the read side: decompressing
+// and parsing one scrape as serve's loop does. Each run first checks that the spool reads back the
 // text it was given.
 //
 //   build/dev/bench/spool_bench --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -98,7 +99,7 @@ void Report(benchmark::State& state, uint64_t stored, const Scrape& s) {
   state.SetBytesProcessed(static_cast<int64_t>(s.bytes()) * state.iterations());
 }
 
-// Both exporters' scrape through Spool::Append at zlib level range(0): what serve does every 30 s.
+// Both exporters' scrape through Spool::Append at zstd level range(0): what serve does every 30 s.
 void BM_SpoolAppend(benchmark::State& state) {
   const Scrape& s = TheScrape();
   const std::string dir = TempFolder();
@@ -124,8 +125,24 @@ void BM_SpoolAppend(benchmark::State& state) {
 }
 BENCHMARK(BM_SpoolAppend)->Arg(1)->Arg(3)->Arg(6)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// The text append of earlier versions: one write and fsync per exporter's scrape.
-void BM_SpoolAppendText(benchmark::State& state) {
+// One gzip member at zlib level 6, as the spool of the version before compressed each scrape.
+std::string GzipMember(const std::string& text) {
+  z_stream zs{};
+  if (deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) != Z_OK) std::abort();
+  std::string out(deflateBound(&zs, static_cast<uLong>(text.size())), '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  zs.avail_in = static_cast<uInt>(text.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  if (deflate(&zs, Z_FINISH) != Z_STREAM_END) std::abort();
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+
+// The appends of earlier versions: one write and fsync per exporter's scrape, of the text
+// (range(0) = 0) or of a gzip member (1).
+void BM_SpoolAppendBefore(benchmark::State& state) {
   const Scrape& s = TheScrape();
   const std::string dir = TempFolder();
   const std::string path = dir + "/spool.prom";
@@ -133,7 +150,8 @@ void BM_SpoolAppendText(benchmark::State& state) {
   if (fd < 0) return state.SkipWithError("cannot open");
   for (auto _ : state) {
     for (const std::string* text : {&s.ksm, &s.dcgm}) {
-      if (::write(fd, text->data(), text->size()) != static_cast<ssize_t>(text->size()) ||
+      const std::string stored = state.range(0) == 1 ? GzipMember(*text) : *text;
+      if (::write(fd, stored.data(), stored.size()) != static_cast<ssize_t>(stored.size()) ||
           ::fsync(fd) != 0) {
         return state.SkipWithError("write failed");
       }
@@ -143,7 +161,7 @@ void BM_SpoolAppendText(benchmark::State& state) {
   Report(state, std::filesystem::file_size(path), s);
   std::filesystem::remove_all(dir);
 }
-BENCHMARK(BM_SpoolAppendText)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SpoolAppendBefore)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // Parses what counts nothing: the reading cost alone.
 struct Discard final : ExpositionHandler {
@@ -152,7 +170,8 @@ struct Discard final : ExpositionHandler {
 };
 
 // Reading one scrape of both exporters back, as serve's loop does every cycle for each scrape in
-// its window: from the gzip file (range(0) = 1) or the text (0).
+// its window: from the zstd file (range(0) = 1), the gzip file of the version before (2), or the
+// text (0).
 void BM_SpoolRead(benchmark::State& state) {
   const Scrape& s = TheScrape();
   const std::string dir = TempFolder();
@@ -165,6 +184,14 @@ void BM_SpoolRead(benchmark::State& state) {
       return state.SkipWithError("append failed");
     }
     path = dir + "/" + scrape::Spool::FileName(kKsm, t);
+  } else if (state.range(0) == 2) {
+    path = dir + "/spool.prom.gz";
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    for (const std::string* text : {&s.ksm, &s.dcgm}) {
+      const std::string member = GzipMember(*text);
+      std::fwrite(member.data(), 1, member.size(), f);
+    }
+    std::fclose(f);
   } else {
     path = dir + "/spool.prom";
     std::FILE* f = std::fopen(path.c_str(), "wb");
@@ -184,7 +211,7 @@ void BM_SpoolRead(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(s.bytes()) * state.iterations());
   std::filesystem::remove_all(dir);
 }
-BENCHMARK(BM_SpoolRead)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SpoolRead)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace gpucost

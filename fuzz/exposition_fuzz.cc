@@ -140,7 +140,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   CheckKnownSeries(text);
   // Gzip detection on the raw bytes (often not gzip, sometimes a corrupt stream): must not crash.
-  auto gz = gpucost::MaybeGunzip(gpucost::StringByteSource(text));
+  auto gz = gpucost::MaybeDecompress(gpucost::StringByteSource(text));
   if (gz.ok()) {
     Tally t;
     (void)gpucost::ParseExposition(**gz, {}, t);

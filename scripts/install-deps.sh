@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config lld
   clang libclang-rt-14-dev            # libFuzzer and the sanitizer runtimes
   libgtest-dev libgmock-dev libbenchmark-dev
-  zlib1g-dev libxxhash-dev libfmt-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
+  zlib1g-dev libzstd-dev libxxhash-dev libfmt-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
   libcurl4-openssl-dev libssl-dev openssl libcpp-httplib-dev
   libsqlite3-dev                      # the cost ledger
   libpqxx-dev postgresql              # the ledger on PostgreSQL, and a real server for its tests

@@ -1,9 +1,10 @@
-// ByteSource implementations: a file descriptor (file or stdin), an in-memory string, and a gzip
-// decoder layered on either. OpenByteSource sniffs the gzip magic bytes, so callers never need to
-// know how a file was compressed.
+// ByteSource implementations: a file descriptor (file or stdin), an in-memory string, and gzip and
+// zstd decoders layered on either. OpenByteSource sniffs their magic bytes, so callers never need
+// to know how a file was compressed.
 #include <fcntl.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -147,25 +148,95 @@ class GzipSource final : public ByteSource {
   std::string cut_;       // why the data stops early, once it does
 };
 
+// Decompresses zstd data, including several frames one after another (`cat a.zst b.zst`, and the
+// scrape spool's appends, docs/serve.md). As for gzip: data that ends inside a frame or is damaged
+// (a failed checksum) after the frames before it is a ParseError once what came before is
+// returned; a failing read is an IoError.
+class ZstdSource final : public ByteSource {
+ public:
+  explicit ZstdSource(std::unique_ptr<ByteSource> inner)
+      : inner_(std::move(inner)), buf_(ZSTD_DStreamInSize()), ds_(ZSTD_createDStream()) {}
+  ~ZstdSource() override { ZSTD_freeDStream(ds_); }
+  ZstdSource(const ZstdSource&) = delete;
+  ZstdSource& operator=(const ZstdSource&) = delete;
+
+  Result<size_t> Read(char* buf, size_t n) override {
+    if (ds_ == nullptr) return Status::Internal(StrCat(name(), ": cannot initialise zstd"));
+    if (!cut_.empty()) return Status::ParseError(cut_);
+    ZSTD_outBuffer out{buf, n, 0};
+    while (out.pos == 0 && !done_ && cut_.empty()) {
+      if (in_.pos == in_.size && !eof_) {
+        GPUCOST_ASSIGN_OR_RETURN(size_t got, inner_->Read(buf_.data(), buf_.size()));
+        if (got == 0) {
+          eof_ = true;
+        } else {
+          in_ = ZSTD_inBuffer{buf_.data(), got, 0};
+          read_ += got;
+        }
+      }
+      const size_t consumed_before = in_.pos;
+      const size_t rc = ZSTD_decompressStream(ds_, &out, &in_);
+      if (ZSTD_isError(rc)) {
+        cut_ = StrCat("zstd data is damaged at byte ", read_ - (in_.size - in_.pos), " (",
+                      ZSTD_getErrorName(rc), "), after ", frames_,
+                      " whole frames; the rest of the file is skipped");
+        break;
+      }
+      const bool consumed = in_.pos != consumed_before;
+      if (rc == 0) {  // a frame ends here (a call stops at its end), all of it returned
+        if (in_frame_ || consumed) ++frames_;
+        in_frame_ = false;
+      } else if (consumed) {
+        in_frame_ = true;
+      }
+      if (eof_ && in_.pos == in_.size && out.pos == 0) {
+        if (in_frame_) {
+          cut_ = StrCat("zstd data ends inside a frame, after ", frames_,
+                        " whole ones (a write cut short); the rest of that frame is skipped");
+        }
+        done_ = true;
+      }
+    }
+    if (out.pos == 0 && !cut_.empty()) return Status::ParseError(cut_);
+    return out.pos;
+  }
+  const std::string& name() const override { return inner_->name(); }
+
+ private:
+  std::unique_ptr<ByteSource> inner_;
+  std::vector<char> buf_;
+  ZSTD_DStream* ds_;
+  ZSTD_inBuffer in_{nullptr, 0, 0};
+  bool eof_ = false;
+  bool in_frame_ = false;
+  bool done_ = false;
+  uint64_t read_ = 0;    // bytes read from `inner_`
+  uint64_t frames_ = 0;  // whole frames decompressed
+  std::string cut_;      // why the data stops early, once it does
+};
+
 }  // namespace
 
 std::unique_ptr<ByteSource> StringByteSource(std::string data, std::string name) {
   return std::make_unique<StringSource>(std::move(data), std::move(name));
 }
 
-Result<std::unique_ptr<ByteSource>> MaybeGunzip(std::unique_ptr<ByteSource> raw) {
-  // Peek at up to two bytes; short reads (pipes) are retried until end of input.
+Result<std::unique_ptr<ByteSource>> MaybeDecompress(std::unique_ptr<ByteSource> raw) {
+  // Peek at up to four bytes; short reads (pipes) are retried until end of input.
   std::string head;
-  char b[2];
-  while (head.size() < 2) {
-    GPUCOST_ASSIGN_OR_RETURN(size_t got, raw->Read(b, 2 - head.size()));
+  char b[4];
+  while (head.size() < 4) {
+    GPUCOST_ASSIGN_OR_RETURN(size_t got, raw->Read(b, 4 - head.size()));
     if (got == 0) break;
     head.append(b, got);
   }
-  const bool gzip = head.size() == 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
-                    static_cast<unsigned char>(head[1]) == 0x8b;
+  const auto byte = [&head](size_t i) { return static_cast<unsigned char>(head[i]); };
+  const bool gzip = head.size() >= 2 && byte(0) == 0x1f && byte(1) == 0x8b;
+  const bool zstd = head.size() == 4 && byte(0) == 0x28 && byte(1) == 0xb5 && byte(2) == 0x2f &&
+                    byte(3) == 0xfd;  // ZSTD_MAGICNUMBER, little-endian
   std::unique_ptr<ByteSource> src = std::make_unique<PrefixedSource>(std::move(head), std::move(raw));
   if (gzip) src = std::make_unique<GzipSource>(std::move(src));
+  if (zstd) src = std::make_unique<ZstdSource>(std::move(src));
   return src;
 }
 
@@ -178,7 +249,7 @@ Result<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path) {
     if (fd < 0) return Status::IoError(StrCat(path, ": cannot open: ", std::strerror(errno)));
     raw = std::make_unique<FdByteSource>(fd, true, path);
   }
-  return MaybeGunzip(std::move(raw));
+  return MaybeDecompress(std::move(raw));
 }
 
 }  // namespace gpucost

@@ -98,7 +98,7 @@ struct ParseStats {
   bool saw_eof_marker = false;  // "# EOF"
 };
 
-// A stream of bytes: a file, stdin or a gzip file (detected by its magic bytes).
+// A stream of bytes: a file, stdin, or a gzip or zstd file (detected by its magic bytes).
 class ByteSource {
  public:
   virtual ~ByteSource() = default;
@@ -107,12 +107,13 @@ class ByteSource {
   virtual const std::string& name() const = 0;
 };
 
-// "-" is stdin. Gzip input is decompressed transparently.
+// "-" is stdin. Gzip and zstd input is decompressed transparently.
 Result<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path);
 std::unique_ptr<ByteSource> StringByteSource(std::string data, std::string name = "<string>");
-// Wraps `raw` in a gzip decoder when its first bytes are the gzip magic 1f 8b (several gzip
-// members one after another are read as one stream); otherwise returns it unchanged.
-Result<std::unique_ptr<ByteSource>> MaybeGunzip(std::unique_ptr<ByteSource> raw);
+// Wraps `raw` in a gzip decoder when its first bytes are the gzip magic 1f 8b, or in a zstd
+// decoder for the zstd magic 28 b5 2f fd (several members or frames one after another are read as
+// one stream); otherwise returns it unchanged.
+Result<std::unique_ptr<ByteSource>> MaybeDecompress(std::unique_ptr<ByteSource> raw);
 
 // Non-strict: returns stats (errors go to the handler). Strict: returns the first error as a
 // kParseError Status "<source>:<line>: <message>". I/O failures are always errors.

@@ -11,7 +11,9 @@ namespace {
 
 bool IsExpositionFile(const std::filesystem::path& p) {
   std::string name = p.filename().string();
-  if (name.ends_with(".gz")) name.resize(name.size() - 3);
+  for (std::string_view compressed : {".gz", ".zst"}) {
+    if (name.ends_with(compressed)) name.resize(name.size() - compressed.size());
+  }
   for (std::string_view ext : {".prom", ".txt", ".om", ".openmetrics"}) {
     if (name.ends_with(ext)) return true;
   }

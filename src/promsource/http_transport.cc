@@ -2,6 +2,7 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
 #include <mutex>
 
 #include "core/strings.h"
@@ -68,6 +69,7 @@ class CurlTransport final : public HttpTransport {
     CURL* h = handle_;
     curl_easy_reset(h);  // keeps the connection cache, so chunks reuse one connection
     std::string body;
+    body.reserve(std::min(request.response_bytes_hint, options_.max_response_bytes));
     Sink sink{&body, options_.max_response_bytes};
     curl_slist* headers = nullptr;
     for (const auto& [k, v] : request.headers) {

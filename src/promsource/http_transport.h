@@ -22,6 +22,9 @@ struct HttpRequest {
   std::string url;
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
+  // Bytes the response body is expected to hold (a scrape's last size), reserved up front so
+  // that a body of megabytes is not copied again and again as it grows. 0: no guess.
+  size_t response_bytes_hint = 0;
 };
 
 struct HttpResponse {

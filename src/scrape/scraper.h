@@ -45,6 +45,8 @@ struct ScrapeOutcome {
   Instant time{};
   Duration duration{0};
   uint64_t samples = 0;  // written to the spool (0 when rejected)
+  size_t body_bytes = 0;  // as received, and as rendered for the spool: the next scrape's sizes
+  size_t text_bytes = 0;
   // The scrape was good but the spool could not keep it (a full disk): the Spool logged it.
   bool store_failed = false;
 };
@@ -63,6 +65,7 @@ struct TargetHealth {
   uint64_t failures_total = 0;
   uint64_t consecutive_failures = 0;
   std::string last_error;  // of the last failed scrape; kept after a success
+  size_t last_body_bytes = 0, last_text_bytes = 0;  // of the last accepted scrape
 };
 
 class Scraper {
@@ -82,7 +85,9 @@ class Scraper {
   std::vector<TargetHealth> Health() const;
 
  private:
-  ScrapeOutcome ScrapeOne(const ScrapeTarget& target, promsource::HttpTransport& transport);
+  // `last` (may be null): the target's health before, whose sizes are reserved up front.
+  ScrapeOutcome ScrapeOne(const ScrapeTarget& target, const TargetHealth* last,
+                          promsource::HttpTransport& transport);
 
   ScraperOptions options_;
   Spool& spool_;

@@ -15,7 +15,7 @@
 #include "core/log.h"
 #include "core/redact.h"
 #include "core/strings.h"
-#include "scrape/gzip_member.h"
+#include "scrape/spool_codec.h"
 
 namespace gpucost::scrape {
 namespace {
@@ -23,8 +23,10 @@ namespace {
 namespace fs = std::filesystem;
 using std::chrono::hours;
 
-constexpr std::string_view kSuffix = ".prom";  // text: the files of earlier versions
+constexpr std::string_view kZstSuffix = ".prom.zst";
+// The files of earlier versions, read and pruned: gzip members, and text before them.
 constexpr std::string_view kGzSuffix = ".prom.gz";
+constexpr std::string_view kSuffix = ".prom";
 constexpr size_t kMinuteStampLen = 14;  // "20261001T1307Z"
 constexpr size_t kHourStampLen = 12;    // "20261001T13Z", the names of earlier versions
 
@@ -47,9 +49,10 @@ bool ParseDigits(std::string_view s, int& out) {
 // The span a spool file name stands for (its minute, or its hour for the names of earlier
 // versions); nullopt for any other file (left alone).
 std::optional<Window> SpanOfName(std::string_view name) {
-  const size_t suffix = name.ends_with(kGzSuffix) ? kGzSuffix.size()
-                        : name.ends_with(kSuffix) ? kSuffix.size()
-                                                  : 0;
+  const size_t suffix = name.ends_with(kZstSuffix)  ? kZstSuffix.size()
+                        : name.ends_with(kGzSuffix) ? kGzSuffix.size()
+                        : name.ends_with(kSuffix)   ? kSuffix.size()
+                                                    : 0;
   if (suffix == 0 || name.size() <= 8 || name[8] != 'T') return std::nullopt;
   size_t len = 0;
   if (name.size() > kMinuteStampLen + 1 + suffix && name[kMinuteStampLen - 1] == 'Z' &&
@@ -80,12 +83,12 @@ Status Errno(std::string_view what, const std::string& path) {
   return Status::IoError(StrCat("cannot ", what, " ", path, ": ", std::strerror(errno)));
 }
 
-// Cuts a torn last gzip member (a write cut short by a crash) back to the members before it;
-// gives the bytes cut.
-Result<uint64_t> CutTornMember(int fd, const std::string& path) {
+// Cuts a torn last frame (a write cut short by a crash) back to the frames before it; gives the
+// bytes cut.
+Result<uint64_t> CutTornFrame(int fd, const std::string& path) {
   const off_t size = ::lseek(fd, 0, SEEK_END);
   if (size < 0) return Errno("seek in", path);
-  GPUCOST_ASSIGN_OR_RETURN(const uint64_t whole, WholeMembersLength(fd, path));
+  GPUCOST_ASSIGN_OR_RETURN(const uint64_t whole, WholeFramesLength(fd, path));
   if (whole == static_cast<uint64_t>(size)) return 0;
   if (::ftruncate(fd, static_cast<off_t>(whole)) != 0) return Errno("truncate", path);
   LogWarn(StrCat("spool file ", path, ": cut a torn last scrape (",
@@ -103,10 +106,10 @@ Status FsyncDir(const std::string& dir) {
 
 }  // namespace
 
-Spool::Spool(std::string dir, int gzip_level) : dir_(std::move(dir)), gzip_level_(gzip_level) {}
+Spool::Spool(std::string dir, int zstd_level) : dir_(std::move(dir)), zstd_level_(zstd_level) {}
 
 std::string Spool::FileName(const ScrapeTarget& target, Instant t) {
-  return StrCat(MinuteStamp(t), "_", TargetFileKey(target), kGzSuffix);
+  return StrCat(MinuteStamp(t), "_", TargetFileKey(target), kZstSuffix);
 }
 
 Status Spool::Open() {
@@ -131,15 +134,15 @@ Status Spool::Open() {
   return Status::Ok();
 }
 
-Status Spool::AppendLocked(const std::string& path, std::string_view member) {
+Status Spool::AppendLocked(const std::string& path, std::string_view frame) {
   struct stat st {};
   const bool created = ::stat(path.c_str(), &st) != 0;
-  // Read as well as write: the torn-member check reads the file.
+  // Read as well as write: the torn-frame check reads the file.
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) return Errno("open", path);
   Status status;
   if (checked_.insert(path).second && !created) {
-    Result<uint64_t> cut = CutTornMember(fd, path);
+    Result<uint64_t> cut = CutTornFrame(fd, path);
     if (cut.ok()) {
       bytes_ -= std::min<uint64_t>(*cut, bytes_);
     } else {
@@ -150,8 +153,8 @@ Status Spool::AppendLocked(const std::string& path, std::string_view member) {
   const off_t before = status.ok() ? ::lseek(fd, 0, SEEK_END) : -1;
   if (status.ok() && before < 0) status = Errno("seek in", path);
   size_t done = 0;
-  while (status.ok() && done < member.size()) {
-    const ssize_t n = ::write(fd, member.data() + done, member.size() - done);
+  while (status.ok() && done < frame.size()) {
+    const ssize_t n = ::write(fd, frame.data() + done, frame.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       if (n == 0) errno = ENOSPC;
@@ -176,7 +179,7 @@ Status Spool::AppendLocked(const std::string& path, std::string_view member) {
     if (created && ::unlink(path.c_str()) == 0) checked_.erase(path);
     return status;
   }
-  bytes_ += member.size();
+  bytes_ += frame.size();
   if (created) ++files_;
   return Status::Ok();
 }
@@ -202,10 +205,10 @@ void Spool::NoteOutcome(const ScrapeTarget& target, const Status& status) {
 Status Spool::Append(const ScrapeTarget& target, Instant scrape_time, std::string_view text) {
   if (text.empty()) return Status::Ok();
   // Compressed before the lock: the targets of a cycle compress in parallel.
-  Result<std::string> member = GzipMember(text, gzip_level_);
+  Result<std::string> frame = ZstdFrame(text, zstd_level_);
   const std::string path = (fs::path(dir_) / FileName(target, scrape_time)).string();
   std::unique_lock<std::shared_mutex> lock(mu_);
-  const Status status = member.ok() ? AppendLocked(path, *member) : member.status();
+  const Status status = frame.ok() ? AppendLocked(path, *frame) : frame.status();
   NoteOutcome(target, status);
   return status;
 }

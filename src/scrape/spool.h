@@ -1,17 +1,17 @@
 // Spool: the folder of timestamped exposition files that scrapes are appended to and `--input`
-// reads back: one file per target per UTC minute, named "<YYYYMMDDTHHMM>Z_<target key>.prom.gz"
+// reads back: one file per target per UTC minute, named "<YYYYMMDDTHHMM>Z_<target key>.prom.zst"
 // so that the minute can be read from the name and a folder walk (ExpandInputPaths) sorts by
-// time. Each scrape is one gzip member; members one after another are one gzip stream, which
+// time. Each scrape is one zstd frame; frames one after another are one zstd stream, which
 // LoadInput reads. Minutes, not hours, so that a window's reader parses the scrapes it needs and
-// not the rest of the hour. The uncompressed files of earlier versions ("....prom", per minute or
-// per hour "<YYYYMMDDTHH>Z_...") are still read and pruned.
+// not the rest of the hour. The files of earlier versions (gzip "....prom.gz", text "....prom",
+// per minute or per hour "<YYYYMMDDTHH>Z_...") are still read and pruned.
 //
 // Crash safety: a scrape is rendered and compressed whole in memory, then appended with one
 // write() to a file opened O_APPEND and fsync'd (a new file's folder is fsync'd too). An append
 // that fails (a full disk: ENOSPC, EFBIG) is truncated back to where it began, so a file holds
-// whole members only, and that scrape is dropped, never written twice. A crash during the write
-// can still leave a torn last member; the first append to a file after start-up cuts it back to
-// its last whole member, and until then a reader gets the whole members and one issue for the
+// whole frames only, and that scrape is dropped, never written twice. A crash during the write
+// can still leave a torn last frame; the first append to a file after start-up cuts it back to
+// its last whole frame, and until then a reader gets the whole frames and one issue for the
 // torn one (ParseExposition). A reader of the current minute's file could see an append in
 // progress; serve holds LockForReading() while it loads the files, or scrapes and loads in one
 // thread.
@@ -56,16 +56,16 @@ struct SpoolStats {
 
 class Spool {
  public:
-  // zlib level 6 keeps a 1,000-node scrape in 9.4% of its text for 0.9% of a core at 30 s
-  // scrapes; level 1 in 11.3% for 0.35% (docs/perf.md, "The scrape spool").
-  static constexpr int kDefaultGzipLevel = 6;
+  // zstd level 3 with a 16 MiB window (spool_codec.h) keeps a 1,000-node scrape in about 6% of
+  // its text (docs/perf.md, "The scrape spool").
+  static constexpr int kDefaultZstdLevel = 3;
 
-  explicit Spool(std::string dir, int gzip_level = kDefaultGzipLevel);
+  explicit Spool(std::string dir, int zstd_level = kDefaultZstdLevel);
 
   // Creates the folder (and its parents) when missing, and counts what it holds.
   Status Open();
 
-  // Appends one scrape's rendered text (whole lines), as one gzip member, to the target's file
+  // Appends one scrape's rendered text (whole lines), as one zstd frame, to the target's file
   // for the minute that holds `scrape_time`. A failure is logged once per target until an append
   // of that target succeeds again, and counted (SpoolStats::write_errors).
   Status Append(const ScrapeTarget& target, Instant scrape_time, std::string_view text);
@@ -87,18 +87,18 @@ class Spool {
 
   const std::string& dir() const { return dir_; }
 
-  // "20261001T1307Z_<key>.prom.gz" for the minute holding `t`.
+  // "20261001T1307Z_<key>.prom.zst" for the minute holding `t`.
   static std::string FileName(const ScrapeTarget& target, Instant t);
 
  private:
-  // Under mu_: appends `member` to `path`, or leaves the file as it was.
-  Status AppendLocked(const std::string& path, std::string_view member);
+  // Under mu_: appends `frame` to `path`, or leaves the file as it was.
+  Status AppendLocked(const std::string& path, std::string_view frame);
   // Under mu_: logs the first failure of a burst and the recovery, per target.
   void NoteOutcome(const ScrapeTarget& target, const Status& status);
   void Removed(uint64_t size);
 
   std::string dir_;
-  int gzip_level_;
+  int zstd_level_;
   mutable std::shared_mutex mu_;
   std::set<std::string> checked_;  // files whose tail was checked since start-up
   std::map<std::string, uint64_t> failing_;  // per target whose appends fail: how many did

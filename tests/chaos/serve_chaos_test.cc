@@ -24,6 +24,7 @@
 
 #include "cli/cli_test_util.h"
 #include "common/child_process.h"
+#include "common/sanitizer.h"
 #include "ledger/serve_test_util.h"
 
 namespace gpucost {
@@ -42,16 +43,7 @@ using testing_util::RunShell;
 using testing_util::TempDir;
 
 constexpr const char* kSecret = "Ch4osS3cret";
-// AddressSanitizer's build (GCC says so with __SANITIZE_ADDRESS__, clang with __has_feature)
-// checks memory, not speed: it answers several times slower.
-#if defined(__SANITIZE_ADDRESS__)
-#define GPUCOST_CHAOS_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define GPUCOST_CHAOS_ASAN 1
-#endif
-#endif
-#ifdef GPUCOST_CHAOS_ASAN
+#ifdef GPUCOST_TEST_UNDER_ASAN  // common/sanitizer.h
 constexpr double kHealthzLimitSeconds = 1.0;
 constexpr int kRounds = 3;  // the full disk, the source gone, one more kill: CI's time is short
 #else

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -24,6 +25,18 @@ std::string Gzip(const std::string& data) {
   EXPECT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
   out.resize(zs.total_out);
   deflateEnd(&zs);
+  return out;
+}
+
+// One zstd frame with a content checksum, as the scrape spool writes them.
+std::string Zstd(const std::string& data) {
+  ZSTD_CCtx* cctx = ZSTD_createCCtx();
+  EXPECT_FALSE(ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1)));
+  std::string out(ZSTD_compressBound(data.size()), '\0');
+  const size_t n = ZSTD_compress2(cctx, out.data(), out.size(), data.data(), data.size());
+  ZSTD_freeCCtx(cctx);
+  EXPECT_FALSE(ZSTD_isError(n));
+  out.resize(ZSTD_isError(n) ? 0 : n);
   return out;
 }
 
@@ -86,7 +99,7 @@ TEST(ByteSource, ConcatenatedGzipMembers) {
 TEST(ByteSource, GzipThroughTinyReads) {
   std::string big;
   for (int i = 0; i < 5000; ++i) big += "m{i=\"" + std::to_string(i) + "\"} " + std::to_string(i) + "\n";
-  auto src = MaybeGunzip(std::make_unique<testing::ChunkedSource>(Gzip(big), 5));
+  auto src = MaybeDecompress(std::make_unique<testing::ChunkedSource>(Gzip(big), 5));
   ASSERT_TRUE(src.ok());
   EXPECT_EQ(ReadAll(**src), big);
 }
@@ -155,6 +168,61 @@ TEST(ByteSource, DamageAfterWholeMembersIsAnIssue) {
       << rec.errors[0].message;
 }
 
+TEST(ByteSource, ConcatenatedZstdFramesAreOneStream) {
+  std::string big;
+  for (int i = 0; i < 5000; ++i)
+    big += "m{i=\"" + std::to_string(i) + "\"} " + std::to_string(i) + "\n";
+  TempFile f(Zstd("first 1\n") + Zstd(big) + Zstd(""));
+  auto src = OpenByteSource(f.path());
+  ASSERT_TRUE(src.ok());
+  EXPECT_EQ(ReadAll(**src), "first 1\n" + big);
+  // Through reads of a few bytes at a time, as from a pipe.
+  auto tiny = MaybeDecompress(std::make_unique<testing::ChunkedSource>(Zstd(big) + Zstd(big), 5));
+  ASSERT_TRUE(tiny.ok());
+  EXPECT_EQ(ReadAll(**tiny), big + big);
+}
+
+TEST(ByteSource, AZstdFrameCutShortIsAnIssueAndWhatCameBeforeIsKept) {
+  // Two whole frames, then a third torn by a crash in the middle of its write.
+  const std::string third = Zstd("c 3\nd 4\n");
+  TempFile f(Zstd("a 1\n") + Zstd("b 2\n") + third.substr(0, third.size() - 6));
+  auto src = OpenByteSource(f.path());
+  ASSERT_TRUE(src.ok());
+  testing::Recorder rec;
+  auto stats = ParseExposition(**src, {}, rec);
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  // The lines of the whole frames stand, and the whole lines of the torn one that came through;
+  // the line it cuts is not a sample.
+  ASSERT_GE(rec.samples.size(), 2u);
+  EXPECT_EQ(rec.samples[0].name, "a");
+  EXPECT_EQ(rec.samples[1].name, "b");
+  for (const auto& s : rec.samples) EXPECT_NE(s.name, "d") << "no torn line";
+  ASSERT_EQ(rec.errors.size(), 1u);
+  EXPECT_NE(rec.errors[0].message.find("zstd data ends inside a frame, after 2 whole ones"),
+            std::string::npos)
+      << rec.errors[0].message;
+}
+
+TEST(ByteSource, ADamagedZstdFrameIsAnIssue) {
+  // A flipped byte in the second frame's checksum fails it; zeros where an append was going are
+  // not a frame. Either way the first frame's line stands and the damage is one issue.
+  std::string second = Zstd("b 2\nc 3\n");
+  second[second.size() - 2] ^= 0x55;
+  for (const std::string& tail : {second, std::string(64, '\0')}) {
+    TempFile f(Zstd("a 1\n") + tail);
+    auto src = OpenByteSource(f.path());
+    ASSERT_TRUE(src.ok());
+    testing::Recorder rec;
+    auto stats = ParseExposition(**src, {}, rec);
+    ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+    ASSERT_GE(rec.samples.size(), 1u);
+    EXPECT_EQ(rec.samples[0].name, "a");
+    ASSERT_EQ(rec.errors.size(), 1u);
+    EXPECT_NE(rec.errors[0].message.find("zstd data is damaged at byte"), std::string::npos)
+        << rec.errors[0].message;
+  }
+}
+
 TEST(ByteSource, MissingFileIsAnIoError) {
   auto src = OpenByteSource("/nonexistent/metrics.prom");
   ASSERT_FALSE(src.ok());
@@ -176,8 +244,8 @@ TEST(ByteSource, DashIsStdin) {
 }
 
 TEST(ByteSource, ShortInputs) {
-  for (const std::string s : {"", "a", "\x1f", "a 1"}) {
-    auto src = MaybeGunzip(StringByteSource(s));
+  for (const std::string s : {"", "a", "\x1f", "a 1", "\x28\xb5\x2f"}) {
+    auto src = MaybeDecompress(StringByteSource(s));
     ASSERT_TRUE(src.ok());
     EXPECT_EQ(ReadAll(**src), s);
   }

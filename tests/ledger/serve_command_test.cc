@@ -546,12 +546,12 @@ TEST(ServeScrape, ScrapesExportersItselfAndIsolatesAMalformedTarget) {
   EXPECT_GT(serve_test::ValueOf(metrics, "gpucost_disk_free_bytes{path=\"spool\"}"), 0);
   EXPECT_GT(serve_test::ValueOf(metrics, "gpucost_disk_free_bytes{path=\"ledger\"}"), 0);
   EXPECT_EQ(serve.Terminate(), 0) << serve.Log();
-  // The spool holds gzip files per minute and good target only.
+  // The spool holds zstd files per minute and good target only.
   int files = 0;
   for (const auto& e : std::filesystem::directory_iterator(ledger + ".scrape")) {
     ++files;
     EXPECT_EQ(e.path().filename().string().find("broken"), std::string::npos);
-    EXPECT_TRUE(e.path().filename().string().ends_with(".prom.gz")) << e.path();
+    EXPECT_TRUE(e.path().filename().string().ends_with(".prom.zst")) << e.path();
   }
   EXPECT_GE(files, 2);
 }

@@ -1,12 +1,13 @@
-// The spool: a gzip file per target and minute (and the text files of earlier versions), which
-// files a window needs, pruning by age and size, torn-member repair, a full disk, and that what
-// it holds loads through the CLI's input path (LoadInput).
+// The spool: a zstd file per target and minute (and the gzip and text files of earlier versions),
+// which files a window needs, pruning by age and size, torn-frame repair, a full disk, and that
+// what it holds loads through the CLI's input path (LoadInput).
 #include "scrape/spool.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <zlib.h>
 
 #include <filesystem>
 #include <fstream>
@@ -14,7 +15,7 @@
 #include "cli/cli_test_util.h"
 #include "cli/input_flags.h"
 #include "ingest/exposition.h"
-#include "scrape/gzip_member.h"
+#include "scrape/spool_codec.h"
 
 namespace gpucost::scrape {
 namespace {
@@ -30,7 +31,7 @@ Instant At(std::string_view text) { return *ParseInstant(text); }
 const ScrapeTarget kDcgm{"dcgm", "http://10.0.0.7:9400/metrics", {}};
 const ScrapeTarget kKsm{"ksm", "http://10.0.0.9:8080/metrics", {}};
 
-// A spool file's text: its gzip members inflated one after another.
+// A spool file's text: its frames decompressed one after another.
 std::string Inflated(const std::filesystem::path& path) {
   Result<std::unique_ptr<ByteSource>> src = OpenByteSource(path.string());
   if (!src.ok()) return "<" + src.status().ToString() + ">";
@@ -71,10 +72,10 @@ TEST(Spool, OneFilePerTargetPerMinute) {
   ASSERT_TRUE(spool.Append(kKsm, At("2026-10-01T11:00:30Z"), "b 1 3\n").ok());
   ASSERT_TRUE(spool.Append(kDcgm, At("2026-10-01T11:07:10Z"), "a 4 4\n").ok());
   EXPECT_EQ(Spool::FileName(kDcgm, At("2026-10-01T11:00:30Z")),
-            "20261001T1100Z_" + TargetFileKey(kDcgm) + ".prom.gz");
-  // Two scrapes, two gzip members: one stream to a reader.
+            "20261001T1100Z_" + TargetFileKey(kDcgm) + ".prom.zst");
+  // Two scrapes, two zstd frames: one stream to a reader.
   const fs::path minute = dir.path() / "spool" / Spool::FileName(kDcgm, At("2026-10-01T11:00:30Z"));
-  EXPECT_EQ(dir.Read("spool/" + minute.filename().string()).substr(0, 2), "\x1f\x8b");
+  EXPECT_EQ(dir.Read("spool/" + minute.filename().string()).substr(0, 4), "\x28\xb5\x2f\xfd");
   EXPECT_EQ(Inflated(minute), "a 2 2\na 3 3\n");
   EXPECT_EQ(spool.Stats().files, 4u);
   EXPECT_EQ(spool.Stats().bytes, SizeOfFiles(dir.path() / "spool"));
@@ -91,15 +92,24 @@ TEST(Spool, OneFilePerTargetPerMinute) {
   EXPECT_TRUE(files->empty());
 }
 
-TEST(Spool, ReadsAndPrunesTheTextFilesOfEarlierVersions) {
+TEST(Spool, ReadsAndPrunesTheFilesOfEarlierVersions) {
   TempDir dir;
-  // An hour file and a minute file of text, as earlier versions wrote them.
+  // An hour file and a minute file of text, and a minute file of gzip members, as earlier
+  // versions wrote them.
   dir.Write("20261001T09Z_" + TargetFileKey(kDcgm) + ".prom", "a 1 1\n");
   dir.Write("20261001T1000Z_" + TargetFileKey(kKsm) + ".prom", "b 1 1\n");
+  const std::string gz_name = "20261001T1000Z_" + TargetFileKey(kDcgm) + "x.prom.gz";
+  {
+    gzFile gz = gzopen((dir.path() / gz_name).c_str(), "wb6");
+    ASSERT_NE(gz, nullptr);
+    ASSERT_EQ(gzputs(gz, "c 1 1\n"), 6);
+    ASSERT_EQ(gzclose(gz), Z_OK);
+  }
+  const uint64_t gz_bytes = fs::file_size(dir.path() / gz_name);
   Spool spool(dir.path().string());
   ASSERT_TRUE(spool.Open().ok());
-  EXPECT_EQ(spool.Stats().files, 2u) << "counted from the start";
-  EXPECT_EQ(spool.Stats().bytes, 12u);
+  EXPECT_EQ(spool.Stats().files, 3u) << "counted from the start";
+  EXPECT_EQ(spool.Stats().bytes, 12u + gz_bytes);
   ASSERT_TRUE(spool.Append(kDcgm, At("2026-10-01T08:59:00Z"), "a 0 0\n").ok());
   ASSERT_TRUE(spool.Append(kDcgm, At("2026-10-01T10:00:00Z"), "a 2 2\n").ok());
   // In time order: the hour between the two minutes.
@@ -107,23 +117,26 @@ TEST(Spool, ReadsAndPrunesTheTextFilesOfEarlierVersions) {
       spool.Files({At("2026-10-01T09:30:00Z"), At("2026-10-01T10:30:00Z")}, minutes(40));
   ASSERT_TRUE(files.ok());
   EXPECT_EQ(Names(*files),
-            "20261001T0859Z_dcg 20261001T09Z_dcg 20261001T1000Z_dcg 20261001T1000Z_ksm ");
+            "20261001T0859Z_dcg 20261001T09Z_dcg 20261001T1000Z_dcg "
+            "20261001T1000Z_dcg 20261001T1000Z_ksm ");
   // The hour ends at 10:00: kept by a cutoff of 09:59, removed by one of 10:00.
   ASSERT_EQ(spool.Prune(At("2026-10-01T11:59:00Z"), hours(2))->files_removed, 1);  // 08:59
   ASSERT_EQ(spool.Prune(At("2026-10-01T12:00:00Z"), hours(2))->files_removed, 1);  // 09
   files = spool.Files({At("2026-10-01T00:00:00Z"), At("2026-10-02T00:00:00Z")}, minutes(0));
-  EXPECT_EQ(Names(*files), "20261001T1000Z_dcg 20261001T1000Z_ksm ");
-  // Text and gzip files of one window load together.
+  EXPECT_EQ(Names(*files), "20261001T1000Z_dcg 20261001T1000Z_dcg 20261001T1000Z_ksm ");
+  // Text, gzip and zstd files of one window read back and load together.
+  EXPECT_EQ(Inflated(dir.path() / gz_name), "c 1 1\n");
+  EXPECT_EQ(Inflated(dir.path() / Spool::FileName(kDcgm, At("2026-10-01T10:00:00Z"))), "a 2 2\n");
   cli::InputFlags flags;
   flags.inputs = *files;
   Result<cli::LoadedInput> input = cli::LoadInput(
       flags, Window{At("2026-10-01T10:00:00Z"), At("2026-10-01T10:01:00Z")}, minutes(1));
   ASSERT_TRUE(input.ok()) << input.status().ToString();
   EXPECT_EQ(input->timeline.parse_errors, 0u);
-  ASSERT_EQ(spool.Prune(At("2026-10-01T12:01:00Z"), hours(2))->files_removed, 2);
+  ASSERT_EQ(spool.Prune(At("2026-10-01T12:01:00Z"), hours(2))->files_removed, 3);
   EXPECT_EQ(spool.Stats().files, 0u);
   EXPECT_EQ(spool.Stats().bytes, 0u);
-  EXPECT_EQ(spool.Stats().removed_for_age, 4u);
+  EXPECT_EQ(spool.Stats().removed_for_age, 5u);
 }
 
 TEST(Spool, PrunesWholeMinutesOlderThanTheRetentionAndNothingElse) {
@@ -140,31 +153,31 @@ TEST(Spool, PrunesWholeMinutesOlderThanTheRetentionAndNothingElse) {
   ASSERT_TRUE(pruned.ok()) << pruned.status().ToString();
   EXPECT_EQ(pruned->files_removed, 2);
   EXPECT_EQ(pruned->files_over_size, 0);
-  EXPECT_EQ(pruned->bytes_removed, 2 * GzipMember("a 1 1\n", Spool::kDefaultGzipLevel)->size());
+  EXPECT_EQ(pruned->bytes_removed, 2 * ZstdFrame("a 1 1\n", Spool::kDefaultZstdLevel)->size());
   Result<std::vector<std::string>> left =
       spool.Files({At("2026-10-01T00:00:00Z"), At("2026-10-02T00:00:00Z")}, minutes(0));
   EXPECT_EQ(Names(*left), "20261001T0930Z_dcg ");
   EXPECT_TRUE(fs::exists(dir.path() / "notes.txt"));
 }
 
-TEST(Spool, CutsATornLastMemberBeforeAppending) {
+TEST(Spool, CutsATornLastFrameBeforeAppending) {
   TempDir dir;
   const std::string name = Spool::FileName(kDcgm, At("2026-10-01T10:00:00Z"));
-  const auto member = [](const char* text) { return *GzipMember(text, Spool::kDefaultGzipLevel); };
-  const std::string torn = member("a 2 1500\na{x=\"half\"} 3 1500\n");
+  const auto frame = [](const char* text) { return *ZstdFrame(text, Spool::kDefaultZstdLevel); };
+  const std::string torn = frame("a 2 1500\na{x=\"half\"} 3 1500\n");
   // A whole scrape, then a crash in the middle of writing the next one.
-  dir.Write(name, member("a 1 1000\n") + torn.substr(0, torn.size() / 2));
+  dir.Write(name, frame("a 1 1000\n") + torn.substr(0, torn.size() / 2));
   Spool spool(dir.path().string());
   ASSERT_TRUE(spool.Open().ok());
   const uint64_t before = spool.Stats().bytes;
   ASSERT_TRUE(spool.Append(kDcgm, At("2026-10-01T10:00:30Z"), "a 2 2000\n").ok());
   EXPECT_EQ(Inflated(dir.path() / name), "a 1 1000\na 2 2000\n");
-  EXPECT_EQ(dir.Read(name), member("a 1 1000\n") + member("a 2 2000\n")) << "whole members only";
+  EXPECT_EQ(dir.Read(name), frame("a 1 1000\n") + frame("a 2 2000\n")) << "whole frames only";
   EXPECT_EQ(spool.Stats().bytes, SizeOfFiles(dir.path()));
-  EXPECT_LT(spool.Stats().bytes, before + member("a 2 2000\n").size());
+  EXPECT_LT(spool.Stats().bytes, before + frame("a 2 2000\n").size());
 }
 
-TEST(Spool, ATornMemberOfTheCurrentMinuteIsAnIssueForItsReader) {
+TEST(Spool, ATornFrameOfTheCurrentMinuteIsAnIssueForItsReader) {
   // A crash tore the minute's last append and nothing has appended to the file since: a reader
   // gets the whole scrapes and one parse issue, and fails nothing.
   TempDir dir;
@@ -177,7 +190,7 @@ TEST(Spool, ATornMemberOfTheCurrentMinuteIsAnIssueForItsReader) {
   };
   const Instant t = At("2026-10-01T10:00:00Z");
   ASSERT_TRUE(spool.Append(kDcgm, t, scrape(UnixMs(t), 0.5)).ok());
-  const std::string torn = *GzipMember(scrape(UnixMs(t) + 30'000, 0.25), 1);
+  const std::string torn = *ZstdFrame(scrape(UnixMs(t) + 30'000, 0.25), 1);
   std::ofstream(dir.path() / Spool::FileName(kDcgm, t), std::ios::binary | std::ios::app)
       << torn.substr(0, torn.size() - 3);
   cli::InputFlags flags;
@@ -197,7 +210,7 @@ TEST(Spool, PrunesTheOldestFilesPastTheSizeBound) {
     ASSERT_TRUE(spool.Append(kKsm, At(t), "b 1 1\n").ok());
     ASSERT_TRUE(spool.Append(kDcgm, At(t), "a 1 1\n").ok());
   }
-  const uint64_t file = GzipMember("a 1 1\n", Spool::kDefaultGzipLevel)->size();
+  const uint64_t file = ZstdFrame("a 1 1\n", Spool::kDefaultZstdLevel)->size();
   ASSERT_EQ(spool.Stats().bytes, 8 * file);
   // No bound, or a bound it is within: nothing newer than the retention goes.
   EXPECT_EQ(spool.Prune(At("2026-10-01T10:04:00Z"), hours(1), 0)->files_removed, 0);
@@ -273,7 +286,7 @@ TEST(Spool, AFullDiskDropsTheScrapeLeavesTheFileWholeAndResumes) {
     EXPECT_FALSE(spool.Append(kDcgm, t + minutes(1), big + noise(3)).ok());
   }
   const std::string log = ::testing::internal::GetCapturedStderr();
-  EXPECT_EQ(dir.Read(file.filename().string()), whole) << "truncated back to the whole member";
+  EXPECT_EQ(dir.Read(file.filename().string()), whole) << "truncated back to the whole frame";
   EXPECT_FALSE(fs::exists(dir.path() / Spool::FileName(kDcgm, t + minutes(1))));
   EXPECT_EQ(spool.Stats().write_errors, 4u);
   EXPECT_EQ(spool.Stats().bytes, whole.size());
