@@ -1,0 +1,507 @@
+#!/usr/bin/env python3
+"""Structural checks of gpucost's Kubernetes manifests, on what `kubectl kustomize` renders.
+
+  check_manifests.py render   SOURCE_DIR GPUCOST GPUCOST_AGENT   every overlay renders and passes
+  check_manifests.py negative SOURCE_DIR GPUCOST GPUCOST_AGENT   each broken copy is rejected
+  check_manifests.py drift    SOURCE_DIR GPUCOST GPUCOST_AGENT   deploy/ holds what the binary generates
+
+The checks: required fields; every namespaced object in a namespace the render creates; our
+images at the project's version; Services, ServiceMonitors and PodMonitors select pods and name
+ports they have; probes on paths the binaries serve; flags and configuration keys the binaries
+know; ConfigMaps, Secrets, volume claims and service accounts that exist; the restricted Pod
+Security profile everywhere but the agent's namespace, whose exceptions are exactly those
+docs/agent.md gives; RBAC with get/list/watch only and no wildcards.
+Exit 77 (skipped) when kubectl is missing.
+"""
+import copy
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import yaml
+
+SKIP = 77
+OVERLAYS = ("kubernetes", "postgresql", "eks")
+# Images not built here that an overlay may run, and why.
+FOREIGN_IMAGES = {
+    "public.ecr.aws/aws-observability/aws-sigv4-proxy": "signs AMP requests with IRSA (eks)",
+}
+PROBE_PATHS = {"gpucost": {"/healthz", "/readyz"}, "gpucost-agent": {"/healthz"}}
+# The agent's namespace may relax the restricted profile by exactly these (docs/agent.md).
+AGENT_NAMESPACE = "gpucost-agent"
+AGENT_HOST_PATHS = {"/var/lib/kubelet/pod-resources", "/proc"}
+READ_VERBS = {"get", "list", "watch"}
+CLUSTER_KINDS = {"Namespace", "ClusterRole", "ClusterRoleBinding"}
+WORKLOAD_KINDS = {"StatefulSet", "DaemonSet", "Deployment", "CronJob"}
+
+
+def version_of(src):
+    with open(os.path.join(src, "CMakeLists.txt")) as f:
+        return re.search(r"project\(gpucost VERSION ([0-9.]+)", f.read()).group(1)
+
+
+class Flags:
+    """The long flags each binary and subcommand accepts, from --help."""
+
+    def __init__(self, gpucost, agent):
+        self.gpucost, self.agent, self.cache = gpucost, agent, {}
+
+    def of(self, binary, sub):
+        key = (binary, sub)
+        if key not in self.cache:
+            argv = [self.agent] if binary == "gpucost-agent" else [self.gpucost, sub]
+            out = subprocess.run(argv + ["--help"], capture_output=True, text=True).stdout
+            self.cache[key] = set(re.findall(r"(?m)^\s+(?:-\w,)?(--[a-z0-9-]+)", out))
+        return self.cache[key]
+
+
+def pod_spec(obj):
+    if obj["kind"] == "CronJob":
+        return obj["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+    return obj["spec"]["template"]["spec"]
+
+
+def pod_labels(obj):
+    if obj["kind"] == "CronJob":
+        return obj["spec"]["jobTemplate"]["spec"]["template"]["metadata"].get("labels", {})
+    return obj["spec"]["template"]["metadata"].get("labels", {})
+
+
+def selects(selector, labels):
+    return bool(selector) and all(labels.get(k) == v for k, v in selector.items())
+
+
+def check(objs, src, flags):
+    """Every problem found in one rendered overlay, as messages."""
+    errors = []
+    err = errors.append
+    version = version_of(src)
+    by_kind = {}
+    for o in objs:
+        for field in ("apiVersion", "kind", "metadata"):
+            if field not in o:
+                err("an object has no %s: %s" % (field, str(o)[:80]))
+        if "metadata" not in o or "kind" not in o:
+            continue
+        if not o["metadata"].get("name"):
+            err("a %s has no metadata.name" % o["kind"])
+        by_kind.setdefault(o["kind"], []).append(o)
+    if errors:
+        return errors
+
+    def named(kind, ns, name):
+        return any(o["metadata"]["name"] == name and o["metadata"].get("namespace") == ns
+                   for o in by_kind.get(kind, []))
+
+    namespaces = {n["metadata"]["name"]: n["metadata"].get("labels", {})
+                  for n in by_kind.get("Namespace", [])}
+    for o in objs:
+        ns = o["metadata"].get("namespace")
+        what = "%s %s" % (o["kind"], o["metadata"]["name"])
+        if o["kind"] in CLUSTER_KINDS:
+            continue
+        if not ns:
+            err("%s has no namespace" % what)
+        elif ns not in namespaces:
+            err("%s is in namespace %s, which the manifests do not create" % (what, ns))
+    for name, labels in namespaces.items():
+        level = labels.get("pod-security.kubernetes.io/enforce")
+        if level != "restricted" and not (name == AGENT_NAMESPACE and level == "privileged"):
+            err("namespace %s enforces Pod Security %r, not restricted" % (name, level))
+
+    # Workloads: images, flags, probes, references, security.
+    config_maps = {(c["metadata"].get("namespace"), c["metadata"]["name"]): c
+                   for c in by_kind.get("ConfigMap", [])}
+    secrets = {(s["metadata"].get("namespace"), s["metadata"]["name"]): s
+               for s in by_kind.get("Secret", [])}
+    claims = set()
+    for s in by_kind.get("StatefulSet", []):
+        for t in s["spec"].get("volumeClaimTemplates", []):
+            for i in range(s["spec"].get("replicas", 1)):
+                claims.add((s["metadata"].get("namespace"),
+                            "%s-%s-%d" % (t["metadata"]["name"], s["metadata"]["name"], i)))
+    pods = []  # (namespace, labels, containers)
+    for kind in WORKLOAD_KINDS:
+        for w in by_kind.get(kind, []):
+            ns, spec = w["metadata"].get("namespace"), pod_spec(w)
+            what = "%s %s" % (kind, w["metadata"]["name"])
+            pods.append((ns, pod_labels(w), spec["containers"]))
+            if kind != "CronJob" and not selects(w["spec"]["selector"].get("matchLabels"),
+                                                 pod_labels(w)):
+                err("%s: its selector does not match its pods' labels" % what)
+            sa = spec.get("serviceAccountName")
+            if sa and not named("ServiceAccount", ns, sa):
+                err("%s: service account %s does not exist" % (what, sa))
+            volumes = {v["name"]: v for v in spec.get("volumes", [])}
+            for t in w["spec"].get("volumeClaimTemplates", []):
+                volumes[t["metadata"]["name"]] = {"name": t["metadata"]["name"], "claim": True}
+            for v in volumes.values():
+                if "configMap" in v and (ns, v["configMap"]["name"]) not in config_maps:
+                    err("%s: ConfigMap %s does not exist" % (what, v["configMap"]["name"]))
+                if "secret" in v and (ns, v["secret"]["secretName"]) not in secrets:
+                    err("%s: Secret %s does not exist" % (what, v["secret"]["secretName"]))
+                pvc = v.get("persistentVolumeClaim")
+                if pvc and (ns, pvc["claimName"]) not in claims:
+                    err("%s: volume claim %s is not a StatefulSet's" % (what, pvc["claimName"]))
+            check_security(err, what, ns, spec, volumes)
+            for c in spec["containers"]:
+                cwhat = "%s container %s" % (what, c["name"])
+                for m in c.get("volumeMounts", []):
+                    if m["name"] not in volumes:
+                        err("%s mounts volume %s, which the pod lacks" % (cwhat, m["name"]))
+                for e in c.get("env", []):
+                    ref = e.get("valueFrom", {}).get("secretKeyRef")
+                    if ref and (ns, ref["name"]) not in secrets:
+                        err("%s: Secret %s does not exist" % (cwhat, ref["name"]))
+                    elif ref and ref["key"] not in secrets[(ns, ref["name"])].get("data", {}):
+                        err("%s: Secret %s has no key %s" % (cwhat, ref["name"], ref["key"]))
+                if not c.get("resources", {}).get("requests"):
+                    err("%s has no resource requests" % cwhat)
+                binary = check_image(err, cwhat, c.get("image", ""), version)
+                if not binary:
+                    continue
+                check_args(err, cwhat, binary, c, flags, config_maps, ns, volumes)
+                ports = {p["name"]: p["containerPort"] for p in c.get("ports", [])}
+                for probe in ("startupProbe", "livenessProbe", "readinessProbe"):
+                    get = c.get(probe, {}).get("httpGet")
+                    if get is None:
+                        if probe != "startupProbe" and kind != "CronJob":
+                            err("%s has no %s" % (cwhat, probe))
+                        continue
+                    if get["path"] not in PROBE_PATHS[binary]:
+                        err("%s: %s asks %s, which %s does not serve" %
+                            (cwhat, probe, get["path"], binary))
+                    if get["port"] not in ports and get["port"] not in ports.values():
+                        err("%s: %s port %s is not a container port" % (cwhat, probe, get["port"]))
+
+    def pod_ports(ns, selector):
+        found = None
+        for pns, labels, containers in pods:
+            if pns == ns and selects(selector, labels):
+                found = found or {}
+                for c in containers:
+                    for p in c.get("ports", []):
+                        found[p.get("name")] = p["containerPort"]
+        return found
+
+    services = {}
+    for s in by_kind.get("Service", []):
+        ns, what = s["metadata"].get("namespace"), "Service " + s["metadata"]["name"]
+        ports = pod_ports(ns, s["spec"].get("selector"))
+        if ports is None:
+            err("%s selects no pod" % what)
+            continue
+        for p in s["spec"]["ports"]:
+            target = p.get("targetPort", p["port"])
+            if target not in ports and target not in ports.values():
+                err("%s: targetPort %s is no port of its pods" % (what, target))
+        services[(ns, s["metadata"]["name"])] = s
+    for m in by_kind.get("ServiceMonitor", []):
+        ns, what = m["metadata"].get("namespace"), "ServiceMonitor " + m["metadata"]["name"]
+        chosen = [s for (sns, _), s in services.items()
+                  if sns == ns and selects(m["spec"]["selector"].get("matchLabels"),
+                                           s["metadata"].get("labels", {}))]
+        if not chosen:
+            err("%s selects no Service" % what)
+        for e in m["spec"]["endpoints"]:
+            if not any(e["port"] in [p.get("name") for p in s["spec"]["ports"]] for s in chosen):
+                err("%s: port %s is no port of its Service" % (what, e["port"]))
+            cred = e.get("authorization", {}).get("credentials")
+            if cred and (ns, cred["name"]) not in secrets:
+                err("%s: Secret %s does not exist" % (what, cred["name"]))
+    for m in by_kind.get("PodMonitor", []):
+        what = "PodMonitor " + m["metadata"]["name"]
+        for ns in m["spec"].get("namespaceSelector", {}).get("matchNames",
+                                                             [m["metadata"].get("namespace")]):
+            ports = pod_ports(ns, m["spec"]["selector"].get("matchLabels"))
+            if ports is None:
+                err("%s selects no pod in %s" % (what, ns))
+                continue
+            for e in m["spec"]["podMetricsEndpoints"]:
+                if e["port"] not in ports:
+                    err("%s: port %s is no port of its pods" % (what, e["port"]))
+
+    for kind in ("ClusterRole", "Role"):
+        for r in by_kind.get(kind, []):
+            for rule in r.get("rules", []):
+                for field in ("apiGroups", "resources", "verbs"):
+                    if "*" in rule.get(field, []):
+                        err("%s %s grants * in %s" % (kind, r["metadata"]["name"], field))
+                extra = set(rule.get("verbs", [])) - READ_VERBS
+                if extra:
+                    err("%s %s grants %s: only get, list and watch" %
+                        (kind, r["metadata"]["name"], ", ".join(sorted(extra))))
+    for kind in ("ClusterRoleBinding", "RoleBinding"):
+        for b in by_kind.get(kind, []):
+            if not any(r["metadata"]["name"] == b["roleRef"]["name"]
+                       for r in by_kind.get(b["roleRef"]["kind"], [])):
+                err("%s %s binds a missing role" % (kind, b["metadata"]["name"]))
+            for s in b.get("subjects", []):
+                if s["kind"] == "ServiceAccount" and not named("ServiceAccount",
+                                                               s["namespace"], s["name"]):
+                    err("%s %s binds a missing service account %s" %
+                        (kind, b["metadata"]["name"], s["name"]))
+    return errors
+
+
+def check_image(err, what, image, version):
+    """The binary an image of ours runs, or None for an allowed foreign image."""
+    repo, _, tag = image.rpartition(":")
+    if repo in FOREIGN_IMAGES:
+        return None
+    m = re.fullmatch(r"ghcr\.io/gpucost/(gpucost|gpucost-agent)", repo)
+    if not m:
+        err("%s runs image %s, neither ours nor an allowed one" % (what, image))
+        return None
+    if tag != version:
+        err("%s runs %s, not version %s (CMakeLists.txt)" % (what, image, version))
+    return m.group(1)
+
+
+def check_args(err, what, binary, c, flags, config_maps, ns, volumes):
+    args = list(c.get("args", []))
+    command = c.get("command", [])
+    if command and command != [binary]:
+        err("%s: command %s is not the image's binary %s" % (what, command, binary))
+    sub = None
+    if binary == "gpucost":
+        if not args or args[0].startswith("-"):
+            err("%s: no gpucost subcommand in args" % what)
+            return
+        sub = args.pop(0)
+    known = flags.of(binary, sub)
+    if not known:
+        err("%s: `%s %s --help` lists no flags" % (what, binary, sub or ""))
+        return
+    for a in args:
+        flag = a.split("=", 1)[0]
+        if flag.startswith("--") and flag not in known:
+            err("%s: %s is not a flag of %s %s" % (what, flag, binary, sub or ""))
+        if flag == "--config":
+            check_config(err, what, a.split("=", 1)[1], c, known, config_maps, ns, volumes)
+
+
+def check_config(err, what, path, c, known, config_maps, ns, volumes):
+    for m in c.get("volumeMounts", []):
+        if path.startswith(m["mountPath"] + "/"):
+            cm = volumes.get(m["name"], {}).get("configMap")
+            if not cm or (ns, cm["name"]) not in config_maps:
+                break
+            text = config_maps[(ns, cm["name"])].get("data", {}).get(path[len(m["mountPath"]) + 1:])
+            if text is None:
+                break
+            for key in (yaml.safe_load(text) or {}):
+                if "--" + key not in known:
+                    err("%s: configuration key %s is not a flag" % (what, key))
+            return
+    err("%s: --config %s is no file of a mounted ConfigMap" % (what, path))
+
+
+def check_security(err, what, ns, spec, volumes):
+    agent = ns == AGENT_NAMESPACE
+    psc = spec.get("securityContext", {})
+    for field in ("hostNetwork", "hostIPC"):
+        if spec.get(field):
+            err("%s uses %s" % (what, field))
+    if spec.get("hostPID") and not agent:
+        err("%s uses hostPID" % what)
+    for v in volumes.values():
+        if "hostPath" in v and not (agent and v["hostPath"]["path"] in AGENT_HOST_PATHS):
+            err("%s mounts host path %s" % (what, v["hostPath"]["path"]))
+    for c in spec["containers"] + spec.get("initContainers", []):
+        sc, cwhat = c.get("securityContext", {}), "%s container %s" % (what, c["name"])
+        if sc.get("privileged"):
+            err("%s is privileged" % cwhat)
+        if sc.get("allowPrivilegeEscalation") is not False:
+            err("%s does not set allowPrivilegeEscalation: false" % cwhat)
+        if sc.get("readOnlyRootFilesystem") is not True:
+            err("%s does not set readOnlyRootFilesystem: true" % cwhat)
+        if "ALL" not in sc.get("capabilities", {}).get("drop", []):
+            err("%s does not drop ALL capabilities" % cwhat)
+        if sc.get("capabilities", {}).get("add"):
+            err("%s adds capabilities" % cwhat)
+        seccomp = sc.get("seccompProfile", psc.get("seccompProfile", {})).get("type")
+        if seccomp != "RuntimeDefault":
+            err("%s has no RuntimeDefault seccomp profile" % cwhat)
+        non_root = sc.get("runAsNonRoot", psc.get("runAsNonRoot"))
+        user = sc.get("runAsUser", psc.get("runAsUser"))
+        if not agent and (non_root is not True or user == 0):
+            err("%s may run as root (runAsNonRoot)" % cwhat)
+        for m in c.get("volumeMounts", []):
+            if "hostPath" in volumes.get(m["name"], {}) and not m.get("readOnly"):
+                err("%s mounts host path %s writable" % (cwhat, m["mountPath"]))
+
+
+def render_all(src, kubectl):
+    """{overlay: objects}, rendered from a copy of deploy/ with the files a user makes first."""
+    work = tempfile.mkdtemp(prefix="gpucost-deploy-")
+    try:
+        deploy = os.path.join(work, "deploy")
+        shutil.copytree(os.path.join(src, "deploy"), deploy)
+        # docs/install.md: the token and (postgresql) the ledger's URI.
+        with open(os.path.join(deploy, "base/token"), "w") as f:
+            f.write("0123456789abcdef0123456789abcdef")
+        with open(os.path.join(deploy, "overlays/postgresql/ledger-uri"), "w") as f:
+            f.write("postgresql://gpucost:secret@db.example:5432/gpucost")
+        out = {}
+        for overlay in OVERLAYS:
+            r = subprocess.run([kubectl, "kustomize", os.path.join(deploy, "overlays", overlay)],
+                               capture_output=True, text=True)
+            if r.returncode != 0:
+                print("FAIL: kubectl kustomize deploy/overlays/%s: %s" % (overlay, r.stderr))
+                sys.exit(1)
+            out[overlay] = [o for o in yaml.safe_load_all(r.stdout) if o]
+        return out
+    finally:
+        shutil.rmtree(work)
+
+
+def find(objs, kind, name):
+    return next(o for o in objs if o["kind"] == kind and o["metadata"]["name"] == name)
+
+
+def container(objs, kind, name, index=0):
+    obj = find(objs, kind, name)
+    return pod_spec(obj)["containers"][index]
+
+
+# Each breaks one rule; the check must name it (the second field is a piece of the message).
+def _set(path_fn, key, value):
+    def mutate(objs):
+        path_fn(objs)[key] = value
+    return mutate
+
+
+BROKEN = [
+    ("root filesystem writable", "readOnlyRootFilesystem",
+     lambda o: container(o, "StatefulSet", "gpucost")["securityContext"].pop(
+         "readOnlyRootFilesystem")),
+    ("privilege escalation", "allowPrivilegeEscalation",
+     _set(lambda o: container(o, "CronJob", "gpucost-alerts")["securityContext"],
+          "allowPrivilegeEscalation", True)),
+    ("a capability added", "adds capabilities",
+     _set(lambda o: container(o, "DaemonSet", "gpucost-agent")["securityContext"]["capabilities"],
+          "add", ["SYS_ADMIN"])),
+    ("root in the restricted namespace", "may run as root",
+     lambda o: pod_spec(find(o, "StatefulSet", "gpucost"))["securityContext"].pop("runAsNonRoot")),
+    ("no seccomp profile", "seccomp",
+     lambda o: pod_spec(find(o, "StatefulSet", "gpucost"))["securityContext"].pop(
+         "seccompProfile")),
+    ("a host path beyond the agent's two", "host path /var/run",
+     lambda o: pod_spec(find(o, "DaemonSet", "gpucost-agent"))["volumes"].append(
+         {"name": "run", "hostPath": {"path": "/var/run"}})),
+    ("a writable host path", "writable",
+     _set(lambda o: container(o, "DaemonSet", "gpucost-agent")["volumeMounts"][0],
+          "readOnly", False)),
+    ("a write verb", "only get, list and watch",
+     lambda o: find(o, "ClusterRole", "gpucost-reader")["rules"][0]["verbs"].append("delete")),
+    ("a wildcard", "grants *",
+     lambda o: find(o, "ClusterRole", "gpucost-reader")["rules"].append(
+         {"apiGroups": [""], "resources": ["*"], "verbs": ["get"]})),
+    ("a probe on a path serve lacks", "does not serve",
+     _set(lambda o: container(o, "StatefulSet", "gpucost")["readinessProbe"]["httpGet"],
+          "path", "/ready")),
+    ("a probe on a port the container lacks", "is not a container port",
+     _set(lambda o: container(o, "DaemonSet", "gpucost-agent")["livenessProbe"]["httpGet"],
+          "port", "http")),
+    ("a Service port no pod has", "targetPort",
+     lambda o: find(o, "Service", "gpucost")["spec"]["ports"][0].update(targetPort="metrics")),
+    ("a ServiceMonitor port the Service lacks", "is no port of its Service",
+     lambda o: find(o, "ServiceMonitor", "gpucost")["spec"]["endpoints"][0].update(
+         port="metrics")),
+    ("a PodMonitor selecting nothing", "selects no pod",
+     lambda o: find(o, "PodMonitor", "gpucost-agent")["spec"]["selector"].update(
+         matchLabels={"app.kubernetes.io/name": "gpu-agent"})),
+    ("a flag serve does not have", "is not a flag",
+     lambda o: container(o, "StatefulSet", "gpucost")["args"].append("--ledger-path=/x")),
+    ("an agent flag it does not have", "is not a flag",
+     lambda o: container(o, "DaemonSet", "gpucost-agent")["args"].append("--port=9402")),
+    ("a configuration key that is no flag", "configuration key",
+     lambda o: find(o, "ConfigMap", "gpucost-config")["data"].update(
+         {"serve.yaml": find(o, "ConfigMap", "gpucost-config")["data"]["serve.yaml"] +
+          "\nlisten-port: 9464\n"})),
+    ("another version's image", "not version",
+     _set(lambda o: container(o, "StatefulSet", "gpucost"), "image",
+          "ghcr.io/gpucost/gpucost:0.0.9")),
+    ("an image from elsewhere", "neither ours",
+     _set(lambda o: container(o, "CronJob", "gpucost-chargeback"), "image", "debian:12")),
+    ("a missing Secret", "Secret gpucost-tokens does not exist",
+     lambda o: pod_spec(find(o, "StatefulSet", "gpucost"))["volumes"][1]["secret"].update(
+         secretName="gpucost-tokens")),
+    ("a claim no StatefulSet makes", "volume claim",
+     lambda o: pod_spec(find(o, "CronJob", "gpucost-alerts"))["volumes"][0][
+         "persistentVolumeClaim"].update(claimName="ledger-gpucost-1")),
+    ("a namespace not restricted", "not restricted",
+     lambda o: find(o, "Namespace", "gpucost")["metadata"]["labels"].update(
+         {"pod-security.kubernetes.io/enforce": "baseline"})),
+    ("an object without a namespace", "has no namespace",
+     lambda o: find(o, "Service", "gpucost")["metadata"].pop("namespace")),
+    ("a missing service account", "service account",
+     _set(lambda o: pod_spec(find(o, "StatefulSet", "gpucost")), "serviceAccountName",
+          "gpucost-serve")),
+]
+
+
+def drift(src, flags):
+    """deploy/monitoring equals what scripts/gen-deploy.sh writes with this binary."""
+    fix = "deploy/ differs from what the binary generates: run scripts/gen-deploy.sh"
+    rules = subprocess.run([flags.gpucost, "rules", "--name", "gpucost", "--namespace", "gpucost"],
+                           check=True, capture_output=True, text=True).stdout
+    with open(os.path.join(src, "deploy/monitoring/prometheusrule.yaml")) as f:
+        if f.read() != rules:
+            return ["deploy/monitoring/prometheusrule.yaml is not `gpucost rules`: " + fix]
+    dashboard = subprocess.run([flags.gpucost, "grafana-dashboard", "--datasource-uid",
+                                "prometheus"], check=True, capture_output=True, text=True).stdout
+    with open(os.path.join(src, "deploy/monitoring/grafana-dashboard.yaml")) as f:
+        cm = yaml.safe_load(f)
+    if cm["data"]["gpucost.json"] != dashboard:
+        return ["deploy/monitoring/grafana-dashboard.yaml is not `gpucost grafana-dashboard`: " +
+                fix]
+    return []
+
+
+def main():
+    mode, src, gpucost, agent = sys.argv[1:5]
+    flags = Flags(gpucost, agent)
+    if mode == "drift":
+        errors = drift(src, flags)
+        for e in errors:
+            print("FAIL: " + e)
+        return 1 if errors else 0
+    kubectl = shutil.which("kubectl")
+    if not kubectl:
+        print("SKIP: kubectl is missing (Debian's kubernetes-client; scripts/install-deps.sh)")
+        return SKIP
+    rendered = render_all(src, kubectl)
+    if mode == "render":
+        failed = False
+        for overlay, objs in rendered.items():
+            errors = check(objs, src, flags)
+            for e in errors:
+                print("FAIL: deploy/overlays/%s: %s" % (overlay, e))
+            failed = failed or bool(errors)
+            print("deploy/overlays/%s: %d objects%s" % (overlay, len(objs),
+                                                        "" if errors else ", all checks pass"))
+        return 1 if failed else 0
+    base = rendered["kubernetes"]
+    if check(base, src, flags):
+        print("FAIL: the kubernetes overlay itself does not pass")
+        return 1
+    failed = False
+    for what, expect, mutate in BROKEN:
+        objs = copy.deepcopy(base)
+        mutate(objs)
+        errors = check(objs, src, flags)
+        if not any(expect in e for e in errors):
+            print("FAIL: %s passed the checks (want an error naming %r; got %s)" %
+                  (what, expect, errors))
+            failed = True
+    print("%d broken copies, each rejected" % len(BROKEN) if not failed else "")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
