@@ -4,6 +4,7 @@
   check_manifests.py render   SOURCE_DIR GPUCOST GPUCOST_AGENT   every overlay renders and passes
   check_manifests.py negative SOURCE_DIR GPUCOST GPUCOST_AGENT   each broken copy is rejected
   check_manifests.py drift    SOURCE_DIR GPUCOST GPUCOST_AGENT   deploy/ holds what the binary generates
+  check_manifests.py systemd  SOURCE_DIR GPUCOST GPUCOST_AGENT   deploy/systemd: hardened, real flags
 
 The checks: required fields; every namespaced object in a namespace the render creates; our
 images at the project's version; Services, ServiceMonitors and PodMonitors select pods and name
@@ -281,10 +282,10 @@ def check_args(err, what, binary, c, flags, config_maps, ns, volumes):
         if flag.startswith("--") and flag not in known:
             err("%s: %s is not a flag of %s %s" % (what, flag, binary, sub or ""))
         if flag == "--config":
-            check_config(err, what, a.split("=", 1)[1], c, known, config_maps, ns, volumes)
+            check_config(err, what, a.split("=", 1)[1], c, flags, config_maps, ns, volumes)
 
 
-def check_config(err, what, path, c, known, config_maps, ns, volumes):
+def check_config(err, what, path, c, flags, config_maps, ns, volumes):
     for m in c.get("volumeMounts", []):
         if path.startswith(m["mountPath"] + "/"):
             cm = volumes.get(m["name"], {}).get("configMap")
@@ -293,11 +294,73 @@ def check_config(err, what, path, c, known, config_maps, ns, volumes):
             text = config_maps[(ns, cm["name"])].get("data", {}).get(path[len(m["mountPath"]) + 1:])
             if text is None:
                 break
-            for key in (yaml.safe_load(text) or {}):
-                if "--" + key not in known:
-                    err("%s: configuration key %s is not a flag" % (what, key))
+            for e in serve_config_errors(text, flags):
+                err("%s: %s" % (what, e))
             return
     err("%s: --config %s is no file of a mounted ConfigMap" % (what, path))
+
+
+def serve_config_errors(text, flags):
+    """Keys that are no flag of serve, then what `serve --check-config` says of the file (with
+    the token and the ledger moved to files of a temporary folder)."""
+    settings = yaml.safe_load(text) or {}
+    known = flags.of("gpucost", "serve")
+    errors = ["configuration key %s is not a flag" % k for k in settings if "--" + k not in known]
+    if errors:
+        return errors
+    with tempfile.TemporaryDirectory() as tmp:
+        if "token-file" in settings:
+            settings["token-file"] = os.path.join(tmp, "token")
+            with open(settings["token-file"], "w") as f:
+                f.write("0123456789abcdef")
+        if "ledger" in settings:
+            settings["ledger"] = os.path.join(tmp, "costs.db")
+        config = os.path.join(tmp, "serve.yaml")
+        with open(config, "w") as f:
+            yaml.safe_dump(settings, f)
+        r = subprocess.run([flags.gpucost, "serve", "--config", config, "--check-config"],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            errors.append("gpucost serve --check-config refuses the configuration: " +
+                          r.stderr.strip())
+    return errors
+
+
+SYSTEMD_HARDENING = ("ProtectSystem=strict", "ProtectHome=yes", "NoNewPrivileges=yes",
+                     "PrivateTmp=yes", "StateDirectory=gpucost", "CapabilityBoundingSet=")
+
+
+def check_systemd(src, flags):
+    """deploy/systemd: the unit runs serve with its configuration file, hardened, as a user."""
+    errors = []
+    with open(os.path.join(src, "deploy/systemd/gpucost-serve.service")) as f:
+        unit = f.read()
+    lines = [line.strip() for line in unit.splitlines()]
+    for want in SYSTEMD_HARDENING:
+        if want not in lines:
+            errors.append("gpucost-serve.service lacks %s" % want)
+    user = [line.split("=", 1)[1] for line in lines if line.startswith("User=")]
+    if not user or user[0] in ("root", "0"):
+        errors.append("gpucost-serve.service runs as root")
+    exec_start = [line.split("=", 1)[1].split() for line in lines if line.startswith("ExecStart=")]
+    if len(exec_start) != 1 or exec_start[0][1:] != ["serve", "--config",
+                                                     "/etc/gpucost/serve.yaml"]:
+        errors.append("gpucost-serve.service's ExecStart is not `gpucost serve --config "
+                      "/etc/gpucost/serve.yaml`")
+    with open(os.path.join(src, "deploy/systemd/serve.yaml")) as f:
+        settings = yaml.safe_load(f)
+        errors += ["deploy/systemd/serve.yaml: " + e for e in serve_config_errors(
+            yaml.safe_dump(settings), flags)]
+    if not settings.get("ledger", "").startswith("/var/lib/gpucost/"):
+        errors.append("deploy/systemd/serve.yaml keeps the ledger outside the StateDirectory")
+    if shutil.which("systemd-analyze"):
+        r = subprocess.run(["systemd-analyze", "verify", "--man=no",
+                            os.path.join(src, "deploy/systemd/gpucost-serve.service")],
+                           capture_output=True, text=True)
+        problems = [line for line in r.stderr.splitlines()
+                    if "gpucost-serve.service" in line and "/usr/local/bin/gpucost" not in line]
+        errors += ["systemd-analyze verify: " + line for line in problems]
+    return errors
 
 
 def check_security(err, what, ns, spec, volumes):
@@ -466,8 +529,8 @@ def drift(src, flags):
 def main():
     mode, src, gpucost, agent = sys.argv[1:5]
     flags = Flags(gpucost, agent)
-    if mode == "drift":
-        errors = drift(src, flags)
+    if mode in ("drift", "systemd"):
+        errors = drift(src, flags) if mode == "drift" else check_systemd(src, flags)
         for e in errors:
             print("FAIL: " + e)
         return 1 if errors else 0
