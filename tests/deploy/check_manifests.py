@@ -5,6 +5,7 @@
   check_manifests.py negative SOURCE_DIR GPUCOST GPUCOST_AGENT   each broken copy is rejected
   check_manifests.py drift    SOURCE_DIR GPUCOST GPUCOST_AGENT   deploy/ holds what the binary generates
   check_manifests.py systemd  SOURCE_DIR GPUCOST GPUCOST_AGENT   deploy/systemd: hardened, real flags
+  check_manifests.py docs     SOURCE_DIR GPUCOST GPUCOST_AGENT   docs/install.md names what exists
 
 The checks: required fields; every namespaced object in a namespace the render creates; our
 images at the project's version; Services, ServiceMonitors and PodMonitors select pods and name
@@ -526,6 +527,69 @@ def drift(src, flags):
     return []
 
 
+USER_FILES = {"deploy/base/token", "deploy/overlays/postgresql/ledger-uri"}
+
+
+def check_install_doc(src, flags, rendered):
+    """docs/install.md's commands name what exists: gpucost's subcommands and flags (each
+    gpucost command that needs no cluster is run), the overlays, objects, make targets, files,
+    the image version and the ledger's volume claim."""
+    errors = []
+    with open(os.path.join(src, "docs/install.md")) as f:
+        doc = f.read()
+    version = version_of(src)
+    with open(os.path.join(src, "Makefile")) as f:
+        targets = set(re.findall(r"(?m)^([a-z][a-z-]*):", f.read()))
+    objects = {(o["kind"], o["metadata"]["name"]) for objs in rendered.values() for o in objs}
+    for path in set(re.findall(r"\b((?:deploy|scripts|tests)/[\w./-]*\w)", doc)):
+        if path not in USER_FILES and not os.path.exists(os.path.join(src, path)):
+            errors.append("names %s, which does not exist" % path)
+    for tag in set(re.findall(r"(?:gpucost|gpucost-agent):(\d+\.\d+\.\d+)", doc)):
+        if tag != version:
+            errors.append("names version %s, not %s" % (tag, version))
+    for lang, block in re.findall(r"```(\w*)\n(.*?)```", doc, re.S):
+        if lang == "yaml":
+            obj = yaml.safe_load(block)
+            claim = (obj.get("spec", {}).get("source", {}).get("persistentVolumeClaimName")
+                     if isinstance(obj, dict) else None)
+            if claim and claim != "ledger-gpucost-0":
+                errors.append("snapshots claim %s, not the StatefulSet's" % claim)
+            continue
+        if lang != "sh":
+            continue
+        for line in block.replace("\\\n", " ").splitlines():
+            for cmd in re.split(r"&&|\|\||;|\|", line.split(" #")[0]):
+                words = cmd.split()
+                if not words:
+                    continue
+                if words[0] == "gpucost" and len(words) > 1:
+                    known = flags.of("gpucost", words[1])
+                    if not known:
+                        errors.append("`%s`: no such command" % cmd.strip())
+                    for w in words[2:]:
+                        if w.startswith("--") and w.split("=")[0] not in known:
+                            errors.append("`%s`: %s is not a flag" % (cmd.strip(), w))
+                    if words[1] == "rules":
+                        r = subprocess.run([flags.gpucost] + words[1:words.index(">")]
+                                           if ">" in words else [flags.gpucost] + words[1:],
+                                           capture_output=True, text=True)
+                        if r.returncode != 0:
+                            errors.append("`%s` fails: %s" % (cmd.strip(), r.stderr))
+                elif words[0] == "make" and words[1] not in targets:
+                    errors.append("`%s`: no such make target" % cmd.strip())
+                elif words[0] == "kubectl":
+                    for w in words:
+                        m = re.fullmatch(r"deploy/overlays/(\w+)", w)
+                        if m and m.group(1) not in OVERLAYS and m.group(1) != "<overlay>":
+                            errors.append("`%s`: no overlay %s" % (cmd.strip(), m.group(1)))
+                        m = re.fullmatch(r"(statefulset|svc)/([\w-]+)", w)
+                        kind = {"statefulset": "StatefulSet", "svc": "Service"}.get(
+                            m and m.group(1))
+                        if m and (kind, m.group(2)) not in objects:
+                            errors.append("`%s`: no %s %s" % (cmd.strip(), kind, m.group(2)))
+    return errors
+
+
 def main():
     mode, src, gpucost, agent = sys.argv[1:5]
     flags = Flags(gpucost, agent)
@@ -539,6 +603,11 @@ def main():
         print("SKIP: kubectl is missing (Debian's kubernetes-client; scripts/install-deps.sh)")
         return SKIP
     rendered = render_all(src, kubectl)
+    if mode == "docs":
+        errors = check_install_doc(src, flags, rendered)
+        for e in errors:
+            print("FAIL: docs/install.md " + e)
+        return 1 if errors else 0
     if mode == "render":
         failed = False
         for overlay, objs in rendered.items():

@@ -181,6 +181,11 @@ def serve_test(host_bin, rootfs, work):
         if procs[1].wait(timeout=10) != 0:
             fail("serve in the image exited %d (serve.log: %s)" % (procs[1].returncode,
                                                                   serve_log.name))
+        check = subprocess.run(chroot_cmd(rootfs, ["/usr/bin/gpucost", "ledger", "check",
+                                                   "/var/lib/gpucost/costs.db"], ledger),
+                               capture_output=True, text=True)
+        if check.returncode != 0:
+            fail("gpucost ledger check in the image: " + check.stdout + check.stderr)
         cli = subprocess.run(
             [host_bin, "report", "--input", os.path.join(ledger, "costs.db.scrape"),
              "--window", window, "--step", "1s", "--by", "namespace", "--accumulate",
