@@ -15,6 +15,7 @@
 set -euo pipefail
 [ -z "${GPUCOST_TRACE:-}" ] || { PS4='+ ${EPOCHREALTIME} '; set -x; }
 
+PATH=$PATH:/usr/sbin:/sbin  # ldconfig, for users whose PATH lacks them
 bin_dir=${1:?usage: scripts/build-image.sh BIN_DIR [OUT_DIR]}
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$(mkdir -p "${2:-$root/build/image}" && cd "${2:-$root/build/image}" && pwd)

@@ -29,6 +29,13 @@ SKIP = 77
 USER = 65532
 
 
+STARTED = time.monotonic()
+
+
+def phase(what):
+    print("%5.1f s  %s" % (time.monotonic() - STARTED, what), flush=True)
+
+
 def fail(msg):
     print("FAIL: " + msg, file=sys.stderr)
     sys.exit(1)
@@ -156,6 +163,7 @@ def serve_test(host_bin, rootfs, work):
             return m and m.group(1)
         addr = wait_for("serve's address (serve.log: %s)" % serve_log.name, serve_addr)
         wait_for("/readyz 200", lambda: http_get("http://%s/readyz" % addr)[0] == 200)
+        phase("serve in the image ready")
 
         def enough_steps():
             status, body = http_get("http://%s/api/v1/report?by=namespace" % addr)
@@ -215,6 +223,10 @@ def main():
         print("SKIP: the image test unpacks images and runs them under chroot, which needs root "
               "and umoci, unshare and chroot (missing: %s)" % (missing or "root"))
         return SKIP
+    if subprocess.run(["unshare", "--mount", "true"], capture_output=True).returncode != 0:
+        print("SKIP: this machine does not let root make a mount namespace (unshare --mount), "
+              "which the image test needs to mount the image's root read-only")
+        return SKIP
     with open(os.path.join(src, "CMakeLists.txt")) as f:
         version = re.search(r"project\(gpucost VERSION ([0-9.]+)", f.read()).group(1)
     work = tempfile.mkdtemp(prefix="gpucost-image-test-")
@@ -223,6 +235,7 @@ def main():
         out = os.path.join(work, "image")
         subprocess.run([os.path.join(src, "scripts/build-image.sh"), bin_dir, out], check=True,
                        stdout=subprocess.DEVNULL)
+        phase("images built")
         rootfs = {}
         for name in ("gpucost", "gpucost-agent"):
             bundle = os.path.join(work, "bundle-" + name)
@@ -231,6 +244,7 @@ def main():
             rootfs[name] = os.path.join(bundle, "rootfs")
             check_image(src, os.path.join(out, name), name, version, rootfs[name])
 
+        phase("images unpacked and checked")
         host_demo = subprocess.run([os.path.join(bin_dir, "gpucost"), "demo"], check=True,
                                    capture_output=True, text=True).stdout
         image_demo = subprocess.run(chroot_cmd(rootfs["gpucost"], ["/usr/bin/gpucost", "demo"]),
@@ -244,7 +258,9 @@ def main():
         if 'gpucost_agent_up{node="n1",component="nvml"} 0' not in agent.stdout:
             fail("gpucost-agent --once in the image:\n" + agent.stdout + agent.stderr)
 
+        phase("demo and agent ran in their images")
         serve_test(os.path.join(bin_dir, "gpucost"), rootfs["gpucost"], work)
+        phase("serve in the image answered as gpucost report")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print("ok: both images run from their own files, read-only, as user %d" % USER)
