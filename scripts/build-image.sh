@@ -133,6 +133,9 @@ build_one() {
   local layer
   layer=$(mktemp --suffix=.tar)
   tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$epoch" -C "$rootfs" -cf "$layer" .
+  # The ledger's folder is the user's, for runs without a volume there (the later entry wins).
+  tar --owner=65532 --group=65532 --numeric-owner --mtime="@$epoch" --no-recursion \
+    -C "$rootfs" -rf "$layer" ./var/lib/gpucost
   umoci init --layout "$layout"
   umoci new --image "$layout:$version"
   umoci raw add-layer --image "$layout:$version" --history.created "$created" \

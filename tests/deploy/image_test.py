@@ -110,6 +110,9 @@ def check_image(src, layout, name, version, rootfs):
     for path in ("bin/sh", "usr/bin/sh", "bin/bash", "usr/bin/apt", "usr/bin/dpkg"):
         if os.path.lexists(os.path.join(rootfs, path)):
             fail("%s: the image holds /%s" % (name, path))
+    st = os.stat(os.path.join(rootfs, "var/lib/gpucost"))
+    if (st.st_uid, st.st_gid) != (USER, USER):
+        fail("%s: /var/lib/gpucost is not the user's" % name)
     with open(os.path.join(rootfs, "etc/passwd")) as f:
         if ":%d:%d:" % (USER, USER) not in f.read():
             fail("%s: no user %d in /etc/passwd" % (name, USER))
