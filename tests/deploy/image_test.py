@@ -256,6 +256,11 @@ def main():
             fail("gpucost demo in the image differs from the host's:\n" + image_demo.stdout +
                  image_demo.stderr)
 
+        # The image's version label is the version its binary prints.
+        printed = subprocess.run(chroot_cmd(rootfs["gpucost"], ["/usr/bin/gpucost", "version"]),
+                                 capture_output=True, text=True).stdout
+        if version not in printed.split():
+            fail("gpucost version in the image prints %r, not version %s" % (printed, version))
         agent = subprocess.run(chroot_cmd(rootfs["gpucost-agent"], [
             "/usr/bin/gpucost-agent", "--once", "--node-name", "n1", "--pod-resources-socket", ""]), capture_output=True, text=True, timeout=30)
         if 'gpucost_agent_up{node="n1",component="nvml"} 0' not in agent.stdout:
