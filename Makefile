@@ -1,6 +1,6 @@
 # Entry points. `make demo` and `make test` work on a fresh Debian 12 machine: they install what
 # they need first (scripts/install-deps.sh, idempotent).
-.PHONY: deps demo serve-demo build release check check-all test-dev test asan fuzz bench format clean
+.PHONY: deps demo serve-demo build release image check check-all test-dev test asan fuzz bench format clean
 
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 12
@@ -23,6 +23,11 @@ serve-demo: release
 release: deps
 	@cmake --preset release >/dev/null
 	@cmake --build --preset release -j $(JOBS)
+
+# The OCI images of gpucost and gpucost-agent from the release binaries and Debian packages, in
+# build/image (docs/install.md, "Images").
+image: release
+	@scripts/build-image.sh build/release/src/cli build/image
 
 build: deps
 	@cmake --preset dev >/dev/null

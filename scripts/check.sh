@@ -16,7 +16,9 @@ if [ "${#modules[@]}" -eq 0 ]; then
     [ -n "$file" ] || continue
     if [[ "$file" =~ ^(src|tests)/([a-z0-9_]+)/ ]] && [ "${BASH_REMATCH[2]}" != common ]; then
       modules+=("${BASH_REMATCH[2]}")
-    elif [[ "$file" =~ ^(docs/|README|examples/|deploy/|data/|\.ci/) ]]; then
+    elif [[ "$file" =~ ^(deploy/|scripts/build-image\.sh|scripts/gen-deploy\.sh) ]]; then
+      modules+=(deploy)
+    elif [[ "$file" =~ ^(docs/|README|examples/|data/|\.ci/) ]]; then
       continue  # no code
     else
       all=1
@@ -38,7 +40,10 @@ mapfile -t modules < <(printf '%s\n' "${modules[@]}" | sort -u)
 targets=()
 labels=()
 for m in "${modules[@]}"; do
-  if [ -d "tests/$m" ]; then
+  if [ "$m" = deploy ]; then  # scripts over the binaries (tests/deploy)
+    targets+=(gpucost gpucost-agent)
+    labels+=(deploy)
+  elif [ -d "tests/$m" ]; then
     targets+=("${m}_tests")
     labels+=("$m")
   else

@@ -16,7 +16,10 @@ packages=(
   prometheus                          # promtool and a real Prometheus for integration tests
   prometheus-alertmanager             # a real Alertmanager for the alert tests
   python3 time
+  python3-yaml umoci tzdata ca-certificates   # images and manifests (tests/deploy, make image)
 )
+# kubectl renders the Kustomize manifests (tests/deploy); any kubectl will do.
+command -v kubectl >/dev/null || packages+=(kubernetes-client)
 
 missing=()
 for p in "${packages[@]}"; do

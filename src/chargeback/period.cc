@@ -17,6 +17,15 @@ bool AllDigits(std::string_view s) {
   });
 }
 
+// "YYYY-MM" of the UTC month `months_back` months before the one holding `t`.
+std::string MonthBefore(Instant t, int months_back) {
+  const std::chrono::year_month_day day{std::chrono::floor<std::chrono::days>(t)};
+  const std::chrono::year_month month =
+      std::chrono::year_month{day.year(), day.month()} - std::chrono::months(months_back);
+  const unsigned m = static_cast<unsigned>(month.month());
+  return StrCat(static_cast<int>(month.year()), m < 10 ? "-0" : "-", m);
+}
+
 }  // namespace
 
 Instant Period::first_day() const { return std::chrono::floor<std::chrono::days>(window.start); }
@@ -32,10 +41,16 @@ int64_t Period::DayOf(Instant t) const {
   return std::clamp<int64_t>(day, 0, std::max<int64_t>(0, day_count() - 1));
 }
 
-Result<Period> ParseMonth(std::string_view text) {
-  const std::string_view t = Trim(text);
+Result<Period> ParseMonth(std::string_view text, Instant now) {
+  std::string_view t = Trim(text);
+  std::string relative;
+  if (t == "current" || t == "previous") {
+    relative = MonthBefore(now, t == "current" ? 0 : 1);
+    t = relative;
+  }
   const auto bad = [&] {
-    return Status::InvalidArgument(StrCat("bad month \"", text, "\": want YYYY-MM, e.g. 2026-10"));
+    return Status::InvalidArgument(
+        StrCat("bad month \"", text, "\": want YYYY-MM, e.g. 2026-10, current or previous"));
   };
   if (t.size() != 7 || t[4] != '-' || !AllDigits(t.substr(0, 4)) || !AllDigits(t.substr(5, 2))) {
     return bad();
@@ -52,6 +67,8 @@ Result<Period> ParseMonth(std::string_view text) {
   p.month = std::string(t);
   return p;
 }
+
+Result<Period> ParseMonth(std::string_view text) { return ParseMonth(text, SystemClock().Now()); }
 
 Period WindowPeriod(Window window) { return Period{window, ""}; }
 

@@ -23,8 +23,11 @@ struct Period {
   int64_t DayOf(Instant t) const;
 };
 
-// "2026-10" -> [2026-10-01T00:00:00Z, 2026-11-01T00:00:00Z). InvalidArgument for anything else
-// ("2026-13", "2026-1", "October").
+// "2026-10" -> [2026-10-01T00:00:00Z, 2026-11-01T00:00:00Z); "current" and "previous" are the
+// UTC month holding `now` and the one before it (what a monthly job that has no shell to compute a
+// date asks for). InvalidArgument for anything else ("2026-13", "2026-1", "October").
+Result<Period> ParseMonth(std::string_view text, Instant now);
+// As above, with `now` read from the system clock.
 Result<Period> ParseMonth(std::string_view text);
 
 // A period for an arbitrary window (no month).

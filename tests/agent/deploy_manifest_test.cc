@@ -10,7 +10,7 @@ namespace {
 
 YAML::Node DaemonSet() {
   for (const YAML::Node& doc :
-       YAML::LoadAllFromFile(std::string(GPUCOST_SOURCE_DIR) + "/deploy/agent-daemonset.yaml")) {
+       YAML::LoadAllFromFile(std::string(GPUCOST_SOURCE_DIR) + "/deploy/agent/daemonset.yaml")) {
     if (doc["kind"].as<std::string>() == "DaemonSet") return doc;
   }
   return {};
@@ -18,7 +18,7 @@ YAML::Node DaemonSet() {
 
 TEST(AgentDeployTest, DaemonSetIsLeastPrivilegeOnGpuNodes) {
   const YAML::Node ds = DaemonSet();
-  ASSERT_TRUE(ds) << "no DaemonSet in deploy/agent-daemonset.yaml";
+  ASSERT_TRUE(ds) << "no DaemonSet in deploy/agent/daemonset.yaml";
   const YAML::Node pod = ds["spec"]["template"]["spec"];
   EXPECT_TRUE(pod["hostPID"].as<bool>()) << "NVML reports host PIDs";
   EXPECT_FALSE(pod["hostNetwork"] && pod["hostNetwork"].as<bool>());

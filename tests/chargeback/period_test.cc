@@ -21,6 +21,19 @@ TEST(Period, MonthIsItsUtcCalendarMonth) {
   EXPECT_EQ(feb->day_count(), 29);  // a leap year
 }
 
+TEST(Period, CurrentAndPreviousAreTheUtcMonthsOfNowAndBefore) {
+  const Instant now = *ParseInstant("2027-01-01T00:30:00Z");
+  auto current = ParseMonth("current", now);
+  ASSERT_TRUE(current.ok()) << current.status().ToString();
+  EXPECT_EQ(current->month, "2027-01");
+  auto previous = ParseMonth("previous", now);
+  ASSERT_TRUE(previous.ok()) << previous.status().ToString();
+  EXPECT_EQ(previous->month, "2026-12");
+  EXPECT_EQ(FormatRfc3339(previous->window.start), "2026-12-01T00:00:00Z");
+  EXPECT_EQ(FormatRfc3339(previous->window.end), "2027-01-01T00:00:00Z");
+  EXPECT_EQ(ParseMonth("previous", *ParseInstant("2026-10-31T23:59:59Z"))->month, "2026-09");
+}
+
 TEST(Period, BadMonthsAreErrorsNamingTheFormat) {
   for (const char* bad : {"2026-13", "2026-00", "2026-1", "26-10", "October", "2026/10", "",
                           "2026-10-01", "1969-12"}) {

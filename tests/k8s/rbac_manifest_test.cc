@@ -1,4 +1,4 @@
-// deploy/gpucost-rbac.yaml grants get/list/watch on exactly the resources the Kubernetes source
+// deploy/base/rbac.yaml grants get/list/watch on exactly the resources the Kubernetes source
 // reads (KubeResources()) and what `serve --scrape-endpoints` lists (src/scrape/
 // endpoints_discovery.cc), and nothing more.
 #include <gtest/gtest.h>
@@ -25,7 +25,7 @@ TEST(RbacManifestTest, ClusterRoleGrantsReadOnExactlyTheResourcesRead) {
   std::set<std::pair<std::string, std::string>> granted;
   bool bound = false;
   for (const YAML::Node& doc :
-       YAML::LoadAllFromFile(std::string(GPUCOST_SOURCE_DIR) + "/deploy/gpucost-rbac.yaml")) {
+       YAML::LoadAllFromFile(std::string(GPUCOST_SOURCE_DIR) + "/deploy/base/rbac.yaml")) {
     const std::string kind = doc["kind"].as<std::string>();
     if (kind == "ClusterRoleBinding") {
       bound = doc["roleRef"]["name"].as<std::string>() == "gpucost-reader" &&
