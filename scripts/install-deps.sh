@@ -16,6 +16,7 @@ packages=(
   prometheus                          # promtool and a real Prometheus for integration tests
   prometheus-alertmanager             # a real Alertmanager for the alert tests
   python3 time
+  curl zsh                            # the CLI tests: serve-demo's printed commands, zsh completion
 )
 
 missing=()

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/format_flag.h"
 #include "cli/input_flags.h"
 #include "cli/price_flags.h"
 #include "cli/report_pipeline.h"
@@ -131,10 +132,9 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   AddSegmentFlags(*cmd, f->segments);
   AddPriceFlags(*cmd, f->price);
-  cmd->add_option("--format", f->format,
+  AddFormatOption(*cmd, f->format, {"table", "csv", "json", "focus"},
                   "table | csv | json | focus (FinOps FOCUS 1.3 Cost and Usage CSV, "
-                  "docs/focus.md)")
-      ->capture_default_str();
+                  "docs/focus.md)");
   cmd->add_option("--focus-provider", f->focus_provider,
                   "With --format focus: ServiceProviderName, InvoiceIssuerName and the like")
       ->capture_default_str();
