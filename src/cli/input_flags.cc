@@ -6,6 +6,7 @@
 #include <memory>
 #include <utility>
 
+#include "cli/input_diagnosis.h"
 #include "core/log.h"
 #include "core/strings.h"
 #include "inventory/input_metrics.h"
@@ -160,6 +161,10 @@ void AddInputFlags(CLI::App& cmd, InputFlags& f) {
   cmd.add_option("--input", f.inputs,
                  "kube-state-metrics + dcgm-exporter files or folders (*.prom, *.txt, *.om, .gz; "
                  "- is stdin)");
+  cmd.add_option("--untimestamped-at", f.untimestamped_at,
+                 "With --input: take samples written without a timestamp (a saved /metrics "
+                 "scrape) as one scrape at this time (RFC 3339 or unix seconds), or at the files' "
+                 "modification time (mtime); default: such samples are skipped");
   cmd.add_option("--ledger", f.ledger,
                  "Read cost records from this ledger (written by `gpucost ledger write`) instead "
                  "of attributing inputs: no engine run, the records' own step and prices");
@@ -344,6 +349,8 @@ Result<LoadedInput> LoadInput(const InputFlags& flags, std::optional<Window> win
                            ReadKubeState(flags.kube, flags.cluster, topts.label_allowlist,
                                          topts.team_labels));
   if (kube_state) topts.kube_states.push_back(std::move(*kube_state));
+  GPUCOST_ASSIGN_OR_RETURN(topts.untimestamped_at,
+                           ParseUntimestampedAt(flags.untimestamped_at, flags.inputs));
   if (!flags.prometheus.empty() && !flags.inputs.empty()) {
     return Status::InvalidArgument("give either --input or --prometheus, not both");
   }
@@ -370,9 +377,7 @@ Result<LoadedInput> LoadInput(const InputFlags& flags, std::optional<Window> win
     } else {
       GPUCOST_ASSIGN_OR_RETURN(timeline, LoadFilesWithTap(flags.inputs, topts, *tap));
     }
-    if (timeline.samples == 0) {
-      return Status::InvalidArgument("the input holds no timestamped samples");
-    }
+    if (timeline.samples == 0 || timeline.window.empty()) return NoTimeInFiles(timeline);
   }
   if (flags.inputs.empty() && flags.prometheus.empty() && flags.kube.wanted()) {
     // The API alone: allocation without usage (every step unmeasured) unless Slurm adds some.
