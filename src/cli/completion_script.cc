@@ -18,7 +18,7 @@ struct CompletionNode {
 };
 
 // Words the scripts can hold unquoted, between spaces and in a case pattern.
-bool IsPlainWord(std::string_view w) {
+bool IsPlainCompletionWord(std::string_view w) {
   if (w.empty()) return false;
   for (const char c : w) {
     const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -29,7 +29,8 @@ bool IsPlainWord(std::string_view w) {
   return true;
 }
 
-void Collect(const CLI::App& cmd, const std::string& path, std::vector<CompletionNode>& nodes) {
+void CollectCompletionNodes(const CLI::App& cmd, const std::string& path,
+                            std::vector<CompletionNode>& nodes) {
   CompletionNode node;
   node.path = path;
   std::vector<const CLI::App*> subs = cmd.get_subcommands([](const CLI::App*) { return true; });
@@ -45,7 +46,7 @@ void Collect(const CLI::App& cmd, const std::string& path, std::vector<Completio
     for (const std::string& n : opt->get_snames()) names.push_back(StrCat("-", n));
     if (names.empty()) {  // a positional argument
       for (const std::string& c : choices) {
-        if (IsPlainWord(c)) node.positional_values.push_back(c);
+        if (IsPlainCompletionWord(c)) node.positional_values.push_back(c);
       }
       continue;
     }
@@ -58,14 +59,15 @@ void Collect(const CLI::App& cmd, const std::string& path, std::vector<Completio
   nodes.push_back(std::move(node));
   for (const CLI::App* sub : subs) {
     if (sub->get_name().empty() || sub->get_disabled()) continue;
-    Collect(*sub, path.empty() ? sub->get_name() : StrCat(path, " ", sub->get_name()), nodes);
+    CollectCompletionNodes(
+        *sub, path.empty() ? sub->get_name() : StrCat(path, " ", sub->get_name()), nodes);
   }
 }
 
-std::string Words(const std::vector<std::string>& words) {
+std::string CompletionWords(const std::vector<std::string>& words) {
   std::vector<std::string> plain;
   for (const std::string& w : words) {
-    if (IsPlainWord(w)) plain.push_back(w);
+    if (IsPlainCompletionWord(w)) plain.push_back(w);
   }
   return Join(plain, " ");
 }
@@ -73,31 +75,33 @@ std::string Words(const std::vector<std::string>& words) {
 // A shell function (the same text in bash and zsh) that echoes, for the command path in $1, the
 // words `pick` gives.
 template <typename Pick>
-std::string CaseFunction(const std::string& name, const std::string& comment,
-                         const std::vector<CompletionNode>& nodes, Pick pick) {
+std::string CompletionCaseFunction(const std::string& name, const std::string& comment,
+                                   const std::vector<CompletionNode>& nodes, Pick pick) {
   std::string out = StrCat("# ", comment, "\n", name, "() {\n  case \"$1\" in\n");
   for (const CompletionNode& n : nodes) {
-    const std::string words = Words(pick(n));
+    const std::string words = CompletionWords(pick(n));
     if (!words.empty()) out += StrCat("    \"", n.path, "\") echo \"", words, "\" ;;\n");
   }
   return out + "  esac\n}\n";
 }
 
-std::string Tables(const std::vector<CompletionNode>& nodes, const std::string& fn) {
+std::string CompletionTables(const std::vector<CompletionNode>& nodes, const std::string& fn) {
   std::string out;
-  out += CaseFunction(StrCat(fn, "_subcommands"), "The subcommands of the command path $1.", nodes,
-                      [](const CompletionNode& n) { return n.subcommands; });
-  out += CaseFunction(StrCat(fn, "_positionals"), "The values of its arguments, where fixed.",
-                      nodes, [](const CompletionNode& n) { return n.positional_values; });
-  out += CaseFunction(StrCat(fn, "_flags"), "Its flags that take no value.", nodes,
-                      [](const CompletionNode& n) { return n.flags; });
-  out += CaseFunction(StrCat(fn, "_options"), "Its options that take a value.", nodes,
-                      [](const CompletionNode& n) { return n.options; });
+  out +=
+      CompletionCaseFunction(StrCat(fn, "_subcommands"), "The subcommands of the command path $1.",
+                             nodes, [](const CompletionNode& n) { return n.subcommands; });
+  out += CompletionCaseFunction(StrCat(fn, "_positionals"),
+                                "The values of its arguments, where fixed.", nodes,
+                                [](const CompletionNode& n) { return n.positional_values; });
+  out += CompletionCaseFunction(StrCat(fn, "_flags"), "Its flags that take no value.", nodes,
+                                [](const CompletionNode& n) { return n.flags; });
+  out += CompletionCaseFunction(StrCat(fn, "_options"), "Its options that take a value.", nodes,
+                                [](const CompletionNode& n) { return n.options; });
   out += StrCat("# The values of option $2 of the command path $1, where fixed.\n", fn,
                 "_values() {\n  case \"$1 $2\" in\n");
   for (const CompletionNode& n : nodes) {
     for (const auto& [option, values] : n.option_values) {
-      const std::string words = Words(values);
+      const std::string words = CompletionWords(values);
       if (words.empty()) continue;
       out += StrCat("    \"", n.path.empty() ? "" : n.path, " ", option, "\") echo \"", words,
                     "\" ;;\n");
@@ -108,7 +112,7 @@ std::string Tables(const std::vector<CompletionNode>& nodes, const std::string& 
 }
 
 // Shell function names hold no '-': gpucost-agent -> _gpucost_agent.
-std::string FunctionName(const std::string& program) {
+std::string CompletionFunctionName(const std::string& program) {
   std::string fn = StrCat("_", program);
   for (char& c : fn) {
     if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))) c = '_';
@@ -119,8 +123,8 @@ std::string FunctionName(const std::string& program) {
 // The loop both shells run over the words before the cursor: $cmdpath becomes the command path
 // (subcommands only; an option that takes a value skips that value). `first` and `last` are
 // the indices of the first word after the program and of the word at the cursor.
-std::string WalkWords(const std::string& fn, const std::string& words, const std::string& first,
-                      const std::string& cursor) {
+std::string CompletionWalk(const std::string& fn, const std::string& words,
+                           const std::string& first, const std::string& cursor) {
   return StrCat("  local cmdpath=\"\" i w\n  for ((i = ", first, "; i < ", cursor,
                 "; i++)); do\n    w=", words,
                 "[i]}\n"
@@ -152,17 +156,17 @@ std::vector<std::string> OptionChoices(const CLI::Option& opt) {
 
 std::string BashCompletion(const CLI::App& app, const std::string& program) {
   std::vector<CompletionNode> nodes;
-  Collect(app, "", nodes);
-  const std::string fn = FunctionName(program);
+  CollectCompletionNodes(app, "", nodes);
+  const std::string fn = CompletionFunctionName(program);
   std::string out =
       StrCat("# bash completion for ", program, ", written by `", program,
              " completion bash`.\n# Install: ", program,
              " completion bash > ~/.local/share/bash-completion/completions/", program,
              "\n#      or: source <(", program, " completion bash)   # in ~/.bashrc\n");
-  out += Tables(nodes, fn);
+  out += CompletionTables(nodes, fn);
   out +=
       StrCat(fn, "() {\n  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n");
-  out += WalkWords(fn, "${COMP_WORDS", "1", "COMP_CWORD");
+  out += CompletionWalk(fn, "${COMP_WORDS", "1", "COMP_CWORD");
   out += StrCat(
       "  local words\n"
       "  if [[ $prev == -* && \" $(",
@@ -190,16 +194,16 @@ std::string BashCompletion(const CLI::App& app, const std::string& program) {
 
 std::string ZshCompletion(const CLI::App& app, const std::string& program) {
   std::vector<CompletionNode> nodes;
-  Collect(app, "", nodes);
-  const std::string fn = FunctionName(program);
+  CollectCompletionNodes(app, "", nodes);
+  const std::string fn = CompletionFunctionName(program);
   std::string out =
       StrCat("#compdef ", program, "\n# zsh completion for ", program, ", written by `", program,
              " completion zsh`.\n# Install: ", program, " completion zsh > \"${fpath[1]}/_",
              program, "\"   # then start a new zsh\n#      or: source <(", program,
              " completion zsh)   # in ~/.zshrc, after compinit\n");
-  out += Tables(nodes, fn);
+  out += CompletionTables(nodes, fn);
   out += StrCat(fn, "() {\n  local cur=${words[CURRENT]} prev=${words[CURRENT-1]}\n");
-  out += WalkWords(fn, "${words", "2", "CURRENT");
+  out += CompletionWalk(fn, "${words", "2", "CURRENT");
   out += StrCat(
       "  local list\n"
       "  if [[ $prev == -* && \" $(",

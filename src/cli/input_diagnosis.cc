@@ -11,10 +11,10 @@ namespace {
 
 // How InventoryBuilder's warning for a sample without a timestamp starts (a test of this
 // diagnosis, tests/cli/input_errors_test.cc, fails when the two part).
-constexpr std::string_view kUntimestamped = "sample without a timestamp";
+constexpr std::string_view kUntimestampedWarning = "sample without a timestamp";
 
 // The unreadable lines shown in the error; `gpucost parse` lists them all.
-constexpr size_t kShownLines = 3;
+constexpr size_t kShownUnreadableLines = 3;
 
 }  // namespace
 
@@ -52,12 +52,12 @@ Status NoTimeInFiles(const LoadedTimeline& timeline) {
   std::vector<const InputWarning*> located;
   uint64_t located_total = 0;
   for (const InputWarning& w : timeline.warnings) {
-    if (std::string_view(w.message).starts_with(kUntimestamped)) {
+    if (std::string_view(w.message).starts_with(kUntimestampedWarning)) {
       untimestamped += w.count;
       if (first_untimestamped == nullptr) first_untimestamped = &w;
     } else if (w.line > 0) {
       located_total += w.count;
-      if (located.size() < kShownLines) located.push_back(&w);
+      if (located.size() < kShownUnreadableLines) located.push_back(&w);
     }
   }
   if (first_untimestamped != nullptr) {

@@ -16,7 +16,7 @@ using gpucost::testing_util::RunResult;
 using gpucost::testing_util::RunShell;
 using gpucost::testing_util::TempDir;
 
-RunResult Gpucost(const std::string& args) {
+RunResult RunInputCommand(const std::string& args) {
   return RunShell(std::string("'") + GPUCOST_BINARY + "' " + args + " 2>&1");
 }
 
@@ -39,17 +39,19 @@ std::string UntimestampedScrape() {
 TEST(InputErrors, AScrapeWithoutTimestampsSaysSoAndHowToUseIt) {
   const TempDir dir;
   const std::string live = dir.Write("live.prom", UntimestampedScrape());
-  const RunResult r = Gpucost("report --input '" + live + "'");
+  const RunResult r = RunInputCommand("report --input '" + live + "'");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_TRUE(Contains(r.output, live + ":3: ")) << r.output;
   EXPECT_TRUE(Contains(r.output, "samples without a timestamp")) << r.output;
   EXPECT_TRUE(Contains(r.output, "--untimestamped-at")) << r.output;
   // Taken as one scrape at a given time, it is attributed.
-  const RunResult one = Gpucost("report --input '" + live +
-                                "' --untimestamped-at 2026-10-01T00:00:00Z --price-per-gpu-hour 4");
+  const RunResult one =
+      RunInputCommand("report --input '" + live +
+                      "' --untimestamped-at 2026-10-01T00:00:00Z --price-per-gpu-hour 4");
   EXPECT_EQ(one.exit_code, 0) << one.output;
   EXPECT_TRUE(Contains(one.output, "over 2026-10-01T00:00:00Z to ")) << one.output;
-  const RunResult bad = Gpucost("report --input '" + live + "' --untimestamped-at yesterday");
+  const RunResult bad =
+      RunInputCommand("report --input '" + live + "' --untimestamped-at yesterday");
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
   EXPECT_TRUE(Contains(bad.output, "--untimestamped-at \"yesterday\"")) << bad.output;
 }
@@ -58,7 +60,7 @@ TEST(InputErrors, UnreadableBytesNameTheirFirstLinesInEveryCommand) {
   const TempDir dir;
   const std::string junk = dir.Write("junk.prom", "\x01\x02\x03\n)(*&\n=== ===\n{}\n~\n");
   for (const std::string cmd : {"report", "chargeback --by team", "alerts", "prices"}) {
-    const RunResult r = Gpucost(cmd + " --input '" + junk + "'");
+    const RunResult r = RunInputCommand(cmd + " --input '" + junk + "'");
     EXPECT_EQ(r.exit_code, 2) << cmd << "\n" << r.output;
     EXPECT_TRUE(Contains(r.output, "5 malformed lines")) << cmd << "\n" << r.output;
     EXPECT_TRUE(Contains(r.output, junk + ":1: ")) << cmd << "\n" << r.output;

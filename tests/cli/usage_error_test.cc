@@ -21,7 +21,7 @@ using gpucost::testing_util::RunResult;
 using gpucost::testing_util::RunShell;
 using gpucost::testing_util::TempDir;
 
-RunResult Gpucost(const std::string& args) {
+RunResult RunGpucostLine(const std::string& args) {
   return RunShell(std::string("'") + GPUCOST_BINARY + "' " + args + " 2>&1");
 }
 
@@ -123,8 +123,8 @@ TEST(UsageErrors, ACommandWithoutItsSubcommandPrintsItsHelp) {
 }
 
 TEST(Version, FlagAndCommandSayVersionCommitAndDate) {
-  const RunResult flag = Gpucost("--version");
-  const RunResult cmd = Gpucost("version");
+  const RunResult flag = RunGpucostLine("--version");
+  const RunResult cmd = RunGpucostLine("version");
   ASSERT_EQ(flag.exit_code, 0) << flag.output;
   ASSERT_EQ(cmd.exit_code, 0) << cmd.output;
   EXPECT_EQ(flag.output, cmd.output);
@@ -140,7 +140,7 @@ TEST(Version, FlagAndCommandSayVersionCommitAndDate) {
   if (head.exit_code == 0 && !head.output.empty()) {
     EXPECT_EQ(m[2].str() + "\n", head.output);
   }
-  const RunResult json = Gpucost("version --json");
+  const RunResult json = RunGpucostLine("version --json");
   ASSERT_EQ(json.exit_code, 0) << json.output;
   const nlohmann::json j = nlohmann::json::parse(json.output);
   EXPECT_EQ(j["version"], m[1].str());
@@ -153,9 +153,10 @@ TEST(SameFlags, OutputFileAndFormatNamesEverywhere) {
   const std::string rules = (dir.path() / "rules.yaml").string();
   const std::string dash = (dir.path() / "dash.json").string();
   const std::string sim = (dir.path() / "sim.prom").string();
-  EXPECT_EQ(Gpucost("rules -o '" + rules + "'").exit_code, 0);
-  EXPECT_EQ(Gpucost("grafana-dashboard -o '" + dash + "'").exit_code, 0);
-  const RunResult s = Gpucost("simulate --nodes 1 --duration 2m -o '" + sim + "' --format text");
+  EXPECT_EQ(RunGpucostLine("rules -o '" + rules + "'").exit_code, 0);
+  EXPECT_EQ(RunGpucostLine("grafana-dashboard -o '" + dash + "'").exit_code, 0);
+  const RunResult s =
+      RunGpucostLine("simulate --nodes 1 --duration 2m -o '" + sim + "' --format text");
   EXPECT_EQ(s.exit_code, 0) << s.output;
   EXPECT_TRUE(Contains(dir.Read("rules.yaml"), "groups:"));
   EXPECT_TRUE(Contains(dir.Read("dash.json"), "\"panels\""));
@@ -164,8 +165,8 @@ TEST(SameFlags, OutputFileAndFormatNamesEverywhere) {
   // "text" and "table" name the same format, wherever either is one.
   const std::string input =
       std::string(" --input '") + GPUCOST_SOURCE_DIR + "/tests/golden/cases/whole_gpu/input'";
-  const RunResult table = Gpucost("report --accumulate --format table" + input);
-  const RunResult text = Gpucost("report --accumulate --format text" + input);
+  const RunResult table = RunGpucostLine("report --accumulate --format table" + input);
+  const RunResult text = RunGpucostLine("report --accumulate --format text" + input);
   EXPECT_EQ(table.exit_code, 0) << table.output;
   EXPECT_EQ(text.output, table.output);
 }
