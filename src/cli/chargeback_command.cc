@@ -209,8 +209,10 @@ void AddChargebackCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--idle", f->idle,
                   "Idle capacity: separate (in the cluster summary) | proportional | even "
                   "(shared to the teams' statements, as gpucost report --idle)")
+      ->transform(OneOf({"separate", "proportional", "even"}))
       ->capture_default_str();
   cmd->add_option("--idle-scope", f->idle_scope, "Share idle within: node | cluster")
+      ->transform(OneOf({"node", "cluster"}))
       ->capture_default_str();
   AddInputFlags(*cmd, f->input);
   AddSegmentFlags(*cmd, f->segments);

@@ -6,6 +6,7 @@
 #include <memory>
 #include <utility>
 
+#include "cli/format_flag.h"
 #include "cli/input_diagnosis.h"
 #include "core/log.h"
 #include "core/strings.h"
@@ -180,6 +181,7 @@ void AddInputFlags(CLI::App& cmd, InputFlags& f) {
       ->capture_default_str();
   cmd.add_option("--prometheus-api", f.prometheus_api,
                  "auto (remote read, else the query API) | remote-read | query")
+      ->transform(OneOf({"auto", "remote-read", "query"}))
       ->capture_default_str();
   cmd.add_option("--prometheus-header", f.prometheus_headers,
                  "With --prometheus: NAME=VALUE header on every request, e.g. "

@@ -127,8 +127,10 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
                 "With --ledger --accumulate: read every record, not the hourly and daily "
                 "roll-ups (the same report, slower)");
   cmd->add_option("--idle", f->idle, "Idle capacity: separate | proportional | even")
+      ->transform(OneOf({"separate", "proportional", "even"}))
       ->capture_default_str();
   cmd->add_option("--idle-scope", f->idle_scope, "Share idle within: node | cluster")
+      ->transform(OneOf({"node", "cluster"}))
       ->capture_default_str();
   AddSegmentFlags(*cmd, f->segments);
   AddPriceFlags(*cmd, f->price);

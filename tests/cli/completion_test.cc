@@ -53,6 +53,7 @@ TEST_F(Completion, BashOffersCommandsFlagsAndValues) {
   EXPECT_EQ(BashOffers("gpucost report --format j"), " json ");
   EXPECT_EQ(BashOffers("gpucost report --format ''"), " table csv json focus ");
   EXPECT_EQ(BashOffers("gpucost completion ''"), " bash zsh ");
+  EXPECT_EQ(BashOffers("gpucost chargeback --idle ''"), " separate proportional even ");
   const std::string dashboard = BashOffers("gpucost grafana-dashboard -");
   EXPECT_TRUE(Contains(dashboard, " -o ")) << dashboard;
   // No fixed values: nothing offered, and bash completes file names (complete -o default).
