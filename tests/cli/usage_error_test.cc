@@ -122,6 +122,14 @@ TEST(UsageErrors, ACommandWithoutItsSubcommandPrintsItsHelp) {
   EXPECT_EQ(ParseGpucost({"report", "--help"}).exit_code, 0);
 }
 
+// An error while running exits 2 as well, in the agent too (its --probe without NVML).
+TEST(UsageErrors, AnErrorWhileRunningExitsTwo) {
+  const RunResult probe =
+      RunGpucostLine("agent --probe 1 --nvml-library /nonexistent/libnvidia-ml.so.1");
+  EXPECT_EQ(probe.exit_code, 2) << probe.output;
+  EXPECT_TRUE(Contains(probe.output, "/nonexistent/libnvidia-ml.so.1")) << probe.output;
+}
+
 TEST(Version, FlagAndCommandSayVersionCommitAndDate) {
   const RunResult flag = RunGpucostLine("--version");
   const RunResult cmd = RunGpucostLine("version");
