@@ -72,20 +72,32 @@ TEST(UsageErrors, ExitTwoWithOneLineAndAHint) {
   }
 }
 
+// Every command and subcommand (ledger write, config docs, ...) of the tree.
+void CommandPaths(const CLI::App& cmd, std::vector<std::string> path,
+                  std::vector<std::vector<std::string>>& out) {
+  for (const CLI::App* sub : cmd.get_subcommands([](const CLI::App*) { return true; })) {
+    std::vector<std::string> sub_path = path;
+    sub_path.push_back(sub->get_name());
+    out.push_back(sub_path);
+    CommandPaths(*sub, sub_path, out);
+  }
+}
+
 TEST(UsageErrors, EveryCommandExitsTwoOnAnUnknownFlag) {
   CLI::App app{"gpucost"};
   int exit_code = 0;
   gpucost::cli::AddGpucostCommands(app, exit_code);
-  int commands = 0;
-  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-    const std::string cmd = sub->get_name();
-    const ParseAnswer a = ParseGpucost({cmd, "--no-such-flag"});
-    EXPECT_EQ(a.exit_code, 2) << cmd;
-    EXPECT_TRUE(Contains(a.err, "unknown flag '--no-such-flag'")) << cmd << ": " << a.err;
-    EXPECT_TRUE(Contains(a.err, "run 'gpucost " + cmd)) << cmd << ": " << a.err;
-    ++commands;
+  std::vector<std::vector<std::string>> paths;
+  CommandPaths(app, {}, paths);
+  for (std::vector<std::string> args : paths) {
+    std::string name = "gpucost";
+    for (const std::string& a : args) name += " " + a;
+    args.push_back("--no-such-flag");
+    const ParseAnswer a = ParseGpucost(args);
+    EXPECT_EQ(a.exit_code, 2) << name;
+    EXPECT_EQ(a.err, name + ": unknown flag '--no-such-flag'\nrun '" + name + " --help'\n");
   }
-  EXPECT_GE(commands, 19);
+  EXPECT_GE(paths.size(), 24u);  // 19 commands, ledger's 3 and config's 2
 }
 
 TEST(UsageErrors, NearestName) {
