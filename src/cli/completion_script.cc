@@ -103,8 +103,7 @@ std::string CompletionTables(const std::vector<CompletionNode>& nodes, const std
     for (const auto& [option, values] : n.option_values) {
       const std::string words = CompletionWords(values);
       if (words.empty()) continue;
-      out += StrCat("    \"", n.path.empty() ? "" : n.path, " ", option, "\") echo \"", words,
-                    "\" ;;\n");
+      out += StrCat("    \"", n.path, " ", option, "\") echo \"", words, "\" ;;\n");
     }
   }
   out += "  esac\n}\n";
@@ -121,8 +120,9 @@ std::string CompletionFunctionName(const std::string& program) {
 }
 
 // The loop both shells run over the words before the cursor: $cmdpath becomes the command path
-// (subcommands only; an option that takes a value skips that value). `first` and `last` are
-// the indices of the first word after the program and of the word at the cursor.
+// (subcommands only; an option that takes a value skips that value). `words` opens the shell's
+// array of words ("${COMP_WORDS"); `first` and `cursor` are the indices of the first word after
+// the program and of the word at the cursor.
 std::string CompletionWalk(const std::string& fn, const std::string& words,
                            const std::string& first, const std::string& cursor) {
   return StrCat("  local cmdpath=\"\" i w\n  for ((i = ", first, "; i < ", cursor,
