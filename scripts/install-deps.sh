@@ -17,6 +17,7 @@ packages=(
   prometheus-alertmanager             # a real Alertmanager for the alert tests
   python3 time
   python3-yaml umoci tzdata ca-certificates   # images and manifests (tests/deploy, make image)
+  curl zsh                            # the CLI tests: serve-demo's printed commands, zsh completion
 )
 # kubectl renders the Kustomize manifests (tests/deploy); any kubectl will do.
 command -v kubectl >/dev/null || packages+=(kubernetes-client)

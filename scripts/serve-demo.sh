@@ -5,12 +5,30 @@
 #     serves /metrics, /api/v1/report and /allocation on 127.0.0.1:9464;
 #   - a local Prometheus (Debian's package) receives the cost series by remote-write on :9095.
 # Ctrl-C stops all three. Everything lives in a temporary folder (kept with KEEP=1).
+# `serve-demo.sh --print-commands` prints the commands to try and exits (the tests run them).
 set -euo pipefail
 
 bin=${GPUCOST:-build/release/src/cli/gpucost}
 serve_port=${SERVE_PORT:-9464}
 sim_port=${SIM_PORT:-9466}
 prom_port=${PROM_PORT:-9095}
+
+# The commands to try, one a line, each as it can be pasted into a shell; with PromQL's spaces
+# and parentheses URL-encoded by curl (-G --data-urlencode), not left raw in the URL. $1: 1 when
+# Prometheus runs.
+print_commands() {
+  echo "  curl -s localhost:$serve_port/metrics | grep gpucost_allocated_usd_total"
+  echo "  curl -s 'localhost:$serve_port/api/v1/report?by=team'"
+  echo "  curl -s 'localhost:$serve_port/allocation?window=1h&aggregate=namespace'"
+  if [ "$1" = 1 ]; then
+    echo "  curl -s -G localhost:$prom_port/api/v1/query" \
+      "--data-urlencode 'query=sum by (team) (gpucost_allocated_usd_total)'"
+  fi
+}
+if [ "${1:-}" = --print-commands ]; then
+  print_commands 1
+  exit 0
+fi
 dir=$(mktemp -d -t gpucost-serve-demo-XXXXXX)
 pids=()
 
@@ -47,13 +65,8 @@ cat <<MSG
 gpucost serve is attributing a simulated 20-node cluster (logs in $dir). Costs appear after
 the first minute:
 
-  curl -s localhost:$serve_port/metrics | grep gpucost_allocated_usd_total
-  curl -s 'localhost:$serve_port/api/v1/report?by=team'
-  curl -s 'localhost:$serve_port/allocation?window=1h&aggregate=namespace'
 MSG
-if [ "${#remote_write[@]}" -gt 0 ]; then
-  echo "  curl -s 'localhost:$prom_port/api/v1/query?query=sum by (team) (gpucost_allocated_usd_total)'"
-fi
+print_commands "$([ "${#remote_write[@]}" -gt 0 ] && echo 1 || echo 0)"
 echo
 echo "Ctrl-C stops it."
 wait "${pids[-1]}"

@@ -46,7 +46,7 @@ int RunProbe(const AgentFlags& f) {
   auto nvml = agent::NvmlLibrary::Open(f.nvml_library);
   if (!nvml.ok()) {
     LogError(nvml.status().ToString());
-    return 1;
+    return 2;
   }
   std::fputs(agent::ProbeNvml(**nvml, f.probe, Ms(f.interval_s),
                               [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); })
@@ -96,7 +96,7 @@ int RunAgent(const AgentFlags& f) {
                                           server.Stop();
                                         });
   if (!run.ok()) LogError(run.ToString());
-  return run.ok() ? 0 : 1;
+  return run.ok() ? 0 : 2;
 }
 
 }  // namespace
@@ -124,6 +124,9 @@ void AddAgentOptions(CLI::App* cmd, int& exit_code) {
   cmd->add_option("--probe", f->probe,
                   "Print what each NVML call returns over N collections, then exit")
       ->check(CLI::Range(1, 1000));
+  cmd->footer(
+      "Exit status: 0 when stopped by SIGINT/SIGTERM or done (--once, --probe); 2 on bad flags, "
+      "when --probe cannot load NVML, or when the listen address cannot be bound.");
   cmd->callback([f, &exit_code] { exit_code = RunAgent(*f); });
 }
 

@@ -16,6 +16,7 @@
 #include "alerts/render.h"
 #include "chargeback/period.h"
 #include "cli/commands.h"
+#include "cli/format_flag.h"
 #include "cli/input_flags.h"
 #include "cli/price_flags.h"
 #include "cli/report_pipeline.h"
@@ -140,7 +141,7 @@ void AddAlertsCommand(CLI::App& app, int& exit_code) {
                   "START,END as RFC 3339 or unix seconds instead of --month (default: the "
                   "input's span)");
   cmd->add_option("--step", f->step, "Attribution step, e.g. 60s, 5m, 1h")->capture_default_str();
-  cmd->add_option("--format", f->format, "text | json")->capture_default_str();
+  AddFormatOption(*cmd, f->format, {"text", "json"});
   cmd->add_option("--budgets", f->budgets,
                   "YAML file of monthly team budgets in USD (budgets: {team: USD}, default: USD)");
   for (const alerts::SettingDef& d : alerts::AlertSettingDefs()) {

@@ -18,6 +18,7 @@
 #include "chargeback/render.h"
 #include "chargeback/statement_builder.h"
 #include "cli/commands.h"
+#include "cli/format_flag.h"
 #include "cli/input_flags.h"
 #include "cli/price_flags.h"
 #include "cli/ratio_flag.h"
@@ -194,8 +195,7 @@ void AddChargebackCommand(CLI::App& app, int& exit_code) {
                   "START,END as RFC 3339 or unix seconds instead of --month (default: the "
                   "input's span)");
   cmd->add_option("--step", f->step, "Attribution step, e.g. 60s, 5m, 1h")->capture_default_str();
-  cmd->add_option("--format", f->format, "text | markdown | csv | json | html")
-      ->capture_default_str();
+  AddFormatOption(*cmd, f->format, {"text", "markdown", "csv", "json", "html"});
   cmd->add_option("--idle-threshold", f->idle_threshold,
                   "A held GPU-hour whose utilization is under this counts as idle (80% or 0.8)")
       ->capture_default_str();
@@ -209,8 +209,10 @@ void AddChargebackCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--idle", f->idle,
                   "Idle capacity: separate (in the cluster summary) | proportional | even "
                   "(shared to the teams' statements, as gpucost report --idle)")
+      ->transform(OneOf({"separate", "proportional", "even"}))
       ->capture_default_str();
   cmd->add_option("--idle-scope", f->idle_scope, "Share idle within: node | cluster")
+      ->transform(OneOf({"node", "cluster"}))
       ->capture_default_str();
   AddInputFlags(*cmd, f->input);
   AddSegmentFlags(*cmd, f->segments);

@@ -10,6 +10,9 @@
 
 namespace gpucost::cli {
 
+// The whole gpucost command tree on `app` (its name, --version, the footer, every subcommand).
+void AddGpucostCommands(CLI::App& app, int& exit_code);
+
 // The usual callback: runs `run`; an error is logged and exits 2, success exits 0.
 void SetStatusCallback(CLI::App& cmd, int& exit_code, std::function<Status()> run);
 
@@ -32,6 +35,8 @@ void AddAgentCommand(CLI::App& app, int& exit_code);
 void AddKubeCommand(CLI::App& app, int& exit_code);
 void AddGrafanaDashboardCommand(CLI::App& app, int& exit_code);
 void AddUnitCostCommand(CLI::App& app, int& exit_code);
+// `completion bash|zsh`: walks the commands registered on `app` when it runs.
+void AddCompletionCommand(CLI::App& app, int& exit_code);
 // The agent's options and callback on `cmd` (the `agent` subcommand, or gpucost-agent's app).
 void AddAgentOptions(CLI::App* cmd, int& exit_code);
 

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <vector>
 
+#include "cli/usage_error.h"
 #include "core/result.h"
 #include "core/strings.h"
 
@@ -22,34 +23,13 @@ bool IsList(const CLI::Option& option) {
   return !IsSwitch(option) && option.get_items_expected_max() > 1;
 }
 
-// Levenshtein distance, for "did you mean".
-size_t Distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
+// The setting nearest to a misspelt `key`, for "did you mean" (as on the command line).
 std::string Nearest(const CLI::App& cmd, std::string_view key) {
-  std::string best;
-  size_t best_distance = key.size() / 2 + 2;
+  std::vector<std::string> keys;
   for (const CLI::Option* option : cmd.get_options()) {
-    if (!IsConfigurable(*option)) continue;
-    const size_t d = Distance(key, KeyOf(*option));
-    if (d < best_distance) {
-      best_distance = d;
-      best = KeyOf(*option);
-    }
+    if (IsConfigurable(*option)) keys.push_back(KeyOf(*option));
   }
-  return best;
+  return NearestName(key, keys);
 }
 
 // The scalars a value stands for: one, or each item of a list of scalars.

@@ -49,7 +49,8 @@ void AddGrafanaDashboardCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--datasource-uid", f->dashboard.datasource_uid,
                   "Uid of the Prometheus datasource; default: chosen in Grafana's import dialog "
                   "(DS_PROMETHEUS input)");
-  cmd->add_option("--output", f->output, "File to write; - is stdout")->capture_default_str();
+  cmd->add_option("--output,-o", f->output, "Write to this file; - is stdout")
+      ->capture_default_str();
   cmd->footer("Import: Dashboards > New > Import, or the provisioning folder (docs/grafana.md).");
   SetStatusCallback(*cmd, exit_code, [f] { return Run(*f); });
 }

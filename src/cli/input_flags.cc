@@ -6,6 +6,8 @@
 #include <memory>
 #include <utility>
 
+#include "cli/format_flag.h"
+#include "cli/input_diagnosis.h"
 #include "core/log.h"
 #include "core/strings.h"
 #include "inventory/input_metrics.h"
@@ -160,6 +162,10 @@ void AddInputFlags(CLI::App& cmd, InputFlags& f) {
   cmd.add_option("--input", f.inputs,
                  "kube-state-metrics + dcgm-exporter files or folders (*.prom, *.txt, *.om, .gz; "
                  "- is stdin)");
+  cmd.add_option("--untimestamped-at", f.untimestamped_at,
+                 "With --input: take samples written without a timestamp (a saved /metrics "
+                 "scrape) as one scrape at this time (RFC 3339 or unix seconds), or at the files' "
+                 "modification time (mtime); default: such samples are skipped");
   cmd.add_option("--ledger", f.ledger,
                  "Read cost records from this ledger (written by `gpucost ledger write`) instead "
                  "of attributing inputs: no engine run, the records' own step and prices");
@@ -175,6 +181,7 @@ void AddInputFlags(CLI::App& cmd, InputFlags& f) {
       ->capture_default_str();
   cmd.add_option("--prometheus-api", f.prometheus_api,
                  "auto (remote read, else the query API) | remote-read | query")
+      ->transform(OneOf({"auto", "remote-read", "query"}))
       ->capture_default_str();
   cmd.add_option("--prometheus-header", f.prometheus_headers,
                  "With --prometheus: NAME=VALUE header on every request, e.g. "
@@ -344,6 +351,8 @@ Result<LoadedInput> LoadInput(const InputFlags& flags, std::optional<Window> win
                            ReadKubeState(flags.kube, flags.cluster, topts.label_allowlist,
                                          topts.team_labels));
   if (kube_state) topts.kube_states.push_back(std::move(*kube_state));
+  GPUCOST_ASSIGN_OR_RETURN(topts.untimestamped_at,
+                           ParseUntimestampedAt(flags.untimestamped_at, flags.inputs));
   if (!flags.prometheus.empty() && !flags.inputs.empty()) {
     return Status::InvalidArgument("give either --input or --prometheus, not both");
   }
@@ -370,9 +379,7 @@ Result<LoadedInput> LoadInput(const InputFlags& flags, std::optional<Window> win
     } else {
       GPUCOST_ASSIGN_OR_RETURN(timeline, LoadFilesWithTap(flags.inputs, topts, *tap));
     }
-    if (timeline.samples == 0) {
-      return Status::InvalidArgument("the input holds no timestamped samples");
-    }
+    if (timeline.samples == 0 || timeline.window.empty()) return NoTimeInFiles(timeline);
   }
   if (flags.inputs.empty() && flags.prometheus.empty() && flags.kube.wanted()) {
     // The API alone: allocation without usage (every step unmeasured) unless Slurm adds some.

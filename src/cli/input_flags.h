@@ -27,6 +27,7 @@ namespace gpucost::cli {
 
 struct InputFlags {
   std::vector<std::string> inputs;
+  std::string untimestamped_at;  // "", a time or "mtime" (cli/input_diagnosis.h)
   std::string prometheus;
   std::string prometheus_chunk = "2h";
   std::string prometheus_max_chunk = "24h";

@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "cli/commands.h"
+#include "cli/format_flag.h"
 #include "cli/kube_flags.h"
 #include "core/log.h"
 #include "core/redact.h"
@@ -188,7 +189,7 @@ void AddKubeCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--label-allowlist", f->label_allowlist,
                   "Pod and namespace labels kept, comma-separated; default: all");
   cmd->add_option("--team-labels", f->team_labels, "Team label chain")->capture_default_str();
-  cmd->add_option("--format", f->format, "table | json")->capture_default_str();
+  AddFormatOption(*cmd, f->format, {"table", "json"});
   cmd->footer("Exit status: 0 on success, 2 when the API cannot be read.");
   SetStatusCallback(*cmd, exit_code, [f] { return Run(*f); });
 }

@@ -1,19 +1,19 @@
 // `gpucost ledger`: the durable cost ledger (docs/ledger.md). `write` attributes any input over a
 // window and stores the records (again for the same window replaces them); `info` says what a
 // ledger holds. Every command that reads inputs also reads a ledger with --ledger FILE.
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
-
 #include "cli/commands.h"
+#include "cli/format_flag.h"
 #include "cli/input_flags.h"
 #include "cli/price_flags.h"
 #include "cli/report_pipeline.h"
@@ -233,7 +233,7 @@ void AddLedgerCommand(CLI::App& app, int& exit_code) {
   info->add_option("ledger", i->path, "The ledger file or postgresql:// URI")
       ->required()
       ->check(existing_ledger);
-  info->add_option("--format", i->format, "text | json")->capture_default_str();
+  AddFormatOption(*info, i->format, {"text", "json"});
   SetStatusCallback(*info, exit_code, [i] { return Info(*i); });
 
   auto c = std::make_shared<std::string>();

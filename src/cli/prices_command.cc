@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/input_diagnosis.h"
 #include "cli/kube_flags.h"
 #include "cli/price_flags.h"
 #include "core/log.h"
@@ -23,6 +24,7 @@ namespace {
 
 struct PricesFlags {
   std::vector<std::string> inputs;
+  std::string untimestamped_at;
   std::string window;
   std::string cluster = "default";
   PriceOptions price;
@@ -107,12 +109,15 @@ Status Run(const PricesFlags& flags) {
   GPUCOST_ASSIGN_OR_RETURN(std::optional<KubeState> kube_state,
                            ReadKubeState(flags.kube, flags.cluster, {}, {}));
   if (kube_state) topts.kube_states.push_back(std::move(*kube_state));
+  GPUCOST_ASSIGN_OR_RETURN(topts.untimestamped_at,
+                           ParseUntimestampedAt(flags.untimestamped_at, flags.inputs));
   LoadedTimeline timeline;
   if (flags.inputs.empty()) {
     InventoryBuilder builder(topts);
     GPUCOST_ASSIGN_OR_RETURN(timeline, builder.Build());
   } else {
     GPUCOST_ASSIGN_OR_RETURN(timeline, LoadTimelineFromFiles(flags.inputs, topts));
+    if (timeline.samples == 0 || timeline.window.empty()) return NoTimeInFiles(timeline);
   }
   if (timeline.window.empty()) return Status::InvalidArgument("the input covers no time");
   std::ostream& out = std::cout;
@@ -162,6 +167,9 @@ void AddPricesCommand(CLI::App& app, int& exit_code) {
       "prices", "Show the price of a GPU-hour on each node over a window, and why");
   cmd->add_option("--input", f->inputs,
                   "kube-state-metrics (+ dcgm-exporter) files or folders, as for `report`");
+  cmd->add_option("--untimestamped-at", f->untimestamped_at,
+                  "Take samples without a timestamp as one scrape at this time (or mtime), as "
+                  "for `report`");
   cmd->add_option("--window", f->window, "START,END (default: the input's span)");
   cmd->add_option("--cluster", f->cluster, "Cluster name for series without a cluster label")
       ->capture_default_str();

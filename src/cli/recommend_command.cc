@@ -13,6 +13,7 @@
 #include "advise/workload_profile.h"
 #include "cli/advise_pipeline.h"
 #include "cli/commands.h"
+#include "cli/format_flag.h"
 #include "cli/input_flags.h"
 #include "core/strings.h"
 
@@ -43,7 +44,7 @@ void AddRecommendCommand(CLI::App& app, int& exit_code) {
       "Savings recommendations with monthly dollars, evidence and risk: idle allocations to scale "
       "to zero, whole-GPU workloads to share by time-slicing or MPS, MIG right-sizing, multi-GPU "
       "pods leaving GPUs unused, batch work on on-demand capacity to move to spot");
-  cmd->add_option("--format", f->format, "text | json")->capture_default_str();
+  AddFormatOption(*cmd, f->format, {"text", "json"});
   AddAdviseFlags(*cmd, f->advise);
   cmd->footer(
       "Monthly figures are the window's rate times 730 hours. Savings on capacity without a price "

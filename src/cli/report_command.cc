@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/format_flag.h"
 #include "cli/input_flags.h"
 #include "cli/price_flags.h"
 #include "cli/report_pipeline.h"
@@ -126,15 +127,16 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
                 "With --ledger --accumulate: read every record, not the hourly and daily "
                 "roll-ups (the same report, slower)");
   cmd->add_option("--idle", f->idle, "Idle capacity: separate | proportional | even")
+      ->transform(OneOf({"separate", "proportional", "even"}))
       ->capture_default_str();
   cmd->add_option("--idle-scope", f->idle_scope, "Share idle within: node | cluster")
+      ->transform(OneOf({"node", "cluster"}))
       ->capture_default_str();
   AddSegmentFlags(*cmd, f->segments);
   AddPriceFlags(*cmd, f->price);
-  cmd->add_option("--format", f->format,
+  AddFormatOption(*cmd, f->format, {"table", "csv", "json", "focus"},
                   "table | csv | json | focus (FinOps FOCUS 1.3 Cost and Usage CSV, "
-                  "docs/focus.md)")
-      ->capture_default_str();
+                  "docs/focus.md)");
   cmd->add_option("--focus-provider", f->focus_provider,
                   "With --format focus: ServiceProviderName, InvoiceIssuerName and the like")
       ->capture_default_str();

@@ -11,6 +11,7 @@
 #include "alerts/alert_settings.h"
 #include "alerts/prometheus_rules.h"
 #include "cli/commands.h"
+#include "cli/format_flag.h"
 #include "core/strings.h"
 
 namespace gpucost::cli {
@@ -22,7 +23,7 @@ struct RulesFlags {
   std::string namespace_name;
   std::vector<std::string> labels;  // KEY=VALUE
   std::string groups;
-  std::string output;
+  std::string output = "-";
   std::map<std::string, std::string> settings;
 };
 
@@ -63,7 +64,7 @@ void AddRulesCommand(CLI::App& app, int& exit_code) {
       "rules",
       "Write the built-in alert rules as a PrometheusRule (or a plain Prometheus rule file) over "
       "gpucost's, dcgm-exporter's and Kueue's metrics");
-  cmd->add_option("--format", f->format, "prometheus-rule | rules")->capture_default_str();
+  AddFormatOption(*cmd, f->format, {"prometheus-rule", "rules"});
   cmd->add_option("--name", f->name, "metadata.name of the PrometheusRule")->capture_default_str();
   cmd->add_option("--namespace", f->namespace_name, "metadata.namespace of the PrometheusRule");
   cmd->add_option("--label", f->labels,
@@ -72,7 +73,8 @@ void AddRulesCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--groups", f->groups,
                   "Groups to write, comma-separated: gpucost, gpucost-dcgm, gpucost-kueue "
                   "(default: all)");
-  cmd->add_option("--output,-o", f->output, "Write to this file instead of stdout");
+  cmd->add_option("--output,-o", f->output, "Write to this file; - is stdout")
+      ->capture_default_str();
   for (const alerts::SettingDef& d : alerts::AlertSettingDefs()) {
     cmd->add_option(StrCat("--", d.name), f->settings[std::string(d.name)], std::string(d.help))
         ->default_str(std::string(d.default_text));

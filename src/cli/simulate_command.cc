@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/format_flag.h"
 #include "core/log.h"
 #include "core/strings.h"
 #include "simulate/cluster_simulator.h"
@@ -126,10 +127,10 @@ Status WriteWindow(const SimulateFlags& f, const simulate::SimOptions& o) {
   TextFormat format;
   if (f.format == "openmetrics") {
     format = TextFormat::kOpenMetrics;
-  } else if (f.format == "prom") {
+  } else if (f.format == "text" || f.format == "prom") {
     format = TextFormat::kPromText;
   } else {
-    return Status::InvalidArgument(StrCat("--format ", f.format, ": want openmetrics or prom"));
+    return Status::InvalidArgument(StrCat("--format ", f.format, ": want openmetrics or text"));
   }
   GPUCOST_ASSIGN_OR_RETURN(auto sim, ClusterSimulator::Create(o, w.start));
   Output out;
@@ -242,11 +243,11 @@ void AddSimulateCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--window", f->window, "START,END (RFC 3339 or unix seconds) to generate");
   cmd->add_option("--duration", f->duration, "Without --window: how long from 2026-10-01T00:00:00Z")
       ->capture_default_str();
-  cmd->add_option("--format", f->format,
-                  "openmetrics (second timestamps, # EOF: promtool imports it) or prom (Prometheus "
-                  "text, ms timestamps)")
+  AddFormatOption(*cmd, f->format, {"openmetrics", "text"},
+                  "openmetrics (second timestamps, # EOF: promtool imports it) or text "
+                  "(Prometheus text 0.0.4, ms timestamps; also: prom)");
+  cmd->add_option("--output,-o,--out", f->out, "Write to this file (.gz: gzip); - is stdout")
       ->capture_default_str();
-  cmd->add_option("--out", f->out, "Output file (.gz: gzip), - for stdout")->capture_default_str();
   cmd->add_option(
       "--serve", f->serve,
       "Serve live scrapes at HOST:PORT (port 0: any free port) instead of writing a window");

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/format_flag.h"
 #include "cli/input_flags.h"
 #include "cli/price_flags.h"
 #include "cli/report_pipeline.h"
@@ -156,7 +157,7 @@ void AddUnitCostCommand(CLI::App& app, int& exit_code) {
                   "START,END as RFC 3339 or unix seconds (default: the input's span; required "
                   "with --prometheus)");
   cmd->add_option("--step", f->step, "Attribution step, e.g. 60s, 5m")->capture_default_str();
-  cmd->add_option("--format", f->format, "text | csv | json")->capture_default_str();
+  AddFormatOption(*cmd, f->format, {"text", "csv", "json"});
   AddInputFlags(*cmd, f->input);
   AddPriceFlags(*cmd, f->price);
   AddTimelineFlags(*cmd, f->input);

@@ -10,6 +10,7 @@
 #include "advise/whatif_render.h"
 #include "cli/advise_pipeline.h"
 #include "cli/commands.h"
+#include "cli/format_flag.h"
 
 namespace gpucost::cli {
 namespace {
@@ -43,7 +44,7 @@ void AddWhatIfCommand(CLI::App& app, int& exit_code) {
                   "Comma-separated: spot-batch, time-slice[=N] (default 4), cull-notebooks, "
                   "commit-base")
       ->required();
-  cmd->add_option("--format", f->format, "text | json")->capture_default_str();
+  AddFormatOption(*cmd, f->format, {"text", "json"});
   // "Before" is the report's money: the same attribution step as `report` by default.
   f->advise.step = "60s";
   AddAdviseFlags(*cmd, f->advise);

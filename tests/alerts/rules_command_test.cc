@@ -90,7 +90,7 @@ TEST(RulesCommand, SettingsFlagsSetTheThresholds) {
 TEST(RulesCommand, ErrorsNameTheFlag) {
   for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
            {"--groups nope", "no group \"nope\""},
-           {"--format yaml", "--format \"yaml\""},
+           {"--format yaml", "--format: yaml not in {prometheus-rule,rules}"},
            {"--label nokey", "--label \"nokey\""},
            {"--idle-threshold 2", "--idle-threshold"},
        }) {

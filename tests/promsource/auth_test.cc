@@ -340,7 +340,9 @@ TEST_F(Tls, CliFlagsReachTheServer) {
       GPUCOST_BINARY, " report --prometheus ", server.url(),
       " --window 1790812800,1790813400 --prometheus-api grpc 2>&1"));
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_NE(bad.output.find("unknown Prometheus API \"grpc\""), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find("--prometheus-api: grpc not in {auto,remote-read,query}"),
+            std::string::npos)
+      << bad.output;
   const testing_util::RunResult header = testing_util::RunShell(StrCat(
       GPUCOST_BINARY, " report --prometheus ", server.url(),
       " --window 1790812800,1790813400 --prometheus-header X-Scope-OrgID 2>&1"));
