@@ -46,12 +46,14 @@ check-all: build
 test: test-dev asan fuzz
 
 test-dev: build
+	@scripts/seed-test-costs.sh dev
 	@$(PHASE) dev-tests ctest --preset dev
 	@scripts/slowest-tests.sh dev
 
 asan: deps
 	@cmake --preset asan >/dev/null
 	@$(PHASE) asan-build cmake --build --preset asan -j $(JOBS)
+	@scripts/seed-test-costs.sh asan
 	@$(PHASE) asan-tests ctest --preset asan
 	@scripts/slowest-tests.sh asan
 

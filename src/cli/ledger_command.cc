@@ -20,6 +20,7 @@
 #include "cli/segment_flags.h"
 #include "core/strings.h"
 #include "ledger/ledger.h"
+#include "ledger/ledger_sink.h"
 #include "pricing/price_fn.h"
 
 namespace gpucost::cli {

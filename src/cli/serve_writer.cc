@@ -13,6 +13,7 @@
 #include "cli/report_pipeline.h"
 #include "core/log.h"
 #include "core/strings.h"
+#include "ledger/ledger_sink.h"
 
 namespace gpucost::cli {
 namespace {

@@ -77,8 +77,29 @@ std::string PercentDecoded(std::string_view s) {
   return out;
 }
 
+// A path segment that is an opaque credential rather than a name: 20 characters or more of
+// [A-Za-z0-9_-] with upper case, lower case and digits all in it (a Slack or Discord webhook's
+// token). Lower-case identifiers (UUIDs, workspace ids, hostnames) are left: they say where.
+bool LooksLikeToken(std::string_view s) {
+  if (s.size() < 20) return false;
+  bool upper = false, lower = false, digit = false;
+  for (const char c : s) {
+    if (c >= 'A' && c <= 'Z') {
+      upper = true;
+    } else if (c >= 'a' && c <= 'z') {
+      lower = true;
+    } else if (c >= '0' && c <= '9') {
+      digit = true;
+    } else if (c != '_' && c != '-') {
+      return false;
+    }
+  }
+  return upper && lower && digit;
+}
+
 // The secrets of a scheme://... URI whose "://" is at `sep`: the password of its user
-// information, then the values of its secret query parameters.
+// information, the path segments that are credentials (LooksLikeToken, or one after a segment
+// named like a secret: ".../token/abc"), then the values of its secret query parameters.
 std::vector<SecretSpan> UriSecrets(std::string_view uri, size_t sep) {
   std::vector<SecretSpan> out;
   const size_t start = sep + 3;
@@ -97,6 +118,23 @@ std::vector<SecretSpan> UriSecrets(std::string_view uri, size_t sep) {
     host = at + 1;
     const size_t colon = uri.find(':', start);
     if (colon < at && colon + 1 < at) out.push_back({colon + 1, at});
+  }
+  // The path: segments that are secrets (a webhook's token).
+  if (const size_t path = uri.find_first_of("/?#", host); path != kNone && uri[path] == '/') {
+    const size_t path_end = std::min(uri.find_first_of("?#", path), uri.size());
+    std::string_view previous;
+    for (size_t pos = path + 1; pos <= path_end;) {
+      size_t slash = uri.find('/', pos);
+      if (slash == kNone || slash > path_end) slash = path_end;
+      const std::string_view segment = uri.substr(pos, slash - pos);
+      if (!segment.empty() &&
+          (LooksLikeToken(segment) ||
+           (!previous.empty() && IsSecretParameter(PercentDecoded(previous))))) {
+        out.push_back({pos, slash});
+      }
+      previous = segment;
+      pos = slash + 1;
+    }
   }
   // The query: from the first '?' after the host to the fragment.
   const size_t query = uri.find('?', host);

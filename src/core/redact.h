@@ -1,7 +1,9 @@
 // Secrets out of what gpucost shows. RedactUri keeps a URI's scheme, user, host, port, path and
 // ordinary parameters, so that a message still says where, and puts *** for the password of its
 // user information, the values of parameters named like secrets (token, password, key,
-// signature, ...) and, in a libpq "key=value ..." connection string, the values of such keys.
+// signature, ...), path segments that are credentials (a webhook's token: 20 or more characters
+// mixing upper case, lower case and digits, or the segment after one named like a secret) and,
+// in a libpq "key=value ..." connection string, the values of such keys.
 // Every URI a user gives is shown through it (errors, log lines, metric labels, API bodies); the
 // raw URI is kept only to connect. Stateless and thread-safe.
 #pragma once
@@ -16,6 +18,8 @@ inline constexpr std::string_view kRedacted = "***";
 
 // "postgresql://u:S3cr@t@db:5432/costs?sslmode=require&password=x" ->
 // "postgresql://u:***@db:5432/costs?sslmode=require&password=***";
+// "https://hooks.slack.com/services/T0001/B0001/aB3dE5fG7hI9jK1lM3nO5pQ7" ->
+// "https://hooks.slack.com/services/T0001/B0001/***";
 // "host=db password='a b' dbname=costs" -> "host=db password=*** dbname=costs". The user
 // information ends at the last '@' before the path (a password may hold an unescaped '@'), or
 // at the last '@' of all when what comes before the path cannot be a host[:port] (an unescaped

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "core/strings.h"
+#include "ledger/ledger_sink.h"
 #include "ledger/migrations.h"
 #include "ledger/record_flags.h"
 #include "ledger/sql_db.h"

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <numeric>
 
+#include "core/log.h"
 #include "core/redact.h"
 #include "core/strings.h"
 #include "core/utf8.h"
@@ -214,6 +215,11 @@ bool RemoteWriter::SendBatch(const std::vector<WriteSeries>& batch, size_t sampl
         stats_.samples_sent += samples;
         stats_.series_sent += batch.size();
         stats_.last_success = options_.clock->Now();
+        if (failing_ > 0) {
+          LogInfo(StrCat("remote write to ", RedactUri(options_.url), " delivers again, after ",
+                         failing_, " failed attempts"));
+          failing_ = 0;
+        }
         return true;
       } else {
         const long status = result.response->status;
@@ -224,6 +230,12 @@ bool RemoteWriter::SendBatch(const std::vector<WriteSeries>& batch, size_t sampl
     {
       std::lock_guard<std::mutex> lock(mu_);
       stats_.last_error = StrCat("remote write to ", RedactUri(options_.url), ": ", error);
+      if (failing_++ == 0) {
+        LogWarn(StrCat(stats_.last_error,
+                       permanent ? "; the batch is dropped (the endpoint refused it for good)"
+                                 : "; retrying with back-off",
+                       " (logged once until a batch is delivered again)"));
+      }
       if (permanent) {
         stats_.samples_rejected += samples;
         ++stats_.batches_rejected;

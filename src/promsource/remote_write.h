@@ -18,7 +18,8 @@
 //   tokens, fresh SigV4 signatures); an authentication error is retried too.
 // - Permanent failures. Any other non-2xx answer (400 for out-of-order or malformed samples, 401,
 //   403, 404, 413, ...) rejects the batch: its samples are counted in `samples_rejected`, the
-//   server's message is kept in `last_error`, and the next batch is sent.
+//   server's message is kept in `last_error`, and the next batch is sent. The first failure of a
+//   run of them is logged (warning), and so is the delivery that ends the run.
 // - Shutdown. The destructor wakes the sender and joins it: it waits for at most the request in
 //   flight (bounded by HttpOptions::request_timeout, 30 s by default here) and discards what is
 //   still queued. Call Flush first to deliver it.
@@ -127,6 +128,9 @@ class RemoteWriter {
   mutable std::mutex mu_;
   std::condition_variable wake_;     // the sender: data queued, or stop
   std::condition_variable drained_;  // Flush: queue empty and nothing in flight
+  // Attempts that failed since the last delivery: the first of a run is logged, and so is the
+  // delivery that ends it (not every retry of an outage).
+  uint64_t failing_ = 0;
   std::deque<WriteSeries> queue_;
   size_t queued_samples_ = 0;
   RemoteWriteStats stats_;  // the counters; queue sizes are filled in by Stats()

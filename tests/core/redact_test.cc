@@ -62,6 +62,25 @@ TEST(RedactUri, HidesTheValuesOfSecretQueryParameters) {
             "http://u:***@h:1/?token=***&time=1");
 }
 
+TEST(RedactUri, HidesPathSegmentsThatAreCredentials) {
+  // Webhook tokens: opaque, mixed case and digits.
+  EXPECT_EQ(RedactUri("https://hooks.slack.com/services/T0001/B0001/aB3dE5fG7hI9jK1lM3nO5pQ7"),
+            "https://hooks.slack.com/services/T0001/B0001/***");
+  EXPECT_EQ(RedactUri("https://discord.com/api/webhooks/1234567890/Zx9_Yw8-Vu7tS6rQ5pO4nM3lK2j"
+                      "?wait=true"),
+            "https://discord.com/api/webhooks/1234567890/***?wait=true");
+  // A segment after one named like a secret, whatever it looks like; with a password too.
+  EXPECT_EQ(RedactUri("http://u:pw@alerts.example:8080/hook/token/abc123/send"),
+            "http://u:***@alerts.example:8080/hook/token/***/send");
+  // Names and identifiers say where: kept.
+  for (const std::string plain :
+       {"https://aps-workspaces.us-east-1.amazonaws.com/workspaces/"
+        "ws-0a1b2c3d-4e5f-6789-abcd-ef0123456789/api/v1/remote_write",
+        "http://mimir:9009/api/v1/push", "https://host/prometheus/api/v1/query_range"}) {
+    EXPECT_EQ(RedactUri(plain), plain);
+  }
+}
+
 TEST(RedactUri, HidesPasswordsOfALibpqConnectionString) {
   EXPECT_EQ(RedactUri("host=db user=gpucost password=S3cret dbname=costs"),
             "host=db user=gpucost password=*** dbname=costs");

@@ -16,9 +16,10 @@
 #include <fstream>
 
 #include "core/money.h"
+#include "ledger/ledger_sink.h"
+#include "ledger/ledger_test_util.h"
 #include "ledger/migrations.h"
 #include "ledger/sql_db.h"
-#include "ledger/ledger_test_util.h"
 
 namespace gpucost::ledger {
 namespace {

@@ -265,6 +265,32 @@ TEST_F(RemoteWriteTest, RejectedBatchIsDroppedWithTheServersMessageAndTheNextIsS
             "remote write to http://mimir.test/api/v1/push: HTTP 400: out of order sample");
 }
 
+TEST_F(RemoteWriteTest, AnOutageIsLoggedOnceWhenItStartsAndOnceWhenItEnds) {
+  // Three failed attempts of one batch, a delivery, then a batch refused for good.
+  remote_->script = {Answer(503, "overloaded"), Answer(503, "overloaded"),
+                     TransportResult{std::nullopt, TransportFailure::kConnect, "no route"},
+                     Answer(200, ""), Answer(400, "out of order sample")};
+  RemoteWriterOptions o;
+  o.max_batch_series = 1;
+  ::testing::internal::CaptureStderr();
+  auto w = Writer(o);
+  ASSERT_TRUE(w->Enqueue({Series("a", {{1000, 1}}), Series("b", {{1000, 2}})}).ok());
+  ASSERT_TRUE(w->Flush(std::chrono::seconds(10)));
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  const auto count = [&log](std::string_view what) {
+    size_t n = 0;
+    for (size_t at = log.find(what); at != std::string::npos; at = log.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("remote write to http://mimir.test/api/v1/push: HTTP 503: overloaded; "
+                  "retrying with back-off"),
+            1u)
+      << log;
+  EXPECT_EQ(count("no route"), 0u) << "a retry of the same outage is not logged again:\n" << log;
+  EXPECT_EQ(count("delivers again, after 3 failed attempts"), 1u) << log;
+  EXPECT_EQ(count("HTTP 400: out of order sample; the batch is dropped"), 1u) << log;
+}
+
 TEST_F(RemoteWriteTest, FullQueueDropsTheOldestData) {
   remote_->gate_open = false;
   RemoteWriterOptions o;
