@@ -67,6 +67,18 @@ class TempFile {
   std::string path_;
 };
 
+// What the parser makes of a file holding `bytes` (compressed or not), read from its start.
+testing::Recorder ParseFile(const std::string& bytes) {
+  TempFile f(bytes);
+  testing::Recorder rec;
+  auto src = OpenByteSource(f.path());
+  EXPECT_TRUE(src.ok()) << src.status().ToString();
+  if (!src.ok()) return rec;
+  auto stats = ParseExposition(**src, {}, rec);
+  EXPECT_TRUE(stats.ok()) << stats.status().ToString();
+  return rec;
+}
+
 const std::string kText = "# TYPE a gauge\na{x=\"1\"} 1\na{x=\"2\"} 2\n";
 
 TEST(ByteSource, PlainFile) {
@@ -156,12 +168,7 @@ TEST(ByteSource, TruncatedGzipKeepsItsWholeLinesAndDropsTheCutOne) {
 
 TEST(ByteSource, DamageAfterWholeMembersIsAnIssue) {
   // A crash can leave zeros where an append was going (the file grew, the data never landed).
-  TempFile f(Gzip("a 1\n") + std::string(64, '\0'));
-  auto src = OpenByteSource(f.path());
-  ASSERT_TRUE(src.ok());
-  testing::Recorder rec;
-  auto stats = ParseExposition(**src, {}, rec);
-  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  const testing::Recorder rec = ParseFile(Gzip("a 1\n") + std::string(64, '\0'));
   ASSERT_EQ(rec.samples.size(), 1u);
   ASSERT_EQ(rec.errors.size(), 1u);
   EXPECT_NE(rec.errors[0].message.find("damaged at byte"), std::string::npos)
@@ -185,12 +192,8 @@ TEST(ByteSource, ConcatenatedZstdFramesAreOneStream) {
 TEST(ByteSource, AZstdFrameCutShortIsAnIssueAndWhatCameBeforeIsKept) {
   // Two whole frames, then a third torn by a crash in the middle of its write.
   const std::string third = Zstd("c 3\nd 4\n");
-  TempFile f(Zstd("a 1\n") + Zstd("b 2\n") + third.substr(0, third.size() - 6));
-  auto src = OpenByteSource(f.path());
-  ASSERT_TRUE(src.ok());
-  testing::Recorder rec;
-  auto stats = ParseExposition(**src, {}, rec);
-  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  const testing::Recorder rec =
+      ParseFile(Zstd("a 1\n") + Zstd("b 2\n") + third.substr(0, third.size() - 6));
   // The lines of the whole frames stand, and the whole lines of the torn one that came through;
   // the line it cuts is not a sample.
   ASSERT_GE(rec.samples.size(), 2u);
@@ -209,12 +212,7 @@ TEST(ByteSource, ADamagedZstdFrameIsAnIssue) {
   std::string second = Zstd("b 2\nc 3\n");
   second[second.size() - 2] ^= 0x55;
   for (const std::string& tail : {second, std::string(64, '\0')}) {
-    TempFile f(Zstd("a 1\n") + tail);
-    auto src = OpenByteSource(f.path());
-    ASSERT_TRUE(src.ok());
-    testing::Recorder rec;
-    auto stats = ParseExposition(**src, {}, rec);
-    ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+    const testing::Recorder rec = ParseFile(Zstd("a 1\n") + tail);
     ASSERT_GE(rec.samples.size(), 1u);
     EXPECT_EQ(rec.samples[0].name, "a");
     ASSERT_EQ(rec.errors.size(), 1u);
