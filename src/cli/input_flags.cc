@@ -332,8 +332,8 @@ void ApplyInput(const LoadedInput& input, ReportSettings& settings) {
   }
 }
 
-Result<LoadedInput> LoadInput(const InputFlags& flags, std::optional<Window> window,
-                              Duration step, SeriesTap* tap) {
+Result<LoadedInput> LoadInput(const InputFlags& flags, std::optional<Window> window, Duration step,
+                              SeriesTap* tap, ParsedFileCache* cache) {
   TimelineOptions topts;
   topts.cluster = flags.cluster;
   topts.team_labels = SplitList(flags.team_labels);
@@ -375,7 +375,7 @@ Result<LoadedInput> LoadInput(const InputFlags& flags, std::optional<Window> win
   LoadedTimeline& timeline = out.timeline;
   if (!flags.inputs.empty()) {
     if (tap == nullptr) {
-      GPUCOST_ASSIGN_OR_RETURN(timeline, LoadTimelineFromFiles(flags.inputs, topts));
+      GPUCOST_ASSIGN_OR_RETURN(timeline, LoadTimelineFromFiles(flags.inputs, topts, cache));
     } else {
       GPUCOST_ASSIGN_OR_RETURN(timeline, LoadFilesWithTap(flags.inputs, topts, *tap));
     }

@@ -3,19 +3,19 @@
 // Slurm accounting, registered into an InputFlags, and the loading of the timeline they name.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "attribution/attributor.h"
-#include "cli/report_pipeline.h"
 #include "cli/kube_flags.h"
+#include "cli/report_pipeline.h"
 #include "core/result.h"
 #include "core/time.h"
+#include "ingest/parsed_file_cache.h"
 #include "inventory/inventory_builder.h"
 #include "promsource/auth.h"
 
@@ -113,9 +113,10 @@ class SeriesTap : public ExpositionHandler {
 // Loads what the flags name over `window` (nullopt: the input's span); `step` bounds the
 // interval of Slurm's usage samples. InvalidArgument for contradictory or missing sources, an
 // input without samples, or a timeline that covers no time.
-// `tap`, when given, also receives the series it asks for (see SeriesTap).
-Result<LoadedInput> LoadInput(const InputFlags& flags, std::optional<Window> window,
-                              Duration step, SeriesTap* tap = nullptr);
+// `tap`, when given, also receives the series it asks for (see SeriesTap). `cache`, when given
+// (and no tap), replays the --input files it holds from an earlier load (ParsedFileCache).
+Result<LoadedInput> LoadInput(const InputFlags& flags, std::optional<Window> window, Duration step,
+                              SeriesTap* tap = nullptr, ParsedFileCache* cache = nullptr);
 
 // Logs the loading and engine warnings, at most `max` of them, then how many were left out.
 // The warning for a `window` whose data (`span`) covers only part of it, or nothing when it is

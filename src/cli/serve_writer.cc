@@ -98,10 +98,15 @@ Result<LoadedInput> ServeWriter::Load(Window w) {
   InputFlags in = source_;
   const auto lock = s_.scrape->ReadLock();
   // serve scrapes at its own interval, well within the staleness: the spool is read back
-  // only that far (not SampleLookback's half hour, six times the parsing every cycle).
+  // only that far (not SampleLookback's half hour).
   GPUCOST_ASSIGN_OR_RETURN(in.inputs, s_.scrape->Files(w, staleness));
   if (in.inputs.empty()) return Status::InvalidArgument("no samples in the scrape spool yet");
-  return LoadInput(in, w, s_.step);
+  Result<LoadedInput> loaded = LoadInput(in, w, s_.step, nullptr, &parsed_);
+  // The next cycle starts `grace` before this one's end and reads `staleness` further back:
+  // each spool file is parsed once, then replayed from memory by the cycles that read it again.
+  Result<std::vector<std::string>> again = s_.scrape->Files({w.end - s_.grace, w.end}, staleness);
+  parsed_.Retain(again.ok() ? *again : std::vector<std::string>());
+  return loaded;
 }
 
 // One chunk [start, end): attribute and write. `ledger_failed` tells a failed write (disk

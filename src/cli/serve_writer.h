@@ -99,6 +99,7 @@ class ServeWriter {
   std::vector<KeyedDraw> draws_;
   Counts counts_;
   Status damage_;
+  ParsedFileCache parsed_;  // the scrape spool's files that the next cycle reads again
 };
 
 }  // namespace gpucost::cli

@@ -23,9 +23,9 @@ InventoryBuilder::InventoryBuilder(TimelineOptions options)
 
 InventoryBuilder::~InventoryBuilder() = default;
 
-void InventoryBuilder::BeginSource(std::string name) {
+void InventoryBuilder::BeginSource(std::string name, SeriesIds ids) {
   source_ = std::move(name);
-  ksm_.BeginSource();
+  if (ids == SeriesIds::kPerSource) ksm_.BeginSource();
   dcgm_.BeginSource();
 }
 

@@ -79,14 +79,18 @@ struct LoadedTimeline {
   std::vector<AgentJobActivity> agent_jobs;  // node agent slurm_job series, likewise
 };
 
+// Whether an input's SampleView::series ids are its own, or go on from the input before.
+enum class SeriesIds : uint8_t { kPerSource, kCarryOver };
+
 class InventoryBuilder final : public ExpositionHandler {
  public:
   explicit InventoryBuilder(TimelineOptions options = {});
   ~InventoryBuilder() override;
 
   // Names the input the following samples come from (for file:line in warnings) and forgets
-  // the previous input's # HELP units.
-  void BeginSource(std::string name);
+  // the previous input's # HELP units. With kCarryOver, the series ids of the inputs before mean
+  // the same series in this one (ParsedFileCache): what they resolved to is kept.
+  void BeginSource(std::string name, SeriesIds ids = SeriesIds::kPerSource);
 
   void OnSample(const SampleView& sample) override;
   void OnMetadata(const MetadataView& metadata) override;

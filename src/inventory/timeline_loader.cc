@@ -58,14 +58,22 @@ Result<std::vector<std::string>> ExpandInputPaths(const std::vector<std::string>
 }
 
 Result<LoadedTimeline> LoadTimelineFromFiles(const std::vector<std::string>& paths_or_dirs,
-                                             const TimelineOptions& options) {
+                                             const TimelineOptions& options,
+                                             ParsedFileCache* cache) {
   GPUCOST_ASSIGN_OR_RETURN(std::vector<std::string> files, ExpandInputPaths(paths_or_dirs));
   InventoryBuilder builder(options);
   for (const std::string& file : files) {
-    GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> source, OpenByteSource(file));
-    builder.BeginSource(file);
     ParseOptions po;
     po.source_name = file;
+    if (cache != nullptr) {
+      // The cache's series ids hold from one file to the next.
+      builder.BeginSource(file, SeriesIds::kCarryOver);
+      auto stats = cache->Parse(file, po, builder);
+      if (!stats.ok()) return std::move(stats).status();
+      continue;
+    }
+    GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> source, OpenByteSource(file));
+    builder.BeginSource(file);
     po.remember_series = true;  // the readers find series by id
     auto stats = ParseExposition(*source, po, builder);
     if (!stats.ok()) return std::move(stats).status();

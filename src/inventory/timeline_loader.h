@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "ingest/parsed_file_cache.h"
 #include "inventory/inventory_builder.h"
 
 namespace gpucost {
@@ -15,8 +16,11 @@ namespace gpucost {
 // The files `paths_or_dirs` stands for, folders expanded, in the order they will be read.
 Result<std::vector<std::string>> ExpandInputPaths(const std::vector<std::string>& paths_or_dirs);
 
+// With `cache`, files it holds from an earlier load are replayed rather than parsed, and the
+// files parsed are kept in it (ParsedFileCache; the caller Retains what its next load reads).
 Result<LoadedTimeline> LoadTimelineFromFiles(const std::vector<std::string>& paths_or_dirs,
-                                             const TimelineOptions& options);
+                                             const TimelineOptions& options,
+                                             ParsedFileCache* cache = nullptr);
 
 // The same for exposition text already in memory (e.g. the demo's generated OpenMetrics).
 Result<LoadedTimeline> LoadTimelineFromText(std::string text, const TimelineOptions& options,
