@@ -1,10 +1,17 @@
 #include "cli/api_errors.h"
 
 #include "core/redact.h"
+#include "ledger/ledger_types.h"
 
 namespace gpucost::cli {
 
 ApiError ApiErrorOf(const Status& s, std::string_view ledger) {
+  if (ledger::IsEmptyLedger(s)) {
+    // Not a failure: a new ledger before serve's first cycle has written anything.
+    return {503,
+            "the ledger holds no cost records yet: nothing has been attributed so far "
+            "(/readyz says how far serve is)"};
+  }
   switch (s.code()) {
     case StatusCode::kInvalidArgument:
     case StatusCode::kParseError: {

@@ -15,6 +15,7 @@
 #include "core/log.h"
 #include "core/strings.h"
 #include "ledger/ledger.h"
+#include "ledger/ledger_types.h"
 
 namespace gpucost::cli {
 namespace {
@@ -109,7 +110,9 @@ ApiResponse OpenCostAllocation(const std::string& ledger_path,
   // The ledger's failures as serve's other API answers them (api_errors.h).
   const auto failed = [&](const Status& s) {
     const ApiError e = ApiErrorOf(s, ledger_path);
-    if (e.status >= 500) LogError(StrCat("gpucost serve: /allocation: ", s.ToString()));
+    if (e.status >= 500 && !ledger::IsEmptyLedger(s)) {
+      LogError(StrCat("gpucost serve: /allocation: ", s.ToString()));
+    }
     ApiResponse r = fail(e.status, e.message);
     r.cause = s.code();
     return r;

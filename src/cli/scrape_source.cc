@@ -4,6 +4,7 @@
 
 #include "core/byte_size.h"
 #include "core/log.h"
+#include "core/redact.h"
 #include "core/strings.h"
 #include "promsource/aws_credentials.h"
 
@@ -115,13 +116,10 @@ void ScrapeSource::Cycle() {
     }
     targets.insert(targets.end(), discovered_[i].begin(), discovered_[i].end());
   }
-  for (const scrape::ScrapeOutcome& o : scraper_.ScrapeAll(targets)) {
-    // The spool logs its own failures, once per target while they last.
-    if (!o.status.ok() && !o.store_failed) {
-      LogWarn(StrCat("gpucost serve: scrape: ", o.status.message()));
-    }
-  }
   const Instant now = clock_.Now();
+  for (const scrape::ScrapeOutcome& o : scraper_.ScrapeAll(targets)) {
+    NoteOutcome(o, now);
+  }
   Result<scrape::PruneStats> pruned = spool_.Prune(now, retention_, max_bytes_);
   if (!pruned.ok()) {
     LogError(StrCat("gpucost serve: ", pruned.status().ToString()));
@@ -137,6 +135,34 @@ void ScrapeSource::Cycle() {
                    "; a back-fill of that time (after a restart or a failed write) would lack "
                    "them: raise the bound, or lower the retention"));
   }
+}
+
+// A target that fails is logged when it starts failing, hourly while it goes on, and when it
+// works again; gpucost_scrape_up and gpucost_scrape_errors_total tell every scrape. (The spool
+// logs its own failures, once per target while they last.)
+void ScrapeSource::NoteOutcome(const scrape::ScrapeOutcome& o, Instant now) {
+  const std::string key = StrCat(o.target.job, " ", o.target.url);
+  const auto it = failing_.find(key);
+  if (o.status.ok() || o.store_failed) {
+    if (it == failing_.end() || o.store_failed) return;
+    LogInfo(StrCat("gpucost serve: scrape: ", RedactUri(o.target.url), " works again, after ",
+                   it->second.failures, " failed scrape", it->second.failures == 1 ? "" : "s",
+                   " since ", FormatRfc3339(it->second.since)));
+    failing_.erase(it);
+    return;
+  }
+  if (it == failing_.end()) {
+    failing_.emplace(key, Failing{now, now, 1});
+    LogWarn(StrCat("gpucost serve: scrape: ", o.status.message(),
+                   " (logged again hourly while the target fails, and when it works again)"));
+    return;
+  }
+  Failing& f = it->second;
+  ++f.failures;
+  if (now - f.logged < std::chrono::hours(1)) return;
+  f.logged = now;
+  LogWarn(StrCat("gpucost serve: scrape: still failing, ", f.failures, " scrapes since ",
+                 FormatRfc3339(f.since), ": ", o.status.message()));
 }
 
 void ScrapeSource::Start() {

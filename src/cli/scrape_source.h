@@ -6,7 +6,9 @@
 // --input files.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <condition_variable>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -14,8 +16,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "cli/kube_flags.h"
 #include "core/result.h"
@@ -75,6 +75,7 @@ class ScrapeSource {
  private:
   ScrapeSource(std::string spool_dir, scrape::ScraperOptions options);
   void Cycle();
+  void NoteOutcome(const scrape::ScrapeOutcome& outcome, Instant now);
 
   SystemClock clock_;
   scrape::Spool spool_;
@@ -92,6 +93,12 @@ class ScrapeSource {
   std::condition_variable wake_;
   bool stop_ = false;
   int64_t discovery_errors_ = 0;
+  // The targets whose scrapes fail, by job and URL (the scrape thread's only).
+  struct Failing {
+    Instant since, logged;
+    uint64_t failures = 0;
+  };
+  std::map<std::string, Failing> failing_;
   std::thread thread_;
 };
 

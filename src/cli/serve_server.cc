@@ -23,6 +23,7 @@
 #include "core/http_workers.h"
 #include "core/log.h"
 #include "core/strings.h"
+#include "ledger/ledger_types.h"
 #include "ledger/rollup_cache.h"
 #include "report/render.h"
 #include "report/report_query.h"
@@ -333,7 +334,9 @@ struct Server::Impl {
   void Fail(httplib::Response& res, const Status& s) {
     NoteDamage(s);
     const ApiError e = ApiErrorOf(s, s_.ledger);
-    if (e.status >= 500) LogError(StrCat("gpucost serve: ", s.ToString()));
+    if (e.status >= 500 && !ledger::IsEmptyLedger(s)) {
+      LogError(StrCat("gpucost serve: ", s.ToString()));
+    }
     res.status = e.status;
     res.set_content(JsonErrorBody(e.message), "application/json");
   }

@@ -8,6 +8,8 @@
 namespace gpucost {
 namespace {
 
+constexpr uint32_t kNoSeries = UINT32_MAX;
+
 constexpr uint8_t kHasTimestamp = 1;
 constexpr uint8_t kIsCreated = 2;
 
@@ -34,6 +36,9 @@ struct ParsedFileCache::Series {
   uint64_t id = 0;     // NewSeriesId()
   uint32_t files = 0;  // cached (or being recorded) files that hold the series
   uint64_t stamp = 0;  // the recording that counted it last
+  // The series read after this one last time: scrapes list their series in the same order, so
+  // it is most likely the next one again (checked against the key, never trusted).
+  uint32_t next = kNoSeries;
   uint64_t bytes() const {
     // The index's node and bucket too.
     return sizeof(Series) + key.capacity() + labels.capacity() * sizeof(LabelView) + 64;
@@ -80,7 +85,8 @@ class ParsedFileCache::Recorder final : public ExpositionHandler {
       : cache_(cache), file_(file), out_(out), stamp_(stamp) {}
 
   void OnSample(const SampleView& s) override {
-    const uint32_t index = cache_.Intern(s, scratch_);
+    const uint32_t index = cache_.Intern(s, scratch_, last_);
+    last_ = index;
     Series& series = *cache_.series_[index];
     if (series.stamp != stamp_) {
       series.stamp = stamp_;
@@ -144,20 +150,29 @@ class ParsedFileCache::Recorder final : public ExpositionHandler {
   uint64_t stamp_;
   bool keeping_ = true;
   std::string scratch_;
+  uint32_t last_ = kNoSeries;  // the series of the sample before
 };
 
 ParsedFileCache::ParsedFileCache(uint64_t max_bytes) : max_bytes_(max_bytes) {}
 
 ParsedFileCache::~ParsedFileCache() = default;
 
-uint32_t ParsedFileCache::Intern(const SampleView& s, std::string& key) {
+uint32_t ParsedFileCache::Intern(const SampleView& s, std::string& key, uint32_t last) {
   key.clear();
   AppendField(key, s.name);
   for (const LabelView& l : s.labels) {
     AppendField(key, l.name);
     AppendField(key, l.value);
   }
-  if (const auto it = index_.find(key); it != index_.end()) return it->second;
+  Series* const before = last == kNoSeries ? nullptr : series_[last].get();
+  if (before != nullptr && before->next != kNoSeries) {
+    const Series* guess = series_[before->next].get();
+    if (guess != nullptr && guess->key == key) return before->next;
+  }
+  if (const auto it = index_.find(key); it != index_.end()) {
+    if (before != nullptr) before->next = it->second;
+    return it->second;
+  }
   auto series = std::make_unique<Series>();
   series->key = key;
   const std::string_view k = series->key;
@@ -180,6 +195,7 @@ uint32_t ParsedFileCache::Intern(const SampleView& s, std::string& key) {
   }
   index_.emplace(k, index);
   series_[index] = std::move(series);
+  if (before != nullptr) before->next = index;
   return index;
 }
 

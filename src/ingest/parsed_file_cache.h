@@ -68,7 +68,9 @@ class ParsedFileCache {
   struct Recorded;
   class Recorder;
 
-  uint32_t Intern(const SampleView& sample, std::string& scratch);
+  // The index of the sample's series, made when new; `last` is the series of the sample before
+  // (or UINT32_MAX).
+  uint32_t Intern(const SampleView& sample, std::string& scratch, uint32_t last);
   void Release(const Recorded& file);
   void Replay(const Recorded& file, ExpositionHandler& handler) const;
 

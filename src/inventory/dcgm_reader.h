@@ -97,10 +97,12 @@ class DcgmReader {
  public:
   DcgmReader(std::string default_cluster, DcgmPodLabels mode)
       : default_cluster_(std::move(default_cluster)), mode_(mode) {}
-  // A new input: metadata seen so far no longer applies.
-  void BeginSource() {
+  // A new input: metadata seen so far no longer applies. With `keep_series`, series ids go on
+  // from the input before (ParsedFileCache) and what they resolved to stays: a series' unit is
+  // taken from the metadata once, when it is first seen.
+  void BeginSource(bool keep_series = false) {
     units_.clear();
-    resolved_.Clear();
+    if (!keep_series) resolved_.Clear();
   }
   void OnMetadata(const MetadataView& m);
   bool OnSample(const SampleView& s, int64_t t_ms, const std::string& source, Diagnostics& diag);

@@ -26,7 +26,7 @@ InventoryBuilder::~InventoryBuilder() = default;
 void InventoryBuilder::BeginSource(std::string name, SeriesIds ids) {
   source_ = std::move(name);
   if (ids == SeriesIds::kPerSource) ksm_.BeginSource();
-  dcgm_.BeginSource();
+  dcgm_.BeginSource(/*keep_series=*/ids == SeriesIds::kCarryOver);
 }
 
 void InventoryBuilder::OnMetadata(const MetadataView& metadata) { dcgm_.OnMetadata(metadata); }

@@ -115,7 +115,7 @@ Result<LedgerWindow> Ledger::ReadSnapshot(std::optional<Window> window,
   } else {
     // The whole ledger: its first step start and its last step end (both from the key's index).
     GPUCOST_ASSIGN_OR_RETURN(std::optional<Window> span, Span());
-    if (!span) return Status::NotFound(StrCat(path_, ": the ledger holds no cost records"));
+    if (!span) return Status::NotFound(StrCat(path_, ": ", kNoCostRecords));
     lo = UnixMs(span->start);
     hi = UnixMs(span->end);
   }

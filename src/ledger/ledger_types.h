@@ -6,9 +6,11 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "attribution/attributor.h"
+#include "core/status.h"
 #include "core/time.h"
 #include "model/inventory.h"
 #include "report/row_accumulator.h"
@@ -16,6 +18,13 @@
 namespace gpucost::ledger {
 
 class RollupCache;
+
+// A ledger without a single cost record (a new one: nothing attributed yet) answers a read of
+// its whole span NotFound with this message after its path; IsEmptyLedger tells it from others.
+inline constexpr std::string_view kNoCostRecords = "the ledger holds no cost records";
+inline bool IsEmptyLedger(const Status& s) {
+  return s.code() == StatusCode::kNotFound && s.message().ends_with(kNoCostRecords);
+}
 
 // What a window of the ledger holds.
 struct LedgerWindow {

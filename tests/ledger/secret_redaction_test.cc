@@ -129,12 +129,19 @@ TEST_F(SecretRedaction, ServeWithASourceNobodyAnswersHidesEveryPassword) {
   EXPECT_GE(report.status, 400) << report.body;
   EXPECT_TRUE(testing_util::Contains(report.body, "no cost records")) << report.body;
   ExpectNoPlant("/api/v1/report", report.body);
+  // Without a window, a ledger that holds nothing yet is not "unavailable or damaged", and not
+  // an error in the log.
+  const Response whole = Get(base + "/api/v1/report?by=namespace");
+  EXPECT_EQ(whole.status, 503) << whole.body;
+  EXPECT_TRUE(testing_util::Contains(whole.body, "holds no cost records yet")) << whole.body;
+  EXPECT_FALSE(testing_util::Contains(whole.body, "damaged")) << whole.body;
   const Response allocation =
       Get(base + "/allocation?window=2020-11-26T00:00:00Z,2020-11-26T01:00:00Z");
   ExpectNoPlant("/allocation", allocation.body);
   EXPECT_EQ(serve->Terminate(), 0);
   const std::string log = serve->Log();
   EXPECT_TRUE(testing_util::Contains(log, "127.0.0.1")) << log;  // the URLs are still named
+  EXPECT_FALSE(testing_util::Contains(log, "holds no cost records")) << log;
   ExpectNoPlant("serve's stderr", log);
 }
 

@@ -536,6 +536,21 @@ TEST(ServeScrape, ScrapesExportersItselfAndIsolatesAMalformedTarget) {
   EXPECT_EQ(ValueOf(metrics, "gpucost_scrape_up", "job=\"broken\""), 0);
   EXPECT_GE(ValueOf(metrics, "gpucost_scrape_errors_total", "target=\"" + broken + "\""), 1);
   EXPECT_NE(serve.Log().find(broken + ":2:"), std::string::npos) << serve.Log();
+  // Logged once when it started failing, not once a scrape.
+  for (int i = 0;
+       i < 600 && ValueOf(metrics, "gpucost_scrape_errors_total", "target=\"" + broken + "\"") < 3;
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    metrics = Get(base + "/metrics").body;
+  }
+  EXPECT_GE(ValueOf(metrics, "gpucost_scrape_errors_total", "target=\"" + broken + "\""), 3);
+  const std::string log = serve.Log();
+  size_t logged = 0;
+  for (size_t at = log.find("malformed exposition rejected"); at != std::string::npos;
+       at = log.find("malformed exposition rejected", at + 1)) {
+    ++logged;
+  }
+  EXPECT_EQ(logged, 1u) << log;
   EXPECT_EQ(ValueOf(metrics, "gpucost_scrape_errors_total", "target=\"source\""), 0);
   // The spool's size, files and disk, and that it stored every good scrape.
   EXPECT_GT(serve_test::ValueOf(metrics, "gpucost_scrape_spool_bytes"), 0) << metrics;
