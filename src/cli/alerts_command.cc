@@ -161,6 +161,7 @@ void AddAlertsCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--post-timeout", f->post_timeout, "Time limit of each send")
       ->capture_default_str();
   AddInputFlags(*cmd, f->input);
+  AddProgressFlags(*cmd, f->input.progress);
   AddPriceFlags(*cmd, f->price);
   AddTimelineFlags(*cmd, f->input);
   cmd->footer(

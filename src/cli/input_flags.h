@@ -3,17 +3,17 @@
 // Slurm accounting, registered into an InputFlags, and the loading of the timeline they name.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "attribution/attributor.h"
-#include "cli/report_pipeline.h"
 #include "cli/kube_flags.h"
+#include "cli/progress_flags.h"
+#include "cli/report_pipeline.h"
 #include "core/result.h"
 #include "core/time.h"
 #include "inventory/inventory_builder.h"
@@ -55,6 +55,9 @@ struct InputFlags {
   bool slurm_billing_max_tres = false;
   std::string ledger;
   std::vector<std::string> prometheus_headers;  // NAME=VALUE
+  // --progress, --no-progress: the line while input is read (AddProgressFlags, by the batch
+  // commands; serve has none and draws none when stderr is not a terminal).
+  ProgressFlags progress;
   // Not a flag: set by a caller whose report is one bucket (accumulated), so whole sealed hours
   // and days of --ledger may come as roll-ups (ledger::ReadOptions).
   bool ledger_rollups = false;

@@ -45,7 +45,7 @@ Status RunInSegments(const ReportFlags& flags, Window window, const SegmentSizin
   InventoryUnion units;
   SegmentedOptions options;
   options.sizing = sizing;
-  options.progress = ::isatty(STDERR_FILENO) != 0;
+  options.progress = flags.input.progress.wanted();
   GPUCOST_ASSIGN_OR_RETURN(SegmentedRun run,
                            RunSegmentedReport(MakeSegmentLoader(flags.input, settings.step),
                                               price, settings, units, options));
@@ -115,6 +115,7 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
       "Attribute GPU cost from timestamped kube-state-metrics and dcgm-exporter series "
       "(Prometheus text with ms timestamps or OpenMetrics), per any dimensions");
   AddInputFlags(*cmd, f->input);
+  AddProgressFlags(*cmd, f->input.progress);
   cmd->add_option("--window", f->window,
                   "START,END as RFC 3339 or unix seconds (default: the input's span)");
   cmd->add_option("--step", f->step, "Attribution step, e.g. 60s, 5m")->capture_default_str();
