@@ -339,6 +339,8 @@ Result<LoadedInput> LoadLedger(const InputFlags& flags, std::optional<Window> wi
   GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<ledger::Ledger> l, ledger::Ledger::Open(flags.ledger));
   ledger::ReadOptions read;
   read.rollups = flags.ledger_rollups;
+  read.accumulate = flags.ledger_bucket.count() == 0;
+  read.bucket = flags.ledger_bucket;
   read.cache = flags.ledger_cache;
   read.clusters = flags.ledger_clusters;
   read.max_records = flags.ledger_max_records;

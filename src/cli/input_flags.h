@@ -61,6 +61,9 @@ struct InputFlags {
   // Not a flag: set by a caller whose report is one bucket (accumulated), so whole sealed hours
   // and days of --ledger may come as roll-ups (ledger::ReadOptions).
   bool ledger_rollups = false;
+  // Nor this: the output buckets of a report that is a time series (--every), so that roll-ups
+  // come only where each lies inside one bucket; 0: one bucket, the window.
+  Duration ledger_bucket{0};
   // Not a flag either: where a long-running reader keeps decoded roll-ups between reads.
   ledger::RollupCache* ledger_cache = nullptr;
   std::vector<std::string> ledger_clusters;  // with ledger: only these clusters' records
