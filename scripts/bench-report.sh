@@ -46,7 +46,7 @@ for n in $nodes_list; do
 
   out="$base.report.json"
   timing="$base.time.txt"
-  /usr/bin/time -v "$gpucost" report --input "$file" --by namespace --accumulate \
+  /usr/bin/time -v "$gpucost" report --input "$file" --by namespace \
     --price-per-gpu-hour "$price" --format json >"$out" 2>"$timing"
   wall=$(python3 - "$timing" <<'EOF'
 import sys

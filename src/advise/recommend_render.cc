@@ -1,11 +1,12 @@
 #include "advise/recommend_render.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <string>
 
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
-
+#include "core/money.h"
 #include "core/strings.h"
 
 namespace gpucost::advise {
@@ -13,7 +14,7 @@ namespace {
 
 using nlohmann::json;
 
-std::string UsdText(double v) { return std::isnan(v) ? "unknown" : fmt::format("${:.2f}", v); }
+std::string UsdText(double v) { return FormatUsd(v); }
 std::string PctText(double v) { return std::isnan(v) ? "-" : fmt::format("{:.1f}%", v * 100); }
 json JsonNum(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
@@ -41,10 +42,11 @@ void RenderText(const Recommendations& recs, std::ostream& out) {
     if (!r.savings_note.empty()) out << " (" << r.savings_note << ")";
     out << "\n   do: " << r.action << "\n";
     out << fmt::format(
-        "   evidence: utilization p50 {} p90 {} p95 {} p99 {} max {}, mean {}; {:.2f} GPU-hours "
-        "held, {} measured, {:.2f} idle\n",
+        "   evidence: utilization p50 {} p90 {} p95 {} p99 {} max {}, mean {}; {} GPU-hours "
+        "held, {} measured, {} idle\n",
         PctText(e.p50), PctText(e.p90), PctText(e.p95), PctText(e.p99), PctText(e.max),
-        PctText(e.utilization_mean), e.gpu_hours, PctText(e.measured_fraction), e.idle_gpu_hours);
+        PctText(e.utilization_mean), FormatSmallAmount(e.gpu_hours, 2),
+        PctText(e.measured_fraction), FormatSmallAmount(e.idle_gpu_hours, 2));
     out << "   risk: " << RiskName(r.risk) << " - " << r.risk_note << "\n";
   }
 }

@@ -116,16 +116,6 @@ Result<BudgetFile> LoadBudgets(const std::string& path) {
   return ParseBudgets(*text, path);
 }
 
-std::string FormatUsd(double usd) {
-  if (!std::isfinite(usd)) return "unknown";
-  const int64_t cents = std::llround(std::fabs(usd) * 100);
-  std::string whole = std::to_string(cents / 100);
-  for (int i = static_cast<int>(whole.size()) - 3; i > 0; i -= 3) whole.insert(i, ",");
-  char frac[8];
-  std::snprintf(frac, sizeof frac, ".%02d", static_cast<int>(cents % 100));
-  return StrCat(usd < 0 && cents > 0 ? "-$" : "$", whole, frac);
-}
-
 Window MonthOf(Instant t) {
   using namespace std::chrono;
   const year_month_day ymd{floor<days>(t)};

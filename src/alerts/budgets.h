@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/money.h"  // FormatUsd, for the alert texts
 #include "core/result.h"
 #include "core/time.h"
 
@@ -31,9 +32,6 @@ struct BudgetFile {
 Result<BudgetFile> ParseBudgets(std::string_view text, std::string_view source);
 // Reads and parses `path`.
 Result<BudgetFile> LoadBudgets(const std::string& path);
-
-// "$1,234.56"; "unknown" for NaN.
-std::string FormatUsd(double usd);
 
 // The calendar month (UTC) holding `t`: [first instant, first instant of the next month).
 Window MonthOf(Instant t);

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/money.h"
 #include "core/strings.h"
 #include "monitoring/metric_catalog.h"
 
@@ -250,6 +251,12 @@ std::string RenderTemplate(std::string_view text, const std::map<std::string, st
       out += HumanizePercentage(value);
     } else if (ref == "$value" && fn == "humanizeDuration") {
       out += HumanizeDuration(value);
+    } else if (ref == "$value" && fn == "printf \"%.2f\"" && !out.empty() && out.back() == '$' &&
+               std::isfinite(value)) {
+      // Money ("${{ $value | printf "%.2f" }}"): grouped as every text gpucost writes shows it
+      // (Prometheus, which has no grouping verb, shows "$21080.64" for the same rule).
+      out.pop_back();
+      out += FormatUsd(value);
     } else if (ref == "$value" && fn == "printf \"%.2f\"") {
       char buf[64];
       std::snprintf(buf, sizeof buf, "%.2f", value);

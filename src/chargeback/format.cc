@@ -14,16 +14,6 @@
 namespace gpucost::chargeback {
 namespace {
 
-std::string GroupThousands(const std::string& digits) {
-  std::string out;
-  const size_t n = digits.size();
-  for (size_t i = 0; i < n; ++i) {
-    if (i > 0 && (n - i) % 3 == 0) out.push_back(',');
-    out.push_back(digits[i]);
-  }
-  return out;
-}
-
 bool HasDigit(std::string_view s) {
   return std::any_of(s.begin(), s.end(),
                      [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
@@ -42,17 +32,7 @@ std::string_view StripVendor(std::string_view model) {
 
 }  // namespace
 
-std::string FormatUnits(int64_t units, int decimals) {
-  const uint64_t magnitude =
-      units < 0 ? 0 - static_cast<uint64_t>(units) : static_cast<uint64_t>(units);
-  std::string digits = std::to_string(magnitude);
-  const size_t frac_len = static_cast<size_t>(std::max(0, decimals));
-  if (digits.size() <= frac_len) digits = std::string(frac_len + 1 - digits.size(), '0') + digits;
-  const size_t whole_len = digits.size() - frac_len;
-  std::string out = GroupThousands(digits.substr(0, whole_len));
-  if (frac_len > 0) out += "." + digits.substr(whole_len);
-  return units < 0 ? "-" + out : out;
-}
+std::string FormatUnits(int64_t units, int decimals) { return FormatGroupedUnits(units, decimals); }
 
 std::string FormatHours(double hours, int decimals) {
   return FormatUnits(RoundUnits(hours, decimals), decimals);
@@ -84,6 +64,63 @@ std::string FormatRate(double usd) {
 }
 
 std::string FormatDate(Instant t) { return FormatRfc3339(t).substr(0, 10); }
+
+namespace {
+
+constexpr std::string_view kMonthAbbrev[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                             "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+
+struct CivilDay {
+  int year = 0;
+  unsigned month = 1;
+  unsigned day = 1;
+};
+
+CivilDay CivilDayOf(Instant t) {
+  const std::chrono::year_month_day d{std::chrono::floor<std::chrono::days>(t)};
+  return {static_cast<int>(d.year()), static_cast<unsigned>(d.month()),
+          static_cast<unsigned>(d.day())};
+}
+
+std::string MonthDay(const CivilDay& d) {
+  return StrCat(kMonthAbbrev[(d.month - 1) % 12], " ", d.day);
+}
+
+std::string ClockTime(Instant t) { return FormatRfc3339(t).substr(11, 5); }  // "06:00"
+
+bool AtMidnight(Instant t) { return std::chrono::floor<std::chrono::days>(t) == t; }
+
+}  // namespace
+
+std::string FormatReadablePeriod(Window w) {
+  if (w.end <= w.start)
+    return StrCat(MonthDay(CivilDayOf(w.start)), ", ", CivilDayOf(w.start).year);
+  if (AtMidnight(w.start) && AtMidnight(w.end)) {
+    const CivilDay first = CivilDayOf(w.start);
+    const CivilDay last = CivilDayOf(w.end - std::chrono::days(1));  // the end is exclusive
+    if (first.year == last.year && first.month == last.month && first.day == last.day) {
+      return StrCat(MonthDay(first), ", ", first.year);  // one whole day
+    }
+    if (first.year == last.year) {
+      return StrCat(MonthDay(first), "\u2013", MonthDay(last), ", ", last.year);
+    }
+    return StrCat(MonthDay(first), ", ", first.year, "\u2013", MonthDay(last), ", ", last.year);
+  }
+  const CivilDay first = CivilDayOf(w.start);
+  const CivilDay last = CivilDayOf(w.end);
+  const auto same = [](const CivilDay& a, const CivilDay& b) {
+    return a.year == b.year && a.month == b.month && a.day == b.day;
+  };
+  const bool same_day = same(first, last);
+  const bool ends_at_midnight =
+      AtMidnight(w.end) && same(first, CivilDayOf(w.end - std::chrono::days(1)));
+  if (same_day || ends_at_midnight) {
+    return StrCat(MonthDay(first), ", ", first.year, ", ", ClockTime(w.start), "\u2013",
+                  same_day ? ClockTime(w.end) : "24:00", " UTC");
+  }
+  return StrCat(MonthDay(first), ", ", first.year, " ", ClockTime(w.start), "\u2013",
+                MonthDay(last), ", ", last.year, " ", ClockTime(w.end), " UTC");
+}
 
 std::string EscapeXml(std::string_view raw) {
   const std::string text = PrintableText(raw);
@@ -156,6 +193,16 @@ std::vector<std::string> WorkloadLabels(const Statement& s) {
   std::vector<std::string> out;
   for (const WorkloadUsage& w : s.workloads) {
     out.push_back(count[w.workload] > 1 ? StrCat(w.namespace_name, "/", w.workload) : w.workload);
+  }
+  return out;
+}
+
+std::vector<std::string> QualifiedWorkloadLabels(const Statement& s) {
+  std::vector<std::string> out;
+  out.reserve(s.workloads.size());
+  for (const WorkloadUsage& w : s.workloads) {
+    out.push_back(w.namespace_name.empty() ? w.workload
+                                           : StrCat(w.namespace_name, "/", w.workload));
   }
   return out;
 }

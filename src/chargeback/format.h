@@ -28,6 +28,11 @@ std::string FormatTarget(double ratio);
 std::string FormatRate(double usd_per_gpu_hour);
 // "2026-10-01".
 std::string FormatDate(Instant t);
+// A window for people, its last day included: [Oct 1, Oct 8) -> "Oct 1–Oct 7, 2026", one day ->
+// "Oct 1, 2026", across years -> "Dec 28, 2026–Jan 3, 2027"; a window that does not start and
+// end at UTC midnight shows its times: "Oct 1, 2026, 00:00–01:00 UTC",
+// "Oct 1, 2026 06:00–Oct 3, 2026 12:00 UTC".
+std::string FormatReadablePeriod(Window w);
 
 // Escapes &, <, >, " and ' for HTML and SVG text and attributes, and writes bytes that are not
 // UTF-8 and control characters as U+FFFD (PrintableText, core/utf8.h): a control character is
@@ -44,5 +49,8 @@ std::string CapacityLabel(std::string_view capacity_type);
 std::vector<std::string> LineLabels(const Statement& statement);
 // Workload names, with the namespace where two workloads of the statement share a name.
 std::vector<std::string> WorkloadLabels(const Statement& statement);
+// "namespace/workload" for every workload of the statement (the HTML page, where a chart bar
+// names a workload on its own).
+std::vector<std::string> QualifiedWorkloadLabels(const Statement& statement);
 
 }  // namespace gpucost::chargeback

@@ -1,6 +1,9 @@
 // HTML: one self-contained page (inline CSS, inline SVG, no scripts, fonts or anything fetched)
 // with, per team, the statement, a daily chart of allocated cost split into effective, waste
-// and unmeasured, and the same split by workload (the top consumers, the rest as "others").
+// and unmeasured, and the same split by workload, each named with its namespace (the top
+// consumers; the rest as one "N others" bar, listed under the chart). Periods read as people
+// write them ("Oct 1–Oct 7, 2026", the last day included); the one waste figure is the
+// report's (allocated − effective), idle time is given in hours.
 #include <cmath>
 #include <ostream>
 #include <string>
@@ -30,6 +33,7 @@ tfoot td{font-weight:600;border-bottom:none}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:4px 12px;margin:14px 0 0}
 dt{color:#4a5568}dd{margin:0}
 .missed{color:#b42318}
+.others{color:#4a5568;margin:4px 0 0}
 svg.chart{width:100%;height:auto;font-size:11px}
 svg.chart .grid{stroke:#e6e9ee}svg.chart .axis{fill:#4a5568}
 )";
@@ -44,7 +48,8 @@ ChartBar Bar(std::string label, const ChargeTotals& t) {
   const double waste = t.waste_usd();
   return ChartBar{std::move(label),
                   {t.measured_allocated_usd > 0 ? t.effective_usd : 0,
-                   std::isfinite(waste) ? waste : 0, t.unmeasured_allocated_usd()}};
+                   std::isfinite(waste) ? waste : 0, t.unmeasured_allocated_usd()},
+                  !t.prices_known()};
 }
 
 std::string Fact(std::string_view name, const std::string& text) {
@@ -56,7 +61,7 @@ std::string Fact(std::string_view name, const std::string& text) {
 void RenderStatement(const StatementSet& set, const Statement& s, std::ostream& out) {
   const StatementText t = DescribeStatement(set, s);
   out << "<section>\n<h2>" << EscapeXml(t.title) << "</h2>\n";
-  out << "<p class=\"period\">" << EscapeXml(t.period) << "</p>\n";
+  out << "<p class=\"period\">" << EscapeXml(t.readable_period) << "</p>\n";
   out << "<table>\n<thead><tr><th>GPU and capacity</th><th class=\"n\">GPU-hours</th>"
          "<th class=\"n\">rate</th><th class=\"n\">amount</th></tr></thead>\n<tbody>\n";
   for (const StatementText::Line& l : t.lines) {
@@ -74,7 +79,14 @@ void RenderStatement(const StatementSet& set, const Statement& s, std::ostream& 
   }
   out << "</tbody>\n<tfoot><tr><td>Total</td><td class=\"n\">" << t.hours
       << "</td><td></td><td class=\"n\">" << EscapeXml(t.total) << "</td></tr></tfoot>\n</table>\n";
-  out << "<dl>" << Fact("Waste", t.waste) << Fact("Utilization", t.waste_detail)
+  out << "<dl>"
+      << Fact("Waste", t.waste_usd == "unknown"
+                           ? std::string("unknown: its hours have no price")
+                           : StrCat(t.waste_usd,
+                                    " of the allocated cost went unused (effective "
+                                    "cost ",
+                                    t.effective_usd, ")"))
+      << Fact("Efficiency", t.efficiency) << Fact("Idle time", t.idle_time)
       << Fact("Spot ratio", t.spot);
   if (!t.unmeasured.empty()) out << Fact("Unmeasured", t.unmeasured);
   out << "</dl>\n";
@@ -86,31 +98,41 @@ void RenderStatement(const StatementSet& set, const Statement& s, std::ostream& 
       << ColumnChart(Series(), days, "Allocated cost by day", every) << "\n";
 
   std::vector<ChartBar> workloads;
-  const std::vector<std::string> names = WorkloadLabels(s);
+  const std::vector<std::string> names = QualifiedWorkloadLabels(s);
   ChargeTotals others;
   size_t n_others = 0;
+  std::string others_list;
   const size_t top = static_cast<size_t>(std::max(1, set.settings.top));
   for (size_t i = 0; i < s.workloads.size(); ++i) {
     if (i < top) {
       workloads.push_back(Bar(names[i], s.workloads[i].totals));
     } else {
       ++n_others;
+      others_list += StrCat(others_list.empty() ? "" : ", ", names[i]);
       others.allocated_usd += s.workloads[i].totals.allocated_usd;
       others.measured_allocated_usd += s.workloads[i].totals.measured_allocated_usd;
       others.effective_usd += s.workloads[i].totals.effective_usd;
+      others.unpriced_gpu_hours += s.workloads[i].totals.unpriced_gpu_hours;
     }
   }
-  if (n_others > 0) workloads.push_back(Bar(StrCat(n_others, " others"), others));
+  if (n_others > 0) {
+    workloads.push_back(
+        Bar(StrCat(n_others, n_others == 1 ? " other workload" : " other workloads"), others));
+  }
   out << "<h3>Allocated cost by workload</h3>\n"
       << BarChart(Series(), workloads, "Allocated cost by workload") << "\n";
+  if (n_others > 0) {
+    out << "<p class=\"others\">The " << n_others << " other workload" << (n_others == 1 ? "" : "s")
+        << ": " << EscapeXml(others_list) << "</p>\n";
+  }
 
   if (!t.consumers.empty()) {
     out << "<h3>Top consumers</h3>\n<table>\n<thead><tr><th class=\"n\">#</th><th>workload</th>"
            "<th class=\"n\">GPU-hours</th><th class=\"n\">amount</th></tr></thead>\n<tbody>\n";
     for (const StatementText::Consumer& c : t.consumers) {
-      out << "<tr><td class=\"n\">" << c.rank << "</td><td>" << EscapeXml(c.name)
-          << "</td><td class=\"n\">" << c.hours << "</td><td class=\"n\">" << EscapeXml(c.amount)
-          << "</td></tr>\n";
+      out << "<tr><td class=\"n\">" << c.rank << "</td><td>"
+          << EscapeXml(names[static_cast<size_t>(c.rank - 1)]) << "</td><td class=\"n\">" << c.hours
+          << "</td><td class=\"n\">" << EscapeXml(c.amount) << "</td></tr>\n";
     }
     out << "</tbody>\n</table>\n";
   }
@@ -127,8 +149,9 @@ void RenderHtml(const StatementSet& set, std::ostream& out) {
       << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
       << "<title>" << EscapeXml(heading) << "</title>\n<style>" << kStyle << "</style>\n"
       << "</head>\n<body>\n<main>\n<h1>" << EscapeXml(heading) << "</h1>\n"
-      << "<p class=\"period\">" << FormatRfc3339(set.period.window.start) << " to "
-      << FormatRfc3339(set.period.window.end) << " (UTC)</p>\n";
+      << "<p class=\"period\" title=\"" << FormatRfc3339(set.period.window.start) << " to "
+      << FormatRfc3339(set.period.window.end) << " (end excluded)\">"
+      << EscapeXml(FormatReadablePeriod(set.period.window)) << "</p>\n";
   for (const Statement& s : set.statements) RenderStatement(set, s, out);
   if (set.cluster) {
     const ClusterText c = DescribeCluster(set);

@@ -42,6 +42,13 @@ StatementText DescribeStatement(const StatementSet& set, const Statement& s) {
                             : StrCat(" (data covers ", FormatRfc3339(c.start), " to ",
                                      FormatRfc3339(c.end), " only; the rest is not charged)");
   }
+  out.readable_period = FormatReadablePeriod(set.period.window);
+  if (set.covered && !(*set.covered == set.period.window)) {
+    const Window& c = *set.covered;
+    out.readable_period += c.empty() ? " (no data in this period: nothing is charged)"
+                                     : StrCat(" (data covers ", FormatReadablePeriod(c),
+                                              " only; the rest is not charged)");
+  }
   out.hours = FormatUnits(r.total_hours, hd) + " hrs";
 
   const std::vector<std::string> labels = LineLabels(s);
@@ -74,13 +81,23 @@ StatementText DescribeStatement(const StatementSet& set, const Statement& s) {
       Money(idle_all_unpriced ? std::nullopt : std::optional<int64_t>(r.idle_cents),
             t.idle_unpriced_gpu_hours > 0);
   const double efficiency = t.efficiency();
-  out.waste = StrCat("idle GPU-hours ", FormatUnits(r.idle_hours, hd), " hrs (",
-                     FormatPercent(t.idle_ratio()), "), idle cost ", idle_cost, ", efficiency ",
+  // Idle hours that round to zero print as "<0.01", never as a zero beside a share that is not.
+  const std::string idle_hours = r.idle_hours == 0 && t.idle_gpu_hours > 0
+                                     ? FormatSmallAmount(t.idle_gpu_hours, hd)
+                                     : FormatUnits(r.idle_hours, hd);
+  out.waste = StrCat("idle GPU-hours ", idle_hours, " hrs (", FormatPercent(t.idle_ratio()),
+                     "), idle cost ", idle_cost, ", efficiency ",
                      std::isfinite(efficiency) ? FormatPercent(efficiency) : "unknown", " ",
                      Target(efficiency, cfg.efficiency_target));
   out.waste_detail = StrCat("utilization-weighted waste ", Money(r.waste_cents, false),
                             ", effective cost ", Money(r.effective_cents, false),
                             " (idle: utilization under ", FormatTarget(cfg.idle_threshold), ")");
+  out.waste_usd = Money(r.waste_cents, false);
+  out.effective_usd = Money(r.effective_cents, false);
+  out.efficiency = StrCat(std::isfinite(efficiency) ? FormatPercent(efficiency) : "unknown", " ",
+                          Target(efficiency, cfg.efficiency_target));
+  out.idle_time = StrCat(idle_hours, " hrs (", FormatPercent(t.idle_ratio()), ") under ",
+                         FormatTarget(cfg.idle_threshold), " utilization");
   out.spot =
       StrCat(FormatPercent(t.spot_ratio()), " ", Target(t.spot_ratio(), cfg.spot_ratio_target));
   if (r.unmeasured_hours > 0) {

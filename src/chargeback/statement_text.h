@@ -27,6 +27,8 @@ struct StatementText {
   };
   std::string title;   // "Monthly GPU Report — ml-research"
   std::string period;  // "2026-10-01T00:00:00Z to 2026-11-01T00:00:00Z"
+  // The same for people, the last day included: "Oct 1–Oct 31, 2026" (and what the data covers).
+  std::string readable_period;
   std::string hours;   // "2,847 hrs"
   std::vector<Line> lines;
   // "" or "$12.34": the cluster's idle shared to the team; its label names the policy.
@@ -37,6 +39,11 @@ struct StatementText {
   std::string total;         // "$3,428.67", or "$3,428.67 + unknown (10 hrs have no price)"
   std::string waste;         // "idle GPU-hours 423 hrs (14.9%), idle cost $495.09, efficiency ..."
   std::string waste_detail;  // "utilization-weighted waste $511.02, effective cost $2,917.65 ..."
+  // The page's one waste figure and what it is of, apart from the idle time (hours only):
+  std::string waste_usd;      // "$511.31": allocated − effective, the report's waste_usd
+  std::string effective_usd;  // "$2,917.36"
+  std::string efficiency;     // "85.1% (target > 80%)"
+  std::string idle_time;      // "423 hrs (14.9%) under 5% utilization"
   std::string spot;          // "89.0% (target > 70%)"
   std::string unmeasured;    // "" or why efficiency is a lower bound
   std::vector<Consumer> consumers;  // the top N workloads

@@ -139,7 +139,10 @@ std::string BarChart(const std::vector<ChartSeries>& series, const std::vector<C
       x += w;
     }
     out += StrCat("<text class=\"axis\" x=\"", Px(x + 6), "\" y=\"", Px(y + kBar - 5), "\">",
-                  Dollars(Total(bar)), "</text>");
+                  !bar.unpriced    ? Dollars(Total(bar))
+                  : Total(bar) > 0 ? Dollars(Total(bar)) + " + unknown"
+                                   : std::string("unknown"),
+                  "</text>");
   }
   return out + "</svg>";
 }

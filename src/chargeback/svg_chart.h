@@ -18,6 +18,9 @@ struct ChartSeries {
 struct ChartBar {
   std::string label;           // x label (columns) or row label (bars); plain text
   std::vector<double> values;  // one per series, stacked in series order; NaN counts as 0
+  // Hours without a price: the total prints "unknown" ("+ unknown" beside priced money), never
+  // as a silent $0.00.
+  bool unpriced = false;
 };
 
 // Columns over time; `label_every` thins the x labels (every n-th column is labelled).

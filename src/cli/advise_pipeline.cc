@@ -118,6 +118,7 @@ void AddAdviseFlags(CLI::App& cmd, AdviseFlags& f) {
   cmd.add_option("--min-savings", f.min_savings, "Leave out recommendations saving less ($/month)")
       ->capture_default_str();
   AddInputFlags(cmd, f.input);
+  AddProgressFlags(cmd, f.input.progress);
   AddPriceFlags(cmd, f.price);
   AddTimelineFlags(cmd, f.input);
 }

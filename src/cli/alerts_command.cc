@@ -16,6 +16,7 @@
 #include "alerts/render.h"
 #include "chargeback/period.h"
 #include "cli/commands.h"
+#include "cli/every_flag.h"
 #include "cli/format_flag.h"
 #include "cli/input_flags.h"
 #include "cli/price_flags.h"
@@ -161,13 +162,15 @@ void AddAlertsCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--post-timeout", f->post_timeout, "Time limit of each send")
       ->capture_default_str();
   AddInputFlags(*cmd, f->input);
+  AddProgressFlags(*cmd, f->input.progress);
   AddPriceFlags(*cmd, f->price);
   AddTimelineFlags(*cmd, f->input);
   cmd->footer(
       "Money without a price is unknown, never $0. Exit status: 0 when no alert fires, 1 when "
       "some fire, 2 on bad flags, bad input or a failed send.");
-  cmd->callback([&exit_code, f] {
-    const Result<bool> firing = Run(*f);
+  cmd->callback([&exit_code, f, cmd] {
+    const Status refused = RefuseStepWithLedger(*cmd);
+    const Result<bool> firing = refused.ok() ? Run(*f) : Result<bool>(refused);
     if (!firing.ok()) {
       LogError(firing.status().ToString());
       exit_code = 2;

@@ -152,7 +152,7 @@ Status Run(const ChargebackFlags& flags) {
     SegmentedOptions options;
     options.sizing = *segments;
     options.also = &sink;
-    options.progress = ::isatty(STDERR_FILENO) != 0;
+    options.progress = flags.input.progress.wanted();
     GPUCOST_ASSIGN_OR_RETURN(SegmentedRun run,
                              RunSegmentedReport(MakeSegmentLoader(flags.input, settings.step),
                                                 price, settings, units, options));
@@ -215,6 +215,7 @@ void AddChargebackCommand(CLI::App& app, int& exit_code) {
       ->transform(OneOf({"node", "cluster"}))
       ->capture_default_str();
   AddInputFlags(*cmd, f->input);
+  AddProgressFlags(*cmd, f->input.progress);
   AddSegmentFlags(*cmd, f->segments);
   AddPriceFlags(*cmd, f->price);
   AddTimelineFlags(*cmd, f->input);

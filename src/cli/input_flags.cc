@@ -1,14 +1,21 @@
 #include "cli/input_flags.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "cli/format_flag.h"
 #include "cli/input_diagnosis.h"
 #include "core/log.h"
+#include "core/progress.h"
 #include "core/strings.h"
 #include "inventory/input_metrics.h"
 #include "inventory/timeline_loader.h"
@@ -42,22 +49,71 @@ class TapTee final : public ExpositionHandler {
   SeriesTap& tap_;
 };
 
-// LoadTimelineFromFiles, with the tap reading the same parse.
-Result<LoadedTimeline> LoadFilesWithTap(const std::vector<std::string>& paths,
-                                        const TimelineOptions& topts, SeriesTap& tap) {
+// A file's bytes as they are read, before any decompression, counted on a progress line: the
+// line's total is the files' sizes on disk.
+class CountedFileSource final : public ByteSource {
+ public:
+  CountedFileSource(int fd, bool owned, std::string name, ProgressLine& line)
+      : fd_(fd), owned_(owned), name_(std::move(name)), line_(line) {}
+  ~CountedFileSource() override {
+    if (owned_) ::close(fd_);
+  }
+  Result<size_t> Read(char* buf, size_t n) override {
+    for (;;) {
+      const ssize_t got = ::read(fd_, buf, n);
+      if (got >= 0) {
+        line_.Add(got);
+        return static_cast<size_t>(got);
+      }
+      if (errno != EINTR) return Status::IoError(StrCat(name_, ": read: ", std::strerror(errno)));
+    }
+  }
+  const std::string& name() const override { return name_; }
+
+ private:
+  int fd_;
+  bool owned_;
+  std::string name_;
+  ProgressLine& line_;
+};
+
+Result<std::unique_ptr<ByteSource>> OpenCountedSource(const std::string& path, ProgressLine& line) {
+  if (path == "-") {
+    return MaybeDecompress(
+        std::make_unique<CountedFileSource>(STDIN_FILENO, false, "<stdin>", line));
+  }
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::IoError(StrCat(path, ": cannot open: ", std::strerror(errno)));
+  return MaybeDecompress(std::make_unique<CountedFileSource>(fd, true, path, line));
+}
+
+// LoadTimelineFromFiles, with the tap (when given) reading the same parse and a progress line
+// of the bytes read (when wanted).
+Result<LoadedTimeline> LoadFiles(const std::vector<std::string>& paths,
+                                 const TimelineOptions& topts, SeriesTap* tap, bool progress) {
   GPUCOST_ASSIGN_OR_RETURN(std::vector<std::string> files, ExpandInputPaths(paths));
-  InventoryBuilder builder(topts);
-  TapTee tee(builder, tap);
+  int64_t total = 0;
   for (const std::string& file : files) {
-    GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> source, OpenByteSource(file));
+    std::error_code ec;
+    if (file != "-") total += static_cast<int64_t>(std::filesystem::file_size(file, ec));
+  }
+  const SystemClock clock;
+  ProgressLine line("gpucost", ProgressUnit::kBytes, total, clock, std::cerr, progress);
+  InventoryBuilder builder(topts);
+  std::optional<TapTee> tee;
+  if (tap != nullptr) tee.emplace(builder, *tap);
+  ExpositionHandler& handler = tee ? static_cast<ExpositionHandler&>(*tee) : builder;
+  for (const std::string& file : files) {
+    GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> source, OpenCountedSource(file, line));
     builder.BeginSource(file);
-    tap.BeginSource(file);
+    if (tap != nullptr) tap->BeginSource(file);
     ParseOptions po;
     po.source_name = file;
     po.remember_series = true;  // the readers find series by id
-    auto stats = ParseExposition(*source, po, tee);
+    auto stats = ParseExposition(*source, po, handler);
     if (!stats.ok()) return std::move(stats).status();
   }
+  line.Finish();
   return builder.Build();
 }
 
@@ -95,7 +151,7 @@ Result<LoadedTimeline> LoadPrometheus(const InputFlags& flags, const TimelineOpt
   }
   GPUCOST_ASSIGN_OR_RETURN(popts.max_chunk, ParseDuration(flags.prometheus_max_chunk));
   GPUCOST_ASSIGN_OR_RETURN(popts.api, promsource::ParsePrometheusApi(flags.prometheus_api));
-  popts.progress = flags.prometheus_progress && ::isatty(STDERR_FILENO) != 0;
+  popts.progress = flags.prometheus_progress && flags.progress.wanted();
   if (flags.prometheus_span) popts.first_span = *flags.prometheus_span;
   popts.client.http.ca_file = flags.ca_file;
   popts.client.http.cert_file = flags.cert_file;
@@ -283,6 +339,8 @@ Result<LoadedInput> LoadLedger(const InputFlags& flags, std::optional<Window> wi
   GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<ledger::Ledger> l, ledger::Ledger::Open(flags.ledger));
   ledger::ReadOptions read;
   read.rollups = flags.ledger_rollups;
+  read.accumulate = flags.ledger_bucket.count() == 0;
+  read.bucket = flags.ledger_bucket;
   read.cache = flags.ledger_cache;
   read.clusters = flags.ledger_clusters;
   read.max_records = flags.ledger_max_records;
@@ -374,10 +432,12 @@ Result<LoadedInput> LoadInput(const InputFlags& flags, std::optional<Window> win
   }
   LoadedTimeline& timeline = out.timeline;
   if (!flags.inputs.empty()) {
-    if (tap == nullptr) {
+    if (cache != nullptr && tap == nullptr) {
+      // serve's spool: the files a cycle before parsed are replayed (no progress line there).
       GPUCOST_ASSIGN_OR_RETURN(timeline, LoadTimelineFromFiles(flags.inputs, topts, cache));
     } else {
-      GPUCOST_ASSIGN_OR_RETURN(timeline, LoadFilesWithTap(flags.inputs, topts, *tap));
+      GPUCOST_ASSIGN_OR_RETURN(timeline,
+                               LoadFiles(flags.inputs, topts, tap, flags.progress.wanted()));
     }
     if (timeline.samples == 0 || timeline.window.empty()) return NoTimeInFiles(timeline);
   }

@@ -12,6 +12,7 @@
 
 #include "attribution/attributor.h"
 #include "cli/kube_flags.h"
+#include "cli/progress_flags.h"
 #include "cli/report_pipeline.h"
 #include "core/result.h"
 #include "core/time.h"
@@ -55,9 +56,15 @@ struct InputFlags {
   bool slurm_billing_max_tres = false;
   std::string ledger;
   std::vector<std::string> prometheus_headers;  // NAME=VALUE
+  // --progress, --no-progress: the line while input is read (AddProgressFlags, by the batch
+  // commands; serve has none and draws none when stderr is not a terminal).
+  ProgressFlags progress;
   // Not a flag: set by a caller whose report is one bucket (accumulated), so whole sealed hours
   // and days of --ledger may come as roll-ups (ledger::ReadOptions).
   bool ledger_rollups = false;
+  // Nor this: the output buckets of a report that is a time series (--every), so that roll-ups
+  // come only where each lies inside one bucket; 0: one bucket, the window.
+  Duration ledger_bucket{0};
   // Not a flag either: where a long-running reader keeps decoded roll-ups between reads.
   ledger::RollupCache* ledger_cache = nullptr;
   std::vector<std::string> ledger_clusters;  // with ledger: only these clusters' records

@@ -110,7 +110,7 @@ Status Write(const LedgerWriteFlags& flags) {
     SegmentedOptions options;
     options.sizing = *segments;
     options.also = &writer;
-    options.progress = ::isatty(STDERR_FILENO) != 0;
+    options.progress = flags.input.progress.wanted();
     options.after_segment = [&writer](Window segment) { return writer.Commit(segment); };
     GPUCOST_ASSIGN_OR_RETURN(SegmentedRun run,
                              RunSegmentedReport(MakeSegmentLoader(flags.input, settings.step),
@@ -216,6 +216,7 @@ void AddLedgerCommand(CLI::App& app, int& exit_code) {
                     "START,END as RFC 3339 or unix seconds (default: the input's span)");
   write->add_option("--step", w->step, "Attribution step, e.g. 60s, 5m")->capture_default_str();
   AddInputFlags(*write, w->input);
+  AddProgressFlags(*write, w->input.progress);
   AddSegmentFlags(*write, w->segments);
   AddPriceFlags(*write, w->price);
   AddTimelineFlags(*write, w->input);

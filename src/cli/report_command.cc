@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/every_flag.h"
 #include "cli/format_flag.h"
 #include "cli/input_flags.h"
 #include "cli/price_flags.h"
@@ -27,12 +28,14 @@ struct ReportFlags {
   std::string window;
   std::string step = "60s";
   std::string by = "namespace";
-  bool accumulate = false;
+  std::string every;        // --every: output buckets; "" totals the window
+  bool accumulate = false;  // --accumulate: the default, kept for scripts
   std::string idle = "separate";
   std::string idle_scope = "cluster";
   PriceOptions price;
   std::string format = "table";
   bool step_given = false;  // --step on the command line (FOCUS charge periods)
+  bool every_given = false;  // --every on the command line
   std::string focus_provider = "gpucost";
   bool no_rollups = false;
   SegmentFlags segments;
@@ -45,7 +48,7 @@ Status RunInSegments(const ReportFlags& flags, Window window, const SegmentSizin
   InventoryUnion units;
   SegmentedOptions options;
   options.sizing = sizing;
-  options.progress = ::isatty(STDERR_FILENO) != 0;
+  options.progress = flags.input.progress.wanted();
   GPUCOST_ASSIGN_OR_RETURN(SegmentedRun run,
                            RunSegmentedReport(MakeSegmentLoader(flags.input, settings.step),
                                               price, settings, units, options));
@@ -62,7 +65,7 @@ Status Run(const ReportFlags& flags) {
   ReportSettings settings;
   GPUCOST_ASSIGN_OR_RETURN(settings.step, ParseDuration(flags.step));
   if (settings.step.count() <= 0) return Status::InvalidArgument("--step must be positive");
-  settings.accumulate = flags.accumulate;
+  GPUCOST_RETURN_IF_ERROR(ApplyEvery(flags.every, flags.accumulate, settings));
   GPUCOST_ASSIGN_OR_RETURN(settings.by, ParseDimensions(flags.by));
   GPUCOST_ASSIGN_OR_RETURN(settings.idle.policy, ParseIdlePolicy(flags.idle));
   GPUCOST_ASSIGN_OR_RETURN(settings.idle.scope, ParseIdleScope(flags.idle_scope));
@@ -75,17 +78,18 @@ Status Run(const ReportFlags& flags) {
                                             "\" (expected table, csv, json, focus)"));
     }
     format = *parsed;
-  } else if (flags.accumulate) {
+  } else if (flags.accumulate || flags.every_given) {
     return Status::InvalidArgument(
-        "--accumulate does not apply to --format focus: its charge periods are UTC days, or the "
-        "--step buckets when --step is given");
+        StrCat(flags.accumulate ? "--accumulate" : "--every",
+               " does not apply to --format focus: its charge periods are UTC days, or the --step "
+               "buckets when --step is given"));
   }
   GPUCOST_ASSIGN_OR_RETURN(PriceFn price, MakePriceFn(flags.price));
   GPUCOST_ASSIGN_OR_RETURN(const std::optional<SegmentSizing> segments,
                            SegmentsFor(flags.segments, flags.input, window));
   if (!focus && segments) return RunInSegments(flags, *window, *segments, price, settings, format);
   InputFlags input_flags = flags.input;
-  input_flags.ledger_rollups = flags.accumulate && !flags.no_rollups;
+  ApplyEveryToLedger(settings, flags.no_rollups, input_flags);
   GPUCOST_ASSIGN_OR_RETURN(LoadedInput input, LoadInput(input_flags, window, settings.step));
   const LoadedTimeline& timeline = input.timeline;
   ApplyInput(input, settings);
@@ -115,17 +119,21 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
       "Attribute GPU cost from timestamped kube-state-metrics and dcgm-exporter series "
       "(Prometheus text with ms timestamps or OpenMetrics), per any dimensions");
   AddInputFlags(*cmd, f->input);
+  AddProgressFlags(*cmd, f->input.progress);
   cmd->add_option("--window", f->window,
                   "START,END as RFC 3339 or unix seconds (default: the input's span)");
-  cmd->add_option("--step", f->step, "Attribution step, e.g. 60s, 5m")->capture_default_str();
+  cmd->add_option("--step", f->step,
+                  "Attribution step, e.g. 60s, 5m (not with --ledger, whose records keep the "
+                  "step they were written with; for a time series see --every)")
+      ->capture_default_str();
   cmd->add_option("--by", f->by,
                   "Dimensions: cluster, node, namespace, team, workload, workload_kind, pod, "
                   "container, gpu_model, mig_profile, capacity_type, label:KEY")
       ->capture_default_str();
-  cmd->add_flag("--accumulate", f->accumulate, "One row per group for the whole window");
+  AddEveryFlags(*cmd, f->every, f->accumulate);
   cmd->add_flag("--no-rollups", f->no_rollups,
-                "With --ledger --accumulate: read every record, not the hourly and daily "
-                "roll-ups (the same report, slower)");
+                "With --ledger: read every record, not the hourly and daily roll-ups (the same "
+                "report, slower)");
   cmd->add_option("--idle", f->idle, "Idle capacity: separate | proportional | even")
       ->transform(OneOf({"separate", "proportional", "even"}))
       ->capture_default_str();
@@ -148,6 +156,7 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
       "without a price. Exit status: 0 on success, 2 on bad flags or input.");
   SetStatusCallback(*cmd, exit_code, [f, cmd] {
     f->step_given = cmd->count("--step") > 0;
+    f->every_given = cmd->count("--every") > 0;
     return Run(*f);
   });
 }

@@ -102,6 +102,8 @@ AggregatorOptions ReportAggregation(const ReportSettings& settings) {
   agg.window = settings.window;
   agg.engine_step = settings.step;
   agg.accumulate = settings.accumulate;
+  agg.output_step = settings.every;
+  agg.calendar_months = settings.every_month;
   agg.by = settings.by;
   agg.idle = settings.idle;
   return agg;

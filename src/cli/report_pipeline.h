@@ -22,6 +22,9 @@ struct ReportSettings {
   Duration step = std::chrono::seconds(60);
   Duration staleness = std::chrono::minutes(5);
   bool accumulate = false;
+  // Not accumulated: the output buckets (--every), a whole multiple of `step`; 0 is `step`.
+  Duration every{0};
+  bool every_month = false;  // UTC calendar months instead
   std::vector<Dimension> by;
   IdleOptions idle;
   // Records read from a ledger (their indexes refer to the timeline's inventory, their steps to

@@ -129,7 +129,7 @@ Result<SegmentedRun> RunSegmentedReport(const SegmentLoader& load, const PriceFn
     loaded = next.get();
     seg = following;
   }
-  if (progress) std::fputc('\n', stderr);
+  if (progress) std::fputs("\r\033[K", stderr);  // clears the line
   out.run.summary.open_draws.clear();
   if (out.samples == 0) {
     return Status::InvalidArgument(StrCat("the source returned no samples from ",

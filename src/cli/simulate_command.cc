@@ -2,16 +2,20 @@
 // deterministic from --seed: timestamped OpenMetrics (or Prometheus text) for a window, to a
 // file or stdout, or a live /metrics endpoint serving scrapes at the current time.
 #include <signal.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <cstdio>
+#include <iostream>
 #include <memory>
 #include <string>
 #include <thread>
 
 #include "cli/commands.h"
 #include "cli/format_flag.h"
+#include "cli/progress_flags.h"
 #include "core/log.h"
+#include "core/progress.h"
 #include "core/strings.h"
 #include "simulate/cluster_simulator.h"
 #include "simulate/exposition_writer.h"
@@ -27,6 +31,7 @@ using simulate::TextFormat;
 constexpr int64_t kDefaultStartMs = 1790812800000;  // 2026-10-01T00:00:00Z
 
 struct SimulateFlags {
+  ProgressFlags progress;
   int nodes = 10;
   std::string gpu_models = "a100-80gb:3,h100-80gb:1,t4:1";
   std::string sharing = "whole:5,mig:2,time-slicing:1,mps:1,hami:1";
@@ -136,7 +141,17 @@ Status WriteWindow(const SimulateFlags& f, const simulate::SimOptions& o) {
   Output out;
   GPUCOST_RETURN_IF_ERROR(out.Open(f.out));
   ExpositionWriter writer(format, [&out](std::string_view s) { return out.Write(s); });
-  const int64_t scrapes = simulate::SimulateWindow(*sim, w, writer);
+  // simulate::SimulateWindow, one scrape at a time, with the time covered on a progress line.
+  const SystemClock clock;
+  ProgressLine line(
+      "simulate", ProgressUnit::kTime, w.length().count(), clock, std::cerr,
+      f.progress.on || (f.progress.wanted() && !(f.out == "-" && ::isatty(STDOUT_FILENO))));
+  int64_t scrapes = 0;
+  for (Instant t = w.start; t < w.end; t += sim->scrape_interval(), ++scrapes) {
+    sim->Scrape(t, writer);
+    line.Set((t + sim->scrape_interval() - w.start).count());
+  }
+  line.Finish();
   GPUCOST_RETURN_IF_ERROR(writer.Finish());
   GPUCOST_RETURN_IF_ERROR(out.Close());
   PrintShape(*sim, f.list_nodes);
@@ -256,6 +271,7 @@ void AddSimulateCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--cluster", f->cluster, "Add a cluster=NAME label to every series");
   cmd->add_flag("--list-nodes", f->list_nodes,
                 "Also print each node (name, model, sharing, GPUs, capacity type) to stderr");
+  AddProgressFlags(*cmd, f->progress);
   cmd->callback([f, &exit_code] { exit_code = RunSimulate(*f); });
 }
 

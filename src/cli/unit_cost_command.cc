@@ -159,6 +159,7 @@ void AddUnitCostCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--step", f->step, "Attribution step, e.g. 60s, 5m")->capture_default_str();
   AddFormatOption(*cmd, f->format, {"text", "csv", "json"});
   AddInputFlags(*cmd, f->input);
+  AddProgressFlags(*cmd, f->input.progress);
   AddPriceFlags(*cmd, f->price);
   AddTimelineFlags(*cmd, f->input);
   cmd->footer(

@@ -1,6 +1,7 @@
 #include "core/money.h"
 
 #include <cmath>
+#include <string>
 
 namespace gpucost {
 
@@ -11,6 +12,45 @@ int64_t RoundUnits(double value, int decimals) {
   if (rest >= 5000) return whole + 1;
   if (rest <= -5000) return whole - 1;
   return whole;
+}
+
+std::string FormatGroupedUnits(int64_t units, int decimals) {
+  const uint64_t magnitude =
+      units < 0 ? 0 - static_cast<uint64_t>(units) : static_cast<uint64_t>(units);
+  std::string digits = std::to_string(magnitude);
+  const size_t frac_len = static_cast<size_t>(decimals < 0 ? 0 : decimals);
+  if (digits.size() <= frac_len) digits = std::string(frac_len + 1 - digits.size(), '0') + digits;
+  const size_t whole_len = digits.size() - frac_len;
+  std::string out;
+  out.reserve(digits.size() + whole_len / 3 + 2);
+  if (units < 0) out.push_back('-');
+  for (size_t i = 0; i < whole_len; ++i) {
+    if (i > 0 && (whole_len - i) % 3 == 0) out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  if (frac_len > 0) {
+    out.push_back('.');
+    out.append(digits, whole_len, std::string::npos);
+  }
+  return out;
+}
+
+std::string FormatUsd(double usd) {
+  if (!std::isfinite(usd)) return "unknown";
+  const int64_t cents = RoundUnits(usd, 2);
+  if (cents < 0) return "-$" + FormatGroupedUnits(-cents, 2);
+  return "$" + FormatGroupedUnits(cents, 2);
+}
+
+std::string FormatSmallAmount(double value, int decimals) {
+  if (std::isnan(value)) return "-";
+  const int64_t units = RoundUnits(value, decimals);
+  if (units == 0 && value != 0) {
+    std::string least =
+        decimals > 0 ? "0." + std::string(static_cast<size_t>(decimals - 1), '0') + "1" : "1";
+    return (value < 0 ? ">-" : "<") + least;
+  }
+  return FormatGroupedUnits(units, decimals);
 }
 
 }  // namespace gpucost

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <compare>
 #include <cstdint>
+#include <string>
 
 namespace gpucost {
 
@@ -68,5 +69,17 @@ class UsdSum {
 // in every table, command and format that shows it. The value is first taken to 10^-(decimals+4)
 // so that the same money summed in another order (a difference in its last bits) rounds alike.
 int64_t RoundUnits(double value, int decimals);
+
+// Money and figures for people (tables, text, HTML, alert texts); machine formats (JSON, CSV,
+// OpenMetrics, FOCUS) keep plain numbers. Thousands are grouped with commas.
+// 284700 units with 2 decimals -> "2,847.00"; 0 decimals -> "284,700"; -5 -> "-0.05".
+std::string FormatGroupedUnits(int64_t units, int decimals);
+// 25145.236 -> "$25,145.24", -3 -> "-$3.00", 0.004 -> "$0.00"; NaN or infinite -> "unknown"
+// (never a silent zero). Rounded by RoundUnits.
+std::string FormatUsd(double usd);
+// A figure next to its share of a whole, never "0.00 (0.1%)": with `decimals` it prints as
+// FormatGroupedUnits would, except that a value that is not zero but rounds to zero prints as
+// "<0.01" (for 2 decimals; "<1" for 0). NaN -> "-".
+std::string FormatSmallAmount(double value, int decimals);
 
 }  // namespace gpucost

@@ -41,6 +41,14 @@ double SumColumn(const std::vector<ReportRow>& rows, Get get) {
   return any ? sum.value() : NAN;
 }
 
+// The first instant of the UTC month after the one `t` is in.
+Instant AggregatorMonthAfter(Instant t) {
+  const std::chrono::year_month_day d{std::chrono::floor<std::chrono::days>(t)};
+  const std::chrono::year_month next =
+      std::chrono::year_month{d.year(), d.month()} + std::chrono::months(1);
+  return Instant(std::chrono::sys_days{next / std::chrono::day{1}});
+}
+
 }  // namespace
 
 size_t Aggregator::CellKeyHash::operator()(const std::pair<int64_t, uint64_t>& k) const {
@@ -66,6 +74,18 @@ Result<Aggregator> Aggregator::Create(const Inventory& inventory, AggregatorOpti
   if (o.accumulate) {
     agg.steps_per_bucket_ = 0;
     agg.bucket_count_ = 1;
+  } else if (o.calendar_months) {
+    agg.steps_per_bucket_ = 0;
+    agg.month_edges_.push_back(o.window.start);
+    for (Instant t = AggregatorMonthAfter(o.window.start); t < o.window.end;
+         t = AggregatorMonthAfter(t)) {
+      const int64_t ms = (t - o.window.start).count();
+      const int64_t step_ms = o.engine_step.count();
+      agg.month_first_steps_.push_back((ms + step_ms - 1) / step_ms);
+      agg.month_edges_.push_back(t);
+    }
+    agg.month_edges_.push_back(o.window.end);
+    agg.bucket_count_ = static_cast<int64_t>(agg.month_edges_.size()) - 1;
   } else {
     agg.steps_per_bucket_ = o.output_step.count() / o.engine_step.count();
     agg.bucket_count_ = StepCount(o.window, o.output_step);
@@ -125,6 +145,13 @@ Aggregator::Cell& Aggregator::CellFor(int64_t bucket, uint32_t group, uint32_t s
   return cells_[it->second];
 }
 
+int64_t Aggregator::BucketOf(int64_t step) const {
+  if (steps_per_bucket_ > 0) return step / steps_per_bucket_;
+  if (month_first_steps_.empty()) return 0;
+  return std::upper_bound(month_first_steps_.begin(), month_first_steps_.end(), step) -
+         month_first_steps_.begin();
+}
+
 void Aggregator::CountHolder(int64_t bucket, uint32_t scope, HolderIndex holder, Cell& cell) {
   if (holder_seen_.insert({bucket, (static_cast<uint64_t>(scope) << 32) | holder}).second) {
     ++cell.holders;
@@ -135,7 +162,7 @@ void Aggregator::Consume(std::span<const CostRecord> records) {
   const bool count_holders = options_.idle.policy == IdlePolicy::kEven;
   for (const CostRecord& r : records) {
     const PairInfo info = Lookup(r.unit, r.holder);
-    const int64_t bucket = steps_per_bucket_ == 0 ? 0 : r.step / steps_per_bucket_;
+    const int64_t bucket = BucketOf(r.step);
     Cell& cell = CellFor(bucket, info.group, info.scope);
     if (r.is_idle()) {
       cell.acc.AddIdle(r);
@@ -157,7 +184,7 @@ void Aggregator::ConsumeRolled(std::span<const RolledRecord> rolled) {
   const bool count_holders = options_.idle.policy == IdlePolicy::kEven;
   for (const RolledRecord& r : rolled) {
     const PairInfo info = Lookup(r.unit, r.holder);
-    const int64_t bucket = steps_per_bucket_ == 0 ? 0 : r.step / steps_per_bucket_;
+    const int64_t bucket = BucketOf(r.step);
     Cell& cell = CellFor(bucket, info.group, info.scope);
     if (r.is_idle()) {
       cell.acc.AddSums(r.sums);
@@ -177,6 +204,7 @@ Report Aggregator::Finish() const {
   report.window = options_.window;
   report.accumulated = options_.accumulate;
   report.step = options_.accumulate ? options_.window.length() : options_.output_step;
+  report.calendar_months = !options_.accumulate && options_.calendar_months;
   report.engine_step = options_.engine_step;
   report.by = options_.by;
   report.idle = options_.idle;
@@ -199,6 +227,9 @@ Report Aggregator::Finish() const {
     if (options_.accumulate) {
       row.start = options_.window.start;
       row.end = options_.window.end;
+    } else if (options_.calendar_months) {
+      row.start = month_edges_[static_cast<size_t>(key.first)];
+      row.end = month_edges_[static_cast<size_t>(key.first) + 1];
     } else {
       row.start = options_.window.start + options_.output_step * key.first;
       row.end = std::min(row.start + options_.output_step, options_.window.end);

@@ -33,6 +33,9 @@ struct AggregatorOptions {
   // Length of one output bucket, a whole multiple of engine_step; 0 means engine_step.
   Duration output_step{0};
   bool accumulate = false;  // one bucket for the whole window
+  // Calendar months (UTC) instead of output_step: a bucket per month the window touches, the
+  // first and last clipped to the window; a step belongs to the month it starts in.
+  bool calendar_months = false;
   std::vector<Dimension> by;
   IdleOptions idle;
 };
@@ -78,7 +81,12 @@ class Aggregator final : public CostSink {
 
   const Inventory* inventory_;
   AggregatorOptions options_;
-  int64_t steps_per_bucket_ = 1;  // 0 when accumulated
+  int64_t steps_per_bucket_ = 1;  // 0 when accumulated or by calendar months
+  // By calendar months: the first step of each month after the first (bucket = how many of
+  // these a step reaches), and each bucket's start, the window's end last.
+  std::vector<int64_t> month_first_steps_;
+  std::vector<Instant> month_edges_;
+  int64_t BucketOf(int64_t step) const;
   int64_t bucket_count_ = 1;
   std::unordered_map<uint64_t, PairInfo> pairs_;  // (unit << 32 | holder) -> group, scope
   // Joined values -> group; idle groups' keys start with a mark, so that an idle row and a

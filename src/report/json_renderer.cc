@@ -32,8 +32,12 @@ void RenderJson(const Report& report, std::ostream& out) {
   }
   // step_s is the rows' bucket length; accumulated rows span the window, and then step_s is the
   // attribution step they were computed with.
+  // Calendar-month buckets have no one length: step_s is then the attribution step, and
+  // "every":"month" says what the buckets are.
   const Duration step =
-      report.accumulated && report.engine_step.count() > 0 ? report.engine_step : report.step;
+      (report.accumulated || report.calendar_months) && report.engine_step.count() > 0
+          ? report.engine_step
+          : report.step;
   if (step.count() % 1000 == 0) {
     doc["step_s"] = step.count() / 1000;
   } else {
@@ -51,6 +55,7 @@ void RenderJson(const Report& report, std::ostream& out) {
   for (const Dimension& d : report.by) by.push_back(d.Name());
   doc["by"] = std::move(by);
   doc["accumulated"] = report.accumulated;
+  if (report.calendar_months) doc["every"] = "month";
   doc["idle_policy"] = IdlePolicyName(report.idle.policy);
   doc["idle_scope"] = IdleScopeName(report.idle.scope);
 

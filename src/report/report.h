@@ -96,6 +96,7 @@ struct Report {
   Duration step{0};          // bucket length; the window length when accumulated
   Duration engine_step{0};   // the attribution step (JSON step_s)
   bool accumulated = false;  // one bucket for the whole window; rows carry no start/end
+  bool calendar_months = false;  // buckets are UTC calendar months (step: 0, rows' start/end)
   std::vector<Dimension> by;
   IdleOptions idle;
   // Sorted: bucket, allocated desc, values; idle rows last in their bucket, by values.

@@ -1,4 +1,5 @@
-// Table: aligned columns, a totals row, and money and hours printed with two decimals, each figure
+// Table: aligned columns, a totals row, and money and hours printed with two decimals and
+// thousands grouped, each figure
 // rounded on its own (RoundUnits, the rule every output shares); a note says what a column's
 // printed rows add up to where that is not its printed total. Ratios print as percent; null
 // prints as "-". Names and values print as PrintableText (core/utf8.h): bytes that are not UTF-8
@@ -22,17 +23,8 @@ namespace {
 constexpr std::string_view kNull = "-";
 constexpr int kDecimals = 2;
 
-// 12345 with 2 decimals -> "123.45"; -5 -> "-0.05".
-std::string FormatUnits(int64_t units, int decimals) {
-  const bool negative = units < 0;
-  const uint64_t abs =
-      negative ? static_cast<uint64_t>(-(units + 1)) + 1 : static_cast<uint64_t>(units);
-  uint64_t scale = 1;
-  for (int i = 0; i < decimals; ++i) scale *= 10;
-  std::string frac = std::to_string(abs % scale);
-  frac.insert(0, static_cast<size_t>(decimals) - frac.size(), '0');
-  return StrCat(negative ? "-" : "", abs / scale, ".", frac);
-}
+// 1234567 with 2 decimals -> "12,345.67"; -5 -> "-0.05": figures for people are grouped.
+std::string FormatUnits(int64_t units, int decimals) { return FormatGroupedUnits(units, decimals); }
 
 std::string FormatPercent(double ratio) {
   if (std::isnan(ratio)) return std::string(kNull);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/money.h"
 #include "core/strings.h"
 
 namespace gpucost::workcost {
@@ -19,7 +20,10 @@ std::string Fixed(double v, int decimals) {
 }
 
 std::string Money(double usd, int decimals) {
-  return std::isfinite(usd) ? "$" + Fixed(usd, decimals) : "unknown";
+  if (!std::isfinite(usd)) return "unknown";
+  const int64_t units = RoundUnits(usd, decimals);
+  return units < 0 ? "-$" + FormatGroupedUnits(-units, decimals)
+                   : "$" + FormatGroupedUnits(units, decimals);
 }
 
 std::string Work(double w) {

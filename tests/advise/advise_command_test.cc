@@ -45,8 +45,9 @@ TEST_F(AdviseCommand, DemoNotebookCullingSavesWhatTheReportSaysItsIdleStepsCost)
 
   // The report's 5-minute rows per workload: a notebook culled after 15 min idle is down in each
   // idle step (utilization under 5%) past the first three of a run.
-  const RunResult rep = RunShell(kBinary + " report --input " + input_ +
-                                 " --price-per-gpu-hour 12 --by workload --step 5m --format json");
+  const RunResult rep =
+      RunShell(kBinary + " report --input " + input_ +
+               " --price-per-gpu-hour 12 --by workload --step 5m --every 5m --format json");
   ASSERT_EQ(rep.exit_code, 0) << rep.output;
   const json report = json::parse(rep.output);
   std::map<std::string, std::vector<std::pair<double, double>>> steps;  // (utilization, $)

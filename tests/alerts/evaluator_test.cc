@@ -396,7 +396,10 @@ TEST(AlertsBudgets, TableAndRuleFromMonthToDateAndRunRate) {
   ASSERT_EQ(over.size(), 1u);
   EXPECT_EQ(Label(over[0], "team"), "ml");
   EXPECT_DOUBLE_EQ(over[0]->value, 1056);
-  EXPECT_NE(over[0]->description.find("$1056.00"), std::string::npos) << over[0]->description;
+  // Money grouped alike in every figure of the text (the rule's template and the evaluator's).
+  EXPECT_NE(over[0]->description.find("forecast at $1,056.00"), std::string::npos)
+      << over[0]->description;
+  EXPECT_EQ(over[0]->description.find("$1056.00"), std::string::npos) << over[0]->description;
   EXPECT_NE(over[0]->description.find("budget of $1,000.00"), std::string::npos);
 
   file.budgets_usd["ml"] = 1056;  // forecast exactly at budget: not over

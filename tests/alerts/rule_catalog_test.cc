@@ -112,7 +112,10 @@ TEST(AlertsTemplate, RendersLikePrometheus) {
   EXPECT_EQ(RenderTemplate("{{ $value | humanizeDuration }}", labels, 42, s), "42s");
   EXPECT_EQ(RenderTemplate("{{ $value }} and {{ $value | humanize }}", labels, 1234.5, s),
             "1234.5 and 1.234k");
-  EXPECT_EQ(RenderTemplate("${{ $value | printf \"%.2f\" }}", labels, 1056, s), "$1056.00");
+  // Money ("$" then printf "%.2f") is grouped as every gpucost text prints it; Prometheus, which
+  // has no grouping verb, shows "$1056.00" for the same rule.
+  EXPECT_EQ(RenderTemplate("${{ $value | printf \"%.2f\" }}", labels, 1056, s), "$1,056.00");
+  EXPECT_EQ(RenderTemplate("{{ $value | printf \"%.2f\" }}", labels, 1056, s), "1056.00");
   EXPECT_EQ(RenderTemplate("{{ .Unknown }}", labels, 1, s), "{{ .Unknown }}");
 }
 

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "chargeback/format.h"
+
 namespace gpucost::chargeback {
 namespace {
 
@@ -54,6 +56,28 @@ TEST(Period, DaysAreUtcDaysTheWindowTouches) {
   EXPECT_EQ(p.DayOf(*ParseInstant("2026-10-02T23:59:59Z")), 1);
   EXPECT_EQ(p.DayOf(*ParseInstant("2026-10-03T05:00:00Z")), 2);
   EXPECT_EQ(p.DayOf(*ParseInstant("2026-11-03T05:00:00Z")), 2);  // clamped
+}
+
+TEST(ReadablePeriod, WholeDaysReadAsAnInclusiveRange) {
+  const auto at = [](const char* t) { return *ParseInstant(t); };
+  EXPECT_EQ(FormatReadablePeriod({at("2026-10-01T00:00:00Z"), at("2026-10-08T00:00:00Z")}),
+            "Oct 1\u2013Oct 7, 2026");
+  EXPECT_EQ(FormatReadablePeriod({at("2026-10-01T00:00:00Z"), at("2026-11-01T00:00:00Z")}),
+            "Oct 1\u2013Oct 31, 2026");
+  EXPECT_EQ(FormatReadablePeriod({at("2026-10-01T00:00:00Z"), at("2026-10-02T00:00:00Z")}),
+            "Oct 1, 2026");
+  EXPECT_EQ(FormatReadablePeriod({at("2026-12-28T00:00:00Z"), at("2027-01-04T00:00:00Z")}),
+            "Dec 28, 2026\u2013Jan 3, 2027");
+}
+
+TEST(ReadablePeriod, PartsOfDaysShowTheirTimes) {
+  const auto at = [](const char* t) { return *ParseInstant(t); };
+  EXPECT_EQ(FormatReadablePeriod({at("2026-10-01T00:00:00Z"), at("2026-10-01T01:00:00Z")}),
+            "Oct 1, 2026, 00:00\u201301:00 UTC");
+  EXPECT_EQ(FormatReadablePeriod({at("2026-10-01T06:00:00Z"), at("2026-10-02T00:00:00Z")}),
+            "Oct 1, 2026, 06:00\u201324:00 UTC");
+  EXPECT_EQ(FormatReadablePeriod({at("2026-10-01T06:00:00Z"), at("2026-10-03T12:00:00Z")}),
+            "Oct 1, 2026 06:00\u2013Oct 3, 2026 12:00 UTC");
 }
 
 }  // namespace

@@ -43,9 +43,10 @@ TEST(ReportCommand, WithoutAPriceMoneyIsUnknownNotZero) {
 }
 
 TEST(ReportCommand, PerStepSeriesCarryBucketTimes) {
-  const RunResult r = RunShell(kBinary + " report --input " + kCase +
-                               " --window 1790812800,1790813400 --step 5m --by namespace "
-                               "--price-per-gpu-hour 4 --format csv");
+  const RunResult r =
+      RunShell(kBinary + " report --input " + kCase +
+               " --window 1790812800,1790813400 --step 5m --every 5m --by namespace "
+               "--price-per-gpu-hour 4 --format csv");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(Contains(r.output, "namespace,start,end,gpu_hours")) << r.output;
   EXPECT_TRUE(Contains(r.output, "ml,2026-10-01T00:00:00Z,2026-10-01T00:05:00Z")) << r.output;

@@ -68,5 +68,29 @@ TEST(Money, EachFigureRoundsHalfAwayFromZeroOnItsOwn) {
   }
 }
 
+TEST(MoneyText, DollarsForPeopleAreGroupedWithTwoDecimals) {
+  EXPECT_EQ(FormatUsd(25145.236), "$25,145.24");
+  EXPECT_EQ(FormatUsd(21080.64), "$21,080.64");
+  EXPECT_EQ(FormatUsd(1234567.891), "$1,234,567.89");
+  EXPECT_EQ(FormatUsd(999.995), "$1,000.00");
+  EXPECT_EQ(FormatUsd(0.004), "$0.00");
+  EXPECT_EQ(FormatUsd(-3), "-$3.00");
+  EXPECT_EQ(FormatUsd(-0.001), "$0.00");  // no "-$0.00"
+  EXPECT_EQ(FormatUsd(NAN), "unknown");   // never a silent zero
+  EXPECT_EQ(FormatUsd(INFINITY), "unknown");
+  EXPECT_EQ(FormatGroupedUnits(284700, 0), "284,700");
+  EXPECT_EQ(FormatGroupedUnits(-5, 2), "-0.05");
+  EXPECT_EQ(FormatGroupedUnits(100000, 2), "1,000.00");
+}
+
+TEST(MoneyText, ATinyAmountIsNeverAZeroBesideAShare) {
+  EXPECT_EQ(FormatSmallAmount(0.004, 2), "<0.01");
+  EXPECT_EQ(FormatSmallAmount(-0.004, 2), ">-0.01");
+  EXPECT_EQ(FormatSmallAmount(0.4, 0), "<1");
+  EXPECT_EQ(FormatSmallAmount(0, 2), "0.00");
+  EXPECT_EQ(FormatSmallAmount(1234.5, 2), "1,234.50");
+  EXPECT_EQ(FormatSmallAmount(NAN, 2), "-");
+}
+
 }  // namespace
 }  // namespace gpucost

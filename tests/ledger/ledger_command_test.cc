@@ -45,8 +45,9 @@ TEST_F(LedgerCommand, ReadersGiveFromTheLedgerWhatTheyGiveFromTheInputs) {
   EXPECT_TRUE(Contains(w.output, "wrote 84 cost records")) << w.output;  // 7 slices x 12 steps
   EXPECT_TRUE(Contains(w.output, "rolled up 1 hours")) << w.output;
 
-  const std::string report = " report --by team,workload --step 5m --format json";
-  const json a = Json(report + FromInput());
+  // A time series of the input's 5-minute attribution, and of the records written at 5 minutes.
+  const std::string report = " report --by team,workload --every 5m --format json";
+  const json a = Json(report + " --step 5m" + FromInput());
   const json b = Json(report + FromLedger());
   ASSERT_EQ(a["rows"].size(), b["rows"].size());
   for (size_t i = 0; i < a["rows"].size(); ++i) {

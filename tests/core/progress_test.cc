@@ -1,0 +1,98 @@
+// The progress line as a terminal would show it, with a clock moved by hand: what it says, how
+// often it redraws (at most once per interval), that it clears itself, and that a disabled line
+// (stderr is not a terminal, or --no-progress) writes nothing at all.
+#include "core/progress.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <sstream>
+
+namespace gpucost {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+const Instant kStart = InstantFromUnixMs(1'790'812'800'000);
+
+TEST(ProgressLine, SaysBytesOfTotalRateAndTimeLeft) {
+  FakeClock clock(kStart);
+  std::ostringstream out;
+  ProgressLine line("report", ProgressUnit::kBytes, 100 << 20, clock, out, true);
+  clock.Advance(seconds(2));
+  line.Set(25 << 20);
+  EXPECT_EQ(out.str(), "\rreport: read 25MiB of 100MiB (25%), 12.5MiB/s, 6s left");
+  EXPECT_EQ(line.draws(), 1);
+}
+
+TEST(ProgressLine, SaysTimeCoveredForAWindow) {
+  FakeClock clock(kStart);
+  std::ostringstream out;
+  const int64_t two_days_ms = 48 * 3'600'000LL;
+  ProgressLine line("simulate", ProgressUnit::kTime, two_days_ms, clock, out, true);
+  clock.Advance(seconds(10));
+  line.Set(12 * 3'600'000LL);
+  EXPECT_EQ(line.Text(seconds(10)), "simulate: covered 12.0h of 48.0h (25%), 1.20h/s, 30s left");
+  clock.Advance(seconds(200));
+  line.Set(36 * 3'600'000LL);
+  EXPECT_EQ(line.Text(seconds(210)), "simulate: covered 36.0h of 48.0h (75%), 0.17h/s, 1m10s left");
+}
+
+TEST(ProgressLine, RedrawsAtMostTenTimesASecondAndClearsAtTheEnd) {
+  FakeClock clock(kStart);
+  std::ostringstream out;
+  ProgressLine line("report", ProgressUnit::kBytes, 1000, clock, out, true);
+  for (int i = 1; i <= 1000; ++i) {
+    clock.Advance(milliseconds(1));  // a second in all, a thousand updates
+    line.Set(i);
+  }
+  EXPECT_EQ(line.draws(), 10);
+  line.Finish();
+  const std::string shown = out.str();
+  // The last thing written blanks the line and returns to its start: nothing stays.
+  const size_t last_cr = shown.rfind('\r', shown.size() - 2);
+  ASSERT_NE(last_cr, std::string::npos);
+  const std::string tail = shown.substr(last_cr);
+  EXPECT_EQ(tail.front(), '\r');
+  EXPECT_EQ(tail.back(), '\r');
+  EXPECT_EQ(tail.find_first_not_of(" \r"), std::string::npos) << tail;
+  line.Set(5);  // after Finish: nothing more
+  EXPECT_EQ(out.str(), shown);
+}
+
+TEST(ProgressLine, AShorterTextBlanksWhatALongerOneLeft) {
+  FakeClock clock(kStart);
+  std::ostringstream out;
+  ProgressLine line("x", ProgressUnit::kBytes, 0, clock, out, true);  // total unknown
+  clock.Advance(seconds(1));
+  line.Set(5'000'000'000);
+  const size_t first = out.str().size();
+  clock.Advance(seconds(1));
+  line.Set(1);
+  const std::string second = out.str().substr(first);
+  EXPECT_EQ(second.size(), first) << "the second draw is as wide as the first";
+  EXPECT_EQ(second.rfind("\rx: read 1B, ", 0), 0u) << second;
+}
+
+TEST(ProgressLine, DisabledWritesNothing) {
+  FakeClock clock(kStart);
+  std::ostringstream out;
+  {
+    ProgressLine line("report", ProgressUnit::kBytes, 1000, clock, out, false);
+    for (int i = 0; i < 100; ++i) {
+      clock.Advance(seconds(1));
+      line.Set(i * 10);
+    }
+  }
+  EXPECT_EQ(out.str(), "");
+}
+
+TEST(ProgressWanted, FlagsWinElseTheTerminalDecides) {
+  EXPECT_TRUE(ProgressWanted(true, -1));
+  EXPECT_FALSE(ProgressWanted(false, -1));
+  EXPECT_FALSE(ProgressWanted(std::nullopt, -1));  // not a terminal (not even a descriptor)
+}
+
+}  // namespace
+}  // namespace gpucost
