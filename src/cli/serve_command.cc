@@ -1,6 +1,6 @@
 // `gpucost serve`: keeps a cost ledger current and serves it (docs/serve.md, the settings in
 // docs/config.md). The flags, or a YAML file of them (--config), are validated here before
-// anything starts; the work is Server's (serve_server.h).
+// anything starts; the work is serve::Server's (serve/serve_server.h).
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -12,14 +12,14 @@
 #include "cli/input_flags.h"
 #include "cli/price_flags.h"
 #include "cli/remote_write_flags.h"
-#include "cli/scrape_source.h"
-#include "cli/serve_server.h"
+#include "cli/scrape_flags.h"
 #include "cli/stop_signals.h"
 #include "core/files.h"
 #include "core/listen_address.h"
 #include "core/log.h"
 #include "core/strings.h"
 #include "ledger/ledger.h"
+#include "serve/serve_server.h"
 
 namespace gpucost::cli {
 namespace {
@@ -48,8 +48,8 @@ struct ServeFlags {
   ScrapeFlags scrape;
 };
 
-Result<ServeOptions> Parse(const ServeFlags& f) {
-  ServeOptions s;
+Result<serve::ServeOptions> Parse(const ServeFlags& f) {
+  serve::ServeOptions s;
   const auto positive = [](std::string_view flag, const std::string& text) -> Result<Duration> {
     Result<Duration> d = ParseDuration(text);
     if (!d.ok() || d->count() <= 0) {
@@ -106,7 +106,7 @@ Result<ServeOptions> Parse(const ServeFlags& f) {
                            positive("--forecast-lookback", f.forecast_lookback));
   s.tls_cert_file = f.tls_cert_file;
   s.tls_key_file = f.tls_key_file;
-  GPUCOST_RETURN_IF_ERROR(CheckTls(s));
+  GPUCOST_RETURN_IF_ERROR(serve::CheckTls(s));
   GPUCOST_ASSIGN_OR_RETURN(s.remote_write, RemoteWriterOptionsOf(f.remote_write));
   s.source = f.input;
   s.source.ledger.clear();
@@ -128,7 +128,7 @@ Result<ServeOptions> Parse(const ServeFlags& f) {
           "--scrape and --scrape-endpoints are the source: leave out --prometheus and --input");
     }
     GPUCOST_ASSIGN_OR_RETURN(s.scrape,
-                             ScrapeSource::Create(f.scrape, f.input.kube, f.input.ledger));
+                             serve::ScrapeSource::Create(f.scrape, f.input.kube, f.input.ledger));
   }
   s.ledger = f.input.ledger;
   GPUCOST_ASSIGN_OR_RETURN(s.price, MakePriceFn(f.price));
@@ -137,7 +137,7 @@ Result<ServeOptions> Parse(const ServeFlags& f) {
 
 // Errors are bad flags or configuration (exit 2); otherwise the exit status once stopped.
 Result<int> Serve(const ServeFlags& f) {
-  GPUCOST_ASSIGN_OR_RETURN(ServeOptions options, Parse(f));
+  GPUCOST_ASSIGN_OR_RETURN(serve::ServeOptions options, Parse(f));
   GPUCOST_ASSIGN_OR_RETURN(auto address, ParseListenAddress(f.listen));
   if (!IsLoopbackHost(address.first)) {
     if (options.token.empty()) {
@@ -158,8 +158,8 @@ Result<int> Serve(const ServeFlags& f) {
   // Before any thread starts (the remote-write sender does in Create), so that every thread
   // inherits the mask and SIGTERM reaches the waiting one only.
   BlockStopSignals();
-  GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<Server> server,
-                           Server::Create(std::move(options), std::move(l)));
+  GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<serve::Server> server,
+                           serve::Server::Create(std::move(options), std::move(l)));
   GPUCOST_ASSIGN_OR_RETURN(int port, server->Bind(address.first, address.second));
   std::printf("gpucost serve: %s://%s:%d (/metrics, /api/v1/report, /healthz, /readyz), "
               "ledger %s\n",

@@ -1,4 +1,4 @@
-#include "cli/report_pipeline.h"
+#include "pipeline/report_pipeline.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include "core/money.h"
 #include "core/strings.h"
 
-namespace gpucost::cli {
+namespace gpucost {
 namespace {
 
 class TeeSink final : public CostSink {
@@ -31,8 +31,8 @@ AttributionSummary Replay(const std::vector<CostRecord>& records,
                           CostSink& sink, Aggregator* rolled_sink) {
   constexpr size_t kBatch = 4096;
   for (size_t i = 0; i < records.size(); i += kBatch) {
-    sink.Consume(std::span<const CostRecord>(records.data() + i,
-                                             std::min(kBatch, records.size() - i)));
+    sink.Consume(
+        std::span<const CostRecord>(records.data() + i, std::min(kBatch, records.size() - i)));
   }
   CompensatedSum node_cost;
   CompensatedSum allocated;
@@ -47,8 +47,8 @@ AttributionSummary Replay(const std::vector<CostRecord>& records,
     }
     node_cost.Add(r.allocated_usd);
     (r.is_idle() ? idle : allocated).Add(r.allocated_usd);
-    if (r.oversubscribed) oversubscribed.insert((static_cast<uint64_t>(r.unit) << 32) ^
-                                                static_cast<uint64_t>(r.step));
+    if (r.oversubscribed)
+      oversubscribed.insert((static_cast<uint64_t>(r.unit) << 32) ^ static_cast<uint64_t>(r.step));
   }
   summary.oversubscribed_unit_steps = static_cast<int64_t>(oversubscribed.size());
   summary.records = static_cast<int64_t>(records.size());
@@ -63,16 +63,16 @@ AttributionSummary Replay(const std::vector<CostRecord>& records,
       (r.is_idle() ? idle : allocated).Add(usd);
       summary.records += r.records;
       if (r.unit_oversubscribed_steps > 0 &&
-          units_counted.insert((static_cast<uint64_t>(r.unit) << 32) ^
-                               static_cast<uint64_t>(r.step))
+          units_counted
+              .insert((static_cast<uint64_t>(r.unit) << 32) ^ static_cast<uint64_t>(r.step))
               .second) {
         summary.oversubscribed_unit_steps += r.unit_oversubscribed_steps;
       }
     }
   }
   const Duration span = settings.window.end - settings.window.start;
-  summary.steps = settings.step.count() > 0 ? (span + settings.step - Duration(1)) / settings.step
-                                            : 0;
+  summary.steps =
+      settings.step.count() > 0 ? (span + settings.step - Duration(1)) / settings.step : 0;
   summary.node_cost_usd = node_cost.value();
   summary.allocated_usd = allocated.value();
   summary.idle_usd = idle.value();
@@ -151,8 +151,8 @@ Status CheckConservation(const ReportRun& run) {
   const double want = run.summary.node_cost_usd;
   const double got = run.report.totals.cost_usd;
   if (std::isfinite(got) && std::fabs(got - want) > 1e-9 * std::max(1.0, std::fabs(want))) {
-    return Status::Internal(StrCat("conservation violated: report cost ", got,
-                                   " USD != node GPU cost ", want, " USD"));
+    return Status::Internal(
+        StrCat("conservation violated: report cost ", got, " USD != node GPU cost ", want, " USD"));
   }
   return Status::Ok();
 }
@@ -179,10 +179,10 @@ Result<FocusRun> RunFocusExport(const LoadedTimeline& timeline, const PriceFn& p
   const double want = out.run.report.totals.cost_usd;
   const double got = out.table.effective_cost_usd;
   if (std::isfinite(want) && std::fabs(got - want) > 1e-9 * std::max(1.0, std::fabs(want))) {
-    return Status::Internal(StrCat("FOCUS export: sum of EffectiveCost ", got,
-                                   " USD != report cost ", want, " USD"));
+    return Status::Internal(
+        StrCat("FOCUS export: sum of EffectiveCost ", got, " USD != report cost ", want, " USD"));
   }
   return out;
 }
 
-}  // namespace gpucost::cli
+}  // namespace gpucost

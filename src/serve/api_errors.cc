@@ -1,8 +1,8 @@
-#include "cli/api_errors.h"
+#include "serve/api_errors.h"
 
 #include "core/redact.h"
 
-namespace gpucost::cli {
+namespace gpucost::serve {
 
 ApiError ApiErrorOf(const Status& s, std::string_view ledger) {
   switch (s.code()) {
@@ -30,4 +30,4 @@ ApiError ApiErrorOf(const Status& s, std::string_view ledger) {
   }
 }
 
-}  // namespace gpucost::cli
+}  // namespace gpucost::serve

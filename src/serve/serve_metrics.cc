@@ -1,4 +1,4 @@
-#include "cli/serve_metrics.h"
+#include "serve/serve_metrics.h"
 
 #include <fmt/format.h>
 
@@ -8,12 +8,31 @@
 #include <utility>
 
 #include "core/labels.h"
+#include "ingest/exposition.h"
 #include "monitoring/metric_catalog.h"
 
-namespace gpucost::cli {
+namespace gpucost::serve {
 namespace {
 
 namespace m = monitoring;
+
+class SeriesCollector final : public ExpositionHandler {
+ public:
+  explicit SeriesCollector(int64_t timestamp_ms) : timestamp_ms_(timestamp_ms) {}
+  void OnSample(const SampleView& sample) override {
+    promsource::WriteSeries s;
+    s.labels.reserve(sample.labels.size() + 1);
+    s.labels.emplace_back("__name__", std::string(sample.name));
+    for (const LabelView& l : sample.labels) s.labels.emplace_back(l.name, l.value);
+    s.samples.emplace_back(sample.has_timestamp ? sample.timestamp_ms : timestamp_ms_,
+                           sample.value);
+    series.push_back(std::move(s));
+  }
+  std::vector<promsource::WriteSeries> series;
+
+ private:
+  int64_t timestamp_ms_;
+};
 
 // Label values with Prometheus escaping, and what is not UTF-8 as U+FFFD: Prometheus refuses a
 // whole scrape over one label value that is not (core/labels.h).
@@ -256,4 +275,15 @@ std::string ServeMetricsText(const ledger::LedgerTotals& totals, const ledger::L
   return out;
 }
 
-}  // namespace gpucost::cli
+Result<std::vector<promsource::WriteSeries>> SeriesOfExposition(std::string_view text,
+                                                                int64_t timestamp_ms) {
+  std::unique_ptr<ByteSource> in = StringByteSource(std::string(text), "/metrics");
+  ParseOptions options;
+  options.format = ExpositionFormat::kText;
+  options.strict = true;
+  SeriesCollector collector(timestamp_ms);
+  GPUCOST_RETURN_IF_ERROR(ParseExposition(*in, options, collector).status());
+  return std::move(collector.series);
+}
+
+}  // namespace gpucost::serve

@@ -14,19 +14,19 @@
 #include <string>
 
 #include "alerts/budgets.h"
-#include "cli/input_flags.h"
-#include "cli/scrape_source.h"
 #include "core/result.h"
 #include "core/time.h"
 #include "ledger/ledger.h"
+#include "pipeline/input.h"
 #include "pricing/price_fn.h"
 #include "promsource/remote_write.h"
+#include "serve/scrape_source.h"
 
-namespace gpucost::cli {
+namespace gpucost::serve {
 
 struct ServeOptions {
-  InputFlags source;        // where usage and inventory come from (its ledger field is unused)
-  std::string ledger;       // the ledger target, for the API's reads (shown as Ledger::path())
+  InputOptions source;  // where usage and inventory come from (its ledger field is unused)
+  std::string ledger;   // the ledger target, for the API's reads (shown as Ledger::path())
   PriceFn price;
   Duration interval{0}, step{0}, lag{0}, grace{0}, max_chunk{0};
   std::optional<Instant> from;  // where a new ledger starts; nullopt: one interval ago
@@ -34,8 +34,8 @@ struct ServeOptions {
   // How long the writer lease of serve's clusters lasts unless renewed: a standby serve of the
   // same clusters takes over writing after it runs out (docs/serve.md, "Many clusters").
   Duration writer_lease{std::chrono::seconds(30)};
-  bool read_only = false;       // serve the ledger's API and gauges; attribute nothing
-  std::string token;            // required bearer token; empty: none
+  bool read_only = false;  // serve the ledger's API and gauges; attribute nothing
+  std::string token;       // required bearer token; empty: none
   std::optional<alerts::BudgetFile> budgets;
   Duration forecast_lookback{0};
   std::string tls_cert_file;  // PEM; with tls_key_file the server speaks HTTPS only
@@ -70,4 +70,4 @@ class Server {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace gpucost::cli
+}  // namespace gpucost::serve

@@ -1,4 +1,4 @@
-#include "cli/opencost_api.h"
+#include "serve/opencost_api.h"
 
 #include <chrono>
 #include <cmath>
@@ -8,15 +8,15 @@
 #include <string>
 #include <vector>
 
-#include "cli/api_errors.h"
-#include "cli/input_flags.h"
-#include "cli/opencost_filter.h"
-#include "cli/report_pipeline.h"
 #include "core/log.h"
 #include "core/strings.h"
 #include "ledger/ledger.h"
+#include "pipeline/input.h"
+#include "pipeline/report_pipeline.h"
+#include "serve/api_errors.h"
+#include "serve/opencost_filter.h"
 
-namespace gpucost::cli {
+namespace gpucost::serve {
 namespace {
 
 using nlohmann::json;
@@ -48,7 +48,8 @@ Result<std::string> Dimensions(std::string_view aggregate) {
       out.push_back(a);
     } else {
       return Status::InvalidArgument(
-          StrCat("aggregate \"", a, "\": gpucost answers cluster, node, namespace, "
+          StrCat("aggregate \"", a,
+                 "\": gpucost answers cluster, node, namespace, "
                  "controllerKind, controller, pod, container, team and label:<key>"));
     }
   }
@@ -58,9 +59,12 @@ Result<std::string> Dimensions(std::string_view aggregate) {
 // OpenCost's property names for the grouping dimensions.
 std::string Property(const Dimension& d) {
   switch (d.kind) {
-    case DimensionKind::kWorkload: return "controller";
-    case DimensionKind::kWorkloadKind: return "controllerKind";
-    default: return d.Name();
+    case DimensionKind::kWorkload:
+      return "controller";
+    case DimensionKind::kWorkloadKind:
+      return "controllerKind";
+    default:
+      return d.Name();
   }
 }
 
@@ -85,14 +89,15 @@ Result<Window> ParseOpenCostWindow(std::string_view text, Instant now) {
       sys_days{ymd.year() / ymd.month() / std::chrono::day(1)});
   if (text == "month") return Window{month, now};
   if (text == "lastmonth") {
-    const year_month_day prev = ymd.year() / ymd.month() / std::chrono::day(1) -
-                                std::chrono::months(1);
+    const year_month_day prev =
+        ymd.year() / ymd.month() / std::chrono::day(1) - std::chrono::months(1);
     return Window{std::chrono::time_point_cast<Duration>(sys_days{prev}), month};
   }
   if (text.find(',') != std::string_view::npos) return ParseWindow(text);
   Result<Duration> d = ParseDuration(text);
   if (!d.ok() || d->count() <= 0) {
-    return Status::InvalidArgument(StrCat("window \"", text, "\": expected START,END, a duration "
+    return Status::InvalidArgument(StrCat("window \"", text,
+                                          "\": expected START,END, a duration "
                                           "(7d), today, yesterday, week, lastweek, month or "
                                           "lastmonth"));
   }
@@ -100,8 +105,7 @@ Result<Window> ParseOpenCostWindow(std::string_view text, Instant now) {
 }
 
 ApiResponse OpenCostAllocation(const std::string& ledger_path,
-                               const std::function<std::string(const char*)>& param,
-                               Instant now) {
+                               const std::function<std::string(const char*)>& param, Instant now) {
   const auto fail = [](int status, std::string_view message) {
     return ApiResponse{status, json{{"code", status}, {"message", message}}.dump(
                                    -1, ' ', false, json::error_handler_t::replace)};
@@ -159,7 +163,7 @@ ApiResponse OpenCostAllocation(const std::string& ledger_path,
   for (Instant t = window->start; t < window->end; t += step) {
     const Window w{t, std::min(window->end, t + step)};
     json set = json::object();
-    InputFlags in;
+    InputOptions in;
     in.ledger = ledger_path;
     Result<LoadedInput> input = LoadInput(in, w, Duration(0));
     if (!input.ok()) {
@@ -229,4 +233,4 @@ ApiResponse OpenCostAllocation(const std::string& ledger_path,
                               -1, ' ', false, json::error_handler_t::replace)};
 }
 
-}  // namespace gpucost::cli
+}  // namespace gpucost::serve

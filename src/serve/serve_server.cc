@@ -1,4 +1,4 @@
-#include "cli/serve_server.h"
+#include "serve/serve_server.h"
 
 #include <httplib.h>
 #include <sys/resource.h>
@@ -14,20 +14,19 @@
 #include <sstream>
 #include <thread>
 
-#include "cli/api_errors.h"
-#include "cli/opencost_api.h"
-#include "cli/remote_write_flags.h"
-#include "cli/report_pipeline.h"
-#include "cli/serve_metrics.h"
-#include "cli/serve_writer.h"
 #include "core/http_workers.h"
 #include "core/log.h"
 #include "core/strings.h"
 #include "ledger/rollup_cache.h"
+#include "pipeline/report_pipeline.h"
 #include "report/render.h"
 #include "report/report_query.h"
+#include "serve/api_errors.h"
+#include "serve/opencost_api.h"
+#include "serve/serve_metrics.h"
+#include "serve/serve_writer.h"
 
-namespace gpucost::cli {
+namespace gpucost::serve {
 namespace {
 
 // The token of an "Authorization: Bearer TOKEN" header (the scheme in any case, RFC 7235);
@@ -78,8 +77,8 @@ struct Server::Impl {
       if (!Authorized(req, res)) return;
       Report(req, res);
     });
-    for (const char* path : {"/allocation", "/allocation/compute", "/model/allocation",
-                             "/model/allocation/compute"}) {
+    for (const char* path :
+         {"/allocation", "/allocation/compute", "/model/allocation", "/model/allocation/compute"}) {
       http_->Get(path, [this](const httplib::Request& req, httplib::Response& res) {
         if (!Authorized(req, res) || RefuseWhileDamaged(res)) return;
         const ApiResponse r = OpenCostAllocation(
@@ -98,8 +97,8 @@ struct Server::Impl {
   }
 
   Result<int> Bind(const std::string& host, int port) {
-    const int bound = port == 0 ? http_->bind_to_any_port(host)
-                                : (http_->bind_to_port(host, port) ? port : -1);
+    const int bound =
+        port == 0 ? http_->bind_to_any_port(host) : (http_->bind_to_port(host, port) ? port : -1);
     if (bound <= 0) return Status::Unavailable(StrCat("cannot listen on ", host, ":", port));
     WidenAcceptQueue(listen_fd_);
     return bound;
@@ -348,7 +347,7 @@ struct Server::Impl {
           return req.get_param_value(name);
         });
     if (!query.ok()) return Fail(res, query.status());
-    InputFlags in;
+    InputOptions in;
     in.ledger = s_.ledger;
     ReportSettings settings;
     settings.by = query->by;
@@ -401,7 +400,6 @@ struct Server::Impl {
   std::string metrics_;
 };
 
-
 Status CheckTls(const ServeOptions& options) {
   if (options.tls_cert_file.empty() && options.tls_key_file.empty()) return Status::Ok();
   if (options.tls_cert_file.empty() || options.tls_key_file.empty()) {
@@ -438,4 +436,4 @@ Result<int> Server::Bind(const std::string& host, int port) { return impl_->Bind
 Status Server::Run() { return impl_->Run(); }
 void Server::Stop() { impl_->Stop(); }
 
-}  // namespace gpucost::cli
+}  // namespace gpucost::serve

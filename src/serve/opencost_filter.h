@@ -20,7 +20,7 @@
 #include "model/cost_record.h"
 #include "model/inventory.h"
 
-namespace gpucost::cli {
+namespace gpucost::serve {
 
 class AllocationFilter {
  public:
@@ -35,4 +35,4 @@ class AllocationFilter {
   std::shared_ptr<const Expr> root_;  // null: everything
 };
 
-}  // namespace gpucost::cli
+}  // namespace gpucost::serve

@@ -15,7 +15,7 @@
 #include "report/focus_export.h"
 #include "report/report.h"
 
-namespace gpucost::cli {
+namespace gpucost {
 
 struct ReportSettings {
   Window window;
@@ -49,7 +49,8 @@ struct ReportRun {
 
 // Runs the engine over `timeline` (or replays settings.replay) and aggregates. Fails if
 // Σ allocated + Σ idle differs from the nodes' GPU cost by more than 1e-9 relative (an internal
-// error: it should never happen). `also`, when given, receives every record too (the same engine run).
+// error: it should never happen). `also`, when given, receives every record too (the same engine
+// run).
 Result<ReportRun> RunReport(const LoadedTimeline& timeline, const PriceFn& price,
                             const ReportSettings& settings, CostSink* also = nullptr);
 
@@ -73,4 +74,4 @@ Result<FocusRun> RunFocusExport(const LoadedTimeline& timeline, const PriceFn& p
                                 const ReportSettings& settings, bool per_step,
                                 std::string provider_name);
 
-}  // namespace gpucost::cli
+}  // namespace gpucost

@@ -15,13 +15,13 @@
 #include <vector>
 
 #include "attribution/inventory_union.h"
-#include "cli/input_flags.h"
-#include "cli/serve_server.h"
 #include "core/result.h"
 #include "core/time.h"
 #include "ledger/ledger.h"
+#include "pipeline/input.h"
+#include "serve/serve_server.h"
 
-namespace gpucost::cli {
+namespace gpucost::serve {
 
 // Steps without data in a chunk [start, start + data.size() x step), and a hole left open by
 // the chunks before (`pending`); exposed for tests.
@@ -82,7 +82,7 @@ class ServeWriter {
 
   const ServeOptions& s_;
   ledger::Ledger& ledger_;
-  InputFlags source_;  // s_.source without its ledger
+  InputOptions source_;  // s_.source without its ledger
   const std::string name_ = WriterName();
   std::vector<std::string> clusters_;  // the clusters serve writes (LearnClusters), sorted
   bool writing_ = false;               // it holds their writer lease
@@ -101,4 +101,4 @@ class ServeWriter {
   Status damage_;
 };
 
-}  // namespace gpucost::cli
+}  // namespace gpucost::serve

@@ -1,4 +1,4 @@
-#include "cli/input_diagnosis.h"
+#include "pipeline/input_diagnosis.h"
 
 #include <filesystem>
 #include <string_view>
@@ -6,7 +6,7 @@
 #include "core/strings.h"
 #include "inventory/timeline_loader.h"
 
-namespace gpucost::cli {
+namespace gpucost {
 namespace {
 
 // How InventoryBuilder's warning for a sample without a timestamp starts (a test of this
@@ -82,4 +82,4 @@ Status NoTimeInFiles(const LoadedTimeline& timeline) {
   return Status::InvalidArgument(message);
 }
 
-}  // namespace gpucost::cli
+}  // namespace gpucost

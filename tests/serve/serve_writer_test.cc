@@ -1,4 +1,4 @@
-#include "cli/serve_writer.h"
+#include "serve/serve_writer.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -9,7 +9,7 @@
 #include "core/strings.h"
 #include "pricing/price_fn.h"
 
-namespace gpucost::cli {
+namespace gpucost::serve {
 namespace {
 
 Instant At(int64_t minutes) { return InstantFromUnixMs(minutes * 60'000); }
@@ -138,4 +138,4 @@ TEST(ServeWriter, AFullDiskStopsTheWritesAndTheyResumeWithNothingLostOrCountedTw
 }
 
 }  // namespace
-}  // namespace gpucost::cli
+}  // namespace gpucost::serve

@@ -1,13 +1,13 @@
 // OpenCost's filter language over records: fields, operators, value lists, groups, and errors
 // that say where.
-#include "cli/opencost_filter.h"
+#include "serve/opencost_filter.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-namespace gpucost::cli {
+namespace gpucost::serve {
 namespace {
 
 class Filter : public ::testing::Test {
@@ -45,8 +45,8 @@ class Filter : public ::testing::Test {
     std::string kept;
     CostRecord r;
     r.unit = 0;
-    for (const auto& [holder, name] : {std::pair<HolderIndex, char>{0, 't'}, {1, 'n'},
-                                       {kNoIndex, 'i'}}) {
+    for (const auto& [holder, name] :
+         {std::pair<HolderIndex, char>{0, 't'}, {1, 'n'}, {kNoIndex, 'i'}}) {
       r.holder = holder;
       if (f->Matches(inv_, r)) kept += name;
     }
@@ -77,8 +77,8 @@ TEST_F(Filter, FieldsAndOperators) {
 }
 
 TEST_F(Filter, ValueListsGroupsAndParentheses) {
-  EXPECT_EQ(Kept("namespace:\"notebooks\",\"ml-research\""), "tn");      // any of them
-  EXPECT_EQ(Kept("namespace!:\"notebooks\",\"ml-research\""), "");       // none of them
+  EXPECT_EQ(Kept("namespace:\"notebooks\",\"ml-research\""), "tn");  // any of them
+  EXPECT_EQ(Kept("namespace!:\"notebooks\",\"ml-research\""), "");   // none of them
   EXPECT_EQ(Kept("team:\"ml\"+label[app]:\"jupyter\""), "");
   EXPECT_EQ(Kept("team:\"ml\" | label[app]:\"jupyter\""), "tn");
   EXPECT_EQ(Kept("(team:\"ml\"|team:\"analytics\")+pod~>:\"ana-0\""), "n");
@@ -109,4 +109,4 @@ TEST_F(Filter, ErrorsSayWhere) {
 }
 
 }  // namespace
-}  // namespace gpucost::cli
+}  // namespace gpucost::serve

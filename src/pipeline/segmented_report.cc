@@ -1,4 +1,4 @@
-#include "cli/segmented_report.h"
+#include "pipeline/segmented_report.h"
 
 #include <algorithm>
 #include <chrono>
@@ -12,10 +12,10 @@
 #include <utility>
 
 #include "attribution/inventory_union.h"
-#include "cli/input_flags.h"
 #include "core/strings.h"
+#include "pipeline/input.h"
 
-namespace gpucost::cli {
+namespace gpucost {
 namespace {
 
 // The report's aggregator and, when given, the caller's sink.
@@ -144,4 +144,4 @@ Result<SegmentedRun> RunSegmentedReport(const SegmentLoader& load, const PriceFn
   return out;
 }
 
-}  // namespace gpucost::cli
+}  // namespace gpucost

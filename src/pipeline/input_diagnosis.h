@@ -13,7 +13,7 @@
 #include "core/time.h"
 #include "inventory/inventory_builder.h"
 
-namespace gpucost::cli {
+namespace gpucost {
 
 // --untimestamped-at: "" (unset), a time (RFC 3339 or unix seconds), or "mtime": the newest
 // modification time of the files `inputs` names.
@@ -25,4 +25,4 @@ Result<std::optional<Instant>> ParseUntimestampedAt(const std::string& text,
 // message) and how many there are.
 Status NoTimeInFiles(const LoadedTimeline& timeline);
 
-}  // namespace gpucost::cli
+}  // namespace gpucost

@@ -13,7 +13,7 @@
 
 #include "core/status.h"
 
-namespace gpucost::cli {
+namespace gpucost::serve {
 
 struct ApiError {
   int status = 500;
@@ -24,4 +24,4 @@ struct ApiError {
 // names it, as given or masked, the client reads "the ledger".
 ApiError ApiErrorOf(const Status& s, std::string_view ledger);
 
-}  // namespace gpucost::cli
+}  // namespace gpucost::serve

@@ -1,4 +1,4 @@
-#include "cli/opencost_filter.h"
+#include "serve/opencost_filter.h"
 
 #include <array>
 #include <cctype>
@@ -7,10 +7,19 @@
 
 #include "core/strings.h"
 
-namespace gpucost::cli {
+namespace gpucost::serve {
 
-enum class Field { kCluster, kNode, kNamespace, kControllerKind, kControllerName, kPod,
-                   kContainer, kTeam, kLabel };
+enum class Field {
+  kCluster,
+  kNode,
+  kNamespace,
+  kControllerKind,
+  kControllerName,
+  kPod,
+  kContainer,
+  kTeam,
+  kLabel
+};
 enum class Op { kEquals, kContains, kPrefix, kSuffix };
 
 struct AllocationFilter::Expr {
@@ -91,8 +100,8 @@ class Parser {
   Result<Expr> Comparison() {
     Expr n;
     const size_t start = pos_;
-    while (!AtEnd() && (std::isalnum(static_cast<unsigned char>(Peek())) || Peek() == '_' ||
-                        Peek() == '-')) {
+    while (!AtEnd() &&
+           (std::isalnum(static_cast<unsigned char>(Peek())) || Peek() == '_' || Peek() == '-')) {
       ++pos_;
     }
     const std::string_view name = s_.substr(start, pos_ - start);
@@ -134,8 +143,8 @@ class Parser {
   }
 
   Status Operator(Expr& n) {
-    static constexpr std::array<std::pair<std::string_view, Op>, 4> kOps = {{
-        {"<~:", Op::kPrefix}, {"~>:", Op::kSuffix}, {"~:", Op::kContains}, {":", Op::kEquals}}};
+    static constexpr std::array<std::pair<std::string_view, Op>, 4> kOps = {
+        {{"<~:", Op::kPrefix}, {"~>:", Op::kSuffix}, {"~:", Op::kContains}, {":", Op::kEquals}}};
     n.negated = !AtEnd() && Peek() == '!';
     if (n.negated) ++pos_;
     for (const auto& [text, op] : kOps) {
@@ -170,19 +179,32 @@ std::string Sanitized(std::string_view key) {
 }
 
 // The field's value on the record; nullopt when the record has none (idle capacity).
-std::optional<std::string_view> ValueOf(const Expr& n, const Inventory& inv,
-                                        const CostRecord& r) {
+std::optional<std::string_view> ValueOf(const Expr& n, const Inventory& inv, const CostRecord& r) {
   const Holder* h = r.is_idle() ? nullptr : &inv.holders[r.holder];
   const Node& node = inv.nodes[inv.units[r.unit].node];
   switch (n.field) {
-    case Field::kCluster: return h != nullptr ? h->cluster : node.cluster;
-    case Field::kNode: return node.name;
-    case Field::kNamespace: if (h) return h->namespace_name; break;
-    case Field::kControllerKind: if (h) return h->workload_kind; break;
-    case Field::kControllerName: if (h) return h->workload; break;
-    case Field::kPod: if (h) return h->pod; break;
-    case Field::kContainer: if (h) return h->container; break;
-    case Field::kTeam: if (h) return h->team; break;
+    case Field::kCluster:
+      return h != nullptr ? h->cluster : node.cluster;
+    case Field::kNode:
+      return node.name;
+    case Field::kNamespace:
+      if (h) return h->namespace_name;
+      break;
+    case Field::kControllerKind:
+      if (h) return h->workload_kind;
+      break;
+    case Field::kControllerName:
+      if (h) return h->workload;
+      break;
+    case Field::kPod:
+      if (h) return h->pod;
+      break;
+    case Field::kContainer:
+      if (h) return h->container;
+      break;
+    case Field::kTeam:
+      if (h) return h->team;
+      break;
     case Field::kLabel:
       if (h == nullptr) break;
       for (const auto& label : h->labels) {
@@ -195,10 +217,14 @@ std::optional<std::string_view> ValueOf(const Expr& n, const Inventory& inv,
 
 bool Compare(Op op, std::string_view value, std::string_view wanted) {
   switch (op) {
-    case Op::kEquals: return value == wanted;
-    case Op::kContains: return value.find(wanted) != std::string_view::npos;
-    case Op::kPrefix: return value.starts_with(wanted);
-    case Op::kSuffix: return value.ends_with(wanted);
+    case Op::kEquals:
+      return value == wanted;
+    case Op::kContains:
+      return value.find(wanted) != std::string_view::npos;
+    case Op::kPrefix:
+      return value.starts_with(wanted);
+    case Op::kSuffix:
+      return value.ends_with(wanted);
   }
   return false;
 }
@@ -233,4 +259,4 @@ bool AllocationFilter::Matches(const Inventory& inventory, const CostRecord& rec
   return root_ == nullptr || Eval(*root_, inventory, record);
 }
 
-}  // namespace gpucost::cli
+}  // namespace gpucost::serve

@@ -11,22 +11,21 @@
 #include "core/result.h"
 #include "core/time.h"
 
-namespace gpucost::cli {
+namespace gpucost::serve {
 
 struct ApiResponse {
   int status = 200;
-  std::string body;  // JSON
+  std::string body;                    // JSON
   StatusCode cause = StatusCode::kOk;  // of a failure: kDataLoss for a damaged ledger
 };
 
 // `param(name)` returns the query parameter or "" when absent. `now` anchors relative windows
 // ("7d", "today", "lastmonth").
 ApiResponse OpenCostAllocation(const std::string& ledger_path,
-                               const std::function<std::string(const char*)>& param,
-                               Instant now);
+                               const std::function<std::string(const char*)>& param, Instant now);
 
 // OpenCost's window forms: "START,END" (RFC 3339 or unix seconds), "30m" / "12h" / "7d" ending
 // now, "today", "yesterday", "week", "lastweek", "month", "lastmonth" (UTC). Exposed for tests.
 Result<Window> ParseOpenCostWindow(std::string_view text, Instant now);
 
-}  // namespace gpucost::cli
+}  // namespace gpucost::serve

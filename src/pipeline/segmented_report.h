@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "attribution/inventory_union.h"
-#include "cli/report_pipeline.h"
 #include "core/result.h"
 #include "inventory/inventory_builder.h"
+#include "pipeline/report_pipeline.h"
 
-namespace gpucost::cli {
+namespace gpucost {
 
 // The timeline of `window`: the source's samples from window.start - SampleLookback(staleness) to
 // window.end + SampleLookahead(staleness).
@@ -66,4 +66,4 @@ Result<SegmentedRun> RunSegmentedReport(const SegmentLoader& load, const PriceFn
                                         const ReportSettings& settings, InventoryUnion& units,
                                         const SegmentedOptions& options);
 
-}  // namespace gpucost::cli
+}  // namespace gpucost

@@ -1,4 +1,4 @@
-#include "cli/serve_writer.h"
+#include "serve/serve_writer.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -10,12 +10,12 @@
 #include <random>
 #include <set>
 
-#include "cli/report_pipeline.h"
 #include "core/log.h"
 #include "core/strings.h"
 #include "ledger/ledger_sink.h"
+#include "pipeline/report_pipeline.h"
 
-namespace gpucost::cli {
+namespace gpucost::serve {
 namespace {
 
 Instant AlignDown(Instant t, Duration step) {
@@ -95,7 +95,7 @@ ServeWriter::ServeWriter(const ServeOptions& options, ledger::Ledger& ledger)
 Result<LoadedInput> ServeWriter::Load(Window w) {
   if (!s_.scrape) return LoadInput(source_, w, s_.step);
   GPUCOST_ASSIGN_OR_RETURN(Duration staleness, ParseDuration(source_.staleness));
-  InputFlags in = source_;
+  InputOptions in = source_;
   const auto lock = s_.scrape->ReadLock();
   // serve scrapes at its own interval, well within the staleness: the spool is read back
   // only that far (not SampleLookback's half hour, six times the parsing every cycle).
@@ -371,4 +371,4 @@ void ServeWriter::Release(Instant now) {
   if (!released.ok()) LogError(StrCat("gpucost serve: ", released.ToString()));
 }
 
-}  // namespace gpucost::cli
+}  // namespace gpucost::serve

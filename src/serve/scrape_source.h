@@ -15,26 +15,24 @@
 #include <thread>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
-#include "cli/kube_flags.h"
 #include "core/result.h"
 #include "core/time.h"
 #include "k8s/api_client.h"
 #include "k8s/credentials.h"
+#include "pipeline/kube_input.h"
 #include "promsource/auth.h"
 #include "scrape/endpoints_discovery.h"
 #include "scrape/scraper.h"
 #include "scrape/spool.h"
 
-namespace gpucost::cli {
+namespace gpucost::serve {
 
-struct ScrapeFlags {
+struct ScrapeOptions {
   std::vector<std::string> targets;    // URL or JOB=URL
   std::vector<std::string> endpoints;  // [JOB=]NAMESPACE/SERVICE[:PORT]
   std::string interval = "30s";
   std::string timeout = "10s";
-  std::string spool;                   // default: LEDGER.scrape
+  std::string spool;  // default: LEDGER.scrape
   std::string retention = "26h";
   std::string max_size = "20GiB";  // 0: no bound
   std::string ca_file;
@@ -42,9 +40,6 @@ struct ScrapeFlags {
   promsource::AuthOptions auth;  // bearer token or basic auth (no SigV4)
   bool wanted() const { return !targets.empty() || !endpoints.empty(); }
 };
-
-// Registers --scrape and its --scrape-* flags; `flags` must outlive the command.
-void AddScrapeFlags(CLI::App& cmd, ScrapeFlags& flags);
 
 struct ScrapeHealth {
   std::vector<scrape::TargetHealth> targets;
@@ -57,8 +52,8 @@ class ScrapeSource {
  public:
   // Validates the flags (targets, endpoints specs, durations; a Kubernetes connection from
   // `kube` for --scrape-endpoints) and opens the spool; starts nothing.
-  static Result<std::unique_ptr<ScrapeSource>> Create(const ScrapeFlags& flags,
-                                                      const KubeFlags& kube,
+  static Result<std::unique_ptr<ScrapeSource>> Create(const ScrapeOptions& flags,
+                                                      const KubeOptions& kube,
                                                       const std::string& ledger);
   ~ScrapeSource();
 
@@ -95,4 +90,4 @@ class ScrapeSource {
   std::thread thread_;
 };
 
-}  // namespace gpucost::cli
+}  // namespace gpucost::serve

@@ -1,7 +1,7 @@
 // RunSegmentedReport: a simulated cluster (churning pods; whole, MIG, time-sliced, MPS and HAMi
 // GPUs, so that requests draw from pools) attributed in segments gives, row for row, the report
 // of one attribution of the whole window, whatever the segments' length and alignment.
-#include "cli/segmented_report.h"
+#include "pipeline/segmented_report.h"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@
 #include "core/strings.h"
 #include "simulate/cluster_simulator.h"
 
-namespace gpucost::cli {
+namespace gpucost {
 namespace {
 
 constexpr int64_t kOriginMs = 1790812800000;  // 2026-10-01T00:00:00Z
@@ -252,4 +252,4 @@ TEST(SegmentedReport, ALoaderErrorStopsTheReport) {
 }
 
 }  // namespace
-}  // namespace gpucost::cli
+}  // namespace gpucost
