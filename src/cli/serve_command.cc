@@ -34,6 +34,7 @@ struct ServeFlags {
   std::string tls_cert_file;
   std::string tls_key_file;
   std::string token_file;
+  std::string path_prefix;
   std::string interval = "1m";
   std::string step = "60s";
   std::string lag = "2m";
@@ -107,6 +108,8 @@ Result<serve::ServeOptions> Parse(const ServeFlags& f) {
   s.tls_cert_file = f.tls_cert_file;
   s.tls_key_file = f.tls_key_file;
   GPUCOST_RETURN_IF_ERROR(serve::CheckTls(s));
+  s.path_prefix = f.path_prefix;
+  GPUCOST_RETURN_IF_ERROR(serve::CheckPathPrefix(s.path_prefix));
   GPUCOST_ASSIGN_OR_RETURN(s.remote_write, RemoteWriterOptionsOf(f.remote_write));
   s.source = f.input;
   s.source.ledger.clear();
@@ -155,6 +158,7 @@ Result<int> Serve(const ServeFlags& f) {
   GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<ledger::Ledger> l, ledger::Ledger::Open(f.input.ledger));
   const std::string ledger_name = l->path();  // a password in a URI masked
   const bool tls = !options.tls_cert_file.empty();
+  const std::string prefix = options.path_prefix;
   // Before any thread starts (the remote-write sender does in Create), so that every thread
   // inherits the mask and SIGTERM reaches the waiting one only.
   BlockStopSignals();
@@ -164,6 +168,8 @@ Result<int> Serve(const ServeFlags& f) {
   std::printf("gpucost serve: %s://%s:%d (/metrics, /api/v1/report, /healthz, /readyz), "
               "ledger %s\n",
               tls ? "https" : "http", address.first.c_str(), port, ledger_name.c_str());
+  std::printf("gpucost serve: the web UI at %s://%s:%d%s/\n", tls ? "https" : "http",
+              address.first.c_str(), port, prefix.c_str());
   std::fflush(stdout);
   const Status run =
       RunUntilStopSignal([&server] { return server->Run(); }, [&server] { server->Stop(); });
@@ -184,7 +190,7 @@ void AddServeCommand(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "serve",
       "Keep a cost ledger current from a source (Prometheus, files, the Kubernetes API) and serve "
-      "/metrics, /api/v1/report, /healthz and /readyz");
+      "a web UI, /metrics, /api/v1/report, /healthz and /readyz");
   AddConfigFileOption(*cmd, f->config);
   cmd->add_flag("--check-config", f->check_config,
                 "Validate the flags and the configuration file, then exit")
@@ -201,6 +207,9 @@ void AddServeCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--token-file", f->token_file,
                   "Require 'Authorization: Bearer TOKEN' (the file's content) on /metrics and "
                   "/api");
+  cmd->add_option("--path-prefix", f->path_prefix,
+                  "Also answer every path (the web UI, the API, /metrics, the probes) under this "
+                  "prefix, e.g. /gpucost, for an ingress that does not strip it");
   Group(*cmd, before, "Server");
   before = cmd->get_options().size();
   cmd->add_option("--interval", f->interval, "How often to attribute what is new")

@@ -101,6 +101,7 @@ AggregatorOptions ReportAggregation(const ReportSettings& settings) {
   AggregatorOptions agg;
   agg.window = settings.window;
   agg.engine_step = settings.step;
+  agg.output_step = settings.output_step;
   agg.accumulate = settings.accumulate;
   agg.by = settings.by;
   agg.idle = settings.idle;

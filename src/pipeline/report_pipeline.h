@@ -20,6 +20,8 @@ namespace gpucost {
 struct ReportSettings {
   Window window;
   Duration step = std::chrono::seconds(60);
+  // Rows this long (a whole multiple of step) when not accumulated; 0: step.
+  Duration output_step{0};
   Duration staleness = std::chrono::minutes(5);
   bool accumulate = false;
   std::vector<Dimension> by;

@@ -25,6 +25,8 @@
 #include "serve/opencost_api.h"
 #include "serve/serve_metrics.h"
 #include "serve/serve_writer.h"
+#include "serve/ui_api.h"
+#include "serve/ui_assets.h"
 
 namespace gpucost::serve {
 namespace {
@@ -53,10 +55,10 @@ struct Server::Impl {
         http_(std::move(http)),
         remote_(std::move(remote)) {
     ServeHttpSafely(*http_, kHttpMaxConnections, &listen_fd_);
-    http_->Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+    Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
       res.set_content("ok\n", "text/plain");
     });
-    http_->Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
+    Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
       std::lock_guard<std::mutex> lock(mu_);
       const bool ready = ready_ && checked_ && damage_.ok();
       res.status = ready ? 200 : 503;
@@ -68,18 +70,45 @@ struct Server::Impl {
                                         : "ready (standby)\n",
                       "text/plain");
     });
-    http_->Get("/metrics", [this](const httplib::Request& req, httplib::Response& res) {
+    Get("/metrics", [this](const httplib::Request& req, httplib::Response& res) {
       if (!Authorized(req, res)) return;
       std::lock_guard<std::mutex> lock(mu_);
       res.set_content(metrics_, "text/plain; version=0.0.4; charset=utf-8");
     });
-    http_->Get("/api/v1/report", [this](const httplib::Request& req, httplib::Response& res) {
+    Get("/api/v1/report", [this](const httplib::Request& req, httplib::Response& res) {
       if (!Authorized(req, res)) return;
       Report(req, res);
     });
+    // The API the web UI reads besides /api/v1/report.
+    Get("/api/v1/ledger", [this](const httplib::Request& req, httplib::Response& res) {
+      if (!Authorized(req, res) || RefuseWhileDamaged(res)) return;
+      Answer(res, LedgerInfoJson(s_.ledger));
+    });
+    Get("/api/v1/fleet", [this](const httplib::Request& req, httplib::Response& res) {
+      if (!Authorized(req, res) || RefuseWhileDamaged(res)) return;
+      Answer(res, FleetJson(s_.ledger, SplitList(req.get_param_value("cluster"))));
+    });
+    // The web UI's files, without a token: they hold no data, and the page asks for the token.
+    for (const UiAsset& asset : UiAssets()) {
+      const auto answer = [&asset](const httplib::Request&, httplib::Response& res) {
+        res.set_header("Cache-Control", "no-cache");
+        res.set_header("X-Content-Type-Options", "nosniff");
+        res.set_header("Content-Security-Policy",
+                       "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' "
+                       "data: blob:; frame-ancestors 'none'");
+        res.set_content(asset.body.data(), asset.body.size(), std::string(asset.content_type));
+      };
+      Get(std::string(asset.path), answer);
+      if (asset.path == "/index.html") Get("/", answer);
+    }
+    if (!s_.path_prefix.empty()) {  // the page's relative URLs need the slash
+      http_->Get(s_.path_prefix, [this](const httplib::Request&, httplib::Response& res) {
+        res.set_redirect(s_.path_prefix + "/");
+      });
+    }
     for (const char* path :
          {"/allocation", "/allocation/compute", "/model/allocation", "/model/allocation/compute"}) {
-      http_->Get(path, [this](const httplib::Request& req, httplib::Response& res) {
+      Get(path, [this](const httplib::Request& req, httplib::Response& res) {
         if (!Authorized(req, res) || RefuseWhileDamaged(res)) return;
         const ApiResponse r = OpenCostAllocation(
             s_.ledger,
@@ -94,6 +123,18 @@ struct Server::Impl {
         res.set_content(r.body, "application/json");
       });
     }
+  }
+
+  // Routes `path` at the root and under the path prefix.
+  void Get(const std::string& path, httplib::Server::Handler handler) {
+    if (!s_.path_prefix.empty()) http_->Get(s_.path_prefix + path, handler);
+    http_->Get(path, std::move(handler));
+  }
+
+  // A JSON body, or the failure as api_errors.h says.
+  void Answer(httplib::Response& res, const Result<std::string>& body) {
+    if (!body.ok()) return Fail(res, body.status());
+    res.set_content(*body, "application/json");
   }
 
   Result<int> Bind(const std::string& host, int port) {
@@ -360,9 +401,10 @@ struct Server::Impl {
     Result<LoadedInput> input = LoadInput(in, query->window, s_.step);
     if (!input.ok()) return Fail(res, input.status());
     ApplyInput(*input, settings);
+    settings.output_step = query->step;
     if (!settings.accumulate && input->step.count() > 0) {
       const int64_t buckets = (input->timeline.window.end - input->timeline.window.start) /
-                              std::max(settings.step, input->step);
+                              std::max(settings.output_step, input->step);
       if (buckets > kApiMaxBuckets) {
         return Fail(res, Status::InvalidArgument(
                              StrCat("the window holds ", buckets, " steps of output, at most ",
@@ -400,6 +442,28 @@ struct Server::Impl {
   std::string metrics_;
 };
 
+Status CheckPathPrefix(const std::string& prefix) {
+  if (prefix.empty()) return Status::Ok();
+  bool segment_start = true;
+  for (size_t i = 0; i < prefix.size(); ++i) {
+    const char c = prefix[i];
+    if (c == '/') {
+      if (segment_start && i > 0) break;  // "//"
+      segment_start = true;
+      continue;
+    }
+    if (i == 0) break;
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '-' || c == '_' || c == '~';
+    if (!ok) break;
+    segment_start = false;
+    if (i + 1 == prefix.size()) return Status::Ok();
+  }
+  return Status::InvalidArgument(StrCat(
+      "--path-prefix \"", prefix,
+      "\": \"/NAME\" or \"/NAME/NAME\" (letters, digits, '-', '_', '~'), no trailing slash"));
+}
+
 Status CheckTls(const ServeOptions& options) {
   if (options.tls_cert_file.empty() && options.tls_key_file.empty()) return Status::Ok();
   if (options.tls_cert_file.empty() || options.tls_key_file.empty()) {
@@ -417,6 +481,7 @@ Status CheckTls(const ServeOptions& options) {
 Result<std::unique_ptr<Server>> Server::Create(ServeOptions options,
                                                std::unique_ptr<ledger::Ledger> ledger) {
   GPUCOST_RETURN_IF_ERROR(CheckTls(options));
+  GPUCOST_RETURN_IF_ERROR(CheckPathPrefix(options.path_prefix));
   std::unique_ptr<httplib::Server> http =
       options.tls_cert_file.empty()
           ? std::make_unique<httplib::Server>()

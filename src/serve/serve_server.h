@@ -1,8 +1,9 @@
 // The server behind `gpucost serve` (docs/serve.md): a loop that every interval attributes the
 // closed steps since the ledger's last one (re-attributing the last `grace` for late data; ledger
 // writes are idempotent) in chunks of at most `max_chunk`, and an HTTP(S) server answering
-// /metrics, /api/v1/report, OpenCost's /allocation, /healthz and /readyz from the ledger. With a
-// remote-write endpoint, every cycle also queues the /metrics series for it.
+// the web UI at / (serve/ui_assets.h), /metrics, /api/v1/report, /api/v1/ledger, /api/v1/fleet,
+// OpenCost's /allocation, /healthz and /readyz from the ledger. With a remote-write endpoint, every
+// cycle also queues the /metrics series for it.
 //
 //   GPUCOST_ASSIGN_OR_RETURN(auto server, Server::Create(std::move(options), std::move(ledger)));
 //   GPUCOST_ASSIGN_OR_RETURN(int port, server->Bind("127.0.0.1", 0));
@@ -36,6 +37,9 @@ struct ServeOptions {
   Duration writer_lease{std::chrono::seconds(30)};
   bool read_only = false;  // serve the ledger's API and gauges; attribute nothing
   std::string token;       // required bearer token; empty: none
+  // Every path is answered under this prefix as well ("/gpucost": /gpucost/, /gpucost/api/...),
+  // for an ingress that does not strip it; empty: at the root only (CheckPathPrefix's form).
+  std::string path_prefix;
   std::optional<alerts::BudgetFile> budgets;
   Duration forecast_lookback{0};
   std::string tls_cert_file;  // PEM; with tls_key_file the server speaks HTTPS only
@@ -44,6 +48,10 @@ struct ServeOptions {
   // With --scrape: the source is the scrape spool (its files replace source.inputs).
   std::shared_ptr<ScrapeSource> scrape;
 };
+
+// A path prefix is "" or "/" followed by segments of letters, digits, '-', '_' and '~'
+// separated by single slashes, without a trailing slash ("/gpucost", "/tools/gpucost").
+Status CheckPathPrefix(const std::string& prefix);
 
 // Whether the TLS settings can serve: both files or neither, a certificate and its key.
 Status CheckTls(const ServeOptions& options);
