@@ -246,9 +246,13 @@ try {
   ready = 0;
   await settled();
   check(await page.$("[data-kpi=cost_usd]") !== null, "the phone's overview opens without asking again");
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  check(overflow <= 0, `the overview fits a phone's width (overflows by ${overflow}px)`);
-  await shot("overview-phone");
+  for (const [name, hash] of [["overview", ""], ["drill", "#/drill?window=all&team=" + encodeURIComponent(team)],
+    ["fleet", "#/fleet"], ["chargeback", "#/chargeback"]]) {
+    if (hash) await go(hash);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    check(overflow <= 0, `the ${name} page fits a phone's width (overflows by ${overflow}px)`);
+    await shot(name + "-phone");
+  }
 
   const errors = consoleErrors.filter((t) => !expected401(t));
   check(errors.length === 0, "console errors: " + errors.join(" | "));
