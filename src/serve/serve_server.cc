@@ -14,6 +14,9 @@
 #include <sstream>
 #include <thread>
 
+#include "alerts/alert_sink.h"
+#include "alerts/evaluator.h"
+#include "alerts/render.h"
 #include "core/http_workers.h"
 #include "core/log.h"
 #include "core/strings.h"
@@ -83,6 +86,10 @@ struct Server::Impl {
     Get("/api/v1/ledger", [this](const httplib::Request& req, httplib::Response& res) {
       if (!Authorized(req, res) || RefuseWhileDamaged(res)) return;
       Answer(res, LedgerInfoJson(s_.ledger));
+    });
+    Get("/api/v1/alerts", [this](const httplib::Request& req, httplib::Response& res) {
+      if (!Authorized(req, res) || RefuseWhileDamaged(res)) return;
+      Alerts(req, res);
     });
     Get("/api/v1/fleet", [this](const httplib::Request& req, httplib::Response& res) {
       if (!Authorized(req, res) || RefuseWhileDamaged(res)) return;
@@ -415,6 +422,51 @@ struct Server::Impl {
     if (!run.ok()) return Fail(res, run.status());
     std::ostringstream out;
     RenderJson(run->report, out);
+    res.set_content(out.str(), "application/json");
+  }
+
+  // /api/v1/alerts?window=START,END&cluster=a,b: the built-in alert rules (docs/alerts.md) at
+  // their default settings, with --budgets, over the window (default: the ledger's last 7 days),
+  // as `gpucost alerts --ledger --format json` gives them.
+  void Alerts(const httplib::Request& req, httplib::Response& res) {
+    std::optional<Window> window;
+    if (req.has_param("window")) {
+      Result<Window> w = ParseWindow(req.get_param_value("window"));
+      if (!w.ok()) {
+        return Fail(res, Status::InvalidArgument(StrCat("window: ", w.status().message())));
+      }
+      window = *w;
+    } else {
+      Result<std::unique_ptr<ledger::Ledger>> l = ledger::Ledger::Open(s_.ledger);
+      if (!l.ok()) return Fail(res, l.status());
+      Result<std::optional<Window>> span = (*l)->Span();
+      if (!span.ok()) return Fail(res, span.status());
+      if (!*span) return Fail(res, Status::InvalidArgument("the ledger holds no records yet"));
+      window =
+          Window{std::max((*span)->start, (*span)->end - std::chrono::hours(24 * 7)), (*span)->end};
+    }
+    const alerts::AlertSettings cfg;
+    InputOptions in;
+    in.ledger = s_.ledger;
+    in.ledger_clusters = SplitList(req.get_param_value("cluster"));
+    in.ledger_max_records = kApiMaxRecords;
+    Result<ReportSettings> settings = AccumulatedSettings("60s", "team");
+    if (!settings.ok()) return Fail(res, settings.status());
+    Result<LoadedInput> input = LoadInput(in, window, s_.step);
+    if (!input.ok()) return Fail(res, input.status());
+    ApplyInput(*input, *settings);
+    const LoadedTimeline& timeline = input->timeline;
+    settings->window =
+        Window{timeline.window.start,
+               std::clamp(timeline.span.end, timeline.window.start, timeline.window.end)};
+    alerts::AlertSink sink(timeline.inventory,
+                           alerts::AlertRun{settings->window, settings->step, cfg});
+    Result<ReportRun> run = RunReport(timeline, s_.price, *settings, &sink);
+    if (!run.ok()) return Fail(res, run.status());
+    const alerts::AlertReport report =
+        alerts::Evaluate(sink, timeline.usage, s_.budgets ? &*s_.budgets : nullptr);
+    std::ostringstream out;
+    alerts::RenderAlerts(report, cfg, alerts::AlertFormat::kJson, out);
     res.set_content(out.str(), "application/json");
   }
 

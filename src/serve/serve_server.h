@@ -2,8 +2,8 @@
 // closed steps since the ledger's last one (re-attributing the last `grace` for late data; ledger
 // writes are idempotent) in chunks of at most `max_chunk`, and an HTTP(S) server answering
 // the web UI at / (serve/ui_assets.h), /metrics, /api/v1/report, /api/v1/ledger, /api/v1/fleet,
-// OpenCost's /allocation, /healthz and /readyz from the ledger. With a remote-write endpoint, every
-// cycle also queues the /metrics series for it.
+// /api/v1/alerts, OpenCost's /allocation, /healthz and /readyz from the ledger. With a remote-write
+// endpoint, every cycle also queues the /metrics series for it.
 //
 //   GPUCOST_ASSIGN_OR_RETURN(auto server, Server::Create(std::move(options), std::move(ledger)));
 //   GPUCOST_ASSIGN_OR_RETURN(int port, server->Bind("127.0.0.1", 0));

@@ -7,7 +7,7 @@
 //
 //   node ui_test.mjs --gpucost BIN --modules NODE_MODULES --out OUT [--chromium PATH]
 // Exit 0 when every check holds; each failure is printed.
-import { spawn, execFileSync } from "node:child_process";
+import { spawn, spawnSync, execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -238,6 +238,21 @@ try {
   await shot("chargeback");
   await accessible("chargeback");
 
+  phase("alerts");
+  // Alerts: the rules on the ledger, as the API and `gpucost alerts --ledger` give them.
+  await go("#/alerts?window=all");
+  const aw = await page.$eval("[data-window]", (e) => e.dataset.window);
+  const fired = await api("/api/v1/alerts", { window: aw });
+  // (exit status 1: alerts fire)
+  const cliAlerts = JSON.parse(spawnSync(gpucost, ["alerts", "--ledger", ledger, "--window", aw,
+    "--format", "json"], { stdio: ["ignore", "pipe", "ignore"] }).stdout.toString() || "{}");
+  check(fired.firing > 0, "the simulated cluster fires alerts");
+  equal(fired.firing, cliAlerts.firing, "the API's alerts are the CLI's");
+  equal(JSON.stringify(await texts("table[data-table=alerts] tbody td[data-col=summary]")),
+    JSON.stringify(fired.alerts.map((a) => a.annotations.summary)), "alerts shown");
+  await shot("alerts");
+  await accessible("alerts");
+
   phase("a phone");
   // A phone.
   // (a mobile viewport reloads the page; the token stays in the tab's session storage)
@@ -247,7 +262,7 @@ try {
   await settled();
   check(await page.$("[data-kpi=cost_usd]") !== null, "the phone's overview opens without asking again");
   for (const [name, hash] of [["overview", ""], ["drill", "#/drill?window=all&team=" + encodeURIComponent(team)],
-    ["fleet", "#/fleet"], ["chargeback", "#/chargeback"]]) {
+    ["fleet", "#/fleet"], ["chargeback", "#/chargeback"], ["alerts", "#/alerts"]]) {
     if (hash) await go(hash);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     check(overflow <= 0, `the ${name} page fits a phone's width (overflows by ${overflow}px)`);

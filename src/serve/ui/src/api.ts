@@ -138,3 +138,23 @@ export interface Fleet {
 export function fleet(params: Record<string, string>): Promise<Fleet> {
   return getJson<Fleet>("api/v1/fleet", params);
 }
+
+export interface Alert {
+  alertname: string;
+  severity: string;
+  labels: Record<string, string>;
+  annotations: { summary: string; description: string };
+  starts_at: string;
+  value: number | null;
+}
+
+export interface Alerts {
+  as_of: string;
+  window: Window;
+  firing: number;
+  alerts: Alert[];
+}
+
+export function alerts(params: Record<string, string>): Promise<Alerts> {
+  return getJson<Alerts>("api/v1/alerts", params);
+}

@@ -46,7 +46,7 @@ export function table<R>(caption: string, file: string, cols: Column<R>[], rows:
   }, "Download CSV");
   return h("section", { class: "card table-card" },
     h("div", { class: "card-head" }, h("h2", {}, caption), csvButton),
-    h("div", { class: "scroll" },
+    h("div", { class: "scroll", tabindex: "0", role: "region", "aria-label": caption },
       h("table", { "data-table": file },
         h("thead", {}, h("tr", {}, cols.map((c) => h("th", { scope: "col", class: c.num ? "num" : "" }, c.label)))),
         h("tbody", {}, body),

@@ -7,8 +7,9 @@ import { overview } from "./pages/overview";
 import { drill } from "./pages/drill";
 import { fleetPage } from "./pages/fleet";
 import { chargeback } from "./pages/chargeback";
+import { alertsPage } from "./pages/alerts";
 
-const PAGES: Record<string, typeof overview> = { overview, drill, fleet: fleetPage, chargeback };
+const PAGES: Record<string, typeof overview> = { overview, drill, fleet: fleetPage, chargeback, alerts: alertsPage };
 let rendering = 0;
 
 function tokenForm(main: HTMLElement, rejected: boolean): void {
