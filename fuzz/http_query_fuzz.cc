@@ -14,10 +14,10 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/opencost_filter.h"
 #include "core/strings.h"
 #include "core/utf8.h"
 #include "report/report_query.h"
+#include "serve/opencost_filter.h"
 
 namespace {
 
@@ -133,8 +133,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
 
   // /allocation's filter
-  const Result<cli::AllocationFilter> filter =
-      cli::AllocationFilter::Parse(param("filter").value_or(""));
+  const Result<serve::AllocationFilter> filter =
+      serve::AllocationFilter::Parse(param("filter").value_or(""));
   if (!filter.ok()) {
     RequireErrorBody(filter.status().message());
   } else {

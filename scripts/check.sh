@@ -14,7 +14,9 @@ if [ "${#modules[@]}" -eq 0 ]; then
   all=0
   while IFS= read -r file; do
     [ -n "$file" ] || continue
-    if [[ "$file" =~ ^(src|tests)/([a-z0-9_]+)/ ]] && [ "${BASH_REMATCH[2]}" != common ]; then
+    if [[ "$file" =~ ^src/serve/ui/ ]]; then
+      modules+=(ui)  # the web UI's sources: its type check and browser test
+    elif [[ "$file" =~ ^(src|tests)/([a-z0-9_]+)/ ]] && [ "${BASH_REMATCH[2]}" != common ]; then
       modules+=("${BASH_REMATCH[2]}")
     elif [[ "$file" =~ ^(deploy/|scripts/build-image\.sh|scripts/gen-deploy\.sh) ]]; then
       modules+=(deploy)
@@ -43,6 +45,9 @@ for m in "${modules[@]}"; do
   if [ "$m" = deploy ]; then  # scripts over the binaries (tests/deploy)
     targets+=(gpucost gpucost-agent)
     labels+=(deploy)
+  elif [ "$m" = ui ]; then  # the web UI in Chromium against the binary (tests/ui)
+    targets+=(gpucost)
+    labels+=(ui)
   elif [ -d "tests/$m" ]; then
     targets+=("${m}_tests")
     labels+=("$m")

@@ -18,7 +18,7 @@ packages=(
   python3 time
   python3-yaml umoci tzdata ca-certificates   # images and manifests (tests/deploy, make image)
   curl zsh                            # the CLI tests: serve-demo's printed commands, zsh completion
-  chromium                            # the HTML statement rendered in a real browser (tests/chargeback)
+  nodejs npm chromium                 # the web UI (npm ci + esbuild at build time, its browser tests) and the HTML statement in a real browser
 )
 # kubectl renders the Kustomize manifests (tests/deploy); any kubectl will do.
 command -v kubectl >/dev/null || packages+=(kubernetes-client)

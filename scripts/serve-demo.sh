@@ -2,7 +2,7 @@
 # `make serve-demo`: gpucost serve on a live simulated cluster, end to end on one machine.
 #   - `gpucost simulate --serve` plays a 20-node cluster's kube-state-metrics and dcgm-exporter;
 #   - `gpucost serve` scrapes both every 15 s, attributes every 30 s into a SQLite ledger, and
-#     serves /metrics, /api/v1/report and /allocation on 127.0.0.1:9464;
+#     serves the web UI, /metrics, /api/v1/report and /allocation on 127.0.0.1:9464;
 #   - a local Prometheus (Debian's package) receives the cost series by remote-write on :9095.
 # Ctrl-C stops all three. Everything lives in a temporary folder (kept with KEEP=1).
 # `serve-demo.sh --print-commands` prints the commands to try and exits (the tests run them).
@@ -63,7 +63,11 @@ pids+=($!)
 
 cat <<MSG
 gpucost serve is attributing a simulated 20-node cluster (logs in $dir). Costs appear after
-the first minute:
+the first minute.
+
+The web UI: http://127.0.0.1:$serve_port/
+
+Or try:
 
 MSG
 print_commands "$([ "${#remote_write[@]}" -gt 0 ] && echo 1 || echo 0)"

@@ -8,8 +8,8 @@
 
 #include "cli/price_flags.h"
 #include "cli/ratio_flag.h"
-#include "cli/report_pipeline.h"
 #include "core/strings.h"
+#include "pipeline/report_pipeline.h"
 #include "pricing/price_book.h"
 
 namespace gpucost::cli {

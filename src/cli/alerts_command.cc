@@ -20,10 +20,10 @@
 #include "cli/format_flag.h"
 #include "cli/input_flags.h"
 #include "cli/price_flags.h"
-#include "cli/report_pipeline.h"
 #include "core/log.h"
 #include "core/redact.h"
 #include "core/strings.h"
+#include "pipeline/report_pipeline.h"
 #include "pricing/price_fn.h"
 
 namespace gpucost::cli {

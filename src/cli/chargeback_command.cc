@@ -22,10 +22,10 @@
 #include "cli/input_flags.h"
 #include "cli/price_flags.h"
 #include "cli/ratio_flag.h"
-#include "cli/report_pipeline.h"
 #include "cli/segment_flags.h"
 #include "core/log.h"
 #include "core/strings.h"
+#include "pipeline/report_pipeline.h"
 #include "pricing/price_fn.h"
 
 namespace gpucost::cli {

@@ -4,9 +4,9 @@
 
 #include <cmath>
 
-#include "cli/report_pipeline.h"
 #include "core/log.h"
 #include "inventory/timeline_loader.h"
+#include "pipeline/report_pipeline.h"
 #include "pricing/price_fn.h"
 
 namespace gpucost::cli {

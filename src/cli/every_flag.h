@@ -6,9 +6,9 @@
 #include <string>
 
 #include "cli/input_flags.h"
-#include "cli/report_pipeline.h"
 #include "core/result.h"
 #include "core/status.h"
+#include "pipeline/report_pipeline.h"
 
 namespace gpucost::cli {
 

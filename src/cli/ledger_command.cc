@@ -16,11 +16,11 @@
 #include "cli/format_flag.h"
 #include "cli/input_flags.h"
 #include "cli/price_flags.h"
-#include "cli/report_pipeline.h"
 #include "cli/segment_flags.h"
 #include "core/strings.h"
 #include "ledger/ledger.h"
 #include "ledger/ledger_sink.h"
+#include "pipeline/report_pipeline.h"
 #include "pricing/price_fn.h"
 
 namespace gpucost::cli {

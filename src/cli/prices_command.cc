@@ -9,12 +9,12 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "cli/input_diagnosis.h"
 #include "cli/kube_flags.h"
 #include "cli/price_flags.h"
 #include "core/log.h"
 #include "core/strings.h"
 #include "inventory/timeline_loader.h"
+#include "pipeline/input_diagnosis.h"
 #include "pricing/catalog.h"
 #include "pricing/price_fn.h"
 #include "pricing/reconcile.h"

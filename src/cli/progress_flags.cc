@@ -1,12 +1,6 @@
 #include "cli/progress_flags.h"
 
-#include <unistd.h>
-
-#include "core/progress.h"
-
 namespace gpucost::cli {
-
-bool ProgressFlags::wanted() const { return registered && ProgressWanted(forced(), STDERR_FILENO); }
 
 void AddProgressFlags(CLI::App& cmd, ProgressFlags& flags) {
   CLI::Option* on = cmd.add_flag(

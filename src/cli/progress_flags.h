@@ -4,23 +4,12 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-#include <optional>
+
+#include "core/progress.h"
 
 namespace gpucost::cli {
 
-struct ProgressFlags {
-  bool on = false;          // --progress
-  bool off = false;         // --no-progress
-  bool registered = false;  // AddProgressFlags ran: a command without the flags draws nothing
-  std::optional<bool> forced() const {
-    if (on) return true;
-    if (off) return false;
-    return std::nullopt;
-  }
-  // Whether to draw: never for a command without the flags (serve), else the flag given, else
-  // whether stderr is a terminal.
-  bool wanted() const;
-};
+using ProgressFlags = gpucost::ProgressFlags;
 
 void AddProgressFlags(CLI::App& cmd, ProgressFlags& flags);
 

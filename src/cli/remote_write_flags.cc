@@ -2,31 +2,8 @@
 
 #include "cli/input_flags.h"
 #include "core/strings.h"
-#include "ingest/exposition.h"
 
 namespace gpucost::cli {
-namespace {
-
-class SeriesCollector final : public ExpositionHandler {
- public:
-  explicit SeriesCollector(int64_t timestamp_ms) : timestamp_ms_(timestamp_ms) {}
-  void OnSample(const SampleView& sample) override {
-    promsource::WriteSeries s;
-    s.labels.reserve(sample.labels.size() + 1);
-    s.labels.emplace_back("__name__", std::string(sample.name));
-    for (const LabelView& l : sample.labels) s.labels.emplace_back(l.name, l.value);
-    s.samples.emplace_back(sample.has_timestamp ? sample.timestamp_ms : timestamp_ms_,
-                           sample.value);
-    series.push_back(std::move(s));
-  }
-  std::vector<promsource::WriteSeries> series;
-
- private:
-  int64_t timestamp_ms_;
-};
-
-}  // namespace
-
 void AddRemoteWriteFlags(CLI::App& cmd, RemoteWriteFlags& f) {
   cmd.add_option("--remote-write", f.url,
                  "Also push the /metrics series every cycle to this Prometheus remote-write "
@@ -85,17 +62,6 @@ Result<promsource::RemoteWriterOptions> RemoteWriterOptionsOf(const RemoteWriteF
   o.max_queue_samples = f.queue_samples;
   o.max_batch_series = f.batch_series;
   return o;
-}
-
-Result<std::vector<promsource::WriteSeries>> SeriesOfExposition(std::string_view text,
-                                                                int64_t timestamp_ms) {
-  std::unique_ptr<ByteSource> in = StringByteSource(std::string(text), "/metrics");
-  ParseOptions options;
-  options.format = ExpositionFormat::kText;
-  options.strict = true;
-  SeriesCollector collector(timestamp_ms);
-  GPUCOST_RETURN_IF_ERROR(ParseExposition(*in, options, collector).status());
-  return std::move(collector.series);
 }
 
 }  // namespace gpucost::cli

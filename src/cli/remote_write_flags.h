@@ -1,14 +1,10 @@
 // `gpucost serve --remote-write URL`: the flags of the remote-write client (promsource/
-// remote_write.h) and the turning of serve's /metrics exposition into the series it sends, so
-// that what a Prometheus scrape of serve would store and what is remote-written are the same
-// series with the same labels.
+// remote_write.h); serve/serve_metrics.h turns /metrics into the series it sends.
 #pragma once
 
-#include <string>
-#include <string_view>
-#include <vector>
-
 #include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
 
 #include "core/result.h"
 #include "promsource/auth.h"
@@ -34,10 +30,5 @@ void AddRemoteWriteFlags(CLI::App& cmd, RemoteWriteFlags& flags);
 // The writer's options; InvalidArgument for a header that is not NAME=VALUE, a client
 // certificate without its key, or flags given without --remote-write.
 Result<promsource::RemoteWriterOptions> RemoteWriterOptionsOf(const RemoteWriteFlags& flags);
-
-// Every sample of a text exposition as a series with one sample at `timestamp_ms` (samples that
-// carry their own timestamp keep it). Comments and metadata are left out.
-Result<std::vector<promsource::WriteSeries>> SeriesOfExposition(std::string_view text,
-                                                                int64_t timestamp_ms);
 
 }  // namespace gpucost::cli

@@ -12,11 +12,11 @@
 #include "cli/format_flag.h"
 #include "cli/input_flags.h"
 #include "cli/price_flags.h"
-#include "cli/report_pipeline.h"
 #include "cli/segment_flags.h"
-#include "cli/segmented_report.h"
 #include "core/log.h"
 #include "core/strings.h"
+#include "pipeline/report_pipeline.h"
+#include "pipeline/segmented_report.h"
 #include "pricing/price_fn.h"
 #include "report/render.h"
 

@@ -3,15 +3,14 @@
 // (RunSegmentedReport) and the loader that reads each one. docs/prometheus.md, "Segments".
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <optional>
 #include <string>
 
-#include <CLI/CLI.hpp>
-
 #include "cli/input_flags.h"
-#include "cli/segmented_report.h"
 #include "core/result.h"
+#include "pipeline/segmented_report.h"
 
 namespace gpucost::cli {
 

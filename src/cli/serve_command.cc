@@ -1,6 +1,6 @@
 // `gpucost serve`: keeps a cost ledger current and serves it (docs/serve.md, the settings in
 // docs/config.md). The flags, or a YAML file of them (--config), are validated here before
-// anything starts; the work is Server's (serve_server.h).
+// anything starts; the work is serve::Server's (serve/serve_server.h).
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -12,14 +12,14 @@
 #include "cli/input_flags.h"
 #include "cli/price_flags.h"
 #include "cli/remote_write_flags.h"
-#include "cli/scrape_source.h"
-#include "cli/serve_server.h"
+#include "cli/scrape_flags.h"
 #include "cli/stop_signals.h"
 #include "core/files.h"
 #include "core/listen_address.h"
 #include "core/log.h"
 #include "core/strings.h"
 #include "ledger/ledger.h"
+#include "serve/serve_server.h"
 
 namespace gpucost::cli {
 namespace {
@@ -34,6 +34,7 @@ struct ServeFlags {
   std::string tls_cert_file;
   std::string tls_key_file;
   std::string token_file;
+  std::string path_prefix;
   std::string interval = "1m";
   std::string step = "60s";
   std::string lag = "2m";
@@ -48,8 +49,8 @@ struct ServeFlags {
   ScrapeFlags scrape;
 };
 
-Result<ServeOptions> Parse(const ServeFlags& f) {
-  ServeOptions s;
+Result<serve::ServeOptions> Parse(const ServeFlags& f) {
+  serve::ServeOptions s;
   const auto positive = [](std::string_view flag, const std::string& text) -> Result<Duration> {
     Result<Duration> d = ParseDuration(text);
     if (!d.ok() || d->count() <= 0) {
@@ -106,7 +107,9 @@ Result<ServeOptions> Parse(const ServeFlags& f) {
                            positive("--forecast-lookback", f.forecast_lookback));
   s.tls_cert_file = f.tls_cert_file;
   s.tls_key_file = f.tls_key_file;
-  GPUCOST_RETURN_IF_ERROR(CheckTls(s));
+  GPUCOST_RETURN_IF_ERROR(serve::CheckTls(s));
+  s.path_prefix = f.path_prefix;
+  GPUCOST_RETURN_IF_ERROR(serve::CheckPathPrefix(s.path_prefix));
   GPUCOST_ASSIGN_OR_RETURN(s.remote_write, RemoteWriterOptionsOf(f.remote_write));
   s.source = f.input;
   s.source.ledger.clear();
@@ -128,7 +131,7 @@ Result<ServeOptions> Parse(const ServeFlags& f) {
           "--scrape and --scrape-endpoints are the source: leave out --prometheus and --input");
     }
     GPUCOST_ASSIGN_OR_RETURN(s.scrape,
-                             ScrapeSource::Create(f.scrape, f.input.kube, f.input.ledger));
+                             serve::ScrapeSource::Create(f.scrape, f.input.kube, f.input.ledger));
   }
   s.ledger = f.input.ledger;
   GPUCOST_ASSIGN_OR_RETURN(s.price, MakePriceFn(f.price));
@@ -137,7 +140,7 @@ Result<ServeOptions> Parse(const ServeFlags& f) {
 
 // Errors are bad flags or configuration (exit 2); otherwise the exit status once stopped.
 Result<int> Serve(const ServeFlags& f) {
-  GPUCOST_ASSIGN_OR_RETURN(ServeOptions options, Parse(f));
+  GPUCOST_ASSIGN_OR_RETURN(serve::ServeOptions options, Parse(f));
   GPUCOST_ASSIGN_OR_RETURN(auto address, ParseListenAddress(f.listen));
   if (!IsLoopbackHost(address.first)) {
     if (options.token.empty()) {
@@ -155,15 +158,18 @@ Result<int> Serve(const ServeFlags& f) {
   GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<ledger::Ledger> l, ledger::Ledger::Open(f.input.ledger));
   const std::string ledger_name = l->path();  // a password in a URI masked
   const bool tls = !options.tls_cert_file.empty();
+  const std::string prefix = options.path_prefix;
   // Before any thread starts (the remote-write sender does in Create), so that every thread
   // inherits the mask and SIGTERM reaches the waiting one only.
   BlockStopSignals();
-  GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<Server> server,
-                           Server::Create(std::move(options), std::move(l)));
+  GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<serve::Server> server,
+                           serve::Server::Create(std::move(options), std::move(l)));
   GPUCOST_ASSIGN_OR_RETURN(int port, server->Bind(address.first, address.second));
   std::printf("gpucost serve: %s://%s:%d (/metrics, /api/v1/report, /healthz, /readyz), "
               "ledger %s\n",
               tls ? "https" : "http", address.first.c_str(), port, ledger_name.c_str());
+  std::printf("gpucost serve: the web UI at %s://%s:%d%s/\n", tls ? "https" : "http",
+              address.first.c_str(), port, prefix.c_str());
   std::fflush(stdout);
   const Status run =
       RunUntilStopSignal([&server] { return server->Run(); }, [&server] { server->Stop(); });
@@ -184,7 +190,7 @@ void AddServeCommand(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "serve",
       "Keep a cost ledger current from a source (Prometheus, files, the Kubernetes API) and serve "
-      "/metrics, /api/v1/report, /healthz and /readyz");
+      "a web UI, /metrics, /api/v1/report, /healthz and /readyz");
   AddConfigFileOption(*cmd, f->config);
   cmd->add_flag("--check-config", f->check_config,
                 "Validate the flags and the configuration file, then exit")
@@ -201,6 +207,9 @@ void AddServeCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--token-file", f->token_file,
                   "Require 'Authorization: Bearer TOKEN' (the file's content) on /metrics and "
                   "/api");
+  cmd->add_option("--path-prefix", f->path_prefix,
+                  "Also answer every path (the web UI, the API, /metrics, the probes) under this "
+                  "prefix, e.g. /gpucost, for an ingress that does not strip it");
   Group(*cmd, before, "Server");
   before = cmd->get_options().size();
   cmd->add_option("--interval", f->interval, "How often to attribute what is new")

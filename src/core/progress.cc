@@ -103,4 +103,6 @@ void ProgressLine::Finish() {
   out_.flush();
 }
 
+bool ProgressFlags::wanted() const { return registered && ProgressWanted(forced(), STDERR_FILENO); }
+
 }  // namespace gpucost

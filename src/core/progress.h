@@ -25,6 +25,21 @@ enum class ProgressUnit : uint8_t {
 // else whether `fd` (stderr) is a terminal.
 bool ProgressWanted(std::optional<bool> forced, int fd);
 
+// What a command's --progress / --no-progress said (cli/progress_flags.h registers them).
+struct ProgressFlags {
+  bool on = false;          // --progress
+  bool off = false;         // --no-progress
+  bool registered = false;  // the flags were registered: a command without them draws nothing
+  std::optional<bool> forced() const {
+    if (on) return true;
+    if (off) return false;
+    return std::nullopt;
+  }
+  // Whether to draw: never for a command without the flags (serve), else the flag given, else
+  // whether stderr is a terminal.
+  bool wanted() const;
+};
+
 class ProgressLine {
  public:
   ProgressLine(std::string label, ProgressUnit unit, int64_t total, const Clock& clock,

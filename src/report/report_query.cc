@@ -31,6 +31,15 @@ Result<ReportQuery> ParseReportQuery(const QueryParam& param) {
   q.by = std::move(*by);
   GPUCOST_ASSIGN_OR_RETURN(q.accumulate, BoolParam(param, "accumulate", true));
   GPUCOST_ASSIGN_OR_RETURN(const bool rollups, BoolParam(param, "rollups", true));
+  if (const std::optional<std::string> step = param("step")) {
+    Result<Duration> d = ParseDuration(*step);
+    if (!d.ok() || d->count() <= 0) {
+      return Status::InvalidArgument(
+          "step: a positive duration (1h), a whole number of the "
+          "ledger's steps");
+    }
+    q.step = *d;
+  }
   q.rollups = q.accumulate && rollups;
   if (const std::optional<std::string> clusters = param("cluster")) {
     for (std::string_view c : Split(*clusters, ',')) {  // views into *clusters

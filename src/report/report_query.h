@@ -20,6 +20,7 @@ struct ReportQuery {
   std::optional<Window> window;       // window=START,END; unset: all the ledger holds
   std::vector<Dimension> by;          // by=team,workload; default namespace
   bool accumulate = true;             // accumulate=false: one row per step
+  Duration step{0};                   // step=1h: rows this long (accumulate=false); 0: data's
   bool rollups = true;                // with accumulate; rollups=false: every record
   std::vector<std::string> clusters;  // cluster=east,west, trimmed; empty: every cluster
 };

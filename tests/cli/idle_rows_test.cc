@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "cli/cli_test_util.h"
-#include "cli/opencost_api.h"
 #include "core/time.h"
+#include "serve/opencost_api.h"
 
 namespace gpucost {
 namespace {
@@ -199,7 +199,7 @@ TEST_F(IdleRowsByCluster, FromALedgerAndItsOpenCostApi) {
         {"window", "2026-10-01T00:00:00Z,2026-10-01T00:10:00Z"},
         {"aggregate", aggregate},
         {"includeIdle", "true"}};
-    const cli::ApiResponse r = cli::OpenCostAllocation(
+    const serve::ApiResponse r = serve::OpenCostAllocation(
         ledger,
         [&params](const char* name) {
           const auto it = params.find(name);

@@ -7,10 +7,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "cli/report_pipeline.h"
 #include "core/money.h"
 #include "core/strings.h"
 #include "focus/focus_validator.h"
+#include "pipeline/report_pipeline.h"
 
 namespace gpucost {
 namespace {
@@ -130,9 +130,9 @@ PriceChangeCase MakePriceChangeCase() {
   return c;
 }
 
-std::string ExportCsv(const LoadedTimeline& t, const PriceFn& price, cli::ReportSettings s,
+std::string ExportCsv(const LoadedTimeline& t, const PriceFn& price, ReportSettings s,
                       bool per_step = false) {
-  auto run = cli::RunFocusExport(t, price, s, per_step, "gpucost");
+  auto run = RunFocusExport(t, price, s, per_step, "gpucost");
   EXPECT_TRUE(run.ok()) << run.status().ToString();
   if (!run.ok()) return "";
   std::ostringstream out;
@@ -141,8 +141,8 @@ std::string ExportCsv(const LoadedTimeline& t, const PriceFn& price, cli::Report
   return out.str();
 }
 
-cli::ReportSettings Settings(Window w) {
-  cli::ReportSettings s;
+ReportSettings Settings(Window w) {
+  ReportSettings s;
   s.window = w;
   s.by = {Dimension{DimensionKind::kNamespace, ""}};
   return s;
@@ -282,7 +282,7 @@ TEST(FocusExport, EvenIdleSharingKeepsRatiosSummingToOne) {
   const PriceFn price = [](const Node&, Window w) {
     return std::vector<PricePeriod>{Price(w.start, w.end, 3.0, PriceSource::kDefault, NAN, "flat")};
   };
-  cli::ReportSettings s = Settings(t.window);
+  ReportSettings s = Settings(t.window);
   s.idle = {IdlePolicy::kEven, IdleScope::kNode};
   const auto rep = Validate(ExportCsv(t, price, s));
   ASSERT_TRUE(rep.ok()) << rep.ToString();

@@ -191,7 +191,7 @@ TEST_P(ServeFleet, OneServePerClusterKeepsEveryStepOfBoth) {
   ExpectLedgerHolds({"east", "west"});
   // Every one of the 180 steps holds both clusters (their rows, idle ones included, carry it).
   const RunResult steps = RunShell(kBinary + " report --ledger '" + ledger_ + "'" + kFleetWindow +
-                                   " --by cluster --format json 2>&1");
+                                   " --by cluster --every 1m --format json 2>&1");
   ASSERT_EQ(steps.exit_code, 0) << steps.output;
   std::map<std::string, std::set<std::string>> starts;
   const nlohmann::json per_step = nlohmann::json::parse(steps.output);

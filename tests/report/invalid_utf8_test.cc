@@ -204,6 +204,16 @@ TEST(ReportQuery, ParsesTheParametersOfTheReportApi) {
   ASSERT_TRUE(q.ok());
   EXPECT_TRUE(q->accumulate);
   EXPECT_FALSE(q->rollups);
+  EXPECT_EQ(q->step, Duration(0));  // the data's step
+
+  q = Query({{"accumulate", "false"}, {"step", "1h"}});
+  ASSERT_TRUE(q.ok()) << q.status().ToString();
+  EXPECT_EQ(q->step, std::chrono::hours(1));
+  for (const char* bad : {"0s", "-5m", "soon", ""}) {
+    q = Query({{"step", bad}});
+    ASSERT_FALSE(q.ok()) << bad;
+    EXPECT_NE(q.status().message().find("step:"), std::string::npos) << q.status().message();
+  }
 }
 
 TEST(ReportQuery, AnyBytesAreAnErrorWithAJsonBody) {

@@ -9,8 +9,8 @@
 #include <filesystem>
 
 #include "cli/cli_test_util.h"
-#include "cli/input_flags.h"
 #include "ingest/exposition.h"
+#include "pipeline/input.h"
 #include "promsource/auth.h"
 #include "promsource/fake_http_server.h"
 #include "scrape/scrape_test_util.h"
@@ -186,13 +186,13 @@ TEST_F(ScraperTest, EachTargetIsJudgedAlone) {
   EXPECT_LT(Find(health, slow.url())->last_duration, seconds(3)) << "the timeout cut it short";
 
   // The spool loads through the same path as `--input`.
-  cli::InputFlags flags;
+  InputOptions flags;
   Result<std::vector<std::string>> files =
       spool_.Files({InstantFromUnixMs(kStartMs), InstantFromUnixMs(kStartMs + 60000)}, seconds(0));
   ASSERT_TRUE(files.ok());
   ASSERT_EQ(files->size(), 1u);
   flags.inputs = *files;
-  Result<cli::LoadedInput> input = cli::LoadInput(flags, std::nullopt, seconds(60));
+  Result<LoadedInput> input = LoadInput(flags, std::nullopt, seconds(60));
   ASSERT_TRUE(input.ok()) << input.status().ToString();
   EXPECT_EQ(input->timeline.samples, 6u);
   EXPECT_EQ(input->timeline.parse_errors, 0u);

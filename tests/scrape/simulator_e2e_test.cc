@@ -6,8 +6,8 @@
 #include <thread>
 
 #include "cli/cli_test_util.h"
-#include "cli/input_flags.h"
 #include "inventory/timeline_loader.h"
+#include "pipeline/input.h"
 #include "scrape/scraper.h"
 #include "simulate/cluster_simulator.h"
 #include "simulate/exposition_writer.h"
@@ -59,12 +59,12 @@ TEST(ScrapeSimulator, SpoolOfLiveScrapesAttributesLikeTheSimulatorsFiles) {
   server.Stop();
   runner.join();
 
-  cli::InputFlags flags;
+  InputOptions flags;
   Result<std::vector<std::string>> files = spool.Files(window, minutes(5));
   ASSERT_TRUE(files.ok());
   ASSERT_EQ(files->size(), 60u);  // a file per target and minute
   flags.inputs = *files;
-  Result<cli::LoadedInput> scraped = cli::LoadInput(flags, window, seconds(60));
+  Result<LoadedInput> scraped = LoadInput(flags, window, seconds(60));
   ASSERT_TRUE(scraped.ok()) << scraped.status().ToString();
   const LoadedTimeline& got = scraped->timeline;
   EXPECT_EQ(got.parse_errors, 0u);

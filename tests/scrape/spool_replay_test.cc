@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "cli/cli_test_util.h"
-#include "cli/input_flags.h"
-#include "cli/report_pipeline.h"
 #include "ingest/parsed_file_cache.h"
+#include "pipeline/input.h"
+#include "pipeline/report_pipeline.h"
 #include "scrape/scrape_text.h"
 #include "simulate/cluster_simulator.h"
 
@@ -60,18 +60,18 @@ using ReplayRow = std::tuple<double, double, double, double, double>;
 // The rows of an accumulated report by pod of `w` over `files`.
 std::map<std::vector<std::string>, ReplayRow> ReplayRows(const std::vector<std::string>& files,
                                                          Window w, ParsedFileCache* cache) {
-  cli::InputFlags flags;
+  InputOptions flags;
   flags.inputs = files;
   flags.staleness = "3m";
-  Result<cli::LoadedInput> input = cli::LoadInput(flags, w, kReplayMinute, nullptr, cache);
+  Result<LoadedInput> input = LoadInput(flags, w, kReplayMinute, nullptr, cache);
   EXPECT_TRUE(input.ok()) << input.status().ToString();
   if (!input.ok()) return {};
-  cli::ReportSettings settings;
+  ReportSettings settings;
   settings.step = kReplayMinute;
   settings.accumulate = true;
   settings.by = *ParseDimensions("cluster,namespace,pod");
-  cli::ApplyInput(*input, settings);
-  Result<cli::ReportRun> run = cli::RunReport(input->timeline, ReplayPrice(), settings);
+  ApplyInput(*input, settings);
+  Result<ReportRun> run = RunReport(input->timeline, ReplayPrice(), settings);
   EXPECT_TRUE(run.ok()) << run.status().ToString();
   std::map<std::vector<std::string>, ReplayRow> rows;
   if (!run.ok()) return rows;

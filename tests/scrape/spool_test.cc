@@ -13,8 +13,8 @@
 #include <fstream>
 
 #include "cli/cli_test_util.h"
-#include "cli/input_flags.h"
 #include "ingest/exposition.h"
+#include "pipeline/input.h"
 #include "scrape/spool_codec.h"
 
 namespace gpucost::scrape {
@@ -127,10 +127,10 @@ TEST(Spool, ReadsAndPrunesTheFilesOfEarlierVersions) {
   // Text, gzip and zstd files of one window read back and load together.
   EXPECT_EQ(Inflated(dir.path() / gz_name), "c 1 1\n");
   EXPECT_EQ(Inflated(dir.path() / Spool::FileName(kDcgm, At("2026-10-01T10:00:00Z"))), "a 2 2\n");
-  cli::InputFlags flags;
+  InputOptions flags;
   flags.inputs = *files;
-  Result<cli::LoadedInput> input = cli::LoadInput(
-      flags, Window{At("2026-10-01T10:00:00Z"), At("2026-10-01T10:01:00Z")}, minutes(1));
+  Result<LoadedInput> input =
+      LoadInput(flags, Window{At("2026-10-01T10:00:00Z"), At("2026-10-01T10:01:00Z")}, minutes(1));
   ASSERT_TRUE(input.ok()) << input.status().ToString();
   EXPECT_EQ(input->timeline.parse_errors, 0u);
   ASSERT_EQ(spool.Prune(At("2026-10-01T12:01:00Z"), hours(2))->files_removed, 3);
@@ -193,9 +193,9 @@ TEST(Spool, ATornFrameOfTheCurrentMinuteIsAnIssueForItsReader) {
   const std::string torn = *ZstdFrame(scrape(UnixMs(t) + 30'000, 0.25), 1);
   std::ofstream(dir.path() / Spool::FileName(kDcgm, t), std::ios::binary | std::ios::app)
       << torn.substr(0, torn.size() - 3);
-  cli::InputFlags flags;
+  InputOptions flags;
   flags.inputs = *spool.Files({t, t + minutes(1)}, minutes(0));
-  Result<cli::LoadedInput> input = cli::LoadInput(flags, Window{t, t + minutes(1)}, minutes(1));
+  Result<LoadedInput> input = LoadInput(flags, Window{t, t + minutes(1)}, minutes(1));
   ASSERT_TRUE(input.ok()) << input.status().ToString();
   EXPECT_EQ(input->timeline.parse_errors, 1u);
   EXPECT_GE(input->timeline.samples, 1u);
@@ -331,10 +331,10 @@ TEST(Spool, SeveralTargetsAndHoursLoadThroughTheCliInputPath) {
   Result<std::vector<std::string>> files = spool.Files(window, minutes(5));
   ASSERT_TRUE(files.ok());
   ASSERT_EQ(files->size(), 30u);  // 10:50 to 11:04, two targets
-  cli::InputFlags flags;
+  InputOptions flags;
   flags.inputs = *files;
   const auto reading = spool.LockForReading();
-  Result<cli::LoadedInput> input = cli::LoadInput(flags, window, minutes(1));
+  Result<LoadedInput> input = LoadInput(flags, window, minutes(1));
   ASSERT_TRUE(input.ok()) << input.status().ToString();
   EXPECT_EQ(input->timeline.samples, 60u);  // the 15 minutes read, not the 20 written
   EXPECT_EQ(input->timeline.parse_errors, 0u);

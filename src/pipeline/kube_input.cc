@@ -1,0 +1,50 @@
+#include "pipeline/kube_input.h"
+
+#include "core/log.h"
+#include "core/strings.h"
+
+namespace gpucost {
+
+Result<k8s::KubeConnection> ResolveKubeConnection(const KubeOptions& flags) {
+  k8s::ConnectionOptions copts;
+  copts.kubeconfig = flags.kubeconfig;
+  copts.context = flags.context;
+  copts.in_cluster = flags.in_cluster;
+  return k8s::ResolveConnection(copts);
+}
+
+k8s::KubeSourceOptions KubeSourceOptionsFor(const KubeOptions& flags, const std::string& cluster,
+                                            const std::vector<std::string>& label_allowlist,
+                                            const std::vector<std::string>& team_labels) {
+  k8s::KubeSourceOptions sopts;
+  sopts.cluster = cluster;
+  sopts.label_allowlist = label_allowlist;
+  sopts.annotation_allowlist = SplitList(flags.annotation_allowlist);
+  for (const std::string& t : team_labels) {
+    const size_t colon = t.find(':');
+    sopts.team_label_keys.push_back(colon == std::string::npos ? t : t.substr(colon + 1));
+  }
+  return sopts;
+}
+
+Result<std::optional<KubeState>> ReadKubeState(const KubeOptions& flags, const std::string& cluster,
+                                               const std::vector<std::string>& label_allowlist,
+                                               const std::vector<std::string>& team_labels) {
+  if (!flags.wanted()) return std::optional<KubeState>();
+  GPUCOST_ASSIGN_OR_RETURN(k8s::KubeConnection conn, ResolveKubeConnection(flags));
+  static const SystemClock clock;
+  k8s::KubeSource source(std::move(conn),
+                         KubeSourceOptionsFor(flags, cluster, label_allowlist, team_labels), clock);
+  Status listed = source.List();
+  if (!listed.ok()) return listed;
+  const k8s::KubeSourceStats st = source.stats();
+  if (st.decode_errors > 0) {
+    LogWarn(StrCat(st.decode_errors,
+                   " Kubernetes objects could not be read and were skipped; "
+                   "the last: ",
+                   st.last_decode_error));
+  }
+  return std::optional<KubeState>(source.Snapshot());
+}
+
+}  // namespace gpucost

@@ -1,0 +1,42 @@
+// Where the Kubernetes API is (kubeconfig, context, in-cluster), as a KubeOptions
+// (cli/kube_flags.h fills one from --kube, --kubeconfig, --kube-context, --kube-in-cluster), and
+// the one-shot read of a cluster through the API that it asks for.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "inventory/kube_state.h"
+#include "k8s/kube_config.h"
+#include "k8s/kube_source.h"
+
+namespace gpucost {
+
+struct KubeOptions {
+  bool kube = false;
+  std::string kubeconfig;
+  std::string context;
+  bool in_cluster = false;
+  std::string annotation_allowlist;  // comma-separated
+  bool wanted() const { return kube || !kubeconfig.empty() || !context.empty() || in_cluster; }
+};
+
+// The connection the flags name (kubeconfig, context, in-cluster; see k8s::ResolveConnection).
+Result<k8s::KubeConnection> ResolveKubeConnection(const KubeOptions& flags);
+
+// Source options: pod and namespace labels per `label_allowlist` (empty: all) plus the keys of
+// the team chain ("pod:team" entries), and the flags' annotations.
+k8s::KubeSourceOptions KubeSourceOptionsFor(const KubeOptions& flags, const std::string& cluster,
+                                            const std::vector<std::string>& label_allowlist,
+                                            const std::vector<std::string>& team_labels);
+
+// Lists the cluster once when the flags ask for it (nullopt otherwise). Pod and namespace labels
+// are kept per `label_allowlist` (empty: all) plus the team chain's keys; failures name the
+// server and the resource.
+Result<std::optional<KubeState>> ReadKubeState(const KubeOptions& flags, const std::string& cluster,
+                                               const std::vector<std::string>& label_allowlist,
+                                               const std::vector<std::string>& team_labels);
+
+}  // namespace gpucost

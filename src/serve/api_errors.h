@@ -1,0 +1,27 @@
+// What serve's HTTP APIs answer for a failed request (docs/serve.md, "Operating"): always a
+// JSON body (JsonErrorBody, report/report_query.h), the status saying whose fault it is, and
+// nothing of where the ledger lives.
+//
+//   400  a bad parameter, or a window the ledger cannot answer as asked (the message says why)
+//   503  the ledger (or the source behind it) is unavailable or damaged: try again, read the log
+//   500  a bug
+// 404 is for unknown paths only.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "core/status.h"
+
+namespace gpucost::serve {
+
+struct ApiError {
+  int status = 500;
+  std::string message;  // for the client: no file path, host or password
+};
+
+// `ledger` is the ledger's target as given (a URI with its password, perhaps): where a message
+// names it, as given or masked, the client reads "the ledger".
+ApiError ApiErrorOf(const Status& s, std::string_view ledger);
+
+}  // namespace gpucost::serve

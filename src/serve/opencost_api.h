@@ -1,0 +1,31 @@
+// OpenCost's allocation API over the ledger (`gpucost serve`: /allocation and
+// /allocation/compute), so existing OpenCost clients read gpucost's numbers unchanged: the same
+// query parameters (window, step, aggregate, accumulate, includeIdle, shareIdle, idleByNode) and
+// the same response shape and GPU field names (gpuHours, gpuCost, gpuCostIdle, gpuEfficiency,
+// gpuAllocation...), with gpucost's effective and waste cost beside them (docs/serve.md).
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "core/result.h"
+#include "core/time.h"
+
+namespace gpucost::serve {
+
+struct ApiResponse {
+  int status = 200;
+  std::string body;                    // JSON
+  StatusCode cause = StatusCode::kOk;  // of a failure: kDataLoss for a damaged ledger
+};
+
+// `param(name)` returns the query parameter or "" when absent. `now` anchors relative windows
+// ("7d", "today", "lastmonth").
+ApiResponse OpenCostAllocation(const std::string& ledger_path,
+                               const std::function<std::string(const char*)>& param, Instant now);
+
+// OpenCost's window forms: "START,END" (RFC 3339 or unix seconds), "30m" / "12h" / "7d" ending
+// now, "today", "yesterday", "week", "lastweek", "month", "lastmonth" (UTC). Exposed for tests.
+Result<Window> ParseOpenCostWindow(std::string_view text, Instant now);
+
+}  // namespace gpucost::serve

@@ -1,0 +1,59 @@
+// Stacked area charts of money over time with uPlot: each series is drawn as the running sum of
+// the groups below it, filled, so the top line is the total; the legend and tooltips show each
+// group's own value.
+import uPlot from "uplot";
+import { money } from "./format";
+
+export const PALETTE = [
+  "#2563eb", "#d97706", "#059669", "#dc2626", "#7c3aed", "#0891b2", "#c026d3", "#65a30d",
+  "#ea580c", "#4f46e5", "#0d9488", "#be123c",
+];
+export const IDLE_COLOR = "#9ca3af";
+
+// Axis ticks in UTC, as every window and API time is.
+export const utc = (ts: number): Date => uPlot.tzDate(new Date(ts * 1000), "Etc/UTC");
+
+export interface Stack {
+  label: string;
+  values: number[];  // per x, this group's own value
+  color: string;
+}
+
+export function stackedChart(el: HTMLElement, xs: number[], stacks: Stack[], yLabel: string): uPlot {
+  const sums: number[][] = [];
+  let running = xs.map(() => 0);
+  for (const s of stacks) {
+    running = running.map((v, i) => v + (s.values[i] ?? 0));
+    sums.push(running);
+  }
+  // Top of the stack first, so that each lower band is painted over the one above it.
+  const order = stacks.map((_, i) => i).reverse();
+  const width = () => Math.max(280, el.clientWidth - 2);
+  const opts: uPlot.Options = {
+    width: width(),
+    height: 300,
+    scales: { x: { time: true } },
+    tzDate: utc,
+    axes: [
+      { stroke: "#4b5563" },
+      { stroke: "#4b5563", size: 70, label: yLabel, values: (_u, ticks) => ticks.map((t) => money(t).replace(/\.00$/, "")) },
+    ],
+    legend: { live: true },
+    series: [
+      { label: "time (UTC)", value: (_u, v) => (v == null ? "" : new Date(v * 1000).toISOString().slice(0, 16).replace("T", " ")) },
+      ...order.map((i) => ({
+        label: stacks[i].label,
+        stroke: stacks[i].color,
+        fill: stacks[i].color + "cc",
+        width: 1,
+        points: { show: false },
+        value: (_u: uPlot, _v: number, _s: number, idx: number | null) =>
+          idx == null ? "" : money(stacks[i].values[idx]),
+      })),
+    ],
+  };
+  const chart = new uPlot(opts, [xs, ...order.map((i) => sums[i])] as uPlot.AlignedData, el);
+  const resize = new ResizeObserver(() => chart.setSize({ width: width(), height: 300 }));
+  resize.observe(el);
+  return chart;
+}

@@ -1,0 +1,61 @@
+// What the report pages share: the report columns, the group-by choices and the cluster filter.
+import type { LedgerInfo, ReportRow } from "./api";
+import { Column, select } from "./dom";
+import { hours, money, percent } from "./format";
+import { update } from "./state";
+
+export const DIMENSIONS: [string, string][] = [
+  ["team", "Team"], ["namespace", "Namespace"], ["workload", "Workload"], ["cluster", "Cluster"],
+  ["node", "Node"], ["gpu_model", "GPU model"], ["capacity_type", "Capacity type"],
+  ["mig_profile", "MIG profile"],
+];
+
+export function dimensionLabel(d: string): string {
+  return DIMENSIONS.find((x) => x[0] === d)?.[1] ?? d;
+}
+
+// The value of a row's group: its dimension values joined, "idle capacity" for an idle row.
+export function groupName(r: ReportRow, by: string[]): string {
+  const v = by.map((d) => r[d]).filter((x) => x !== undefined && x !== null && x !== "");
+  if (r.idle === true || v.every((x) => x === "__idle__")) {
+    const cap = v.filter((x) => x !== "__idle__");
+    return cap.length ? cap.join(" / ") + " (idle)" : "idle capacity";
+  }
+  return v.join(" / ") || "(none)";
+}
+
+export function isIdle(r: ReportRow, by: string[]): boolean {
+  return r.idle === true || by.some((d) => r[d] === "__idle__");
+}
+
+export function moneyColumns(): Column<ReportRow>[] {
+  return [
+    { label: "GPU-hours", key: "gpu_hours", num: true, text: (r) => hours(r.gpu_hours), raw: (r) => r.gpu_hours },
+    { label: "Allocated", key: "allocated_usd", num: true, text: (r) => money(r.allocated_usd), raw: (r) => r.allocated_usd },
+    { label: "Effective", key: "effective_usd", num: true, text: (r) => money(r.effective_usd), raw: (r) => r.effective_usd },
+    { label: "Waste", key: "waste_usd", num: true, text: (r) => money(r.waste_usd), raw: (r) => r.waste_usd },
+    { label: "Idle", key: "idle_usd", num: true, text: (r) => money(r.idle_usd), raw: (r) => r.idle_usd },
+    { label: "Efficiency", key: "efficiency", num: true, text: (r) => percent(r.efficiency), raw: (r) => r.efficiency },
+    { label: "Unmeasured GPU-h", key: "unmeasured_gpu_hours", num: true, text: (r) => hours(r.unmeasured_gpu_hours), raw: (r) => r.unmeasured_gpu_hours },
+  ];
+}
+
+// How a row's utilization was measured (docs/report.md): every hour sampled, partly, none, or
+// split from a shared GPU's activity by shares.
+export function measuredAs(r: ReportRow): string {
+  if (r.gpu_hours > 0 && r.unmeasured_gpu_hours >= r.gpu_hours - 1e-9) return "unmeasured";
+  const part = r.unmeasured_gpu_hours > 1e-9 ? "partly measured" : "measured";
+  return r.estimated ? part + ", estimated share" : part;
+}
+
+export function clusterControl(info: LedgerInfo, params: URLSearchParams): HTMLElement | null {
+  if (info.clusters.length < 2) return null;
+  return select("cluster", "Cluster", params.get("cluster") ?? "",
+    [["", "All clusters"], ...info.clusters.map((c): [string, string] => [c, c])],
+    (v) => update({ cluster: v }));
+}
+
+export function clusterParam(params: URLSearchParams): Record<string, string> {
+  const c = params.get("cluster");
+  return c ? { cluster: c } : {};
+}

@@ -1,0 +1,61 @@
+// The gpucost web UI: one page at a time, chosen by the URL's fragment (state.ts), drawn from
+// serve's JSON APIs. A 401 asks for the bearer token (serve --token-file) and retries.
+import { ApiError, ledgerInfo, NeedToken, setToken } from "./api";
+import { h, message } from "./dom";
+import { current } from "./state";
+import { overview } from "./pages/overview";
+import { drill } from "./pages/drill";
+import { fleetPage } from "./pages/fleet";
+import { chargeback } from "./pages/chargeback";
+import { alertsPage } from "./pages/alerts";
+
+const PAGES: Record<string, typeof overview> = { overview, drill, fleet: fleetPage, chargeback, alerts: alertsPage };
+let rendering = 0;
+
+function tokenForm(main: HTMLElement, rejected: boolean): void {
+  const input = h("input", { id: "token", type: "password", autocomplete: "off", required: true });
+  const form = h("form", {
+    class: "card token", onsubmit: (e: Event) => {
+      e.preventDefault();
+      setToken(input.value.trim());
+      void render();
+    },
+  },
+  h("h1", {}, "Sign in"),
+  h("p", {}, rejected ? "The server refused that token. Enter the token of serve's --token-file."
+    : "This server needs a token: the content of serve's --token-file."),
+  h("label", { for: "token" }, "Token"), input,
+  h("button", { type: "submit" }, "Open"));
+  main.replaceChildren(form);
+  input.focus();
+}
+
+async function render(): Promise<void> {
+  const me = ++rendering;
+  const main = document.getElementById("main")!;
+  const route = current();
+  for (const a of document.querySelectorAll<HTMLAnchorElement>("nav a[data-page]")) {
+    if (a.dataset.page === route.page) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  }
+  const page = PAGES[route.page] ?? overview;
+  main.setAttribute("aria-busy", "true");
+  try {
+    const info = await ledgerInfo();
+    if (me !== rendering) return;
+    await page(main, info, route.params);
+  } catch (e) {
+    if (me !== rendering) return;
+    if (e instanceof NeedToken) tokenForm(main, e.rejected);
+    else main.replaceChildren(message(e instanceof ApiError ? e.message : String(e), "error"));
+  } finally {
+    if (me === rendering) {
+      main.removeAttribute("aria-busy");
+      document.body.dataset.page = route.page;
+      document.body.dataset.ready = String(me);
+    }
+  }
+}
+
+window.addEventListener("hashchange", () => void render());
+void render();

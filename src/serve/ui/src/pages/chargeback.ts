@@ -1,0 +1,89 @@
+// Chargeback: each team's cost for a calendar month (UTC), and a team's statement — its lines by
+// GPU model and capacity type and its workloads — as a page to print or save as PDF, every table
+// as CSV.
+import { LedgerInfo, report, ReportRow } from "../api";
+import { clusterParam, groupName, moneyColumns } from "../common";
+import { h, message, select, table } from "../dom";
+import { hours, money, percent } from "../format";
+import { href, update } from "../state";
+
+function months(info: LedgerInfo): string[] {
+  if (!info.window) return [];
+  const out: string[] = [];
+  const end = new Date(Date.parse(info.window.end) - 1);
+  let d = new Date(Date.UTC(end.getUTCFullYear(), end.getUTCMonth(), 1));
+  const lo = Date.parse(info.window.start);
+  while (d.getTime() + 31 * 86400e3 > lo && out.length < 36) {
+    out.push(d.toISOString().slice(0, 7));
+    d = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - 1, 1));
+  }
+  return out;
+}
+
+function monthWindow(m: string): string {
+  const [y, mo] = m.split("-").map(Number);
+  const a = new Date(Date.UTC(y, mo - 1, 1)).toISOString().replace(/\.\d{3}Z$/, "Z");
+  const b = new Date(Date.UTC(y, mo, 1)).toISOString().replace(/\.\d{3}Z$/, "Z");
+  return a + "," + b;
+}
+
+export async function chargeback(main: HTMLElement, info: LedgerInfo, params: URLSearchParams): Promise<void> {
+  const all = months(info);
+  if (all.length === 0) {
+    main.replaceChildren(h("h1", {}, "Chargeback"), message("The ledger holds no costs yet."));
+    return;
+  }
+  const month = all.includes(params.get("month") ?? "") ? params.get("month")! : all[0];
+  const team = params.get("team");
+  const win = monthWindow(month);
+  const base = { window: win, ...clusterParam(params) };
+  const head = h("div", { class: "controls no-print" },
+    select("month", "Month", month, all.map((m): [string, string] => [m, m]), (v) => update({ month: v })),
+    h("button", { type: "button", onclick: () => window.print() }, "Print / save as PDF"));
+
+  if (!team) {
+    const r = await report({ ...base, by: "team" });
+    const teams = r.rows.filter((x) => x.team !== "__idle__");
+    main.replaceChildren(
+      h("div", { class: "page-head" }, h("h1", {}, `Chargeback ${month}`),
+        h("p", { class: "window", "data-window": win }, "Calendar month, UTC · each team's allocated cost")),
+      head,
+      table(`Teams, ${month}`, `chargeback-${month}`,
+        [{ label: "Team", key: "team", text: (x: ReportRow) => String(x.team),
+          link: (x: ReportRow) => href("chargeback", { month, team: String(x.team), cluster: params.get("cluster") ?? "" }) },
+          ...moneyColumns()],
+        teams),
+      h("p", { class: "note" }, "Idle capacity nobody held this month: ",
+        h("strong", { "data-idle": "" }, money(r.totals.idle_usd)), " · total cost ",
+        h("strong", { "data-cost": "" }, money(r.totals.cost_usd))),
+    );
+    return;
+  }
+  const [lines, workloads] = await Promise.all([
+    report({ ...base, by: "team,gpu_model,capacity_type" }),
+    report({ ...base, by: "team,namespace,workload" }),
+  ]);
+  const mine = (x: ReportRow) => x.team === team;
+  const l = lines.rows.filter(mine);
+  const wl = workloads.rows.filter(mine);
+  const total = l.reduce((a, x) => a + (x.allocated_usd ?? 0), 0);
+  const eff = l.reduce((a, x) => a + (x.effective_usd ?? 0), 0);
+  const gh = l.reduce((a, x) => a + x.gpu_hours, 0);
+  main.replaceChildren(
+    h("div", { class: "page-head" },
+      h("p", { class: "no-print" }, h("a", { href: href("chargeback", { month, cluster: params.get("cluster") ?? "" }) }, "‹ All teams")),
+      h("h1", {}, `Statement: team ${team}, ${month}`),
+      h("p", { class: "window", "data-window": win }, "Calendar month, UTC")),
+    head,
+    h("section", { class: "statement card" },
+      h("p", { class: "amount" }, "Amount due ", h("strong", { "data-amount": "" }, money(total))),
+      h("p", {}, `${hours(gh)} GPU-hours · efficiency ${percent(total > 0 ? eff / total : null)}`)),
+    table("Lines by GPU model and capacity type", `statement-${team}-${month}-lines`,
+      [{ label: "GPU model", key: "gpu_model", text: (x: ReportRow) => groupName(x, ["gpu_model"]) },
+        { label: "Capacity", key: "capacity_type", text: (x: ReportRow) => String(x.capacity_type ?? "") },
+        ...moneyColumns()], l),
+    table("Workloads", `statement-${team}-${month}-workloads`,
+      [{ label: "Workload", key: "workload", text: (x: ReportRow) => `${x.namespace}/${x.workload}` },
+        ...moneyColumns()], wl),
+  );
+}

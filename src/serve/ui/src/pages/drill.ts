@@ -1,0 +1,112 @@
+// Drill-down: team → namespace → workload → pod. Each level lists the next one's groups with
+// their GPU-hours, money and how they were measured; a chosen group shows its allocated and
+// effective cost and utilization over time. The path is the URL's team=, namespace=, workload=.
+import uPlot from "uplot";
+import { utc } from "../chart";
+import { LedgerInfo, report, ReportRow } from "../api";
+import { clusterControl, clusterParam, groupName, measuredAs, moneyColumns } from "../common";
+import { h, kpi, message, present, table, windowControls } from "../dom";
+import { hours, instant, money, percent } from "../format";
+import { href } from "../state";
+import { chartStep, resolve, windowParam } from "../window";
+
+const LEVELS = ["team", "namespace", "workload", "pod"];
+
+function utilizationChart(el: HTMLElement, rows: ReportRow[]): void {
+  const xs = rows.map((r) => Date.parse(r.start!) / 1000);
+  const width = () => Math.max(280, el.clientWidth - 2);
+  const chart = new uPlot({
+    width: width(), height: 240,
+    scales: { x: { time: true }, pct: { range: [0, 100] } },
+    tzDate: utc,
+    axes: [
+      { stroke: "#4b5563" },
+      { stroke: "#4b5563", size: 70, values: (_u, ticks) => ticks.map((t) => money(t).replace(/\.00$/, "")) },
+      { scale: "pct", side: 1, stroke: "#4b5563", values: (_u, ticks) => ticks.map((t) => t + "%"), grid: { show: false } },
+    ],
+    series: [
+      { label: "time (UTC)", value: (_u, v) => (v == null ? "" : new Date(v * 1000).toISOString().slice(0, 16).replace("T", " ")) },
+      { label: "allocated", stroke: "#2563eb", fill: "#2563eb33", points: { show: false }, value: (_u, v) => money(v) },
+      { label: "effective", stroke: "#059669", fill: "#05966944", points: { show: false }, value: (_u, v) => money(v) },
+      { label: "utilization", stroke: "#d97706", scale: "pct", points: { show: false }, value: (_u, v) => (v == null ? "–" : v.toFixed(1) + "%") },
+    ],
+  }, [xs, rows.map((r) => r.allocated_usd), rows.map((r) => r.effective_usd),
+    rows.map((r) => (r.utilization === null ? null : r.utilization * 100))] as uPlot.AlignedData, el);
+  new ResizeObserver(() => chart.setSize({ width: width(), height: 240 })).observe(el);
+}
+
+export async function drill(main: HTMLElement, info: LedgerInfo, params: URLSearchParams): Promise<void> {
+  const w = resolve(info, params);
+  if (!w) {
+    main.replaceChildren(message("The ledger holds no costs yet."));
+    return;
+  }
+  // The path: the leading levels that the URL names.
+  const path: [string, string][] = [];
+  for (const l of LEVELS.slice(0, 3)) {
+    const v = params.get(l);
+    if (v === null) break;
+    path.push([l, v]);
+  }
+  const level = LEVELS[path.length];
+  const by = LEVELS.slice(0, path.length + 1);
+  const keep = (r: ReportRow) => path.every(([k, v]) => r[k] === v);
+  const common = { window: windowParam(w), ...clusterParam(params) };
+  const [acc, series] = await Promise.all([
+    report({ ...common, by: by.join(",") }),
+    path.length > 0
+      ? report({ ...common, by: by.slice(0, -1).join(","), accumulate: "false", step: chartStep(w, info.step_s) + "s" })
+      : Promise.resolve(null),
+  ]);
+  const rows = acc.rows.filter((r) => keep(r) && r[level] !== "__idle__");
+  const sum = (f: (r: ReportRow) => number | null) => {
+    const v = rows.map(f).filter((x): x is number => x !== null);
+    return v.length ? v.reduce((a, b) => a + b, 0) : null;
+  };
+  const allocated = sum((r) => r.allocated_usd);
+  const effective = sum((r) => r.effective_usd);
+  const total = {
+    gpu_hours: sum((r) => r.gpu_hours) ?? 0, allocated_usd: allocated, effective_usd: effective,
+    waste_usd: sum((r) => r.waste_usd), idle_usd: sum((r) => r.idle_usd),
+    efficiency: allocated && effective !== null ? effective / allocated : null,
+    unmeasured_gpu_hours: sum((r) => r.unmeasured_gpu_hours) ?? 0,
+    estimated: rows.some((r) => r.estimated), [level]: "total",
+  } as unknown as ReportRow;
+
+  const base = { window: params.get("window") ?? "", from: params.get("from") ?? "", to: params.get("to") ?? "", cluster: params.get("cluster") ?? "" };
+  const crumbs: HTMLElement[] = [h("a", { href: href("drill", base) }, "All teams")];
+  path.forEach(([k, v], i) => {
+    const upTo = Object.fromEntries(path.slice(0, i + 1));
+    crumbs.push(h("span", { "aria-hidden": "true" }, " › "));
+    crumbs.push(i === path.length - 1 ? h("span", { "aria-current": "page" }, `${k} ${v}`) : h("a", { href: href("drill", { ...base, ...upTo }) }, `${k} ${v}`));
+  });
+  const next = (r: ReportRow) => (level === "pod" ? null
+    : href("drill", { ...base, ...Object.fromEntries(path), [level]: String(r[level]) }));
+
+  const chartBox = h("div", { class: "chart", role: "img", "aria-label": "Cost and utilization over time" });
+  main.replaceChildren(...present(
+    h("div", { class: "page-head" }, h("h1", {}, "Drill-down"),
+      h("p", { class: "window", "data-window": windowParam(w) }, instant(w.start), " – ", instant(w.end), " UTC")),
+    h("nav", { class: "crumbs", "aria-label": "Drill-down path" }, crumbs),
+    h("div", { class: "controls" }, windowControls(params, w), clusterControl(info, params)),
+    h("section", { class: "kpis", "aria-label": "Totals of this level" },
+      kpi("Allocated", money(total.allocated_usd), "allocated_usd"),
+      kpi("Effective", money(total.effective_usd), "effective_usd"),
+      kpi("Waste", money(total.waste_usd), "waste_usd"),
+      kpi("GPU-hours", hours(total.gpu_hours), "gpu_hours"),
+      kpi("Efficiency", percent(total.efficiency), "efficiency"),
+      kpi("Measured", rows.length ? measuredAs(total) : "–", "measured", "", "kpi-text")),
+    path.length > 0 ? h("section", { class: "card" }, h("h2", {}, "Over time"), chartBox) : null,
+    table(`${level[0].toUpperCase() + level.slice(1)}s`, `drill-${level}`,
+      [{ label: level, key: level, text: (r: ReportRow) => groupName(r, [level]), raw: (r: ReportRow) => String(r[level] ?? ""), link: next },
+        ...moneyColumns(),
+        { label: "Utilization", key: "utilization", num: true, text: (r: ReportRow) => percent(r.utilization), raw: (r: ReportRow) => r.utilization },
+        { label: "How measured", key: "measured", text: (r: ReportRow) => measuredAs(r) }],
+      rows, total),
+  ));
+  if (series) {
+    const mine = series.rows.filter(keep);
+    if (mine.length) utilizationChart(chartBox, mine);
+    else chartBox.append(message("No steps of this group in the window."));
+  }
+}

@@ -1,0 +1,103 @@
+// Fleet: every node and its GPUs as a map of the newest step — MIG slices with who holds each,
+// time-sliced and MPS replicas, HAMi fractions, idle capacity — with each node's price per
+// GPU-hour and where that price came from.
+import { fleet, FleetHolder, FleetNode, FleetUnit, LedgerInfo } from "../api";
+import { PALETTE } from "../chart";
+import { clusterControl, clusterParam } from "../common";
+import { h, kpi, message, table } from "../dom";
+import { hours, instant, money, percent } from "../format";
+
+const SHARING: Record<string, string> = {
+  none: "whole GPUs", mig: "MIG", "time-slicing": "time-sliced", mps: "MPS", hami: "HAMi fractions",
+};
+
+function teamColors(nodes: FleetNode[]): Map<string, string> {
+  const teams = new Set<string>();
+  for (const n of nodes) for (const g of n.gpus) for (const u of g.units) for (const x of u.holders) teams.add(x.team);
+  const m = new Map<string, string>();
+  [...teams].sort().forEach((t, i) => m.set(t, PALETTE[i % PALETTE.length]));
+  return m;
+}
+
+function who(x: FleetHolder): string {
+  return `${x.namespace}/${x.pod}` + (x.container ? ` (${x.container})` : "");
+}
+
+function holderTitle(x: FleetHolder, u: FleetUnit): string {
+  return [`${who(x)}`, `team ${x.team}`, `workload ${x.workload}`, `${hours(x.gpus, 3)} GPU`,
+    `utilization ${percent(x.utilization)}${x.estimated ? " (estimated share)" : ""}`,
+    `${money(x.usd_per_hour)}/h`, u.mig_profile ? `slice ${u.mig_profile}` : ""].filter(Boolean).join("\n");
+}
+
+// One unit (a whole GPU, a MIG slice or a replica): its holders' parts, then what is idle.
+function unitBox(u: FleetUnit, colors: Map<string, string>): HTMLElement {
+  const label = u.kind === "mig" ? u.mig_profile || "slice" : u.kind === "replica" ? `r${u.index}` : "";
+  // Parts grow in proportion to the unit (flex-grow under 1 in all would leave space unfilled).
+  const f = u.fraction > 0 ? u.fraction : 1;
+  const parts = u.holders.map((x) => h("div", {
+    class: "part", style: `flex-grow:${x.gpus / f};background:${colors.get(x.team)}`,
+    title: holderTitle(x, u), "data-holder": who(x),
+  }, h("span", {}, x.pod)));
+  if (u.idle_gpus > 1e-9 || u.holders.length === 0) {
+    parts.push(h("div", { class: "part idle", style: `flex-grow:${Math.max(u.idle_gpus / f, 1e-6)}`, title: `idle: ${hours(u.idle_gpus, 3)} GPU${u.holdable ? "" : " (not partitioned: nobody can request it)"}` },
+      h("span", {}, u.holdable ? "idle" : "unpartitioned")));
+  }
+  return h("div", { class: `unit ${u.kind}`, style: `flex-grow:${u.fraction}`, "data-unit": u.kind },
+    label ? h("div", { class: "unit-label" }, label) : null,
+    h("div", { class: "parts" }, parts));
+}
+
+function nodeCard(n: FleetNode, colors: Map<string, string>): HTMLElement {
+  const price = n.usd_per_gpu_hour === null ? "price unknown" : `${money(n.usd_per_gpu_hour)} per GPU-hour`;
+  return h("article", { class: "node card", "data-node": n.name },
+    h("header", {},
+      h("h3", {}, n.name),
+      h("p", { class: "meta" },
+        [n.gpu_model, n.instance_type, n.capacity_type.replace("_", "-"), SHARING[n.sharing] ?? n.sharing,
+          n.replicas > 1 ? `${n.replicas} replicas a GPU` : ""].filter(Boolean).join(" · ")),
+      h("p", { class: "price", "data-price": String(n.usd_per_gpu_hour) }, price,
+        h("span", { class: "source" }, ` (${n.price_source})`)),
+      h("p", { class: "meta" }, `${hours(n.allocated_gpus)} of ${n.physical_gpus} GPUs held · ${hours(n.idle_gpus)} idle`)),
+    h("div", { class: "gpus" }, n.gpus.map((g, i) => h("div", { class: "gpu", title: g.uuid },
+      h("div", { class: "gpu-label" }, `GPU ${i}`),
+      h("div", { class: "units" }, g.units.map((u) => unitBox(u, colors)))))));
+}
+
+export async function fleetPage(main: HTMLElement, info: LedgerInfo, params: URLSearchParams): Promise<void> {
+  const f = await fleet(clusterParam(params));
+  if (!f.window || f.nodes.length === 0) {
+    main.replaceChildren(h("h1", {}, "Fleet"), message("The ledger holds no nodes yet."));
+    return;
+  }
+  const colors = teamColors(f.nodes);
+  const gpus = f.nodes.reduce((a, n) => a + n.physical_gpus, 0);
+  const held = f.nodes.reduce((a, n) => a + n.allocated_gpus, 0);
+  const idle = f.nodes.reduce((a, n) => a + n.idle_gpus, 0);
+  const rate = f.nodes.reduce((a, n) => a + (n.usd_per_gpu_hour ?? 0) * n.physical_gpus, 0);
+  main.replaceChildren(
+    h("div", { class: "page-head" }, h("h1", {}, "Fleet"),
+      h("p", { class: "window", "data-window": f.window.start + "," + f.window.end }, "The newest step: ", instant(f.window.start), " – ", instant(f.window.end), " UTC")),
+    h("div", { class: "controls" }, clusterControl(info, params)),
+    h("section", { class: "kpis", "aria-label": "The fleet now" },
+      kpi("Nodes", String(f.nodes.length), "nodes"),
+      kpi("GPUs", String(gpus), "gpus"),
+      kpi("GPUs held", hours(held), "held"),
+      kpi("Idle GPUs", hours(idle), "idle"),
+      kpi("Fleet cost per hour", money(rate), "usd_per_hour")),
+    h("div", { class: "legend", "aria-label": "Teams" }, [...colors].map(([t, c]) =>
+      h("span", { class: "swatch" }, h("i", { style: `background:${c}` }), t)),
+    h("span", { class: "swatch" }, h("i", { class: "idle" }), "idle")),
+    h("section", { class: "fleet", "aria-label": "Nodes" }, f.nodes.map((n) => nodeCard(n, colors))),
+    table("Nodes", "fleet-nodes", [
+      { label: "Node", key: "node", text: (n: FleetNode) => n.name },
+      { label: "Cluster", key: "cluster", text: (n: FleetNode) => n.cluster },
+      { label: "GPU model", key: "gpu_model", text: (n: FleetNode) => n.gpu_model },
+      { label: "Sharing", key: "sharing", text: (n: FleetNode) => n.sharing },
+      { label: "GPUs", key: "physical_gpus", num: true, text: (n: FleetNode) => String(n.physical_gpus) },
+      { label: "Held", key: "allocated_gpus", num: true, text: (n: FleetNode) => hours(n.allocated_gpus), raw: (n: FleetNode) => n.allocated_gpus },
+      { label: "Idle", key: "idle_gpus", num: true, text: (n: FleetNode) => hours(n.idle_gpus), raw: (n: FleetNode) => n.idle_gpus },
+      { label: "Per GPU-hour", key: "usd_per_gpu_hour", num: true, text: (n: FleetNode) => money(n.usd_per_gpu_hour), raw: (n: FleetNode) => n.usd_per_gpu_hour },
+      { label: "Price source", key: "price_source", text: (n: FleetNode) => n.price_source },
+    ], f.nodes),
+  );
+}

@@ -1,0 +1,97 @@
+// Overview: the window's cost stacked over time by a dimension, the headline figures (allocated,
+// effective, waste, idle, unmeasured, efficiency) with the change from the previous period, and
+// the table of groups.
+import { LedgerInfo, report, ReportRow } from "../api";
+import { IDLE_COLOR, PALETTE, Stack, stackedChart } from "../chart";
+import { clusterControl, clusterParam, DIMENSIONS, dimensionLabel, groupName, isIdle, moneyColumns } from "../common";
+import { h, kpi, message, select, table, windowControls } from "../dom";
+import { hours, instant, money, percent } from "../format";
+import { href, update } from "../state";
+import { chartStep, resolve, windowParam } from "../window";
+
+const TOP = 8;
+
+function change(now: number | null, before: number | null): string {
+  if (now === null || before === null || !(Math.abs(before) > 1e-9)) {
+    return "The ledger holds no previous period of the same length to compare with.";
+  }
+  const d = (now - before) / Math.abs(before);
+  return `Total cost ${d >= 0 ? "+" : ""}${percent(d)} against the previous period of the same length (${money(before)}).`;
+}
+
+export async function overview(main: HTMLElement, info: LedgerInfo, params: URLSearchParams): Promise<void> {
+  const w = resolve(info, params);
+  if (!w) {
+    main.replaceChildren(message("The ledger holds no costs yet: serve writes its first step a minute or two after it starts."));
+    return;
+  }
+  const by = DIMENSIONS.some((d) => d[0] === params.get("by")) ? params.get("by")! : "team";
+  const common = { window: windowParam(w), by, ...clusterParam(params) };
+  const length = Date.parse(w.end) - Date.parse(w.start);
+  const prevStart = Date.parse(w.start) - length;
+  const prev = info.window && prevStart >= Date.parse(info.window.start)
+    ? report({ ...common, window: new Date(prevStart).toISOString().replace(/\.\d{3}Z$/, "Z") + "," + w.start })
+    : Promise.resolve(null);
+  const step = chartStep(w, info.step_s);
+  const [acc, series, before] = await Promise.all([
+    report(common),
+    report({ ...common, accumulate: "false", step: step + "s" }),
+    prev,
+  ]);
+  const t = acc.totals;
+
+  const groups = acc.rows.filter((r) => !isIdle(r, [by])).map((r) => groupName(r, [by]));
+  const top = groups.slice(0, TOP);
+  const xs: number[] = [];
+  const index = new Map<string, number>();
+  for (const r of series.rows) {
+    if (!index.has(r.start!)) { index.set(r.start!, xs.length); xs.push(Date.parse(r.start!) / 1000); }
+  }
+  const band = (label: string, color: string, pick: (r: ReportRow) => number | null): Stack => {
+    const values = xs.map(() => 0);
+    for (const r of series.rows) {
+      const v = pick(r);
+      if (v !== null) values[index.get(r.start!)!] += v;
+    }
+    return { label, color, values };
+  };
+  const stacks: Stack[] = top.map((g, i) => band(g, PALETTE[i % PALETTE.length],
+    (r) => (!isIdle(r, [by]) && groupName(r, [by]) === g ? r.allocated_usd ?? 0 : null)));
+  if (groups.length > TOP) {
+    const rest = new Set(groups.slice(TOP));
+    stacks.push(band("other", "#6b7280", (r) => (!isIdle(r, [by]) && rest.has(groupName(r, [by])) ? r.allocated_usd ?? 0 : null)));
+  }
+  stacks.push(band("idle", IDLE_COLOR, (r) => (isIdle(r, [by]) ? r.idle_usd ?? 0 : null)));
+
+  const chartBox = h("div", { class: "chart", role: "img", "aria-label": `Cost per ${dimensionLabel(by)} over time` });
+  const drill = (r: ReportRow) => (isIdle(r, [by]) || !["team", "namespace", "workload"].includes(by)
+    ? null : href("drill", { [by]: String(r[by]), window: params.get("window") ?? "", from: params.get("from") ?? "", to: params.get("to") ?? "" }));
+  main.replaceChildren(
+    h("div", { class: "page-head" },
+      h("h1", {}, "Overview"),
+      h("p", { class: "window", "data-window": windowParam(w) }, instant(w.start), " – ", instant(w.end), " UTC"),
+    ),
+    h("div", { class: "controls" },
+      windowControls(params, w),
+      select("by", "Stack by", by, DIMENSIONS, (v) => update({ by: v })),
+      clusterControl(info, params)),
+    h("section", { class: "kpis", "aria-label": "Totals for the window" },
+      kpi("Total cost", money(t.cost_usd), "cost_usd", change(t.cost_usd, before?.totals.cost_usd ?? null)),
+      kpi("Allocated", money(t.allocated_usd), "allocated_usd"),
+      kpi("Effective", money(t.effective_usd), "effective_usd"),
+      kpi("Waste", money(t.waste_usd), "waste_usd"),
+      kpi("Idle", money(t.idle_usd), "idle_usd"),
+      kpi("Efficiency", percent(t.efficiency), "efficiency"),
+      kpi("GPU-hours", hours(t.gpu_hours), "gpu_hours"),
+      kpi("Unmeasured GPU-h", hours(t.unmeasured_gpu_hours), "unmeasured_gpu_hours")),
+    h("p", { class: "change", "data-change": "" }, change(t.cost_usd, before?.totals.cost_usd ?? null),
+      t.prices_known ? "" : " · some capacity had no price: its hours are in no figure"),
+    h("section", { class: "card" }, h("h2", {}, `Cost per ${dimensionLabel(by).toLowerCase()} over time`), chartBox),
+    table(`By ${dimensionLabel(by).toLowerCase()}`, `cost-by-${by}`,
+      [{ label: dimensionLabel(by), key: by, text: (r: ReportRow) => groupName(r, [by]), raw: (r: ReportRow) => (r[by] as string) ?? "", link: drill },
+        ...moneyColumns()],
+      acc.rows, { ...t, [by]: "total" } as ReportRow),
+  );
+  if (xs.length > 0) stackedChart(chartBox, xs, stacks, "USD per " + (step >= 3600 ? step / 3600 + " h" : step / 60 + " min"));
+  else chartBox.append(message("No steps in this window."));
+}

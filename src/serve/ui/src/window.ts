@@ -1,0 +1,49 @@
+// The window of a page: a preset counted back from the newest data in the ledger (a ledger may
+// end in the past), or a custom range; both aligned on the ledger's step.
+import type { LedgerInfo, Window } from "./api";
+
+export const PRESETS: [string, string, number][] = [
+  ["24h", "Last 24 hours", 24 * 3600],
+  ["7d", "Last 7 days", 7 * 86400],
+  ["30d", "Last 30 days", 30 * 86400],
+  ["all", "Everything", 0],
+];
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+// The window `params` name (window=24h|7d|30d|all, or from= and to= as RFC 3339), within the
+// ledger's; null when the ledger is empty.
+export function resolve(info: LedgerInfo, params: URLSearchParams): Window | null {
+  if (!info.window) return null;
+  const lo = Date.parse(info.window.start);
+  const hi = Date.parse(info.window.end);
+  const from = params.get("from");
+  const to = params.get("to");
+  if (from && to && !Number.isNaN(Date.parse(from)) && !Number.isNaN(Date.parse(to))) {
+    const a = Math.max(lo, Date.parse(from));
+    const b = Math.min(hi, Date.parse(to));
+    if (b > a) return { start: iso(a), end: iso(b) };
+  }
+  const preset = PRESETS.find((p) => p[0] === (params.get("window") ?? "7d")) ?? PRESETS[1];
+  const stepMs = Math.max(1, info.step_s) * 1000;
+  const start = preset[2] === 0 ? lo : Math.max(lo, hi - preset[2] * 1000);
+  const aligned = lo + Math.floor((start - lo) / stepMs) * stepMs;
+  return { start: iso(aligned), end: iso(hi) };
+}
+
+// An output step for about `buckets` points: a whole multiple of the ledger's step, rounded up
+// to a round length (5 m, 1 h, 1 d...).
+export function chartStep(w: Window, stepS: number, buckets = 120): number {
+  const span = (Date.parse(w.end) - Date.parse(w.start)) / 1000;
+  const want = Math.max(stepS, span / buckets);
+  const round = [60, 300, 900, 1800, 3600, 7200, 21600, 43200, 86400, 604800];
+  let s = round.find((r) => r >= want) ?? 604800;
+  s = Math.max(stepS, Math.ceil(s / stepS) * stepS);
+  return s;
+}
+
+export function windowParam(w: Window): string {
+  return w.start + "," + w.end;
+}

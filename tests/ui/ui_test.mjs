@@ -1,0 +1,283 @@
+// The web UI in a real browser: Debian's Chromium, driven by puppeteer-core over the DevTools
+// protocol, against `gpucost serve --read-only` started here on 127.0.0.1 (any free port, under
+// a path prefix, with a token) over a ledger of a simulated cluster. Every page loads with no
+// console error; the figures on screen are the API's (and the CLI's) for the same window; the
+// filters and the drill-down change the URL and the figures; the token flow works; axe-core
+// finds no serious or critical violation. Screenshots go to OUT.
+//
+//   node ui_test.mjs --gpucost BIN --modules NODE_MODULES --out OUT [--chromium PATH]
+// Exit 0 when every check holds; each failure is printed.
+import { spawn, spawnSync, execFileSync } from "node:child_process";
+import { createRequire } from "node:module";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { randomBytes } from "node:crypto";
+
+const args = Object.fromEntries(process.argv.slice(2).reduce((acc, a, i, all) =>
+  (a.startsWith("--") ? [...acc, [a.slice(2), all[i + 1]]] : acc), []));
+const require = createRequire(join(resolve(args.modules), "noop.js"));
+const puppeteer = require("puppeteer-core");
+const axe = require("axe-core");
+const gpucost = args.gpucost;
+const out = args.out;
+mkdirSync(out, { recursive: true });
+
+const started = Date.now();
+const failures = [];
+const phase = (name) => console.log(`${((Date.now() - started) / 1000).toFixed(1)} s: ${name}`);
+function check(ok, what) {
+  if (!ok) {
+    failures.push(what);
+    console.error("FAIL: " + what);
+  }
+}
+function equal(actual, expected, what) {
+  check(actual === expected, `${what}: got ${JSON.stringify(actual)}, want ${JSON.stringify(expected)}`);
+}
+
+// The one rounding rule (docs/report.md "Rounding"), written again here on purpose: the UI's
+// copy is what is under test.
+function cents(v) {
+  const fine = Math.round(Math.abs(v) * 1e6);
+  const whole = Math.floor(fine / 10000);
+  const units = fine % 10000 >= 5000 ? whole + 1 : whole;
+  return v < 0 ? -units : units;
+}
+function money(v) {
+  if (v === null || v === undefined) return "–";
+  const c = cents(v);
+  const abs = Math.abs(c);
+  const int = Math.floor(abs / 100).toLocaleString("en-US");
+  return (c < 0 ? "-$" : "$") + int + "." + String(abs % 100).padStart(2, "0");
+}
+
+// A simulated cluster of every sharing mode over 30 hours, written to a ledger.
+const dir = mkdtempSync(join(tmpdir(), "gpucost-ui-"));
+const ledger = join(dir, "costs.db");
+execFileSync(gpucost, ["simulate", "--nodes", "5", "--seed", "11", "--duration", "30h",
+  "--scrape-interval", "5m", "--sharing", "whole:1,mig:1,time-slicing:1,mps:1,hami:1",
+  "--out", join(dir, "sim.om.gz")], { stdio: "ignore" });
+execFileSync(gpucost, ["ledger", "write", ledger, "--input", join(dir, "sim.om.gz"), "--step", "5m",
+  "--max-warnings", "0"], { stdio: ["ignore", "ignore", "ignore"] });
+const token = randomBytes(16).toString("hex");
+writeFileSync(join(dir, "token"), token + "\n");
+
+// serve on a free port; its first line names it.
+const serve = spawn(gpucost, ["serve", "--read-only", "--ledger", ledger, "--listen", "127.0.0.1:0",
+  "--token-file", join(dir, "token"), "--path-prefix", "/gpucost"], { stdio: ["ignore", "pipe", "inherit"] });
+const base = await new Promise((resolve, reject) => {
+  let text = "";
+  serve.stdout.on("data", (d) => {
+    text += d;
+    const m = text.match(/gpucost serve: (http:\/\/127\.0\.0\.1:\d+)/);
+    if (m) resolve(m[1]);
+  });
+  serve.on("exit", (code) => reject(new Error("serve exited " + code)));
+});
+const ui = base + "/gpucost/";
+
+async function api(path, params = {}) {
+  const res = await fetch(base + path + "?" + new URLSearchParams(params), {
+    headers: { Authorization: "Bearer " + token },
+  });
+  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+let browser;
+try {
+  // The API and the UI's files: the files need no token, the API does.
+  equal((await fetch(ui + "app.js")).status, 200, "app.js under the prefix");
+  equal((await fetch(base + "/")).status, 200, "/ without the prefix");
+  equal((await fetch(base + "/api/v1/report")).status, 401, "the API without a token");
+  const info = await api("/gpucost/api/v1/ledger");
+  check(info.window !== null && info.step_s === 300, "/api/v1/ledger: " + JSON.stringify(info));
+
+  browser = await puppeteer.launch({
+    executablePath: args.chromium ?? "/usr/bin/chromium",
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--font-render-hinting=none"],
+  });
+  const page = await browser.newPage();
+  // axe-core is injected as an inline script, which the UI's Content-Security-Policy forbids.
+  await page.setBypassCSP(true);
+  await page.setViewport({ width: 1280, height: 800 });
+  const consoleErrors = [];
+  page.on("console", (m) => { if (m.type() === "error") consoleErrors.push(m.text()); });
+  page.on("pageerror", (e) => consoleErrors.push(String(e)));
+  // 401s of the token flow are expected answers, not errors of the page.
+  const expected401 = (t) => /401/.test(t);
+
+  let ready = 0;
+  async function settled() {
+    await page.waitForFunction((n) => Number(document.body.dataset.ready ?? 0) > n &&
+      !document.querySelector("main[aria-busy]"), { timeout: 15000 }, ready);
+    ready = Number(await page.evaluate(() => document.body.dataset.ready));
+  }
+  async function go(hash) {
+    await page.evaluate((h) => { location.hash = h; }, hash);
+    await settled();
+  }
+  const text = (sel) => page.$eval(sel, (e) => e.textContent.trim());
+  const texts = (sel) => page.$$eval(sel, (es) => es.map((e) => e.textContent.trim()));
+  async function accessible(name) {
+    await page.addScriptTag({ content: axe.source });
+    const r = await page.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
+    const bad = r.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+    check(bad.length === 0, `${name}: axe: ` + bad.map((v) => `${v.id} (${v.nodes.length}): ${v.nodes[0]?.target}`).join("; "));
+  }
+  async function shot(name, fullPage = false) {
+    await page.screenshot({ path: join(out, name + ".png"), fullPage });
+  }
+
+  phase("the token flow");
+  // The token flow: asked, a wrong token refused, the right one opens the overview.
+  await page.goto(ui + "#/overview?window=all&by=team", { waitUntil: "load" });
+  await settled();
+  check(await page.$("#token") !== null, "a token is asked for");
+  await page.type("#token", "wrong");
+  await page.click("form.token button[type=submit]");
+  await settled();
+  check((await text("form.token")).includes("refused"), "a wrong token is refused");
+  await accessible("token page");
+  await page.$eval("#token", (e) => { e.value = ""; });
+  await page.type("#token", token);
+  await page.click("form.token button[type=submit]");
+  await settled();
+  check(await page.$("[data-kpi=cost_usd]") !== null, "the overview opens with the token");
+
+  phase("overview");
+  // Overview: the window's figures are the API's and the CLI's.
+  const w = await page.$eval("[data-window]", (e) => e.dataset.window);
+  equal(w, info.window.start + "," + info.window.end, "window=all is the ledger's span");
+  const byTeam = await api("/api/v1/report", { window: w, by: "team" });
+  const cli = JSON.parse(execFileSync(gpucost, ["report", "--ledger", ledger, "--window", w, "--by", "team",
+    "--accumulate", "--format", "json"], { stdio: ["ignore", "pipe", "ignore"] }));
+  for (const k of ["cost_usd", "allocated_usd", "effective_usd", "waste_usd", "idle_usd"]) {
+    equal(await text(`[data-kpi=${k}]`), money(byTeam.totals[k]), `overview ${k}`);
+    equal(money(cli.totals[k]), money(byTeam.totals[k]), `CLI and API ${k}`);
+  }
+  const shown = await texts("table[data-table=cost-by-team] tbody td[data-col=allocated_usd]");
+  equal(JSON.stringify(shown), JSON.stringify(byTeam.rows.map((r) => money(r.allocated_usd))), "overview rows");
+  check(/,/.test(await text("[data-kpi=cost_usd]")), "thousands separators");
+  check(await page.$(".uplot") !== null, "the chart is drawn");
+  await shot("overview");
+  await accessible("overview");
+
+  phase("filters");
+  // Filters: stacking by namespace and a shorter window change the URL and the figures.
+  await page.select("#by", "namespace");
+  await settled();
+  check(page.url().includes("by=namespace"), "by= in the URL: " + page.url());
+  const byNs = await api("/api/v1/report", { window: w, by: "namespace" });
+  equal(JSON.stringify(await texts("table[data-table=cost-by-namespace] tbody th")),
+    JSON.stringify(byNs.rows.map((r) => (r.namespace === "__idle__" ? "idle capacity" : r.namespace))), "namespace rows");
+  await page.select("#window", "24h");
+  await settled();
+  check(page.url().includes("window=24h"), "window= in the URL");
+  const w24 = await page.$eval("[data-window]", (e) => e.dataset.window);
+  check(w24 !== w, "the 24 h window differs from the whole span");
+  const day = await api("/api/v1/report", { window: w24, by: "namespace" });
+  equal(await text("[data-kpi=cost_usd]"), money(day.totals.cost_usd), "24 h cost");
+  check(day.totals.cost_usd < byNs.totals.cost_usd, "24 h costs less than 30 h");
+
+  phase("drill-down");
+  // Drill-down: team → namespace → workload, each level the API's rows for its path.
+  await go("#/drill?window=all");
+  const teams = byTeam.rows.filter((r) => r.team !== "__idle__");
+  equal(JSON.stringify(await texts("table[data-table=drill-team] tbody td[data-col=allocated_usd]")),
+    JSON.stringify(teams.map((r) => money(r.allocated_usd))), "drill-down teams");
+  const team = teams[0].team;
+  await Promise.all([page.click(`table[data-table=drill-team] tbody th a`), settled()]);
+  check(page.url().includes("team=" + encodeURIComponent(team)), "team= in the URL");
+  const tn = (await api("/api/v1/report", { window: w, by: "team,namespace" })).rows.filter((r) => r.team === team);
+  equal(JSON.stringify(await texts("table[data-table=drill-namespace] tbody td[data-col=allocated_usd]")),
+    JSON.stringify(tn.map((r) => money(r.allocated_usd))), "drill-down namespaces of " + team);
+  check(await page.$(".uplot") !== null, "utilization over time is drawn");
+  const ns = tn[0].namespace;
+  await Promise.all([page.click(`table[data-table=drill-namespace] tbody th a`), settled()]);
+  check(page.url().includes("namespace=" + encodeURIComponent(ns)), "namespace= in the URL");
+  const tnw = (await api("/api/v1/report", { window: w, by: "team,namespace,workload" }))
+    .rows.filter((r) => r.team === team && r.namespace === ns);
+  equal(JSON.stringify(await texts("table[data-table=drill-workload] tbody td[data-col=allocated_usd]")),
+    JSON.stringify(tnw.map((r) => money(r.allocated_usd))), "drill-down workloads");
+  check((await texts("table[data-table=drill-workload] tbody td[data-col=measured]")).every((t) => /measured/.test(t)),
+    "each workload says how it was measured");
+  await shot("drill");
+  await accessible("drill-down");
+
+  phase("fleet");
+  // Fleet: every node, its price and source, MIG slices and replicas with their holders.
+  await go("#/fleet");
+  const fleet = await api("/api/v1/fleet");
+  equal((await page.$$("article.node")).length, fleet.nodes.length, "fleet nodes");
+  equal(JSON.stringify(await texts("article.node .price")),
+    JSON.stringify(fleet.nodes.map((n) => `${money(n.usd_per_gpu_hour)} per GPU-hour (${n.price_source})`)), "node prices");
+  check((await page.$$("[data-unit=mig]")).length > 0, "MIG slices are drawn");
+  check((await page.$$("[data-unit=replica]")).length > 0, "replicas are drawn");
+  const holders = fleet.nodes.flatMap((n) => n.gpus.flatMap((g) => g.units.flatMap((u) => u.holders)));
+  equal((await page.$$(".part[data-holder]")).length, holders.length, "every holder of every unit");
+  await shot("fleet");
+  await shot("fleet-full", true);
+  await accessible("fleet");
+
+  phase("chargeback");
+  // Chargeback: the month's teams, then one team's statement.
+  await go("#/chargeback");
+  const month = await page.$eval("#month", (e) => e.value);
+  const [y, m] = month.split("-").map(Number);
+  const mw = new Date(Date.UTC(y, m - 1, 1)).toISOString().replace(".000", "") + "," +
+    new Date(Date.UTC(y, m, 1)).toISOString().replace(".000", "");
+  const cb = (await api("/api/v1/report", { window: mw, by: "team" })).rows.filter((r) => r.team !== "__idle__");
+  equal(JSON.stringify(await texts(`table[data-table=chargeback-${month}] tbody td[data-col=allocated_usd]`)),
+    JSON.stringify(cb.map((r) => money(r.allocated_usd))), "chargeback teams");
+  await Promise.all([page.click(`table[data-table=chargeback-${month}] tbody th a`), settled()]);
+  check(page.url().includes("team="), "the statement's team in the URL");
+  equal(await text("[data-amount]"), money(cb[0].allocated_usd), "the statement's amount");
+  await shot("chargeback");
+  await accessible("chargeback");
+
+  phase("alerts");
+  // Alerts: the rules on the ledger, as the API and `gpucost alerts --ledger` give them.
+  await go("#/alerts?window=all");
+  const aw = await page.$eval("[data-window]", (e) => e.dataset.window);
+  const fired = await api("/api/v1/alerts", { window: aw });
+  // (exit status 1: alerts fire)
+  const cliAlerts = JSON.parse(spawnSync(gpucost, ["alerts", "--ledger", ledger, "--window", aw,
+    "--format", "json"], { stdio: ["ignore", "pipe", "ignore"] }).stdout.toString() || "{}");
+  check(fired.firing > 0, "the simulated cluster fires alerts");
+  equal(fired.firing, cliAlerts.firing, "the API's alerts are the CLI's");
+  equal(JSON.stringify(await texts("table[data-table=alerts] tbody td[data-col=summary]")),
+    JSON.stringify(fired.alerts.map((a) => a.annotations.summary)), "alerts shown");
+  await shot("alerts");
+  await accessible("alerts");
+
+  phase("a phone");
+  // A phone.
+  // (a mobile viewport reloads the page; the token stays in the tab's session storage)
+  await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true });
+  await page.goto(ui + "#/overview?window=all&by=team", { waitUntil: "load" });
+  ready = 0;
+  await settled();
+  check(await page.$("[data-kpi=cost_usd]") !== null, "the phone's overview opens without asking again");
+  for (const [name, hash] of [["overview", ""], ["drill", "#/drill?window=all&team=" + encodeURIComponent(team)],
+    ["fleet", "#/fleet"], ["chargeback", "#/chargeback"], ["alerts", "#/alerts"]]) {
+    if (hash) await go(hash);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    check(overflow <= 0, `the ${name} page fits a phone's width (overflows by ${overflow}px)`);
+    await shot(name + "-phone");
+  }
+
+  const errors = consoleErrors.filter((t) => !expected401(t));
+  check(errors.length === 0, "console errors: " + errors.join(" | "));
+} catch (e) {
+  failures.push(String(e.stack ?? e));
+  console.error(e);
+} finally {
+  await browser?.close();
+  serve.kill("SIGTERM");
+  rmSync(dir, { recursive: true, force: true });
+}
+console.log(`ui test: ${failures.length} failures, ${((Date.now() - started) / 1000).toFixed(1)} s; screenshots in ${out}`);
+process.exit(failures.length ? 1 : 0);
