@@ -4,6 +4,7 @@
 // namespace, and the "others" bar says how many it holds and the page lists them. The screenshot
 // is kept as a test artifact: <build>/tests/artifacts/chargeback_statement.png.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -60,7 +61,9 @@ class HtmlStatementInChromium : public ::testing::Test {
   static void SetUpTestSuite() {
     artifacts_ = fs::current_path() / "artifacts";
     fs::create_directories(artifacts_);
-    page_ = (artifacts_ / "chargeback_statement.html").string();
+    // Per process: ctest runs this suite's tests at once, each in a process of its own.
+    page_ =
+        (artifacts_ / ("chargeback_statement." + std::to_string(::getpid()) + ".html")).string();
     // The golden month, every team, the top 2 workloads drawn on their own: the rest is "others".
     const RunResult r =
         RunShell(kBinary + " chargeback --input " + kGolden +
@@ -72,7 +75,8 @@ class HtmlStatementInChromium : public ::testing::Test {
     const std::string chromium = Chromium();
     if (chromium.empty()) return "";
     // Its own profile folder, so that a browser the user runs is left alone.
-    const std::string profile = (artifacts_ / "chromium-profile").string();
+    const std::string profile =
+        (artifacts_ / ("chromium-profile." + std::to_string(::getpid()))).string();
     const RunResult r =
         RunShell("timeout 120 " + chromium + " --headless --no-sandbox --disable-gpu " +
                  "--user-data-dir=" + profile + " " + flags + " file://" + page_ + " 2>/dev/null");
