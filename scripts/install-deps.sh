@@ -18,10 +18,14 @@ packages=(
   python3 time
   python3-yaml umoci tzdata ca-certificates   # images and manifests (tests/deploy, make image)
   curl zsh                            # the CLI tests: serve-demo's printed commands, zsh completion
-  nodejs npm chromium                 # the web UI (npm ci + esbuild at build time, its browser tests) and the HTML statement in a real browser
+  chromium                            # the web UI's browser tests, and the HTML statement in a real browser
 )
 # kubectl renders the Kustomize manifests (tests/deploy); any kubectl will do.
 command -v kubectl >/dev/null || packages+=(kubernetes-client)
+# Node.js and npm build the web UI (npm ci + esbuild) and drive its browser tests: Debian's
+# packages, unless a Node.js that brings its own npm (NodeSource's) is there already.
+command -v node >/dev/null || packages+=(nodejs)
+command -v npm >/dev/null || packages+=(npm)
 
 missing=()
 for p in "${packages[@]}"; do
