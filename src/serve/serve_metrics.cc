@@ -128,18 +128,18 @@ std::string ServeMetricsText(const ledger::LedgerTotals& totals, const ledger::L
                              const std::vector<TeamBudgetGauge>& budgets,
                              const ServeHealth& health) {
   std::string out;
-  struct Field {
+  struct CounterField {
     std::string_view name;
     double ledger::HolderTotal::*value;
   };
-  const Field fields[] = {
+  const CounterField fields[] = {
       {m::kAllocatedUsdTotal, &ledger::HolderTotal::allocated_usd},
       {m::kEffectiveUsdTotal, &ledger::HolderTotal::effective_usd},
       {m::kWasteUsdTotal, &ledger::HolderTotal::waste_usd},
       {m::kAllocatedGpuHoursTotal, &ledger::HolderTotal::gpu_hours},
       {m::kUnmeasuredGpuHoursTotal, &ledger::HolderTotal::unmeasured_gpu_hours},
   };
-  for (const Field& f : fields) {
+  for (const CounterField& f : fields) {
     Header(out, f.name);
     for (const ledger::HolderTotal& t : totals.holders) {
       out += fmt::format("{}{} {}\n", f.name,
