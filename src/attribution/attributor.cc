@@ -1,7 +1,10 @@
 #include "attribution/attributor.h"
 
+#include <algorithm>
 #include <cmath>
+#include <set>
 #include <span>
+#include <string_view>
 #include <utility>
 
 #include "attribution/placement.h"
@@ -91,6 +94,13 @@ Result<AttributionSummary> Attribute(const Inventory& inventory, const Usage& us
   attribution::TimelineBuilder builder(inventory, std::move(claims), presence, warnings);
   attribution::UnitTimelines timelines;
   attribution::StepWalker walker(timelines, usage, usage_index, window, step_ms, sink);
+  int64_t gpus = 0;
+  int64_t gpus_done = 0;
+  if (options.on_gpu) {
+    std::set<std::pair<NodeIndex, std::string_view>> distinct;
+    for (const GpuUnit& unit : inventory.units) distinct.emplace(unit.node, unit.gpu_uuid);
+    gpus = static_cast<int64_t>(distinct.size());
+  }
   for (std::span<const UnitIndex> gpu = builder.Next(timelines); !gpu.empty();
        gpu = builder.Next(timelines)) {
     for (const UnitIndex u : gpu) {
@@ -118,6 +128,7 @@ Result<AttributionSummary> Attribute(const Inventory& inventory, const Usage& us
       work.prices = prices[unit.node];
       walker.Walk(work);
     }
+    if (options.on_gpu) options.on_gpu(++gpus_done, std::max(gpus, gpus_done));
   }
   walker.FinishTotals();
 

@@ -4,6 +4,7 @@
 // sockets, files or clocks. Thread-compatible; one call owns its working state.
 #pragma once
 
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -41,6 +42,9 @@ struct AttributionOptions {
   // window's start takes these units first, before any other request of the node is drawn. A
   // draw whose units are not all in the node's pool (or not as many as asked) is drawn anew.
   std::vector<PoolDraw> prior_draws;
+  // Called after each physical GPU is walked, with the GPUs done and their number (a progress
+  // line, core/progress.h); unset: not called.
+  std::function<void(int64_t gpus_done, int64_t gpus)> on_gpu;
 };
 
 // Receives records in batches; no order is guaranteed between batches.

@@ -52,15 +52,19 @@ std::string FormatTarget(double ratio) {
   return tenths % 10 == 0 ? FormatUnits(tenths / 10, 0) + "%" : FormatUnits(tenths, 1) + "%";
 }
 
-std::string FormatRate(double usd) {
+std::string FormatRate(double usd, int decimals) {
   if (!std::isfinite(usd)) return "unknown price";
-  int64_t units = RoundUnits(usd, 6);
-  int decimals = 6;
-  while (decimals > 2 && units % 10 == 0) {
-    units /= 10;
-    --decimals;
+  return FormatRateUsd(usd, decimals);
+}
+
+int StatementRateDecimals(const StatementSet& set) {
+  int decimals = 2;
+  for (const Statement& s : set.statements) {
+    for (const StatementLine& line : s.lines) {
+      decimals = std::max(decimals, RateDecimals(line.rate_usd_per_gpu_hour));
+    }
   }
-  return "$" + FormatUnits(units, decimals);
+  return decimals;
 }
 
 std::string FormatDate(Instant t) { return FormatRfc3339(t).substr(0, 10); }

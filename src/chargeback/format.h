@@ -23,9 +23,13 @@ std::string FormatCents(int64_t cents);
 std::string FormatPercent(double ratio);
 // A target as given: 0.8 -> "80%", 0.725 -> "72.5%".
 std::string FormatTarget(double ratio);
-// $/GPU-hour to the micro-dollar a line keeps, with 2 to 6 decimals: 3.06 -> "$3.06",
-// 2.7447 -> "$2.7447", 3.430875 -> "$3.430875"; NaN -> "unknown price".
-std::string FormatRate(double usd_per_gpu_hour);
+// $/GPU-hour with the decimals every rate of the statement set prints with (StatementRateDecimals;
+// core/money.h, FormatRateUsd): (3.06, 2) -> "$3.06", (3.06, 4) -> "$3.0600"; NaN -> "unknown
+// price".
+std::string FormatRate(double usd_per_gpu_hour, int decimals);
+// The decimals of the rates of every line of every statement of `set`: the fewest, from 2 to 6,
+// that show each to the micro-dollar (RateDecimals), so that all teams' rates line up alike.
+int StatementRateDecimals(const StatementSet& set);
 // "2026-10-01".
 std::string FormatDate(Instant t);
 // A window for people, its last day included: [Oct 1, Oct 8) -> "Oct 1–Oct 7, 2026", one day ->

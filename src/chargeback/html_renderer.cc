@@ -33,7 +33,7 @@ tfoot td{font-weight:600;border-bottom:none}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:4px 12px;margin:14px 0 0}
 dt{color:#4a5568}dd{margin:0}
 .missed{color:#b42318}
-.others{color:#4a5568;margin:4px 0 0}
+.others,.nochart{color:#4a5568;margin:4px 0 0}
 svg.chart{width:100%;height:auto;font-size:11px}
 svg.chart .grid{stroke:#e6e9ee}svg.chart .axis{fill:#4a5568}
 )";
@@ -56,6 +56,20 @@ std::string Fact(std::string_view name, const std::string& text) {
   const bool missed = text.find("missed)") != std::string::npos;
   return StrCat("<dt>", name, "</dt><dd", missed ? " class=\"missed\"" : "", ">", EscapeXml(text),
                 "</dd>");
+}
+
+// The top consumers' table; `names` are the statement's qualified workload names.
+void RenderConsumers(const StatementText& t, const std::vector<std::string>& names,
+                     std::ostream& out) {
+  if (t.consumers.empty()) return;
+  out << "<h3>Top consumers</h3>\n<table>\n<thead><tr><th class=\"n\">#</th><th>workload</th>"
+         "<th class=\"n\">GPU-hours</th><th class=\"n\">amount</th></tr></thead>\n<tbody>\n";
+  for (const StatementText::Consumer& c : t.consumers) {
+    out << "<tr><td class=\"n\">" << c.rank << "</td><td>"
+        << EscapeXml(names[static_cast<size_t>(c.rank - 1)]) << "</td><td class=\"n\">" << c.hours
+        << "</td><td class=\"n\">" << EscapeXml(c.amount) << "</td></tr>\n";
+  }
+  out << "</tbody>\n</table>\n";
 }
 
 void RenderStatement(const StatementSet& set, const Statement& s, std::ostream& out) {
@@ -91,6 +105,15 @@ void RenderStatement(const StatementSet& set, const Statement& s, std::ostream& 
   if (!t.unmeasured.empty()) out << Fact("Unmeasured", t.unmeasured);
   out << "</dl>\n";
 
+  if (!s.totals.any_priced()) {
+    // Every bar would be $0 on an axis of nothing: no cost chart, and why.
+    out << "<p class=\"nochart\">No cost charts: none of the team's " << t.hours
+        << " has a price, so its money is unknown. Add a price rule or --price-per-gpu-hour "
+           "(docs/pricing.md).</p>\n";
+    RenderConsumers(t, QualifiedWorkloadLabels(s), out);
+    out << "</section>\n";
+    return;
+  }
   std::vector<ChartBar> days;
   for (const DayUsage& d : s.days) days.push_back(Bar(FormatDate(d.start).substr(5), d.totals));
   const int every = days.size() > 16 ? 5 : days.size() > 8 ? 2 : 1;
@@ -126,16 +149,7 @@ void RenderStatement(const StatementSet& set, const Statement& s, std::ostream& 
         << ": " << EscapeXml(others_list) << "</p>\n";
   }
 
-  if (!t.consumers.empty()) {
-    out << "<h3>Top consumers</h3>\n<table>\n<thead><tr><th class=\"n\">#</th><th>workload</th>"
-           "<th class=\"n\">GPU-hours</th><th class=\"n\">amount</th></tr></thead>\n<tbody>\n";
-    for (const StatementText::Consumer& c : t.consumers) {
-      out << "<tr><td class=\"n\">" << c.rank << "</td><td>"
-          << EscapeXml(names[static_cast<size_t>(c.rank - 1)]) << "</td><td class=\"n\">" << c.hours
-          << "</td><td class=\"n\">" << EscapeXml(c.amount) << "</td></tr>\n";
-    }
-    out << "</tbody>\n</table>\n";
-  }
+  RenderConsumers(t, names, out);
   out << "</section>\n";
 }
 

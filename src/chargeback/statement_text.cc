@@ -52,10 +52,11 @@ StatementText DescribeStatement(const StatementSet& set, const Statement& s) {
   out.hours = FormatUnits(r.total_hours, hd) + " hrs";
 
   const std::vector<std::string> labels = LineLabels(s);
+  const int rate_decimals = StatementRateDecimals(set);
   for (size_t i = 0; i < s.lines.size(); ++i) {
     out.lines.push_back({PrintableText(labels[i]),
                          FormatUnits(r.line_hours[i], r.line_hours_decimals[i]),
-                         FormatRate(s.lines[i].rate_usd_per_gpu_hour),
+                         FormatRate(s.lines[i].rate_usd_per_gpu_hour, rate_decimals),
                          r.line_cents[i] ? FormatCents(*r.line_cents[i]) : "unknown"});
   }
   if (s.shared_idle_usd != 0 && set.cluster) {
@@ -85,17 +86,18 @@ StatementText DescribeStatement(const StatementSet& set, const Statement& s) {
   const std::string idle_hours = r.idle_hours == 0 && t.idle_gpu_hours > 0
                                      ? FormatSmallAmount(t.idle_gpu_hours, hd)
                                      : FormatUnits(r.idle_hours, hd);
+  out.efficiency = StrCat(std::isfinite(efficiency) ? FormatPercent(efficiency) : "unknown", " ",
+                          Target(efficiency, cfg.efficiency_target));
+  // With no priced hour, efficiency comes from the hours (docs/chargeback.md): say so, so that
+  // a percent beside "unknown" money reads for what it is.
+  if (!t.any_priced() && std::isfinite(efficiency)) out.efficiency += ", of GPU-hours: no price";
   out.waste = StrCat("idle GPU-hours ", idle_hours, " hrs (", FormatPercent(t.idle_ratio()),
-                     "), idle cost ", idle_cost, ", efficiency ",
-                     std::isfinite(efficiency) ? FormatPercent(efficiency) : "unknown", " ",
-                     Target(efficiency, cfg.efficiency_target));
+                     "), idle cost ", idle_cost, ", efficiency ", out.efficiency);
   out.waste_detail = StrCat("utilization-weighted waste ", Money(r.waste_cents, false),
                             ", effective cost ", Money(r.effective_cents, false),
                             " (idle: utilization under ", FormatTarget(cfg.idle_threshold), ")");
   out.waste_usd = Money(r.waste_cents, false);
   out.effective_usd = Money(r.effective_cents, false);
-  out.efficiency = StrCat(std::isfinite(efficiency) ? FormatPercent(efficiency) : "unknown", " ",
-                          Target(efficiency, cfg.efficiency_target));
   out.idle_time = StrCat(idle_hours, " hrs (", FormatPercent(t.idle_ratio()), ") under ",
                          FormatTarget(cfg.idle_threshold), " utilization");
   out.spot =

@@ -10,6 +10,7 @@
 #include "cli/ratio_flag.h"
 #include "core/strings.h"
 #include "pipeline/report_pipeline.h"
+#include "pipeline/workload_profiles.h"
 #include "pricing/price_book.h"
 
 namespace gpucost::cli {
@@ -51,32 +52,6 @@ Result<advise::AdviseSettings> Settings(const AdviseFlags& f) {
   Status valid = s.Validate();
   if (!valid.ok()) return Status::InvalidArgument(StrCat("bad setting: ", valid.message()));
   return s;
-}
-
-// The price of a node's GPU-hour at `t` per the book; NaN when unknown.
-double PriceAt(const PriceBook& book, const Node& node, Instant t) {
-  const std::vector<PricePeriod> p = book.Prices(node, {t, t + std::chrono::hours(1)});
-  if (p.empty() || !p.front().known()) return NAN;
-  return p.front().usd_per_gpu_hour;
-}
-
-// A node's spot rate: the book's price for the same node on spot capacity when the book knows a
-// spot price for it (source spot, or a lower rule price), else the on-demand price less
-// --spot-discount, else unknown.
-advise::SpotRateFn SpotRates(std::shared_ptr<const PriceBook> book, Instant t,
-                             double spot_discount) {
-  return [book = std::move(book), t, spot_discount](const Node& node) {
-    const double on_demand = PriceAt(*book, node, t);
-    Node spot = node;
-    spot.capacity_type = "spot";
-    const std::vector<PricePeriod> p = book->Prices(spot, {t, t + std::chrono::hours(1)});
-    if (!p.empty() && p.front().known() &&
-        (p.front().source == PriceSource::kSpot || p.front().usd_per_gpu_hour < on_demand)) {
-      return p.front().usd_per_gpu_hour;
-    }
-    if (spot_discount >= 0 && std::isfinite(on_demand)) return on_demand * (1 - spot_discount);
-    return static_cast<double>(NAN);
-  };
 }
 
 }  // namespace
@@ -129,27 +104,15 @@ Result<AdviseRun> RunAdvise(const AdviseFlags& flags) {
   GPUCOST_ASSIGN_OR_RETURN(std::optional<Window> window, OptionalWindow(flags.window));
   GPUCOST_ASSIGN_OR_RETURN(ReportSettings settings, AccumulatedSettings(flags.step, "team"));
   GPUCOST_ASSIGN_OR_RETURN(std::shared_ptr<const PriceBook> book, MakePriceBook(flags.price));
-  const PriceFn price = PriceBook::AsPriceFn(book);
-
   GPUCOST_ASSIGN_OR_RETURN(LoadedInput input, LoadInput(flags.input, window, settings.step));
-  const LoadedTimeline& timeline = input.timeline;
-  ApplyInput(input, settings);
-  const Instant mid = timeline.window.start + (timeline.window.end - timeline.window.start) / 2;
-  const advise::AdviseSettings& s = out.settings;
-  advise::ProfileSink sink(timeline.inventory, settings.step, s.idle_threshold,
-                           SpotRates(book, mid, s.spot_discount),
-                           [s](double rate) { return s.EffectiveSpotRate(rate); });
-  GPUCOST_ASSIGN_OR_RETURN(ReportRun run, RunReport(timeline, price, settings, &sink));
-  PrintWarnings(timeline, run.summary, flags.input.max_warnings);
-  out.window = timeline.window;
-  out.step = settings.step;
-  out.profiles = sink.Finish();
-  const std::vector<std::string> teams = SplitList(flags.team);
-  if (!teams.empty()) {
-    std::erase_if(out.profiles, [&](const advise::WorkloadProfile& w) {
-      return std::find(teams.begin(), teams.end(), w.team) == teams.end();
-    });
-  }
+  const PriceFn price = PriceBook::AsPriceFn(book);
+  GPUCOST_ASSIGN_OR_RETURN(WorkloadProfiles profiled,
+                           ProfileWorkloads(input, settings, price, std::move(book), out.settings,
+                                            SplitList(flags.team)));
+  PrintWarnings(input.timeline, profiled.summary, flags.input.max_warnings);
+  out.window = profiled.window;
+  out.step = profiled.step;
+  out.profiles = std::move(profiled.profiles);
   return out;
 }
 

@@ -1,6 +1,7 @@
 // `gpucost prices`: what one GPU-hour costs on each node of a cluster over a window, and why
 // (source, effective date, list price and discount, the catalog entry or rule that applied);
 // `--catalog` prints the built-in catalog instead.
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -12,6 +13,7 @@
 #include "cli/kube_flags.h"
 #include "cli/price_flags.h"
 #include "core/log.h"
+#include "core/money.h"
 #include "core/strings.h"
 #include "inventory/timeline_loader.h"
 #include "pipeline/input_diagnosis.h"
@@ -32,15 +34,23 @@ struct PricesFlags {
   bool catalog = false;
 };
 
-std::string Money(double v) {
+// A rate column's figure without its dollar sign (the header says USD), with the column's
+// decimals (RateDecimals, core/money.h); "-" for none.
+std::string Rate(double v, int decimals) {
   if (std::isnan(v)) return "-";
-  std::ostringstream out;
-  out << std::fixed << std::setprecision(4) << v;
-  return out.str();
+  const std::string text = FormatRateUsd(v, decimals);
+  return text.front() == '$' ? text.substr(1) : text;
 }
 
 void PrintCatalog(std::ostream& out) {
   const Catalog& c = BuiltinCatalog();
+  int decimals = 2;
+  for (const CatalogInstance& in : c.instances) {
+    for (const CatalogPrice& p : in.prices) {
+      decimals =
+          std::max({decimals, RateDecimals(p.usd_per_hour), RateDecimals(p.spot_usd_per_hour)});
+    }
+  }
   out << "Built-in price catalog, " << c.date << " (USD per instance-hour, on-demand Linux)\n\n";
   out << std::left << std::setw(10) << "provider" << std::setw(14) << "region" << std::setw(27)
       << "instance_type" << std::setw(5) << "gpus" << std::setw(24) << "gpu" << std::setw(12)
@@ -51,8 +61,8 @@ void PrintCatalog(std::ostream& out) {
     for (const CatalogPrice& p : in.prices) {
       out << std::setw(10) << in.provider << std::setw(14) << in.region << std::setw(27) << in.type
           << std::setw(5) << in.gpus << std::setw(24) << in.gpu_model << std::setw(12)
-          << Money(p.usd_per_hour) << std::setw(10) << Money(p.spot_usd_per_hour) << std::setw(12)
-          << (p.from ? FormatRfc3339(*p.from).substr(0, 10) : "-") << std::setw(12)
+          << Rate(p.usd_per_hour, decimals) << std::setw(10) << Rate(p.spot_usd_per_hour, decimals)
+          << std::setw(12) << (p.from ? FormatRfc3339(*p.from).substr(0, 10) : "-") << std::setw(12)
           << (p.until ? FormatRfc3339(*p.until).substr(0, 10) : "-") << p.source << "\n";
     }
   }
@@ -69,13 +79,15 @@ void PrintReconciliation(const PriceBook& book, const LoadedTimeline& timeline, 
   const Reconciliation rec = Reconcile(book, timeline.inventory.nodes, timeline.window);
   out << "\nReconciliation with " << book.bill_source() << " (GPU cost, USD)\n";
   out << std::left << std::setw(34) << "node" << std::setw(22) << "instance" << std::right
-      << std::setw(12) << "list" << std::setw(12) << "billed" << std::setw(12) << "charged"
-      << std::setw(12) << "adjustment" << "\n";
+      << std::setw(14) << "list" << std::setw(14) << "billed" << std::setw(14) << "charged"
+      << std::setw(14) << "adjustment"
+      << "\n";
   const auto row = [&](std::string_view node, std::string_view id, double list, double billed,
                        double charged) {
     out << std::left << std::setw(34) << node << std::setw(22) << (id.empty() ? "-" : id)
-        << std::right << std::setw(12) << Money(list) << std::setw(12) << Money(billed)
-        << std::setw(12) << Money(charged) << std::setw(12) << Money(charged - list) << "\n";
+        << std::right << std::setw(14) << FormatUsd(list) << std::setw(14) << FormatUsd(billed)
+        << std::setw(14) << FormatUsd(charged) << std::setw(14) << FormatUsd(charged - list)
+        << "\n";
   };
   for (const NodeReconciliation& n : rec.nodes) {
     row(n.cluster + "/" + n.node, n.instance_id, n.list_usd, n.bill_gpu_usd, n.charged_usd);
@@ -83,10 +95,9 @@ void PrintReconciliation(const PriceBook& book, const LoadedTimeline& timeline, 
   row("total", "", rec.list_usd, rec.bill_gpu_usd, rec.charged_usd);
   out << "billed: the GPU share of the bill's instance-hours in the window; charged: what gpucost "
          "charges for the GPUs (of which "
-      << Money(rec.from_bill_usd)
-      << " priced from the bill); adjustment: charged - list.\n";
+      << FormatUsd(rec.from_bill_usd) << " priced from the bill); adjustment: charged - list.\n";
   for (const auto& [id, usd] : rec.unmatched_instances) {
-    out << "not matched to any node: " << id << " " << Money(usd)
+    out << "not matched to any node: " << id << " " << FormatUsd(usd)
         << " (no node's provider_id names it)\n";
   }
 }
@@ -124,14 +135,26 @@ Status Run(const PricesFlags& flags) {
   out << "Prices per GPU-hour, " << FormatRfc3339(timeline.window.start) << " to "
       << FormatRfc3339(timeline.window.end) << " (USD)\n";
   int unknown = 0;
+  // Every rate of the answer prints with the same decimals (RateDecimals).
+  std::vector<std::vector<PricePeriod>> prices;
+  int decimals = 2;
   for (const Node& node : timeline.inventory.nodes) {
+    prices.push_back(book->Prices(node, timeline.window));
+    for (const PricePeriod& p : prices.back()) {
+      if (!p.known()) continue;
+      decimals = std::max(
+          {decimals, RateDecimals(p.usd_per_gpu_hour), RateDecimals(p.list_usd_per_gpu_hour)});
+    }
+  }
+  for (size_t n = 0; n < timeline.inventory.nodes.size(); ++n) {
+    const Node& node = timeline.inventory.nodes[n];
     out << "\n" << node.cluster << "/" << node.name << "  "
         << (node.instance_type.empty() ? "(no instance type)" : node.instance_type) << "  "
         << (node.region.empty() ? "(no region)" : node.region) << "  "
         << (node.capacity_type.empty() ? "(capacity type unknown)" : node.capacity_type) << "  "
         << node.physical_gpus << " x " << (node.gpu_model.empty() ? "GPU" : node.gpu_model)
         << "\n";
-    for (const PricePeriod& p : book->Prices(node, timeline.window)) {
+    for (const PricePeriod& p : prices[n]) {
       out << "  " << FormatRfc3339(p.interval.start) << " .. " << FormatRfc3339(p.interval.end)
           << "  ";
       if (!p.known()) {
@@ -139,11 +162,11 @@ Status Run(const PricesFlags& flags) {
         out << "unknown  " << p.why << "\n";
         continue;
       }
-      out << std::left << std::setw(10) << Money(p.usd_per_gpu_hour) << std::setw(11)
+      out << std::left << std::setw(10) << Rate(p.usd_per_gpu_hour, decimals) << std::setw(11)
           << PriceSourceName(p.source);
       if (!std::isnan(p.list_usd_per_gpu_hour) && p.list_usd_per_gpu_hour > 0) {
         const double off = 1 - p.usd_per_gpu_hour / p.list_usd_per_gpu_hour;
-        out << "list " << Money(p.list_usd_per_gpu_hour);
+        out << "list " << Rate(p.list_usd_per_gpu_hour, decimals);
         if (std::abs(off) > 1e-9) out << " (" << FormatDouble(std::round(off * 1000) / 10) << " % off)";
         out << "  ";
       }

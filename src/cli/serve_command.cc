@@ -19,6 +19,7 @@
 #include "core/log.h"
 #include "core/strings.h"
 #include "ledger/ledger.h"
+#include "pricing/price_book.h"
 #include "serve/serve_server.h"
 
 namespace gpucost::cli {
@@ -134,7 +135,8 @@ Result<serve::ServeOptions> Parse(const ServeFlags& f) {
                              serve::ScrapeSource::Create(f.scrape, f.input.kube, f.input.ledger));
   }
   s.ledger = f.input.ledger;
-  GPUCOST_ASSIGN_OR_RETURN(s.price, MakePriceFn(f.price));
+  GPUCOST_ASSIGN_OR_RETURN(s.price_book, MakePriceBook(f.price));
+  s.price = PriceBook::AsPriceFn(s.price_book);
   return s;
 }
 

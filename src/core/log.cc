@@ -5,6 +5,7 @@
 #include <atomic>
 #include <string>
 
+#include "core/progress.h"
 #include "core/redact.h"
 
 namespace gpucost {
@@ -23,8 +24,11 @@ void Log(LogLevel level, std::string_view message) {
   line += ": ";
   line += RedactUris(message);
   line += '\n';
-  // One write() per line so concurrent messages do not interleave.
-  [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, line.data(), line.size());
+  // One write() per line so concurrent messages do not interleave; a progress line on the
+  // terminal is cleared first, so that the message starts a line of its own.
+  WriteBesideProgress([&line] {
+    [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, line.data(), line.size());
+  });
 }
 
 }  // namespace gpucost

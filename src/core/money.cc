@@ -1,5 +1,6 @@
 #include "core/money.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -51,6 +52,25 @@ std::string FormatSmallAmount(double value, int decimals) {
     return (value < 0 ? ">-" : "<") + least;
   }
   return FormatGroupedUnits(units, decimals);
+}
+
+int RateDecimals(double usd) {
+  if (!std::isfinite(usd)) return 2;
+  int64_t units = RoundUnits(usd, 6);
+  int decimals = 6;
+  while (decimals > 2 && units % 10 == 0) {
+    units /= 10;
+    --decimals;
+  }
+  return decimals;
+}
+
+std::string FormatRateUsd(double usd, int decimals) {
+  if (!std::isfinite(usd)) return "unknown";
+  decimals = std::clamp(decimals, 2, 6);
+  const int64_t units = RoundUnits(usd, decimals);
+  if (units < 0) return "-$" + FormatGroupedUnits(-units, decimals);
+  return "$" + FormatGroupedUnits(units, decimals);
 }
 
 }  // namespace gpucost

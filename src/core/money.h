@@ -82,4 +82,15 @@ std::string FormatUsd(double usd);
 // "<0.01" (for 2 decimals; "<1" for 0). NaN -> "-".
 std::string FormatSmallAmount(double value, int decimals);
 
+// Rates (USD per GPU-hour, per instance-hour) for people. Every rate of one table or text prints
+// with the same decimals: the fewest, from 2 to 6, that show each of its rates to the micro-dollar
+// a price keeps. So {3.06, 1.17} print "$3.06" and "$1.17", and {3.06, 2.7447} print "$3.0600"
+// and "$2.7447", in one column that lines up and where hours x rate still gives the amount.
+// RateDecimals: what one rate needs (3.06 -> 2, 2.7447 -> 4, 3.430875 -> 6; NaN -> 2); a table
+// takes the largest over its rates.
+int RateDecimals(double usd);
+// `usd` with `decimals` decimals (at least 2, at most 6), grouped: (3.06, 4) -> "$3.0600",
+// (1234.5, 2) -> "$1,234.50"; NaN or infinite -> "unknown".
+std::string FormatRateUsd(double usd, int decimals);
+
 }  // namespace gpucost

@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <mutex>
+#include <string_view>
 
 #include "core/byte_size.h"
+#include "core/money.h"
 #include "core/strings.h"
 
 namespace gpucost {
@@ -37,11 +40,47 @@ std::string ProgressHours(double ms) {
 }
 
 std::string ProgressAmount(ProgressUnit unit, double v) {
-  if (unit == ProgressUnit::kBytes) return FormatByteSize(static_cast<uint64_t>(std::max(0.0, v)));
-  return ProgressHours(v);
+  switch (unit) {
+    case ProgressUnit::kBytes:
+      return FormatByteSize(static_cast<uint64_t>(std::max(0.0, v)));
+    case ProgressUnit::kTime:
+      return ProgressHours(v);
+    case ProgressUnit::kGpus:
+      return StrCat(FormatGroupedUnits(std::llround(std::max(0.0, v)), 0),
+                    std::llround(v) == 1 ? " GPU" : " GPUs");
+  }
+  return "";
 }
 
+std::string_view ProgressVerb(ProgressUnit unit) {
+  switch (unit) {
+    case ProgressUnit::kBytes:
+      return ": read ";
+    case ProgressUnit::kTime:
+      return ": covered ";
+    case ProgressUnit::kGpus:
+      return ": attributed ";
+  }
+  return ": ";
+}
+
+// The line a terminal shows now (drawn and not finished), and the lock its draws and the log's
+// writes take turns under.
+std::mutex g_terminal_mu;
+ProgressLine* g_shown = nullptr;
+
 }  // namespace
+
+void WriteBesideProgress(const std::function<void()>& write) {
+  const std::lock_guard lock(g_terminal_mu);
+  if (g_shown != nullptr && g_shown->drawn_width_ > 0) {
+    g_shown->out_ << '\r' << std::string(g_shown->drawn_width_, ' ') << '\r';
+    g_shown->out_.flush();
+    g_shown->drawn_width_ = 0;
+    g_shown->last_draw_.reset();  // redraw at the next update
+  }
+  write();
+}
 
 bool ProgressWanted(std::optional<bool> forced, int fd) {
   if (forced) return *forced;
@@ -60,9 +99,11 @@ ProgressLine::ProgressLine(std::string label, ProgressUnit unit, int64_t total, 
       start_(clock.Now()) {}
 
 std::string ProgressLine::Text(Duration elapsed) const {
-  const bool reading = unit_ == ProgressUnit::kBytes;
-  std::string text = StrCat(label_, reading ? ": read " : ": covered ",
-                            ProgressAmount(unit_, static_cast<double>(done_)));
+  // A count of GPUs names its noun once: "attributed 2,000 of 8,000 GPUs".
+  const bool bare = unit_ == ProgressUnit::kGpus && total_ > 0;
+  std::string text = StrCat(
+      label_, ProgressVerb(unit_),
+      bare ? FormatGroupedUnits(done_, 0) : ProgressAmount(unit_, static_cast<double>(done_)));
   if (total_ > 0) {
     const double share = static_cast<double>(done_) / static_cast<double>(total_);
     char pct[16];
@@ -87,6 +128,8 @@ void ProgressLine::Set(int64_t done) {
   if (last_draw_ && now - *last_draw_ < min_interval_) return;
   last_draw_ = now;
   const std::string text = Text(now - start_);
+  const std::lock_guard lock(g_terminal_mu);
+  g_shown = this;
   // Carriage return, the text, and blanks over what a longer earlier draw left.
   out_ << '\r' << text;
   if (text.size() < drawn_width_) out_ << std::string(drawn_width_ - text.size(), ' ');
@@ -99,6 +142,9 @@ void ProgressLine::Finish() {
   if (finished_) return;
   finished_ = true;
   if (!enabled_ || draws_ == 0) return;
+  const std::lock_guard lock(g_terminal_mu);
+  if (g_shown == this) g_shown = nullptr;
+  if (drawn_width_ == 0) return;  // a log message cleared it
   out_ << '\r' << std::string(drawn_width_, ' ') << '\r';
   out_.flush();
 }

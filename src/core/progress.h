@@ -3,11 +3,13 @@
 // (25%), 4.1MiB/s, 9s left"). It redraws in place, at most every `min_interval` (10 a second by
 // default), and clears itself when done, so nothing of it stays in what the terminal shows after.
 // A disabled line writes nothing: pipes, files and captured output never see one. Time comes
-// from an injected Clock (tests move it by hand). Thread-compatible: one thread updates a line.
+// from an injected Clock (tests move it by hand). Thread-compatible: one thread updates a line;
+// log messages from any thread clear it first (WriteBesideProgress).
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -19,6 +21,7 @@ namespace gpucost {
 enum class ProgressUnit : uint8_t {
   kBytes,  // done and total are bytes
   kTime,   // done and total are milliseconds of data covered (a window)
+  kGpus,   // done and total are GPUs attributed (the engine walks one physical GPU at a time)
 };
 
 // Whether a command draws progress lines: `forced` (--progress or --no-progress) when given,
@@ -40,6 +43,12 @@ struct ProgressFlags {
   bool wanted() const;
 };
 
+// Runs `write` (which writes a message to stderr) with the progress line a terminal shows now
+// cleared first, so that a message never lands at the end of a progress line; the line redraws
+// at its next update. Log (core/log.h) writes every message through it. Thread-safe: a line's
+// draws and these writes take turns.
+void WriteBesideProgress(const std::function<void()>& write);
+
 class ProgressLine {
  public:
   ProgressLine(std::string label, ProgressUnit unit, int64_t total, const Clock& clock,
@@ -55,6 +64,8 @@ class ProgressLine {
   void Add(int64_t delta) { Set(done_ + delta); }
   // Clears the line if anything was drawn; later calls draw nothing.
   void Finish();
+  // What the line says before its figures ("gpucost: segment 3"); shown from the next draw.
+  void SetLabel(std::string label) { label_ = std::move(label); }
 
   // The text a draw shows at `elapsed` since the line began (no carriage return, no escape).
   std::string Text(Duration elapsed) const;
@@ -74,6 +85,8 @@ class ProgressLine {
   int64_t draws_ = 0;
   size_t drawn_width_ = 0;
   bool finished_ = false;
+
+  friend void WriteBesideProgress(const std::function<void()>& write);
 };
 
 }  // namespace gpucost

@@ -4,8 +4,10 @@
 #include <sqlite3.h>
 
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <thread>
 #include <utility>
 
 #include "core/strings.h"
@@ -179,9 +181,24 @@ Result<std::unique_ptr<Database>> OpenSqlite(const std::string& path) {
     return Status::Unavailable(StrCat(path, ": cannot open the ledger: ", message));
   }
   auto database = std::make_unique<SqliteDatabase>(db, path);
-  sqlite3_busy_timeout(db, 10'000);
-  // The first statement that reads the file: a file that is no database fails here.
-  const Status wal = database->Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
+  constexpr int kBusyTimeoutMs = 10'000;
+  sqlite3_busy_timeout(db, kBusyTimeoutMs);
+  // The first statement that reads the file: a file that is no database fails here. Turning a
+  // new file to WAL takes an exclusive lock, and SQLite answers SQLITE_BUSY there without calling
+  // the busy handler when another process opens the same new ledger at that moment (two serves
+  // of a fleet starting together): it is tried again, within the busy timeout.
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+  Status wal;
+  for (;;) {
+    wal = database->Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
+    const int primary = sqlite3_extended_errcode(db) & 0xff;
+    if (wal.ok() || (primary != SQLITE_BUSY && primary != SQLITE_LOCKED) ||
+        std::chrono::steady_clock::now() >= deadline) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
   if (!wal.ok()) return Status::Unavailable(StrCat(path, ": ", wal.message()));
   return std::unique_ptr<Database>(std::move(database));
 }

@@ -283,6 +283,7 @@ std::optional<InputWarning> BeyondDataWarning(Window window, Window span) {
 void ApplyInput(const LoadedInput& input, ReportSettings& settings) {
   settings.staleness = input.staleness;
   settings.window = input.timeline.window;
+  settings.progress = input.progress;
   if (input.records) {
     settings.step = input.step;
     settings.replay = input.records.get();
@@ -301,6 +302,7 @@ Result<LoadedInput> LoadInput(const InputOptions& flags, std::optional<Window> w
   // at 1, or in seconds where milliseconds were meant) is skipped with a warning.
   topts.plausible_times = kPlausibleSampleTimes;
   LoadedInput out;
+  out.progress = flags.progress.wanted();
   GPUCOST_ASSIGN_OR_RETURN(out.staleness, ParseDuration(flags.staleness));
   topts.staleness = out.staleness;
   if (!flags.ledger.empty()) return LoadLedger(flags, window, std::move(out));

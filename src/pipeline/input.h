@@ -91,10 +91,11 @@ struct LoadedInput {
   std::shared_ptr<const std::vector<CostRecord>> records;
   std::shared_ptr<const std::vector<RolledRecord>> rolled;  // and roll-ups (ledger_rollups)
   Duration step{0};
+  bool progress = false;  // --progress (or a terminal): the engine draws its line too
 };
 
-// Points the settings at what was loaded: the window, the staleness, and with --ledger the
-// records to replay and their step (which replaces --step).
+// Points the settings at what was loaded: the window, the staleness, whether to draw progress,
+// and with --ledger the records to replay and their step (which replaces --step).
 void ApplyInput(const LoadedInput& input, ReportSettings& settings);
 
 // Series besides the inventory's, read from the same source in the same pass: with --input it

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iostream>
+#include <optional>
 #include <span>
 #include <unordered_set>
 
 #include "core/money.h"
+#include "core/progress.h"
 #include "core/strings.h"
 
 namespace gpucost {
@@ -120,6 +123,14 @@ Result<ReportRun> RunReport(const LoadedTimeline& timeline, const PriceFn& price
   options.step = settings.step;
   options.staleness = settings.staleness;
   options.prior_draws = settings.prior_draws;
+  const SystemClock clock;
+  std::optional<ProgressLine> line;
+  if (settings.progress) {
+    options.on_gpu = [&line, &clock](int64_t done, int64_t gpus) {
+      if (!line) line.emplace("gpucost", ProgressUnit::kGpus, gpus, clock, std::cerr, true);
+      line->Set(done);
+    };
+  }
   ReportRun run;
   const bool rolled = settings.replay_rolled != nullptr && !settings.replay_rolled->empty();
   if (rolled && also != nullptr) {
@@ -141,6 +152,7 @@ Result<ReportRun> RunReport(const LoadedTimeline& timeline, const PriceFn& price
     GPUCOST_ASSIGN_OR_RETURN(
         run.summary, Attribute(timeline.inventory, timeline.usage, price, options, aggregator));
   }
+  if (line) line->Finish();
   run.report = aggregator.Finish();
   // What the data covers, where samples time it (records replayed from a ledger cover the window
   // they were read for; the Kubernetes API alone times no data).

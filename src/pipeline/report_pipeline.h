@@ -37,6 +37,8 @@ struct ReportSettings {
   // Pool draws of holdings running when the window starts, from the attribution of the time
   // before it (AttributionOptions::prior_draws, in the timeline's indexes).
   std::vector<PoolDraw> prior_draws;
+  // A progress line on stderr while the engine runs (the GPUs attributed, core/progress.h).
+  bool progress = false;
 };
 
 // The settings of a command that runs one accumulated report beside its own sink (chargeback,

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <future>
+#include <iostream>
 #include <optional>
 #include <span>
 #include <string>
@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "attribution/inventory_union.h"
+#include "core/progress.h"
 #include "core/strings.h"
 #include "pipeline/input.h"
 
@@ -86,15 +87,12 @@ Result<SegmentedRun> RunSegmentedReport(const SegmentLoader& load, const PriceFn
   // overlap, and two segments at most are held.
   std::future<Result<LoadedTimeline>> next;
   std::optional<Window> data;  // the segments' data spans, end to end
+  const SystemClock clock;
+  ProgressLine line("gpucost", ProgressUnit::kTime, window.length().count(), clock, std::cerr,
+                    progress, Duration(0));
   for (;;) {
-    if (progress) {
-      const double done = std::chrono::duration<double>(seg.start - window.start) /
-                          std::chrono::duration<double>(window.length());
-      std::fprintf(stderr, "\rgpucost: segment %zu, %s to %s (%3.0f%% of the window)",
-                   out.segments + 1, FormatRfc3339(seg.start).c_str(),
-                   FormatRfc3339(seg.end).c_str(), 100 * done);
-      std::fflush(stderr);
-    }
+    line.SetLabel(StrCat("gpucost: segment ", out.segments + 1));
+    line.Set((seg.start - window.start).count());
     if (!loaded.ok()) return std::move(loaded).status();
     LoadedTimeline timeline = std::move(loaded).value();
     Window following{seg.end, seg.end};
@@ -129,7 +127,7 @@ Result<SegmentedRun> RunSegmentedReport(const SegmentLoader& load, const PriceFn
     loaded = next.get();
     seg = following;
   }
-  if (progress) std::fputs("\r\033[K", stderr);  // clears the line
+  line.Finish();
   out.run.summary.open_draws.clear();
   if (out.samples == 0) {
     return Status::InvalidArgument(StrCat("the source returned no samples from ",

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <set>
 
+#include "core/money.h"
 #include "core/strings.h"
 #include "core/time.h"
 
@@ -45,7 +46,11 @@ bool SamePrice(const PricePeriod& a, const PricePeriod& b) {
          a.effective_from == b.effective_from;
 }
 
+// An amount of a bill line, to the micro-dollar.
 std::string DollarText(double v) { return StrCat("$", FormatDouble(std::round(v * 1e6) / 1e6)); }
+
+// A rate as every rate prints (core/money.h): "$3.06", "$32.7726", "$4.096575".
+std::string RateText(double v) { return FormatRateUsd(v, RateDecimals(v)); }
 
 }  // namespace
 
@@ -169,7 +174,7 @@ std::optional<PricePeriod> PriceBook::FromCatalog(const Node& node, Instant t) c
   p.list_usd_per_gpu_hour = price->usd_per_hour * per_gpu;
   p.effective_from = price->from.value_or(Instant{});
   std::string where = StrCat(catalog_->source_name, " ", in.provider, " ", in.type, " ", in.region,
-                             " ", DollarText(price->usd_per_hour), "/h");
+                             " ", RateText(price->usd_per_hour), "/h");
   if (!m.region_exact && !node.region.empty()) {
     where += StrCat(" (no ", node.region, " price in the catalog)");
   }
@@ -192,7 +197,7 @@ std::optional<PricePeriod> PriceBook::FromCatalog(const Node& node, Instant t) c
                    FormatDouble(*config_.spot_discount));
   } else if (!std::isnan(price->spot_usd_per_hour)) {
     p.usd_per_gpu_hour = price->spot_usd_per_hour * per_gpu;
-    p.why = StrCat(where, ", spot ", DollarText(price->spot_usd_per_hour), "/h observed", split);
+    p.why = StrCat(where, ", spot ", RateText(price->spot_usd_per_hour), "/h observed", split);
   } else if (auto d = catalog_->spot_discounts.find(in.provider);
              d != catalog_->spot_discounts.end()) {
     p.usd_per_gpu_hour = p.list_usd_per_gpu_hour * (1 - d->second.discount);
@@ -214,7 +219,7 @@ void PriceBook::ApplyCommitment(const Node& node, Instant t, PricePeriod& p) con
     p.why += StrCat("; commitment ", name, ": ", FormatDouble(c->discount * 100), " % off");
   } else if (!std::isnan(c->usd_per_gpu_hour)) {
     p.usd_per_gpu_hour = c->usd_per_gpu_hour;
-    p.why += StrCat("; commitment ", name, ": ", DollarText(c->usd_per_gpu_hour), "/GPU-hour");
+    p.why += StrCat("; commitment ", name, ": ", RateText(c->usd_per_gpu_hour), "/GPU-hour");
   } else {
     const std::optional<InstanceSplit> split = SplitOf(node);
     if (!split) return;

@@ -40,7 +40,9 @@ Result<ReportQuery> ParseReportQuery(const QueryParam& param) {
     }
     q.step = *d;
   }
-  q.rollups = q.accumulate && rollups;
+  // Roll-ups answer one bucket (accumulated) or step= buckets, each where it lies inside one
+  // (ledger::ReadOptions); rows at the ledger's own step come from its records.
+  q.rollups = rollups && (q.accumulate || q.step.count() > 0);
   if (const std::optional<std::string> clusters = param("cluster")) {
     for (std::string_view c : Split(*clusters, ',')) {  // views into *clusters
       if (!Trim(c).empty()) q.clusters.emplace_back(Trim(c));

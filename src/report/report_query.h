@@ -21,7 +21,9 @@ struct ReportQuery {
   std::vector<Dimension> by;          // by=team,workload; default namespace
   bool accumulate = true;             // accumulate=false: one row per step
   Duration step{0};                   // step=1h: rows this long (accumulate=false); 0: data's
-  bool rollups = true;                // with accumulate; rollups=false: every record
+  // Accumulated, or in step= buckets: sealed hours and days come as the ledger's roll-ups (where
+  // each lies inside one bucket); rollups=false: every record.
+  bool rollups = true;
   std::vector<std::string> clusters;  // cluster=east,west, trimmed; empty: every cluster
 };
 

@@ -105,31 +105,16 @@ void ScrapeSource::Cycle() {
 }
 
 // A target that fails is logged when it starts failing, hourly while it goes on, and when it
-// works again; gpucost_scrape_up and gpucost_scrape_errors_total tell every scrape. (The spool
-// logs its own failures, once per target while they last.)
+// works again (OutageLog); gpucost_scrape_up and gpucost_scrape_errors_total tell every scrape.
+// (The spool logs its own failures, once per target while they last.)
 void ScrapeSource::NoteOutcome(const scrape::ScrapeOutcome& o, Instant now) {
-  const std::string key = StrCat(o.target.job, " ", o.target.url);
-  const auto it = failing_.find(key);
-  if (o.status.ok() || o.store_failed) {
-    if (it == failing_.end() || o.store_failed) return;
-    LogInfo(StrCat("gpucost serve: scrape: ", RedactUri(o.target.url), " works again, after ",
-                   it->second.failures, " failed scrape", it->second.failures == 1 ? "" : "s",
-                   " since ", FormatRfc3339(it->second.since)));
-    failing_.erase(it);
-    return;
+  const std::string key = StrCat(RedactUri(o.target.url), " (job ", o.target.job, ")");
+  if (o.store_failed) return;
+  if (o.status.ok()) {
+    failing_.Worked(key, now);
+  } else {
+    failing_.Failed(key, o.status.message(), now);
   }
-  if (it == failing_.end()) {
-    failing_.emplace(key, Failing{now, now, 1});
-    LogWarn(StrCat("gpucost serve: scrape: ", o.status.message(),
-                   " (logged again hourly while the target fails, and when it works again)"));
-    return;
-  }
-  Failing& f = it->second;
-  ++f.failures;
-  if (now - f.logged < std::chrono::hours(1)) return;
-  f.logged = now;
-  LogWarn(StrCat("gpucost serve: scrape: still failing, ", f.failures, " scrapes since ",
-                 FormatRfc3339(f.since), ": ", o.status.message()));
 }
 
 void ScrapeSource::Start() {

@@ -26,6 +26,7 @@
 #include "scrape/endpoints_discovery.h"
 #include "scrape/scraper.h"
 #include "scrape/spool.h"
+#include "serve/outage_log.h"
 
 namespace gpucost::serve {
 
@@ -90,12 +91,8 @@ class ScrapeSource {
   std::condition_variable wake_;
   bool stop_ = false;
   int64_t discovery_errors_ = 0;
-  // The targets whose scrapes fail, by job and URL (the scrape thread's only).
-  struct Failing {
-    Instant since, logged;
-    uint64_t failures = 0;
-  };
-  std::map<std::string, Failing> failing_;
+  // The targets whose scrapes fail, by URL and job (the scrape thread's only).
+  OutageLog failing_{"scrape", false};
   std::thread thread_;
 };
 

@@ -14,18 +14,14 @@
 #include <sstream>
 #include <thread>
 
-#include "alerts/alert_sink.h"
-#include "alerts/evaluator.h"
-#include "alerts/render.h"
 #include "core/http_workers.h"
 #include "core/log.h"
 #include "core/strings.h"
 #include "ledger/ledger_types.h"
 #include "ledger/rollup_cache.h"
-#include "pipeline/report_pipeline.h"
-#include "report/render.h"
 #include "report/report_query.h"
 #include "serve/api_errors.h"
+#include "serve/ledger_api.h"
 #include "serve/opencost_api.h"
 #include "serve/serve_metrics.h"
 #include "serve/serve_writer.h"
@@ -80,8 +76,8 @@ struct Server::Impl {
       res.set_content(metrics_, "text/plain; version=0.0.4; charset=utf-8");
     });
     Get("/api/v1/report", [this](const httplib::Request& req, httplib::Response& res) {
-      if (!Authorized(req, res)) return;
-      Report(req, res);
+      if (!Authorized(req, res) || RefuseWhileDamaged(res)) return;
+      Answer(res, ReportJson(s_, Params(req), &rollup_cache_));
     });
     // The API the web UI reads besides /api/v1/report.
     Get("/api/v1/ledger", [this](const httplib::Request& req, httplib::Response& res) {
@@ -90,7 +86,11 @@ struct Server::Impl {
     });
     Get("/api/v1/alerts", [this](const httplib::Request& req, httplib::Response& res) {
       if (!Authorized(req, res) || RefuseWhileDamaged(res)) return;
-      Alerts(req, res);
+      Answer(res, AlertsJson(s_, Params(req)));
+    });
+    Get("/api/v1/recommendations", [this](const httplib::Request& req, httplib::Response& res) {
+      if (!Authorized(req, res) || RefuseWhileDamaged(res)) return;
+      Answer(res, RecommendationsJson(s_, Params(req)));
     });
     Get("/api/v1/fleet", [this](const httplib::Request& req, httplib::Response& res) {
       if (!Authorized(req, res) || RefuseWhileDamaged(res)) return;
@@ -388,95 +388,13 @@ struct Server::Impl {
     res.set_content(JsonErrorBody(e.message), "application/json");
   }
 
-  // /api/v1/report?window=START,END&by=team,workload&step=1h&accumulate=true: the report contract
-  // of `gpucost report --format json`, from the ledger.
-  void Report(const httplib::Request& req, httplib::Response& res) {
-    if (RefuseWhileDamaged(res)) return;
-    const Result<ReportQuery> query =
-        ParseReportQuery([&req](const std::string& name) -> std::optional<std::string> {
-          if (!req.has_param(name)) return std::nullopt;
-          return req.get_param_value(name);
-        });
-    if (!query.ok()) return Fail(res, query.status());
-    InputOptions in;
-    in.ledger = s_.ledger;
-    ReportSettings settings;
-    settings.by = query->by;
-    settings.accumulate = query->accumulate;
-    in.ledger_rollups = query->rollups;
-    // The fleet's, or ?cluster=a,b's: every cluster of the ledger, not only serve's.
-    in.ledger_clusters = query->clusters;
-    in.ledger_cache = &rollup_cache_;
-    in.ledger_max_records = kApiMaxRecords;
-    Result<LoadedInput> input = LoadInput(in, query->window, s_.step);
-    if (!input.ok()) return Fail(res, input.status());
-    ApplyInput(*input, settings);
-    settings.output_step = query->step;
-    if (!settings.accumulate && input->step.count() > 0) {
-      const int64_t buckets = (input->timeline.window.end - input->timeline.window.start) /
-                              std::max(settings.output_step, input->step);
-      if (buckets > kApiMaxBuckets) {
-        return Fail(res, Status::InvalidArgument(
-                             StrCat("the window holds ", buckets, " steps of output, at most ",
-                                    kApiMaxBuckets, ": a longer step= or a shorter window")));
-      }
-    }
-    Result<ReportRun> run = RunReport(input->timeline, s_.price, settings);
-    if (!run.ok()) return Fail(res, run.status());
-    std::ostringstream out;
-    RenderJson(run->report, out);
-    res.set_content(out.str(), "application/json");
+  // The request's query parameters, as the API functions read them.
+  static QueryParam Params(const httplib::Request& req) {
+    return [&req](const std::string& name) -> std::optional<std::string> {
+      if (!req.has_param(name)) return std::nullopt;
+      return req.get_param_value(name);
+    };
   }
-
-  // /api/v1/alerts?window=START,END&cluster=a,b: the built-in alert rules (docs/alerts.md) at
-  // their default settings, with --budgets, over the window (default: the ledger's last 7 days),
-  // as `gpucost alerts --ledger --format json` gives them.
-  void Alerts(const httplib::Request& req, httplib::Response& res) {
-    std::optional<Window> window;
-    if (req.has_param("window")) {
-      Result<Window> w = ParseWindow(req.get_param_value("window"));
-      if (!w.ok()) {
-        return Fail(res, Status::InvalidArgument(StrCat("window: ", w.status().message())));
-      }
-      window = *w;
-    } else {
-      Result<std::unique_ptr<ledger::Ledger>> l = ledger::Ledger::Open(s_.ledger);
-      if (!l.ok()) return Fail(res, l.status());
-      Result<std::optional<Window>> span = (*l)->Span();
-      if (!span.ok()) return Fail(res, span.status());
-      if (!*span) return Fail(res, Status::InvalidArgument("the ledger holds no records yet"));
-      window =
-          Window{std::max((*span)->start, (*span)->end - std::chrono::hours(24 * 7)), (*span)->end};
-    }
-    const alerts::AlertSettings cfg;
-    InputOptions in;
-    in.ledger = s_.ledger;
-    in.ledger_clusters = SplitList(req.get_param_value("cluster"));
-    in.ledger_max_records = kApiMaxRecords;
-    Result<ReportSettings> settings = AccumulatedSettings("60s", "team");
-    if (!settings.ok()) return Fail(res, settings.status());
-    Result<LoadedInput> input = LoadInput(in, window, s_.step);
-    if (!input.ok()) return Fail(res, input.status());
-    ApplyInput(*input, *settings);
-    const LoadedTimeline& timeline = input->timeline;
-    settings->window =
-        Window{timeline.window.start,
-               std::clamp(timeline.span.end, timeline.window.start, timeline.window.end)};
-    alerts::AlertSink sink(timeline.inventory,
-                           alerts::AlertRun{settings->window, settings->step, cfg});
-    Result<ReportRun> run = RunReport(timeline, s_.price, *settings, &sink);
-    if (!run.ok()) return Fail(res, run.status());
-    const alerts::AlertReport report =
-        alerts::Evaluate(sink, timeline.usage, s_.budgets ? &*s_.budgets : nullptr);
-    std::ostringstream out;
-    alerts::RenderAlerts(report, cfg, alerts::AlertFormat::kJson, out);
-    res.set_content(out.str(), "application/json");
-  }
-
-  // Bounds of one API request: what a 30-day report of a fleet needs, many times over, and
-  // not what a window of a century at 60 s steps would ask.
-  static constexpr int64_t kApiMaxBuckets = 10'000;
-  static constexpr size_t kApiMaxRecords = 20'000'000;
 
   ServeOptions s_;
   std::unique_ptr<ledger::Ledger> ledger_;

@@ -29,6 +29,8 @@ struct ServeOptions {
   InputOptions source;  // where usage and inventory come from (its ledger field is unused)
   std::string ledger;   // the ledger target, for the API's reads (shown as Ledger::path())
   PriceFn price;
+  // The book `price` reads (the recommendations' spot rates); null: spot rates are unknown.
+  std::shared_ptr<const PriceBook> price_book;
   Duration interval{0}, step{0}, lag{0}, grace{0}, max_chunk{0};
   std::optional<Instant> from;  // where a new ledger starts; nullopt: one interval ago
   Duration retention{0};        // records older than this are removed; 0: kept forever

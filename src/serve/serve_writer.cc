@@ -294,10 +294,11 @@ ServeWriter::Outcome ServeWriter::Cycle(Instant now, const std::function<bool()>
   if (ready.ok() && !HoldLease(now)) return {standing_by_, false};
   if (ready.ok()) ready = Resume();
   if (!ready.ok()) {
-    LogError(StrCat("gpucost serve: ", ready.ToString()));
+    outages_.Failed("resuming", ready.ToString(), now);
     ++counts_.source_errors;
     return {false, false};
   }
+  outages_.Worked("resuming", now);
   Instant start = end - s_.interval;
   if (processed_) start = *processed_ - s_.grace;
   if (!processed_ || fresh_) {
@@ -326,14 +327,19 @@ ServeWriter::Outcome ServeWriter::Cycle(Instant now, const std::function<bool()>
     }
     if (!st.ok()) {
       // Nothing of the chunk was kept (one transaction); the next cycle attributes it again.
-      LogError(StrCat("gpucost serve: ", FormatRfc3339(start), " to ", FormatRfc3339(chunk_end),
-                      ": ", ledger_failed ? "writing the ledger: " : "", st.ToString()));
+      // A source that stays broken (a missing --input file) is logged when it starts failing,
+      // hourly, and when it works again, not every cycle (OutageLog).
+      outages_.Failed(ledger_failed ? "writing the ledger" : "reading the source",
+                      StrCat(ledger_failed ? "writing the ledger: " : "", st.ToString()), now,
+                      StrCat("nothing attributed from ", FormatRfc3339(start)));
       ++(ledger_failed ? counts_.ledger_write_errors : counts_.source_errors);
       if (st.code() == StatusCode::kDataLoss && damage_.ok()) damage_ = st;
       if (!unwatched_from_ && processed_) unwatched_from_ = processed_;
       caught_up = false;
       break;
     }
+    outages_.Worked("reading the source", now);
+    outages_.Worked("writing the ledger", now);
     processed_ = chunk_end;
     fresh_ = false;
     // A restart resumes here; while a hole is open, at its start, to find it again.

@@ -19,6 +19,7 @@
 #include "core/time.h"
 #include "ledger/ledger.h"
 #include "pipeline/input.h"
+#include "serve/outage_log.h"
 #include "serve/serve_server.h"
 
 namespace gpucost::serve {
@@ -100,6 +101,7 @@ class ServeWriter {
   Counts counts_;
   Status damage_;
   ParsedFileCache parsed_;  // the scrape spool's files that the next cycle reads again
+  OutageLog outages_{"attribution", true};  // a failing source or ledger, logged per outage
 };
 
 }  // namespace gpucost::serve

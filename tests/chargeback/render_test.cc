@@ -42,8 +42,9 @@ TEST(TextRenderer, StatementTreeWithUnknownPriceAndTotals) {
   auto it = std::find(lines.begin(), lines.end(), "Monthly GPU Report — ml");
   ASSERT_NE(it, lines.end()) << text;
   EXPECT_EQ(*(it + 2), "GPU-hours consumed: 37.0 hrs");
-  EXPECT_EQ(*(it + 3), "├── A100 on-demand: 10.0 hrs ×         $3.06 = $30.60");
-  EXPECT_EQ(*(it + 4), "├── A100 spot:      20.0 hrs ×         $1.17 = $23.40");
+  // Every rate with the decimals the most precise one needs ($1/3 to the micro-dollar).
+  EXPECT_EQ(*(it + 3), "├── A100 on-demand: 10.0 hrs ×     $3.060000 = $30.60");
+  EXPECT_EQ(*(it + 4), "├── A100 spot:      20.0 hrs ×     $1.170000 = $23.40");
   EXPECT_EQ(*(it + 5), "├── H100 on-demand:  4.0 hrs × unknown price = unknown");
   EXPECT_EQ(*(it + 6), "└── T4 spot:         3.0 hrs ×     $0.333333 = $1.00");
   EXPECT_EQ(*(it + 7), "Total: $55.00 + unknown (4.0 hrs have no price)");
@@ -57,7 +58,7 @@ TEST(TextRenderer, StatementTreeWithUnknownPriceAndTotals) {
 TEST(MarkdownRenderer, TablesAndEscapedCells) {
   const std::string md = RenderStatementsToString(Sample(), StatementFormat::kMarkdown);
   EXPECT_NE(md.find("## Monthly GPU Report — ml\n"), std::string::npos) << md;
-  EXPECT_NE(md.find("| A100 on-demand | 10.0 | $3.06 | $30.60 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| A100 on-demand | 10.0 | $3.060000 | $30.60 |"), std::string::npos) << md;
   EXPECT_NE(md.find("| H100 on-demand | 4.0 | unknown price | unknown |"), std::string::npos);
   EXPECT_NE(
       md.find("| **Total** | **37.0 hrs** | | **$55.00 + unknown (4.0 hrs have no price)** |"),
@@ -180,6 +181,39 @@ TEST(HtmlRenderer, OneSelfContainedDocumentWithCharts) {
   EXPECT_NE(html.find("<td class=\"n\">$55.00 + unknown (4.0 hrs have no price)</td>"),
             std::string::npos)
       << html;
+}
+
+// A team none of whose hours has a price: no chart of dollars that would all be $0, a sentence
+// saying why instead, and an efficiency that says it comes from the hours.
+TEST(HtmlRenderer, AnUnpricedTeamGetsNoEmptyChartAndSaysWhereItsEfficiencyComesFrom) {
+  StatementBuilder b(October(), {});
+  b.Add(Labels("priced", "a", "Tesla T4", "spot"), Amounts(Day(2), 10, 0.35, 0.5));
+  b.Add(Labels("unpriced", "b", "NVIDIA H100 80GB HBM3", "on_demand"),
+        Amounts(Day(3), 6, NAN, 0.9));
+  b.Add(Labels("unpriced", "c", "NVIDIA H100 80GB HBM3", "on_demand"),
+        Amounts(Day(4), 4, NAN, 0.9));
+  auto set = b.Finish({});
+  ASSERT_TRUE(set.ok()) << set.status();
+  const std::string html = RenderStatementsToString(*set, StatementFormat::kHtml);
+  const size_t unpriced = html.find("<h2>Monthly GPU Report — unpriced</h2>");
+  ASSERT_NE(unpriced, std::string::npos) << html;
+  const std::string priced_part = html.substr(0, unpriced);
+  const std::string unpriced_part =
+      html.substr(unpriced, html.find("</section>", unpriced) - unpriced);
+  EXPECT_NE(priced_part.find("<svg"), std::string::npos);
+  EXPECT_EQ(unpriced_part.find("<svg"), std::string::npos) << unpriced_part;
+  EXPECT_NE(unpriced_part.find("No cost charts: none of the team's 10.0 hrs has a price"),
+            std::string::npos)
+      << unpriced_part;
+  EXPECT_NE(unpriced_part.find("<dd>90.0% (target &gt; 80%), of GPU-hours: no price</dd>"),
+            std::string::npos)
+      << unpriced_part;
+  // Its consumers are still listed, with unknown money.
+  EXPECT_NE(unpriced_part.find("Top consumers"), std::string::npos);
+  // The priced team's efficiency is money's, said as before.
+  EXPECT_EQ(priced_part.find("of GPU-hours"), std::string::npos);
+  std::string why;
+  EXPECT_TRUE(TagsNest(html, why)) << why;
 }
 
 // Team, workload and GPU model names that are not UTF-8 or hold control characters (bytes from

@@ -86,6 +86,9 @@ TEST_F(ProgressOnATerminal, ReportDrawsTheLineOnStderrAndKeepsStdoutClean) {
       {"report", "--input", input_, "--price-per-gpu-hour", "12", "--format", "json"}, out);
   ASSERT_EQ(run.exit_code, 0) << run.terminal;
   EXPECT_TRUE(Contains(run.terminal, "\rgpucost: read ")) << run.terminal;
+  // Then the engine's line: the demo node's one GPU.
+  EXPECT_TRUE(Contains(run.terminal, "\rgpucost: attributed 1 of 1 GPU (100%)")) << run.terminal;
+  EXPECT_LT(run.terminal.find("gpucost: read"), run.terminal.find("gpucost: attributed"));
   // Of the file's size, with its share.
   EXPECT_TRUE(std::regex_search(run.terminal, std::regex(R"( of [0-9.]+[KM]iB \([0-9]+%\))")))
       << run.terminal;

@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 #include <random>
+#include <vector>
 
 namespace gpucost {
 namespace {
@@ -90,6 +92,27 @@ TEST(MoneyText, ATinyAmountIsNeverAZeroBesideAShare) {
   EXPECT_EQ(FormatSmallAmount(0, 2), "0.00");
   EXPECT_EQ(FormatSmallAmount(1234.5, 2), "1,234.50");
   EXPECT_EQ(FormatSmallAmount(NAN, 2), "-");
+}
+
+// Every rate of one table prints with the same decimals: the fewest that show each of them to the
+// micro-dollar, from 2 up to 6.
+TEST(MoneyText, RatesOfOneTableShareTheirDecimals) {
+  EXPECT_EQ(RateDecimals(3.06), 2);
+  EXPECT_EQ(RateDecimals(3.0), 2);
+  EXPECT_EQ(RateDecimals(2.7447), 4);
+  EXPECT_EQ(RateDecimals(3.430875), 6);
+  EXPECT_EQ(RateDecimals(32.7726 / 8), 6);  // 4.096575
+  EXPECT_EQ(RateDecimals(NAN), 2);
+  const std::vector<double> table = {3.06, 1.17, 2.7447};
+  int decimals = 2;
+  for (double r : table) decimals = std::max(decimals, RateDecimals(r));
+  EXPECT_EQ(FormatRateUsd(table[0], decimals), "$3.0600");
+  EXPECT_EQ(FormatRateUsd(table[1], decimals), "$1.1700");
+  EXPECT_EQ(FormatRateUsd(table[2], decimals), "$2.7447");
+  EXPECT_EQ(FormatRateUsd(1234.5, 2), "$1,234.50");
+  EXPECT_EQ(FormatRateUsd(-0.5, 2), "-$0.50");
+  EXPECT_EQ(FormatRateUsd(3.4308751, 9), "$3.430875");  // never past the micro-dollar
+  EXPECT_EQ(FormatRateUsd(NAN, 2), "unknown");
 }
 
 }  // namespace

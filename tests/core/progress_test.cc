@@ -88,6 +88,63 @@ TEST(ProgressLine, DisabledWritesNothing) {
   EXPECT_EQ(out.str(), "");
 }
 
+TEST(ProgressLine, SaysGpusAttributed) {
+  FakeClock clock(kStart);
+  std::ostringstream out;
+  ProgressLine line("gpucost", ProgressUnit::kGpus, 8000, clock, out, true);
+  clock.Advance(seconds(4));
+  line.Set(2000);
+  EXPECT_EQ(out.str(), "\rgpucost: attributed 2,000 of 8,000 GPUs (25%), 500 GPUs/s, 12s left");
+}
+
+TEST(ProgressLine, ALabelChangeShowsFromTheNextDraw) {
+  FakeClock clock(kStart);
+  std::ostringstream out;
+  ProgressLine line("gpucost", ProgressUnit::kTime, 10 * 3'600'000LL, clock, out, true, seconds(0));
+  line.SetLabel("gpucost: segment 2");
+  clock.Advance(seconds(1));
+  line.Set(3'600'000);
+  EXPECT_EQ(out.str().rfind("\rgpucost: segment 2: covered 1.00h of 10.0h (10%)", 0), 0u)
+      << out.str();
+}
+
+// A message written while a line is shown clears the line first, so that it starts a line of its
+// own; the line comes back at its next update, and Finish has nothing left to clear.
+TEST(ProgressLine, AMessageClearsTheLineBeforeItAndTheLineComesBack) {
+  FakeClock clock(kStart);
+  std::ostringstream out;
+  ProgressLine line("report", ProgressUnit::kBytes, 1000, clock, out, true);
+  clock.Advance(seconds(1));
+  line.Set(100);
+  const std::string drawn = out.str();
+  ASSERT_FALSE(drawn.empty());
+  WriteBesideProgress([&out] { out << "gpucost warn: something\n"; });
+  const std::string after = out.str().substr(drawn.size());
+  const std::string blank = "\r" + std::string(drawn.size() - 1, ' ') + "\r";
+  EXPECT_EQ(after, blank + "gpucost warn: something\n");
+  // Within the redraw interval of the last draw, yet drawn again: the message took it away.
+  clock.Advance(milliseconds(1));
+  line.Set(200);
+  EXPECT_EQ(line.draws(), 2);
+  EXPECT_EQ(out.str().rfind("\rreport: read 200B of 1000B", out.str().size()), std::string::npos);
+  EXPECT_NE(out.str().find("\rreport: read 200B", drawn.size()), std::string::npos) << out.str();
+  line.Finish();
+  // With no line shown, a message is written as it is.
+  const size_t before = out.str().size();
+  WriteBesideProgress([&out] { out << "next\n"; });
+  EXPECT_EQ(out.str().substr(before), "next\n");
+}
+
+TEST(ProgressLine, AMessageBesideADisabledLineIsWrittenAsItIs) {
+  FakeClock clock(kStart);
+  std::ostringstream out;
+  ProgressLine line("report", ProgressUnit::kBytes, 1000, clock, out, false);
+  clock.Advance(seconds(1));
+  line.Set(100);
+  WriteBesideProgress([&out] { out << "m\n"; });
+  EXPECT_EQ(out.str(), "m\n");
+}
+
 TEST(ProgressWanted, FlagsWinElseTheTerminalDecides) {
   EXPECT_TRUE(ProgressWanted(true, -1));
   EXPECT_FALSE(ProgressWanted(false, -1));

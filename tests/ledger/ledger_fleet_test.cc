@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/strings.h"
@@ -48,6 +49,27 @@ double RecordsUsd(const std::vector<CostRecord>& records) {
     if (!std::isnan(r.allocated_usd)) sum += r.allocated_usd;
   }
   return sum;
+}
+
+// The serves of a fleet start together on one new SQLite ledger: each opens it (the first turns
+// it to WAL, which takes an exclusive lock that SQLite does not wait for on its own) and none
+// fails with "database is locked".
+TEST(SqliteLedger, ServesOpeningOneNewLedgerAtOnceAllGetIt) {
+  testing_util::TempDir dir;
+  for (int round = 0; round < 10; ++round) {
+    const std::string path = (dir.path() / StrCat("new-", round, ".db")).string();
+    constexpr int kOpeners = 6;
+    std::vector<std::string> failures(kOpeners);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < kOpeners; ++i) {
+      threads.emplace_back([&path, &failures, i] {
+        Result<std::unique_ptr<Ledger>> l = Ledger::Open(path);
+        if (!l.ok()) failures[static_cast<size_t>(i)] = l.status().ToString();
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    for (const std::string& f : failures) EXPECT_EQ(f, "") << "round " << round;
+  }
 }
 
 TEST_P(LedgerFleetTest, AWriteReplacesOnlyItsOwnClustersRecords) {

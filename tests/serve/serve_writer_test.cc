@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <string>
+#include <string_view>
 
 #include "cli/cli_test_util.h"
 #include "core/strings.h"
@@ -61,6 +63,59 @@ TEST(ServeWriter, ScanHolesKeepsStepsWithoutDataAndCarriesOnlyUnwatchedHolesData
   EXPECT_FALSE(next.pending);
 }
 
+size_t Occurrences(const std::string& text, std::string_view what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// An --input file that is not there (yet): serve says so when it starts failing, not every cycle
+// (a one-minute interval would make 60 lines an hour), and once when the file is there.
+TEST(ServeWriter, AMissingInputIsLoggedOncePerOutageNotEveryCycle) {
+  testing_util::TempDir dir;
+  const std::string input = (dir.path() / "later.om").string();
+  const std::string path = (dir.path() / "serve.db").string();
+  Result<std::unique_ptr<ledger::Ledger>> ledger = ledger::Ledger::Open(path);
+  ASSERT_TRUE(ledger.ok()) << ledger.status().ToString();
+  ServeOptions s;
+  s.source.inputs = {input};
+  s.ledger = path;
+  PriceOptions price;
+  price.usd_per_gpu_hour = 12;
+  s.price = *MakePriceFn(price);
+  s.interval = std::chrono::minutes(1);
+  s.step = std::chrono::minutes(1);
+  s.lag = Duration(0);
+  s.grace = Duration(0);
+  s.max_chunk = std::chrono::minutes(10);
+  const Instant from = *ParseInstant("2026-10-01T00:00:00Z");
+  s.from = from;
+  ServeWriter writer(s, **ledger);
+  const auto running = [] { return false; };
+  ::testing::internal::CaptureStderr();
+  for (int minutes : {5, 6, 7, 8, 9}) {
+    EXPECT_FALSE(writer.Cycle(from + std::chrono::minutes(minutes), running).caught_up);
+  }
+  // An hour on, still failing: one more line that says since when.
+  EXPECT_FALSE(writer.Cycle(from + std::chrono::minutes(70), running).caught_up);
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(writer.counts().source_errors, 6) << log;
+  EXPECT_EQ(Occurrences(log, "gpucost serve: attribution: "), 2u) << log;
+  EXPECT_NE(log.find("later.om"), std::string::npos) << log;
+  EXPECT_NE(log.find("still failing, 6 times since 2026-10-01T00:05:00Z"), std::string::npos)
+      << log;
+
+  const testing_util::RunResult demo =
+      testing_util::RunShell(kBinary + " demo --write-openmetrics " + input + " 2>&1");
+  ASSERT_EQ(demo.exit_code, 0) << demo.output;
+  ::testing::internal::CaptureStderr();
+  EXPECT_TRUE(writer.Cycle(from + std::chrono::minutes(71), running).caught_up);
+  const std::string recovered = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(recovered.find("attribution: reading the source works again, after 6 failures"),
+            std::string::npos)
+      << recovered;
+}
+
 // A full disk: SQLite's max_page_count keeps the ledger file from growing (SQLITE_FULL), as a
 // full filesystem would. Writes fail whole (one transaction each) and are counted; serve keeps
 // its place, and once there is room again it attributes from there: the ledger then holds what a
@@ -101,12 +156,19 @@ TEST(ServeWriter, AFullDiskStopsTheWritesAndTheyResumeWithNothingLostOrCountedTw
   const std::string log = ::testing::internal::GetCapturedStderr();
   EXPECT_GE(writer.counts().ledger_write_errors, 2) << log;
   EXPECT_NE(log.find("full"), std::string::npos) << log;
+  // Logged when it started, not once a cycle (OutageLog).
+  EXPECT_EQ(Occurrences(log, "gpucost serve: attribution: "), 1u) << log;
   ASSERT_TRUE(writer.processed());
   EXPECT_LT(*writer.processed(), from + std::chrono::minutes(40));
 
-  // Room again: the next cycle goes on from where the writes stopped.
+  // Room again: the next cycle goes on from where the writes stopped, and says so once.
   ASSERT_TRUE((*ledger)->ExecForTesting("PRAGMA max_page_count = 1073741823").ok());
+  ::testing::internal::CaptureStderr();
   EXPECT_TRUE(writer.Cycle(from + std::chrono::minutes(60), running).caught_up);
+  const std::string recovered = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(recovered.find("attribution: writing the ledger works again, after 2 failures"),
+            std::string::npos)
+      << recovered;
   EXPECT_EQ(writer.processed(), from + std::chrono::minutes(60));
 
   const std::string once = (dir.path() / "once.db").string();

@@ -238,6 +238,25 @@ try {
   await shot("chargeback");
   await accessible("chargeback");
 
+  phase("savings");
+  // Savings: the recommendations of the API and of `gpucost recommend --ledger`, the same dollars.
+  await go("#/savings?window=all");
+  const sw = await page.$eval("[data-window]", (e) => e.dataset.window);
+  const recs = await api("/api/v1/recommendations", { window: sw });
+  const cliRecs = JSON.parse(execFileSync(gpucost, ["recommend", "--ledger", ledger, "--window", sw,
+    "--format", "json"], { stdio: ["ignore", "pipe", "ignore"] }));
+  check(recs.recommendations.length > 0, "the simulated cluster has something to save");
+  equal(money(recs.monthly_savings_usd), money(cliRecs.monthly_savings_usd), "the API's savings are the CLI's");
+  equal(recs.recommendations.length, cliRecs.recommendations.length, "as many recommendations as the CLI");
+  equal(await text("[data-kpi=savings]"), money(recs.monthly_savings_usd) + "/month", "savings shown");
+  equal(JSON.stringify(await texts("table[data-table=recommendations] tbody th")),
+    JSON.stringify(recs.recommendations.map((r) => (r.monthly_savings_usd === null ? "unknown" : money(r.monthly_savings_usd)))),
+    "each recommendation's savings");
+  equal(JSON.stringify(await texts("table[data-table=recommendations] tbody td[data-col=workload]")),
+    JSON.stringify(recs.recommendations.map((r) => `${r.namespace}/${r.workload}`)), "each recommendation's workload");
+  await shot("savings");
+  await accessible("savings");
+
   phase("alerts");
   // Alerts: the rules on the ledger, as the API and `gpucost alerts --ledger` give them.
   await go("#/alerts?window=all");
@@ -262,7 +281,8 @@ try {
   await settled();
   check(await page.$("[data-kpi=cost_usd]") !== null, "the phone's overview opens without asking again");
   for (const [name, hash] of [["overview", ""], ["drill", "#/drill?window=all&team=" + encodeURIComponent(team)],
-    ["fleet", "#/fleet"], ["chargeback", "#/chargeback"], ["alerts", "#/alerts"]]) {
+    ["fleet", "#/fleet"], ["chargeback", "#/chargeback"], ["savings", "#/savings?window=all"],
+    ["alerts", "#/alerts"]]) {
     if (hash) await go(hash);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     check(overflow <= 0, `the ${name} page fits a phone's width (overflows by ${overflow}px)`);

@@ -158,3 +158,50 @@ export interface Alerts {
 export function alerts(params: Record<string, string>): Promise<Alerts> {
   return getJson<Alerts>("api/v1/alerts", params);
 }
+
+export interface RecommendationEvidence {
+  window_hours: number;
+  gpu_hours: number;
+  measured_fraction: number | null;
+  utilization_mean: number | null;
+  utilization_p50: number | null;
+  utilization_p90: number | null;
+  utilization_p95: number | null;
+  utilization_p99: number | null;
+  utilization_max: number | null;
+  idle_gpu_hours: number;
+  idle_hours: number;
+  longest_idle_run_hours: number;
+  idle_at_end: boolean;
+}
+
+export interface Recommendation {
+  kind: string;
+  cluster: string;
+  namespace: string;
+  workload_kind: string;
+  workload: string;
+  team: string;
+  category: string;
+  action: string;
+  monthly_cost_usd: number | null;
+  monthly_savings_usd: number | null;
+  savings_note: string;
+  risk: string;
+  risk_note: string;
+  evidence: RecommendationEvidence;
+}
+
+export interface Recommendations {
+  window: Window;
+  idle_threshold: number;
+  workloads: number;
+  monthly_savings_usd: number;
+  unknown_savings: number;
+  unmeasured_gpu_hours: number;
+  recommendations: Recommendation[];
+}
+
+export function recommendations(params: Record<string, string>): Promise<Recommendations> {
+  return getJson<Recommendations>("api/v1/recommendations", params);
+}

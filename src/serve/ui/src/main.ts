@@ -8,8 +8,11 @@ import { drill } from "./pages/drill";
 import { fleetPage } from "./pages/fleet";
 import { chargeback } from "./pages/chargeback";
 import { alertsPage } from "./pages/alerts";
+import { savingsPage } from "./pages/savings";
 
-const PAGES: Record<string, typeof overview> = { overview, drill, fleet: fleetPage, chargeback, alerts: alertsPage };
+const PAGES: Record<string, typeof overview> = {
+  overview, drill, fleet: fleetPage, chargeback, savings: savingsPage, alerts: alertsPage,
+};
 let rendering = 0;
 
 function tokenForm(main: HTMLElement, rejected: boolean): void {

@@ -1,5 +1,8 @@
 // The window of a page: a preset counted back from the newest data in the ledger (a ledger may
-// end in the past), or a custom range; both aligned on the ledger's step.
+// end in the past), or a custom range; both aligned on the ledger's step. "Last 7 days" and
+// "Last 30 days" are whole UTC days, the newest data's day the last of them, so that their
+// charts' daily buckets are the ledger's daily roll-ups (a month's overview reads 30 roll-up days,
+// not every record).
 import type { LedgerInfo, Window } from "./api";
 
 export const PRESETS: [string, string, number][] = [
@@ -28,7 +31,11 @@ export function resolve(info: LedgerInfo, params: URLSearchParams): Window | nul
   }
   const preset = PRESETS.find((p) => p[0] === (params.get("window") ?? "7d")) ?? PRESETS[1];
   const stepMs = Math.max(1, info.step_s) * 1000;
-  const start = preset[2] === 0 ? lo : Math.max(lo, hi - preset[2] * 1000);
+  const DAY = 86400 * 1000;
+  const days = preset[2] % 86400 === 0 && preset[2] > 0 ? preset[2] / 86400 : 0;
+  // Whole days: from the midnight (UTC) days - 1 days before the newest data's day.
+  const counted = days > 0 ? Math.floor((hi - 1) / DAY) * DAY - (days - 1) * DAY : hi - preset[2] * 1000;
+  const start = preset[2] === 0 ? lo : Math.max(lo, counted);
   const aligned = lo + Math.floor((start - lo) / stepMs) * stepMs;
   return { start: iso(aligned), end: iso(hi) };
 }
@@ -38,7 +45,8 @@ export function resolve(info: LedgerInfo, params: URLSearchParams): Window | nul
 export function chartStep(w: Window, stepS: number, buckets = 120): number {
   const span = (Date.parse(w.end) - Date.parse(w.start)) / 1000;
   const want = Math.max(stepS, span / buckets);
-  const round = [60, 300, 900, 1800, 3600, 7200, 21600, 43200, 86400, 604800];
+  // Beyond a week, whole days: the ledger's daily roll-ups answer them.
+  const round = span > 7 * 86400 ? [86400, 604800] : [60, 300, 900, 1800, 3600, 7200, 21600, 43200, 86400, 604800];
   let s = round.find((r) => r >= want) ?? 604800;
   s = Math.max(stepS, Math.ceil(s / stepS) * stepS);
   return s;
