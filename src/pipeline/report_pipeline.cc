@@ -104,7 +104,6 @@ AggregatorOptions ReportAggregation(const ReportSettings& settings) {
   AggregatorOptions agg;
   agg.window = settings.window;
   agg.engine_step = settings.step;
-  agg.output_step = settings.output_step;
   agg.accumulate = settings.accumulate;
   agg.output_step = settings.every;
   agg.calendar_months = settings.every_month;

@@ -20,8 +20,6 @@ namespace gpucost {
 struct ReportSettings {
   Window window;
   Duration step = std::chrono::seconds(60);
-  // Rows this long (a whole multiple of step) when not accumulated; 0: step.
-  Duration output_step{0};
   Duration staleness = std::chrono::minutes(5);
   bool accumulate = false;
   // Not accumulated: the output buckets (--every), a whole multiple of `step`; 0 is `step`.

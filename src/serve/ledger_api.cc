@@ -66,10 +66,10 @@ Result<std::string> ReportJson(const ServeOptions& s, const QueryParam& param,
   in.ledger_max_records = kApiMaxRecords;
   GPUCOST_ASSIGN_OR_RETURN(const LoadedInput input, LoadInput(in, query.window, s.step));
   ApplyInput(input, settings);
-  settings.output_step = query.step;
+  settings.every = query.step;
   if (!settings.accumulate && input.step.count() > 0) {
     const int64_t buckets = (input.timeline.window.end - input.timeline.window.start) /
-                            std::max(settings.output_step, input.step);
+                            std::max(settings.every, input.step);
     if (buckets > kApiMaxBuckets) {
       return Status::InvalidArgument(StrCat("the window holds ", buckets,
                                             " steps of output, at most ", kApiMaxBuckets,

@@ -291,14 +291,16 @@ Status ServeWriter::Resume() {
 ServeWriter::Outcome ServeWriter::Cycle(Instant now, const std::function<bool()>& stopping) {
   const Instant end = AlignDown(now - s_.lag, s_.step);
   Status ready = LearnClusters(end);
+  // What failed, for the log: the source (learning its clusters), else the ledger (resuming).
+  const char* failing = ready.ok() ? "reading the ledger" : "reading the source";
   if (ready.ok() && !HoldLease(now)) return {standing_by_, false};
   if (ready.ok()) ready = Resume();
   if (!ready.ok()) {
-    outages_.Failed("resuming", ready.ToString(), now);
+    outages_.Failed(failing, ready.ToString(), now);
     ++counts_.source_errors;
     return {false, false};
   }
-  outages_.Worked("resuming", now);
+  outages_.Worked("reading the ledger", now);
   Instant start = end - s_.interval;
   if (processed_) start = *processed_ - s_.grace;
   if (!processed_ || fresh_) {

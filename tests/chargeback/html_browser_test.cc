@@ -136,8 +136,12 @@ TEST_F(HtmlStatementInChromium, TheRenderedPageSaysEachFigureOnceAndReadably) {
             std::stoul(list[1].str()))
       << names;
 
-  // A workload whose hours have no price says so on its bar, never "$0.00".
-  EXPECT_TRUE(Contains(dom, ">unknown</text>")) << "platform/gpu-burn-check has no price";
+  // A team none of whose hours has a price (platform, its gpu-burn-check) gets no chart of $0
+  // bars, a sentence saying why, and an efficiency that says it comes from the hours.
+  EXPECT_EQ(Count(dom, "<p class=\"nochart\">No cost charts: none of the team's "), 1u)
+      << "platform has no price";
+  EXPECT_EQ(Count(dom, ", of GPU-hours: no price</dd>"), 1u);
+  EXPECT_FALSE(Contains(dom, ">$0.00</text>")) << "never a $0.00 bar";
 
   // Money for people: grouped thousands, two decimals; never "0.00 hrs" beside a share.
   EXPECT_TRUE(std::regex_search(dom, std::regex(R"(\$[0-9]{1,3},[0-9]{3}\.[0-9]{2})")));

@@ -193,7 +193,7 @@ TEST(HtmlRenderer, AnUnpricedTeamGetsNoEmptyChartAndSaysWhereItsEfficiencyComesF
   b.Add(Labels("unpriced", "c", "NVIDIA H100 80GB HBM3", "on_demand"),
         Amounts(Day(4), 4, NAN, 0.9));
   auto set = b.Finish({});
-  ASSERT_TRUE(set.ok()) << set.status();
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
   const std::string html = RenderStatementsToString(*set, StatementFormat::kHtml);
   const size_t unpriced = html.find("<h2>Monthly GPU Report — unpriced</h2>");
   ASSERT_NE(unpriced, std::string::npos) << html;

@@ -58,9 +58,10 @@ TEST(PricesCommand, ExplainsEveryNodesPrice) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(Contains(r.output, "default/p5-a  p5.48xlarge  us-east-1  on_demand  8 x"))
       << r.output;
-  EXPECT_TRUE(Contains(r.output, "4.7472    commitment list 6.8800 (31 % off)")) << r.output;
+  // Every rate with the decimals the most precise one needs (0.51768 = 4.6016 / 4 x 0.45).
+  EXPECT_TRUE(Contains(r.output, "4.74720   commitment list 6.88000 (31 % off)")) << r.output;
   EXPECT_TRUE(Contains(r.output, "1-yr compute savings plan")) << r.output;
-  EXPECT_TRUE(Contains(r.output, "0.5177    spot       list 1.1504 (55 % off)")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "0.51768   spot       list 1.15040 (55 % off)")) << r.output;
   EXPECT_FALSE(Contains(r.output, "no price")) << r.output;
 
   const RunResult catalog = RunShell(kBinary + " prices --catalog");
@@ -168,12 +169,14 @@ TEST(BillPricing, PricesReconcilesPerNodeAndNamesUnmatchedInstances) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(Contains(r.output, "Reconciliation with")) << r.output;
   // p5-a: list = billed = charged = 3 x 55.04.
-  EXPECT_TRUE(Contains(r.output, "i-0a1b2c3d4e5f60718       165.1200    165.1200    165.1200      0.0000"))
+  EXPECT_TRUE(Contains(
+      r.output, "i-0a1b2c3d4e5f60718          $165.12       $165.12       $165.12         $0.00"))
       << r.output;
   // The RI-covered p4d: list 3 x 21.957642, billed and charged 3 x 13.17.
-  EXPECT_TRUE(Contains(r.output, "i-0123456789abcdef0        65.8729     39.5100     39.5100    -26.3629"))
+  EXPECT_TRUE(Contains(
+      r.output, "i-0123456789abcdef0           $65.87        $39.51        $39.51       -$26.36"))
       << r.output;
-  EXPECT_TRUE(Contains(r.output, "not matched to any node: i-05a5b5c5d5e5f5a5b 1.2164")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "not matched to any node: i-05a5b5c5d5e5f5a5b $1.22")) << r.output;
   EXPECT_TRUE(Contains(r.output, "bill (") || Contains(r.output, "legacy_cur.csv (")) << r.output;
 }
 

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -74,25 +75,31 @@ std::string ServeApiAnswers::ledger_;
 ChildProcess* ServeApiAnswers::serve_ = nullptr;
 std::string ServeApiAnswers::base_;
 
-// Two reports' rows, in order: the same buckets and groups, each money and hours field to 1e-9.
+// Two reports' rows by bucket and team (an order among rows of one bucket is not part of the
+// contract): the same keys, each money and hours field to 1e-9.
 void ExpectSameRows(const nlohmann::json& a, const nlohmann::json& b, const std::string& what) {
   ASSERT_TRUE(a.contains("rows") && b.contains("rows")) << what;
   ASSERT_EQ(a["rows"].size(), b["rows"].size()) << what;
   ASSERT_GT(a["rows"].size(), 0u) << what;
-  for (size_t i = 0; i < a["rows"].size(); ++i) {
-    const nlohmann::json& x = a["rows"][i];
-    const nlohmann::json& y = b["rows"][i];
-    EXPECT_EQ(x["start"], y["start"]) << what << " row " << i;
-    EXPECT_EQ(x["team"], y["team"]) << what << " row " << i;
+  std::map<std::string, const nlohmann::json*> theirs;
+  for (const nlohmann::json& y : b["rows"]) {
+    theirs[y["start"].get<std::string>() + " " + y["team"].dump()] = &y;
+  }
+  for (const nlohmann::json& x : a["rows"]) {
+    const std::string key = x["start"].get<std::string>() + " " + x["team"].dump();
+    const auto it = theirs.find(key);
+    ASSERT_NE(it, theirs.end()) << what << ": " << key;
+    const nlohmann::json& y = *it->second;
+    EXPECT_EQ(x["end"], y["end"]) << what << " " << key;
     for (const char* k : {"gpu_hours", "allocated_usd", "effective_usd", "waste_usd", "idle_usd",
                           "unmeasured_gpu_hours"}) {
       if (x[k].is_null() || y[k].is_null()) {
-        EXPECT_EQ(x[k].is_null(), y[k].is_null()) << what << " row " << i << " " << k;
+        EXPECT_EQ(x[k].is_null(), y[k].is_null()) << what << " " << key << " " << k;
         continue;
       }
       const double p = x[k].get<double>();
       const double q = y[k].get<double>();
-      EXPECT_NEAR(p, q, 1e-9 * std::max(1.0, std::fabs(q))) << what << " row " << i << " " << k;
+      EXPECT_NEAR(p, q, 1e-9 * std::max(1.0, std::fabs(q))) << what << " " << key << " " << k;
     }
   }
 }
