@@ -13,6 +13,7 @@
 #include <string>
 
 #include "cli/cli_test_util.h"
+#include "common/sanitizer.h"
 #include "core/money.h"
 
 namespace gpucost {
@@ -37,8 +38,10 @@ class OneMoney : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = new TempDir();
     input_ = (dir_->path() / "week.om").string();
-    const RunResult sim =
-        RunShell(kBinary + " simulate --nodes 8 --duration 2d --seed 11 --out " + input_ + " 2>&1");
+    // Under ASan (several times slower, and checking memory, not money) a quarter of the time.
+    const std::string duration = testing_util::kUnderAsan ? "12h" : "2d";
+    const RunResult sim = RunShell(kBinary + " simulate --nodes 8 --duration " + duration +
+                                   " --seed 11 --out " + input_ + " 2>&1");
     ASSERT_EQ(sim.exit_code, 0) << sim.output;
   }
   static void TearDownTestSuite() {
