@@ -1,16 +1,8 @@
 # cmake -DINPUT=file -DOUTPUT=file.cc -P embed_text.cmake
 # Writes a C++ source defining gpucost::pricing_internal::kBuiltinCatalogText, the bytes of INPUT
 # as a string (hex escapes, so any content is safe).
-file(READ ${INPUT} hex HEX)
-string(REGEX REPLACE "([0-9a-f][0-9a-f])" "\\\\x\\1" escaped "${hex}")
-string(LENGTH "${escaped}" n)
-set(body "")
-set(i 0)
-while(i LESS n)
-  string(SUBSTRING "${escaped}" ${i} 400 piece)
-  string(APPEND body "    \"${piece}\"\n")
-  math(EXPR i "${i} + 400")
-endwhile()
+include(${CMAKE_CURRENT_LIST_DIR}/embed_hex.cmake)
+gpucost_hex_literal(${INPUT} body size)
 file(WRITE ${OUTPUT}
 "// Generated from ${INPUT} by cmake/embed_text.cmake. Do not edit.\n"
 "#include <string_view>\n\n"
