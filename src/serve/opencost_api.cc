@@ -1,11 +1,17 @@
 #include "serve/opencost_api.h"
 
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/log.h"
@@ -16,6 +22,7 @@
 #include "pipeline/report_pipeline.h"
 #include "serve/api_errors.h"
 #include "serve/opencost_filter.h"
+#include "serve/opencost_grouping.h"
 
 namespace gpucost::serve {
 namespace {
@@ -33,40 +40,179 @@ json Num(double v) {
 
 Instant DayStart(Instant t) { return std::chrono::time_point_cast<Duration>(floor<days>(t)); }
 
-// OpenCost's aggregate names -> gpucost's dimensions; "" = the default grouping.
-Result<std::string> Dimensions(std::string_view aggregate) {
-  if (aggregate.empty()) return std::string("cluster,node,namespace,pod,container");
-  std::vector<std::string> out;
-  for (const std::string& a : SplitList(aggregate)) {
-    if (a == "cluster" || a == "node" || a == "namespace" || a == "pod" || a == "container" ||
-        a == "team") {
-      out.push_back(a);
-    } else if (a == "controllerKind") {
-      out.push_back("workload_kind");
-    } else if (a == "controller") {
-      out.push_back("workload");
-    } else if (a.rfind("label:", 0) == 0) {
-      out.push_back(a);
-    } else {
-      return Status::InvalidArgument(
-          StrCat("aggregate \"", a,
-                 "\": gpucost answers cluster, node, namespace, "
-                 "controllerKind, controller, pod, container, team and label:<key>"));
+// The first and last step each row had GPU hours in, by the row's values joined with
+// kKeySeparator.
+using StepSpans = std::unordered_map<std::string, std::pair<int64_t, int64_t>>;
+constexpr std::string_view kKeySeparator = "\x1f";
+
+StepSpans RunningSteps(const Inventory& inventory, const std::vector<Dimension>& by,
+                       const std::vector<CostRecord>& records) {
+  StepSpans spans;
+  // Every record of a (unit, holder) pair belongs to the same row: its values once per pair.
+  std::unordered_map<uint64_t, std::pair<int64_t, int64_t>*> pairs;
+  std::vector<std::string> values(by.size());
+  for (const CostRecord& r : records) {
+    if (!(r.gpu_hours > 0)) continue;
+    const uint64_t pair = (uint64_t{r.unit} << 32) | r.holder;
+    auto [it, fresh] = pairs.try_emplace(pair, nullptr);
+    if (fresh) {
+      for (size_t i = 0; i < by.size(); ++i) {
+        values[i] = r.is_idle() ? IdleDimensionValue(inventory, by[i], r.unit)
+                                : DimensionValue(inventory, by[i], r.unit, r.holder);
+      }
+      auto span = spans.try_emplace(Join(values, kKeySeparator), std::pair(r.step, r.step)).first;
+      it->second = &span->second;
     }
+    it->second->first = std::min(it->second->first, r.step);
+    it->second->second = std::max(it->second->second, r.step);
   }
-  return Join(out, ",");
+  return spans;
 }
 
-// OpenCost's property names for the grouping dimensions.
-std::string Property(const Dimension& d) {
-  switch (d.kind) {
-    case DimensionKind::kWorkload:
-      return "controller";
-    case DimensionKind::kWorkloadKind:
-      return "controllerKind";
-    default:
-      return d.Name();
+// Adds a value that may be unknown (NaN) to a sum that is unknown until something known is
+// added.
+void AddKnown(double& sum, double v) {
+  if (std::isnan(v)) return;
+  sum = std::isnan(sum) ? v : sum + v;
+}
+
+// One OpenCost allocation: the report rows that fall in it, summed, and the properties they
+// all share (OpenCost keeps an aggregate's common properties).
+struct OpenCostTotals {
+  bool is_idle = false;
+  std::map<std::string, std::string> properties;
+  std::string gpu_model;
+  double gpu_hours = 0;
+  double cost_usd = NAN;
+  double idle_received_usd = NAN;
+  double effective_usd = NAN;
+  double waste_usd = NAN;
+  double unmeasured_gpu_hours = 0;
+  double activity_gpu_hours = 0;
+  bool running = false;  // start and end are set: the steps it had GPU hours in
+  Instant start;
+  Instant end;
+
+  void Add(const ReportRow& row, const OpenCostGrouping::Allocation& a, bool first) {
+    if (first) {
+      is_idle = row.is_idle;
+      properties = a.properties;
+      gpu_model = a.gpu_model;
+    } else {
+      std::erase_if(properties, [&a](const auto& p) {
+        const auto it = a.properties.find(p.first);
+        return it == a.properties.end() || it->second != p.second;
+      });
+      if (gpu_model != a.gpu_model) gpu_model.clear();
+    }
+    gpu_hours += row.gpu_hours;
+    AddKnown(cost_usd, row.is_idle ? row.idle_usd : row.allocated_usd);
+    if (!row.is_idle) AddKnown(idle_received_usd, row.idle_usd);
+    AddKnown(effective_usd, row.effective_usd);
+    AddKnown(waste_usd, row.waste_usd);
+    unmeasured_gpu_hours += row.unmeasured_gpu_hours;
+    activity_gpu_hours += row.activity_gpu_hours;
   }
+
+  json ToJson(const std::string& name, const Window& set) const {
+    // OpenCost's start, end and minutes are the allocation's own running time in the set, and
+    // its counts averages over that time (kubectl-cost's monthly rate is cost x 43200 / minutes).
+    const Instant from = running ? start : set.start;
+    const Instant to = running ? end : set.end;
+    const double minutes = std::chrono::duration<double, std::ratio<60>>(to - from).count();
+    const double hours = minutes / 60;
+    const double count = hours > 0 ? gpu_hours / hours : NAN;
+    const bool measured = !is_idle && unmeasured_gpu_hours < gpu_hours;
+    const double usage = measured && hours > 0 ? activity_gpu_hours / hours : NAN;
+    // Unknown effective cost leaves efficiency unknown (NaN divides to NaN).
+    const double efficiency = !is_idle && cost_usd > 0 ? effective_usd / cost_usd : NAN;
+    json props = json::object();
+    json labels = json::object();
+    for (const auto& [key, value] : properties) {
+      if (key.starts_with("label:")) {
+        labels[key.substr(6)] = value;
+      } else {
+        props[key] = value;
+      }
+    }
+    if (!labels.empty()) props["labels"] = std::move(labels);
+    return {
+        {"name", name},
+        {"properties", std::move(props)},
+        {"window", {{"start", FormatRfc3339(set.start)}, {"end", FormatRfc3339(set.end)}}},
+        {"start", FormatRfc3339(from)},
+        {"end", FormatRfc3339(to)},
+        {"minutes", Num(minutes)},
+        {"gpuCount", Num(count)},
+        {"gpuHours", Num(gpu_hours)},
+        {"gpuCost", Num(cost_usd)},
+        {"gpuCostAdjustment", 0},
+        {"gpuCostIdle", is_idle ? json(0) : Num(idle_received_usd)},
+        {"gpuEfficiency", Num(efficiency)},
+        {"gpuRequestAverage", Num(count)},
+        {"gpuUsageAverage", Num(usage)},
+        {"gpuAllocation",
+         {{"gpuModel", gpu_model},
+          {"isGPUShared", nullptr},
+          {"gpuUsageAverage", Num(usage)},
+          {"gpuRequestAverage", Num(count)}}},
+        {"gpuEffectiveCost", Num(effective_usd)},
+        {"gpuWasteCost", Num(waste_usd)},
+        {"gpuUnmeasuredHours", Num(unmeasured_gpu_hours)},
+        {"totalCost", Num(cost_usd)},
+    };
+  }
+};
+
+// The start of the period after the one `t` is in: UTC hours, days, ISO weeks (from Monday) or
+// calendar months.
+Instant NextPeriod(Instant t, std::string_view period) {
+  if (period == "hour") {
+    return std::chrono::time_point_cast<Duration>(floor<std::chrono::hours>(t)) +
+           std::chrono::hours(1);
+  }
+  const Instant day = DayStart(t);
+  if (period == "day") return day + days(1);
+  if (period == "week") {
+    const int64_t day_index = floor<days>(day).time_since_epoch().count();
+    return day - days((day_index + 3) % 7) + days(7);
+  }
+  const year_month_day ymd{floor<days>(day)};
+  const year_month_day next =
+      ymd.year() / ymd.month() / std::chrono::day(1) + std::chrono::months(1);
+  return std::chrono::time_point_cast<Duration>(sys_days{next});
+}
+
+// Windows relative to now fall between the ledger's steps: `w` rounded down onto its step;
+// nullopt when nothing is left of it.
+Result<std::optional<Window>> OntoLedgerSteps(const std::string& ledger_path, Window w) {
+  GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<ledger::Ledger> l, ledger::Ledger::Open(ledger_path));
+  GPUCOST_ASSIGN_OR_RETURN(const Duration newest, l->NewestStep());
+  if (newest.count() <= 0) return std::optional<Window>(w);
+  const int64_t ms = newest.count();
+  const auto down = [ms](Instant t) {
+    const int64_t v = UnixMs(t);
+    return InstantFromUnixMs(v - ((v % ms) + ms) % ms);
+  };
+  w = Window{down(w.start), down(w.end)};
+  if (w.end <= w.start) return std::optional<Window>();
+  return std::optional<Window>(w);
+}
+
+ApiResponse OpenCostFailure(int status, std::string_view message) {
+  return ApiResponse{status, json{{"code", status}, {"message", message}}.dump(
+                                 -1, ' ', false, json::error_handler_t::replace)};
+}
+
+// The ledger's failures as serve's other API answers them (api_errors.h).
+ApiResponse LedgerFailure(const Status& s, const std::string& ledger_path, std::string_view path) {
+  const ApiError e = ApiErrorOf(s, ledger_path);
+  if (e.status >= 500 && !ledger::IsEmptyLedger(s)) {
+    LogError(StrCat("gpucost serve: ", path, ": ", s.ToString()));
+  }
+  ApiResponse r = OpenCostFailure(e.status, e.message);
+  r.cause = s.code();
+  return r;
 }
 
 bool Flag(const std::function<std::string(const char*)>& param, const char* name) {
@@ -107,64 +253,56 @@ Result<Window> ParseOpenCostWindow(std::string_view text, Instant now) {
 
 ApiResponse OpenCostAllocation(const std::string& ledger_path,
                                const std::function<std::string(const char*)>& param, Instant now) {
-  const auto fail = [](int status, std::string_view message) {
-    return ApiResponse{status, json{{"code", status}, {"message", message}}.dump(
-                                   -1, ' ', false, json::error_handler_t::replace)};
-  };
-  // The ledger's failures as serve's other API answers them (api_errors.h).
-  const auto failed = [&](const Status& s) {
-    const ApiError e = ApiErrorOf(s, ledger_path);
-    if (e.status >= 500 && !ledger::IsEmptyLedger(s)) {
-      LogError(StrCat("gpucost serve: /allocation: ", s.ToString()));
-    }
-    ApiResponse r = fail(e.status, e.message);
-    r.cause = s.code();
-    return r;
+  const auto fail = OpenCostFailure;
+  const auto failed = [&ledger_path](const Status& s) {
+    return LedgerFailure(s, ledger_path, "/allocation");
   };
   if (param("window").empty()) return fail(400, "window is required");
   Result<Window> window = ParseOpenCostWindow(param("window"), now);
   if (!window.ok()) return fail(400, window.status().message());
   Result<AllocationFilter> filter = AllocationFilter::Parse(param("filter"));
   if (!filter.ok()) return fail(400, filter.status().message());
-  Result<std::string> dims = Dimensions(param("aggregate"));
-  if (!dims.ok()) return fail(400, dims.status().message());
+  const OpenCostGrouping grouping = OpenCostGrouping::Parse(param("aggregate"));
   ReportSettings base;
-  Result<std::vector<Dimension>> by = ParseDimensions(*dims);
-  if (!by.ok()) return fail(400, by.status().message());
-  base.by = *by;
+  base.by = grouping.dimensions();
   base.accumulate = true;
   if (Flag(param, "shareIdle")) base.idle.policy = IdlePolicy::kProportional;
   if (Flag(param, "idleByNode")) base.idle.scope = IdleScope::kNode;
   const bool include_idle = Flag(param, "includeIdle") || Flag(param, "shareIdle");
 
-  // The sets: one per step (default and with accumulate=true: the whole window).
+  // The sets: one per step (default, and with accumulate=true, the whole window), or one per
+  // period with accumulate (or accumulateBy) = hour, day, week or month.
+  const std::string period =
+      ToLower(param("accumulateBy").empty() ? param("accumulate") : param("accumulateBy"));
+  const bool by_period =
+      period == "hour" || period == "day" || period == "week" || period == "month";
   Duration step = window->end - window->start;
-  if (!param("step").empty() && !Flag(param, "accumulate")) {
+  if (!param("step").empty() && !Flag(param, "accumulate") && !by_period) {
     Result<Duration> s = ParseDuration(param("step"));
     if (!s.ok() || s->count() <= 0) return fail(400, "step: expected a duration (1h, 1d)");
     step = *s;
   }
   if ((window->end - window->start) / step > 1000) return fail(400, "more than 1000 steps");
-  // Windows relative to now fall between the ledger's steps: round them down onto its step.
-  {
-    Result<std::unique_ptr<ledger::Ledger>> l = ledger::Ledger::Open(ledger_path);
-    if (!l.ok()) return failed(l.status());
-    Result<Duration> newest = (*l)->NewestStep();
-    if (!newest.ok()) return failed(newest.status());
-    if (newest->count() > 0) {
-      const int64_t ms = newest->count();
-      const auto down = [ms](Instant t) {
-        const int64_t v = UnixMs(t);
-        return InstantFromUnixMs(v - ((v % ms) + ms) % ms);
-      };
-      window = Window{down(window->start), down(window->end)};
-      if (window->end <= window->start) return fail(400, "window shorter than the ledger's step");
+  Result<std::optional<Window>> rounded = OntoLedgerSteps(ledger_path, *window);
+  if (!rounded.ok()) return failed(rounded.status());
+  if (!*rounded) return fail(400, "window shorter than the ledger's step");
+  window = **rounded;
+  std::vector<Window> sets;
+  if (by_period) {
+    for (Instant t = window->start; t < window->end;) {
+      const Instant next = std::min(window->end, NextPeriod(t, period));
+      sets.push_back(Window{t, next});
+      if (sets.size() > 1000) return fail(400, "more than 1000 periods");
+      t = next;
+    }
+  } else {
+    for (Instant t = window->start; t < window->end; t += step) {
+      sets.push_back(Window{t, std::min(window->end, t + step)});
     }
   }
 
   json data = json::array();
-  for (Instant t = window->start; t < window->end; t += step) {
-    const Window w{t, std::min(window->end, t + step)};
+  for (const Window& w : sets) {
     json set = json::object();
     InputOptions in;
     in.ledger = ledger_path;
@@ -187,53 +325,116 @@ ApiResponse OpenCostAllocation(const std::string& ledger_path,
     ApplyInput(*input, settings);
     Result<ReportRun> run = RunReport(input->timeline, PriceFn(), settings);
     if (!run.ok()) return failed(run.status());
-    const double hours = std::chrono::duration<double, std::ratio<3600>>(w.end - w.start).count();
+    const StepSpans spans = input->records
+                                ? RunningSteps(input->timeline.inventory, base.by, *input->records)
+                                : StepSpans();
+    std::map<std::string, OpenCostTotals> allocations;
     for (const ReportRow& row : run->report.rows) {
       if (row.is_idle && !include_idle) continue;
-      // Idle is named by the capacity it is on, as OpenCost names idle kept apart by cluster
-      // or node ("cluster-one/__idle__"): its capacity values, then __idle__; a grouping without
-      // them has one "__idle__".
-      std::vector<std::string> parts;
-      json properties = json::object();
-      for (size_t i = 0; i < base.by.size(); ++i) {
-        if (row.is_idle && row.values[i] == kIdleValue) continue;
-        parts.push_back(row.values[i]);
-        properties[Property(base.by[i])] = row.values[i];
+      OpenCostGrouping::Allocation a = grouping.AllocationOf(row.values, row.is_idle);
+      auto [it, fresh] = allocations.try_emplace(a.name);
+      OpenCostTotals& t = it->second;
+      t.Add(row, a, fresh);
+      const auto span = spans.find(Join(row.values, kKeySeparator));
+      if (span != spans.end()) {
+        const Instant first = settings.window.start + settings.step * span->second.first;
+        const Instant last =
+            std::min(w.end, settings.window.start + settings.step * (span->second.second + 1));
+        t.start = t.running ? std::min(t.start, first) : first;
+        t.end = t.running ? std::max(t.end, last) : last;
+        t.running = true;
       }
-      if (row.is_idle) parts.emplace_back(kIdleValue);
-      const std::string name = Join(parts, "/");
-      const double cost = row.is_idle ? row.idle_usd : row.allocated_usd;
-      const double usage = hours > 0 ? row.activity_gpu_hours / hours : NAN;
-      const double count = hours > 0 ? row.gpu_hours / hours : NAN;
-      set[name] = {
-          {"name", name},
-          {"properties", std::move(properties)},
-          {"window", {{"start", FormatRfc3339(w.start)}, {"end", FormatRfc3339(w.end)}}},
-          {"start", FormatRfc3339(w.start)},
-          {"end", FormatRfc3339(w.end)},
-          {"minutes", Num(hours * 60)},
-          {"gpuCount", Num(count)},
-          {"gpuHours", Num(row.gpu_hours)},
-          {"gpuCost", Num(cost)},
-          {"gpuCostAdjustment", 0},
-          {"gpuCostIdle", Num(row.is_idle ? 0.0 : row.idle_usd)},
-          {"gpuEfficiency", Num(row.efficiency)},
-          {"gpuAllocation",
-           {{"gpuModel", nullptr},
-            {"isGPUShared", nullptr},
-            {"gpuUsageAverage", Num(usage)},
-            {"gpuRequestAverage", Num(count)}}},
-          {"gpuEffectiveCost", Num(row.effective_usd)},
-          {"gpuWasteCost", Num(row.waste_usd)},
-          {"gpuUnmeasuredHours", Num(row.unmeasured_gpu_hours)},
-          {"totalCost", Num(cost)},
-          {"totalEfficiency", Num(row.efficiency)},
-      };
     }
+    for (auto& [name, t] : allocations) set[name] = t.ToJson(name, w);
     data.push_back(std::move(set));
   }
-  return ApiResponse{200, json{{"code", 200}, {"data", std::move(data)}}.dump(
-                              -1, ' ', false, json::error_handler_t::replace)};
+  return ApiResponse{200,
+                     json{{"code", 200}, {"status", "success"}, {"data", std::move(data)}}.dump(
+                         -1, ' ', false, json::error_handler_t::replace)};
+}
+
+ApiResponse OpenCostAutocomplete(const std::string& ledger_path,
+                                 const std::function<std::string(const char*)>& param,
+                                 Instant now) {
+  const auto fail = OpenCostFailure;
+  const auto failed = [&ledger_path](const Status& s) {
+    return LedgerFailure(s, ledger_path, "/allocation/autocomplete");
+  };
+  const std::string field = param("field");
+  std::string label_key;  // label:KEY and label[KEY]
+  if (field.starts_with("label:")) label_key = field.substr(6);
+  if (field.starts_with("label[") && field.ends_with("]")) {
+    label_key = field.substr(6, field.size() - 7);
+  }
+  static constexpr std::array<std::string_view, 8> kAutocompleteFields = {
+      "cluster", "node", "namespace", "controllerKind", "controller", "pod", "container", "label"};
+  if (label_key.empty() && std::find(kAutocompleteFields.begin(), kAutocompleteFields.end(),
+                                     field) == kAutocompleteFields.end()) {
+    return fail(400,
+                "field: expected cluster, node, namespace, controllerKind, controller, pod, "
+                "container, label or label:KEY");
+  }
+  size_t limit = SIZE_MAX;
+  if (!param("limit").empty()) {
+    const std::string& text = param("limit");
+    if (text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos) {
+      return fail(400, "limit: expected a whole number");
+    }
+    limit = std::stoul(text);
+  }
+  Result<Window> window =
+      ParseOpenCostWindow(param("window").empty() ? "7d" : param("window"), now);
+  if (!window.ok()) return fail(400, window.status().message());
+  Result<AllocationFilter> filter = AllocationFilter::Parse(param("filter"));
+  if (!filter.ok()) return fail(400, filter.status().message());
+  Result<std::optional<Window>> rounded = OntoLedgerSteps(ledger_path, *window);
+  if (!rounded.ok()) return failed(rounded.status());
+  if (!*rounded) return fail(400, "window shorter than the ledger's step");
+
+  std::set<std::string> values;
+  InputOptions in;
+  in.ledger = ledger_path;
+  Result<LoadedInput> input = LoadInput(in, **rounded, Duration(0));
+  if (!input.ok() && input.status().message().find("no cost records") == std::string_view::npos) {
+    return failed(input.status());
+  }
+  if (input.ok() && input->records) {
+    const Inventory& inv = input->timeline.inventory;
+    std::unordered_set<uint64_t> seen;  // (unit, holder) pairs
+    for (const CostRecord& r : *input->records) {
+      if (!seen.insert((uint64_t{r.unit} << 32) | r.holder).second) continue;
+      if (!filter->Matches(inv, r)) continue;
+      const Node& node = inv.nodes[inv.units[r.unit].node];
+      const Holder* h = r.is_idle() ? nullptr : &inv.holders[r.holder];
+      const auto add = [&values](std::string_view v) {
+        if (!v.empty()) values.emplace(v);
+      };
+      if (field == "cluster") add(h != nullptr ? h->cluster : node.cluster);
+      if (field == "node") add(node.name);
+      if (h == nullptr) continue;
+      const std::string kind = OpenCostControllerKind(h->workload_kind);
+      if (field == "namespace") add(h->namespace_name);
+      if (field == "controllerKind") add(kind);
+      if (field == "controller" && !kind.empty() && !h->workload.empty()) {
+        add(kind + ":" + h->workload);
+      }
+      if (field == "pod") add(h->pod);
+      if (field == "container") add(h->container);
+      for (const auto& label : h->labels) {
+        if (field == "label") add(label.name);
+        if (!label_key.empty() && label.name == label_key) add(label.value);
+      }
+    }
+  }
+  const std::string search = ToLower(param("search"));
+  json data = json::array();
+  for (const std::string& v : values) {
+    if (data.size() >= limit) break;
+    if (search.empty() || ToLower(v).find(search) != std::string::npos) data.push_back(v);
+  }
+  return ApiResponse{200,
+                     json{{"code", 200}, {"status", "success"}, {"data", std::move(data)}}.dump(
+                         -1, ' ', false, json::error_handler_t::replace)};
 }
 
 }  // namespace gpucost::serve

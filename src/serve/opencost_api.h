@@ -1,8 +1,9 @@
-// OpenCost's allocation API over the ledger (`gpucost serve`: /allocation and
-// /allocation/compute), so existing OpenCost clients read gpucost's numbers unchanged: the same
-// query parameters (window, step, aggregate, accumulate, includeIdle, shareIdle, idleByNode) and
-// the same response shape and GPU field names (gpuHours, gpuCost, gpuCostIdle, gpuEfficiency,
-// gpuAllocation...), with gpucost's effective and waste cost beside them (docs/serve.md).
+// OpenCost's allocation API over the ledger (`gpucost serve`: /allocation, /allocation/compute
+// and the autocomplete of the OpenCost UI's filters), so existing OpenCost clients read gpucost's
+// numbers unchanged: the same query parameters (window, step, aggregate, accumulate, includeIdle,
+// shareIdle, idleByNode) and the same response shape and GPU field names (gpuHours, gpuCost,
+// gpuCostIdle, gpuEfficiency, gpuAllocation...), with gpucost's effective and waste cost beside
+// them (docs/serve.md).
 #pragma once
 
 #include <functional>
@@ -23,6 +24,13 @@ struct ApiResponse {
 // ("7d", "today", "lastmonth").
 ApiResponse OpenCostAllocation(const std::string& ledger_path,
                                const std::function<std::string(const char*)>& param, Instant now);
+
+// OpenCost's /model/allocation/autocomplete: the distinct values of `field` (cluster, node,
+// namespace, controllerKind, controller, pod, container, label: the label keys, label:KEY or
+// label[KEY]: that label's values) among the allocations of `window` (default 7d) that `filter`
+// keeps, sorted, those containing `search` (case-insensitive) only, at most `limit`.
+ApiResponse OpenCostAutocomplete(const std::string& ledger_path,
+                                 const std::function<std::string(const char*)>& param, Instant now);
 
 // OpenCost's window forms: "START,END" (RFC 3339 or unix seconds), "30m" / "12h" / "7d" ending
 // now, "today", "yesterday", "week", "lastweek", "month", "lastmonth" (UTC). Exposed for tests.

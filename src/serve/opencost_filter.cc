@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/strings.h"
+#include "serve/opencost_grouping.h"
 
 namespace gpucost::serve {
 
@@ -239,7 +240,19 @@ bool Eval(const Expr& n, const Inventory& inv, const CostRecord& r) {
   const std::optional<std::string_view> value = ValueOf(n, inv, r);
   if (!value) return false;
   bool any = false;
-  for (const std::string& wanted : n.values) any = any || Compare(n.op, *value, wanted);
+  if (n.field == Field::kControllerKind) {
+    // OpenCost's kinds are lowercase ("deployment") and clients write either case; a CronJob's
+    // pods are OpenCost's "job" as well as gpucost's "CronJob".
+    const std::string kind = ToLower(*value);
+    const std::string opencost_kind = OpenCostControllerKind(*value);
+    for (const std::string& wanted : n.values) {
+      const std::string w = ToLower(wanted);
+      any = any || Compare(n.op, kind, w) ||
+            (!opencost_kind.empty() && Compare(n.op, opencost_kind, w));
+    }
+  } else {
+    for (const std::string& wanted : n.values) any = any || Compare(n.op, *value, wanted);
+  }
   return n.negated ? !any : any;
 }
 

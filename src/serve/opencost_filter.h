@@ -7,9 +7,10 @@
 // one group uses one of them (a + b | c is an error, as in OpenCost). Operators: `:` equals,
 // `!:` differs, `~:` contains, `!~:`, `<~:` starts with, `!<~:`, `~>:` ends with, `!~>:`. Several
 // values after a positive operator match any of them; after a negated one, none of them.
-// Fields: cluster, node, namespace, controllerKind, controllerName, pod, container, team
-// (gpucost's), label[KEY] (the pod label as kept, or its Prometheus-sanitized name). Records of
-// capacity nobody held have only a cluster and a node: any other field does not match them.
+// Fields: cluster, node, namespace, controllerKind (its values in any case: "job" matches a Job's
+// and a CronJob's pods), controllerName, pod, container, team (gpucost's), label[KEY] (the pod
+// label as kept, or its Prometheus-sanitized name). Records of capacity nobody held have only a
+// cluster and a node: any other field does not match them.
 #pragma once
 
 #include <memory>

@@ -131,6 +131,23 @@ struct Server::Impl {
         res.set_content(r.body, "application/json");
       });
     }
+    // The OpenCost UI's filter suggestions.
+    for (const char* path : {"/allocation/autocomplete", "/model/allocation/autocomplete"}) {
+      Get(path, [this](const httplib::Request& req, httplib::Response& res) {
+        if (!Authorized(req, res) || RefuseWhileDamaged(res)) return;
+        const ApiResponse r = OpenCostAutocomplete(
+            s_.ledger,
+            [&req](const char* name) {
+              return req.has_param(name) ? req.get_param_value(name) : std::string();
+            },
+            std::chrono::time_point_cast<Duration>(std::chrono::system_clock::now()));
+        if (r.cause == StatusCode::kDataLoss) {
+          NoteDamage(Status::DataLoss("/allocation/autocomplete read a damaged ledger"));
+        }
+        res.status = r.status;
+        res.set_content(r.body, "application/json");
+      });
+    }
   }
 
   // Routes `path` at the root and under the path prefix.

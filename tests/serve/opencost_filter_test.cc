@@ -63,6 +63,10 @@ TEST_F(Filter, FieldsAndOperators) {
   EXPECT_EQ(Kept("cluster:\"east\""), "tni");
   EXPECT_EQ(Kept("node:\"gpu-node-7\""), "tni");
   EXPECT_EQ(Kept("controllerKind:\"StatefulSet\""), "n");
+  EXPECT_EQ(Kept("controllerKind:\"statefulset\""), "n");  // OpenCost's kinds are lowercase
+  EXPECT_EQ(Kept("controllerKind:\"JOB\""), "t");
+  EXPECT_EQ(Kept("controllerKind!:\"job\""), "n");
+  EXPECT_EQ(Kept("controllerKind<~:\"state\""), "n");
   EXPECT_EQ(Kept("controllerName~:\"ana\""), "n");
   EXPECT_EQ(Kept("pod<~:\"train\""), "t");
   EXPECT_EQ(Kept("pod!<~:\"train\""), "n");
