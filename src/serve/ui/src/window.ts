@@ -49,6 +49,8 @@ export function chartStep(w: Window, stepS: number, buckets = 120): number {
   const round = span > 7 * 86400 ? [86400, 604800] : [60, 300, 900, 1800, 3600, 7200, 21600, 43200, 86400, 604800];
   let s = round.find((r) => r >= want) ?? 604800;
   s = Math.max(stepS, Math.ceil(s / stepS) * stepS);
+  // A chart needs two points: a short window (a new ledger's first minutes) in smaller buckets.
+  if (2 * s > span && span >= 2 * stepS) s = Math.max(stepS, Math.floor(span / 2 / stepS) * stepS);
   return s;
 }
 

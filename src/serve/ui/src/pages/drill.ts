@@ -106,7 +106,8 @@ export async function drill(main: HTMLElement, info: LedgerInfo, params: URLSear
   ));
   if (series) {
     const mine = series.rows.filter(keep);
-    if (mine.length) utilizationChart(chartBox, mine);
+    if (mine.length > 1) utilizationChart(chartBox, mine);
+    else if (mine.length === 1) chartBox.append(message("One step of this group in the window: the chart draws from the second."));
     else chartBox.append(message("No steps of this group in the window."));
   }
 }

@@ -92,6 +92,8 @@ export async function overview(main: HTMLElement, info: LedgerInfo, params: URLS
         ...moneyColumns()],
       acc.rows, { ...t, [by]: "total" } as ReportRow),
   );
-  if (xs.length > 0) stackedChart(chartBox, xs, stacks, "USD per " + (step >= 3600 ? step / 3600 + " h" : step / 60 + " min"));
+  const per = step >= 3600 ? step / 3600 + " h" : step >= 60 ? step / 60 + " min" : step + " s";
+  if (xs.length > 1) stackedChart(chartBox, xs, stacks, "USD per " + per);
+  else if (xs.length === 1) chartBox.append(message("One step of data in this window so far: the chart draws from the second."));
   else chartBox.append(message("No steps in this window."));
 }

@@ -30,7 +30,7 @@ export async function savingsPage(main: HTMLElement, info: LedgerInfo, params: U
       h("p", { class: "window", "data-window": windowParam(w) }, instant(r.window.start), " – ", instant(r.window.end), " UTC")),
     h("div", { class: "controls" }, windowControls(params, w), clusterControl(info, params)),
     h("div", { class: "kpis" },
-      kpi("Potential savings", money(r.monthly_savings_usd) + "/month", "savings",
+      kpi("Potential savings a month", money(r.monthly_savings_usd), "savings",
         `from ${known} recommendation${known === 1 ? "" : "s"} with known savings`),
       kpi("Recommendations", String(r.recommendations.length), "recommendations",
         r.unknown_savings ? `${r.unknown_savings} with unknown savings (a price is unknown)` : ""),
