@@ -63,6 +63,24 @@ TEST(ServeWriter, ScanHolesKeepsStepsWithoutDataAndCarriesOnlyUnwatchedHolesData
   EXPECT_FALSE(next.pending);
 }
 
+// A writer of `input` into the ledger at `path` from `from`: one-minute interval and steps, no lag
+// or grace, chunks of ten minutes, $12 a GPU-hour.
+ServeOptions MinuteWriter(const std::string& input, const std::string& path, Instant from) {
+  ServeOptions s;
+  s.source.inputs = {input};
+  s.ledger = path;
+  PriceOptions price;
+  price.usd_per_gpu_hour = 12;
+  s.price = *MakePriceFn(price);
+  s.interval = std::chrono::minutes(1);
+  s.step = std::chrono::minutes(1);
+  s.lag = Duration(0);
+  s.grace = Duration(0);
+  s.max_chunk = std::chrono::minutes(10);
+  s.from = from;
+  return s;
+}
+
 size_t Occurrences(const std::string& text, std::string_view what) {
   size_t n = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
@@ -77,19 +95,8 @@ TEST(ServeWriter, AMissingInputIsLoggedOncePerOutageNotEveryCycle) {
   const std::string path = (dir.path() / "serve.db").string();
   Result<std::unique_ptr<ledger::Ledger>> ledger = ledger::Ledger::Open(path);
   ASSERT_TRUE(ledger.ok()) << ledger.status().ToString();
-  ServeOptions s;
-  s.source.inputs = {input};
-  s.ledger = path;
-  PriceOptions price;
-  price.usd_per_gpu_hour = 12;
-  s.price = *MakePriceFn(price);
-  s.interval = std::chrono::minutes(1);
-  s.step = std::chrono::minutes(1);
-  s.lag = Duration(0);
-  s.grace = Duration(0);
-  s.max_chunk = std::chrono::minutes(10);
   const Instant from = *ParseInstant("2026-10-01T00:00:00Z");
-  s.from = from;
+  const ServeOptions s = MinuteWriter(input, path, from);  // the writer keeps a reference
   ServeWriter writer(s, **ledger);
   const auto running = [] { return false; };
   ::testing::internal::CaptureStderr();
@@ -129,19 +136,8 @@ TEST(ServeWriter, AFullDiskStopsTheWritesAndTheyResumeWithNothingLostOrCountedTw
   const std::string path = (dir.path() / "serve.db").string();
   Result<std::unique_ptr<ledger::Ledger>> ledger = ledger::Ledger::Open(path);
   ASSERT_TRUE(ledger.ok()) << ledger.status().ToString();
-  ServeOptions s;
-  s.source.inputs = {input};
-  s.ledger = path;
-  PriceOptions price;
-  price.usd_per_gpu_hour = 12;
-  s.price = *MakePriceFn(price);
-  s.interval = std::chrono::minutes(1);
-  s.step = std::chrono::minutes(1);
-  s.lag = Duration(0);
-  s.grace = Duration(0);
-  s.max_chunk = std::chrono::minutes(10);
   const Instant from = *ParseInstant("2026-10-01T00:00:00Z");
-  s.from = from;
+  const ServeOptions s = MinuteWriter(input, path, from);  // the writer keeps a reference
   ServeWriter writer(s, **ledger);
   const auto running = [] { return false; };
   ASSERT_TRUE(writer.Cycle(from + std::chrono::minutes(20), running).caught_up);
