@@ -40,6 +40,12 @@ json Num(double v) {
 
 Instant DayStart(Instant t) { return std::chrono::time_point_cast<Duration>(floor<days>(t)); }
 
+// 00:00 UTC of the Sunday that starts `day`'s week (OpenCost's weeks); 1970-01-01 was a Thursday.
+Instant WeekStart(Instant day) {
+  const int64_t day_index = floor<days>(day).time_since_epoch().count();
+  return day - days((day_index + 4) % 7);
+}
+
 // The first and last step each row had GPU hours in, by the row's values joined with
 // kKeySeparator.
 using StepSpans = std::unordered_map<std::string, std::pair<int64_t, int64_t>>;
@@ -164,8 +170,8 @@ struct OpenCostTotals {
   }
 };
 
-// The start of the period after the one `t` is in: UTC hours, days, ISO weeks (from Monday) or
-// calendar months.
+// The start of the period after the one `t` is in: UTC hours, days, weeks (from Sunday, as
+// OpenCost's) or calendar months.
 Instant NextPeriod(Instant t, std::string_view period) {
   if (period == "hour") {
     return std::chrono::time_point_cast<Duration>(floor<std::chrono::hours>(t)) +
@@ -173,10 +179,7 @@ Instant NextPeriod(Instant t, std::string_view period) {
   }
   const Instant day = DayStart(t);
   if (period == "day") return day + days(1);
-  if (period == "week") {
-    const int64_t day_index = floor<days>(day).time_since_epoch().count();
-    return day - days((day_index + 3) % 7) + days(7);
-  }
+  if (period == "week") return WeekStart(day) + days(7);
   const year_month_day ymd{floor<days>(day)};
   const year_month_day next =
       ymd.year() / ymd.month() / std::chrono::day(1) + std::chrono::months(1);
@@ -222,13 +225,41 @@ bool Flag(const std::function<std::string(const char*)>& param, const char* name
 
 }  // namespace
 
+namespace {
+
+// OpenCost's duration units: minutes, hours, days and weeks ("45m", "24h", "7d", "2w").
+std::optional<std::pair<int64_t, char>> OpenCostDuration(std::string_view text) {
+  if (text.size() < 2 || text.size() > 12) return std::nullopt;
+  const char unit = text.back();
+  if (unit != 'm' && unit != 'h' && unit != 'd' && unit != 'w') return std::nullopt;
+  int64_t n = 0;
+  for (const char c : text.substr(0, text.size() - 1)) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + (c - '0');
+  }
+  return std::make_pair(n, unit);
+}
+
+Duration OpenCostUnit(char unit) {
+  switch (unit) {
+    case 'm':
+      return std::chrono::minutes(1);
+    case 'h':
+      return std::chrono::hours(1);
+    case 'd':
+      return days(1);
+    default:
+      return days(7);
+  }
+}
+
+}  // namespace
+
 Result<Window> ParseOpenCostWindow(std::string_view text, Instant now) {
   const Instant today = DayStart(now);
-  if (text == "today") return Window{today, now};
+  if (text == "today") return Window{today, today + days(1)};
   if (text == "yesterday") return Window{today - days(1), today};
-  // ISO weeks start on Monday; 1970-01-01 was a Thursday.
-  const int64_t day_index = floor<days>(today).time_since_epoch().count();
-  const Instant week = today - days((day_index + 3) % 7);
+  const Instant week = WeekStart(today);
   if (text == "week") return Window{week, now};
   if (text == "lastweek") return Window{week - days(7), week};
   const year_month_day ymd{floor<days>(today)};
@@ -241,14 +272,30 @@ Result<Window> ParseOpenCostWindow(std::string_view text, Instant now) {
     return Window{std::chrono::time_point_cast<Duration>(sys_days{prev}), month};
   }
   if (text.find(',') != std::string_view::npos) return ParseWindow(text);
-  Result<Duration> d = ParseDuration(text);
-  if (!d.ok() || d->count() <= 0) {
+  // "7d": today and the 6 days before it, whole UTC days (to tomorrow 00:00), as OpenCost counts
+  // "the past 7 days"; "24h": the 24 hours to now; "24h offset 48h": those 24 hours, 48 hours ago.
+  const size_t offset_at = text.find(" offset ");
+  const std::optional<std::pair<int64_t, char>> length =
+      OpenCostDuration(text.substr(0, offset_at));
+  const std::optional<std::pair<int64_t, char>> offset =
+      offset_at == std::string_view::npos
+          ? std::optional<std::pair<int64_t, char>>(std::make_pair(0, 'm'))
+          : OpenCostDuration(text.substr(offset_at + 8));
+  if (!length || !offset || length->first <= 0) {
     return Status::InvalidArgument(StrCat("window \"", text,
-                                          "\": expected START,END, a duration "
-                                          "(7d), today, yesterday, week, lastweek, month or "
-                                          "lastmonth"));
+                                          "\": expected START,END, a duration (45m, 24h, 7d, "
+                                          "2w), one with an offset (\"24h offset 48h\"), today, "
+                                          "yesterday, week, lastweek, month or lastmonth"));
   }
-  return Window{now - *d, now};
+  const Duration span = length->first * OpenCostUnit(length->second);
+  if (offset_at != std::string_view::npos) {
+    const Instant end = now - offset->first * OpenCostUnit(offset->second);
+    return Window{end - span, end};
+  }
+  if (length->second == 'd' || length->second == 'w') {
+    return Window{DayStart(now - span) + days(1), today + days(1)};
+  }
+  return Window{now - span, now};
 }
 
 ApiResponse OpenCostAllocation(const std::string& ledger_path,
@@ -266,9 +313,10 @@ ApiResponse OpenCostAllocation(const std::string& ledger_path,
   ReportSettings base;
   base.by = grouping.dimensions();
   base.accumulate = true;
-  if (Flag(param, "shareIdle")) base.idle.policy = IdlePolicy::kProportional;
+  // As OpenCost: idle exists only with includeIdle, so shareIdle alone shares nothing.
+  const bool include_idle = Flag(param, "includeIdle");
+  if (include_idle && Flag(param, "shareIdle")) base.idle.policy = IdlePolicy::kProportional;
   if (Flag(param, "idleByNode")) base.idle.scope = IdleScope::kNode;
-  const bool include_idle = Flag(param, "includeIdle") || Flag(param, "shareIdle");
 
   // The sets: one per step (default, and with accumulate=true, the whole window), or one per
   // period with accumulate (or accumulateBy) = hour, day, week or month.

@@ -32,8 +32,10 @@ ApiResponse OpenCostAllocation(const std::string& ledger_path,
 ApiResponse OpenCostAutocomplete(const std::string& ledger_path,
                                  const std::function<std::string(const char*)>& param, Instant now);
 
-// OpenCost's window forms: "START,END" (RFC 3339 or unix seconds), "30m" / "12h" / "7d" ending
-// now, "today", "yesterday", "week", "lastweek", "month", "lastmonth" (UTC). Exposed for tests.
+// OpenCost's window forms, as OpenCost counts them (UTC): "START,END" (RFC 3339 or unix seconds);
+// "45m" and "24h" ending now; "7d" and "2w" as whole days ending at tomorrow 00:00; "24h offset
+// 48h" ending 48 hours ago; "today" (to tomorrow 00:00), "yesterday", "week" and "lastweek"
+// (from Sunday), "month", "lastmonth". Exposed for tests.
 Result<Window> ParseOpenCostWindow(std::string_view text, Instant now);
 
 }  // namespace gpucost::serve

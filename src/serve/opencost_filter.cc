@@ -19,7 +19,9 @@ enum class Field {
   kPod,
   kContainer,
   kTeam,
-  kLabel
+  kLabel,
+  kAnnotation,  // gpucost keeps none: every pod's is empty
+  kServices,    // nor services: none matches a service
 };
 enum class Op { kEquals, kContains, kPrefix, kSuffix };
 
@@ -38,7 +40,7 @@ namespace {
 
 using Expr = AllocationFilter::Expr;
 
-constexpr std::array<std::pair<std::string_view, Field>, 8> kFields = {{
+constexpr std::array<std::pair<std::string_view, Field>, 9> kFields = {{
     {"cluster", Field::kCluster},
     {"node", Field::kNode},
     {"namespace", Field::kNamespace},
@@ -47,6 +49,7 @@ constexpr std::array<std::pair<std::string_view, Field>, 8> kFields = {{
     {"pod", Field::kPod},
     {"container", Field::kContainer},
     {"team", Field::kTeam},
+    {"services", Field::kServices},
 }};
 
 // Recursive descent over the text; positions in errors are 1-based characters.
@@ -107,11 +110,11 @@ class Parser {
     }
     const std::string_view name = s_.substr(start, pos_ - start);
     if (name.empty()) return Error("expected a field (namespace, label[app], ...)");
-    if (name == "label") {
-      if (AtEnd() || Peek() != '[') return Error("expected [KEY] after label");
+    if (name == "label" || name == "annotation") {
+      if (AtEnd() || Peek() != '[') return Error(StrCat("expected [KEY] after ", name));
       const size_t close = s_.find(']', pos_);
       if (close == std::string_view::npos) return Error("'[' without ']'");
-      n.field = Field::kLabel;
+      n.field = name == "label" ? Field::kLabel : Field::kAnnotation;
       n.key = std::string(s_.substr(pos_ + 1, close - pos_ - 1));
       pos_ = close + 1;
     } else {
@@ -126,7 +129,7 @@ class Parser {
         pos_ = start;
         return Error(StrCat("unknown field \"", name,
                             "\": cluster, node, namespace, controllerKind, controllerName, pod, "
-                            "container, team or label[KEY]"));
+                            "container, team, services, label[KEY] or annotation[KEY]"));
       }
     }
     Skip();
@@ -212,6 +215,10 @@ std::optional<std::string_view> ValueOf(const Expr& n, const Inventory& inv, con
         if (label.name == n.key || Sanitized(label.name) == n.key) return label.value;
       }
       return std::string_view();
+    case Field::kAnnotation:
+    case Field::kServices:
+      if (h) return std::string_view();
+      break;
   }
   return std::nullopt;
 }

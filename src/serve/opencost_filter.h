@@ -9,8 +9,10 @@
 // values after a positive operator match any of them; after a negated one, none of them.
 // Fields: cluster, node, namespace, controllerKind (its values in any case: "job" matches a Job's
 // and a CronJob's pods), controllerName, pod, container, team (gpucost's), label[KEY] (the pod
-// label as kept, or its Prometheus-sanitized name). Records of capacity nobody held have only a
-// cluster and a node: any other field does not match them.
+// label as kept, or its Prometheus-sanitized name); services and annotation[KEY] are accepted
+// as OpenCost's, but gpucost keeps neither, so no pod has a service and every annotation is
+// empty. Records of capacity nobody held have only a cluster and a node: any other field does
+// not match them.
 #pragma once
 
 #include <memory>

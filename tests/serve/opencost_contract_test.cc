@@ -371,9 +371,42 @@ TEST_F(OpenCostContract, KubectlCostMonthlyRateFromAThreeHourLedger) {
   EXPECT_EQ(set["lab"]["start"], At(0));
   EXPECT_EQ(set["lab"]["end"], At(60));
   EXPECT_NEAR(set["ml"]["gpuCount"].get<double>(), 1, 1e-5);
-  // The window stays the set's.
-  EXPECT_EQ(set["ml"]["window"]["end"], At(180));
-  EXPECT_EQ(set["ml"]["window"]["start"], At(180 - 24 * 60));
+  // The window stays the set's: "1d" is today, whole (to tomorrow 00:00), as OpenCost counts it.
+  EXPECT_EQ(set["ml"]["window"]["start"], At(0));
+  EXPECT_EQ(set["ml"]["window"]["end"], At(24 * 60));
+}
+
+// OpenCost's windows (UTC): "Nd" and "Nw" are whole days ending at tomorrow 00:00, "Nh" and "Nm"
+// end now, "D offset O" ends O ago; today ends at tomorrow 00:00; weeks start on Sunday.
+TEST(OpenCostWindows, AsOpenCostCountsThem) {
+  // Wednesday 2026-10-07, 15:30 UTC.
+  const Instant now = *ParseInstant("2026-10-07T15:30:00Z");
+  const auto window = [now](const char* text) {
+    const Result<Window> w = ParseOpenCostWindow(text, now);
+    EXPECT_TRUE(w.ok()) << text << ": " << w.status().ToString();
+    return w.ok() ? FormatRfc3339(w->start) + "," + FormatRfc3339(w->end) : std::string();
+  };
+  EXPECT_EQ(window("7d"), "2026-10-01T00:00:00Z,2026-10-08T00:00:00Z");
+  EXPECT_EQ(window("1d"), "2026-10-07T00:00:00Z,2026-10-08T00:00:00Z");
+  EXPECT_EQ(window("2w"), "2026-09-24T00:00:00Z,2026-10-08T00:00:00Z");
+  EXPECT_EQ(window("24h"), "2026-10-06T15:30:00Z,2026-10-07T15:30:00Z");
+  EXPECT_EQ(window("45m"), "2026-10-07T14:45:00Z,2026-10-07T15:30:00Z");
+  EXPECT_EQ(window("7d offset 48h"), "2026-09-28T15:30:00Z,2026-10-05T15:30:00Z");
+  EXPECT_EQ(window("24h offset 1d"), "2026-10-05T15:30:00Z,2026-10-06T15:30:00Z");
+  EXPECT_EQ(window("today"), "2026-10-07T00:00:00Z,2026-10-08T00:00:00Z");
+  EXPECT_EQ(window("yesterday"), "2026-10-06T00:00:00Z,2026-10-07T00:00:00Z");
+  EXPECT_EQ(window("week"), "2026-10-04T00:00:00Z,2026-10-07T15:30:00Z");  // Sunday
+  EXPECT_EQ(window("lastweek"), "2026-09-27T00:00:00Z,2026-10-04T00:00:00Z");
+  EXPECT_EQ(window("month"), "2026-10-01T00:00:00Z,2026-10-07T15:30:00Z");
+  EXPECT_EQ(window("lastmonth"), "2026-09-01T00:00:00Z,2026-10-01T00:00:00Z");
+  EXPECT_EQ(window("1790812800,1790899200"), "2026-10-01T00:00:00Z,2026-10-02T00:00:00Z");
+  // A Sunday's week is that day on.
+  const Result<Window> sunday = ParseOpenCostWindow("week", *ParseInstant("2026-10-04T01:00:00Z"));
+  ASSERT_TRUE(sunday.ok());
+  EXPECT_EQ(FormatRfc3339(sunday->start), "2026-10-04T00:00:00Z");
+  for (const char* bad : {"7x", "d", "0d", "7d offset", "7d offset x", "7d  offset 1h", ""}) {
+    EXPECT_FALSE(ParseOpenCostWindow(bad, now).ok()) << bad;
+  }
 }
 
 // Idle capacity is named by the capacity it is on and carries the properties that capacity
@@ -393,6 +426,21 @@ TEST_F(OpenCostContract, IdleCarriesItsClusterAndNode) {
   EXPECT_EQ(by_node["n1/__idle__"]["properties"]["cluster"], "default");
   EXPECT_NEAR(by_node["n1/__idle__"]["gpuHours"].get<double>(), 12 - 7, 1e-5);
   EXPECT_NEAR(by_node["n2/__idle__"]["gpuHours"].get<double>(), 6 - 3, 1e-5);
+}
+
+// shareIdle shares the idle that includeIdle brings: without includeIdle OpenCost has no idle, so
+// shareIdle alone changes nothing; with both, idle is spread over the allocations and is in no
+// __idle__ of its own.
+TEST_F(OpenCostContract, ShareIdleSharesOnlyTheIdleIncludeIdleBrings) {
+  const json plain = OneSet("window=1d&accumulate=true&aggregate=namespace");
+  const json share_alone = OneSet("window=1d&accumulate=true&aggregate=namespace&shareIdle=true");
+  EXPECT_EQ(share_alone.dump(), plain.dump());
+  EXPECT_NEAR(Total(plain, "gpuCost"), 20, 1e-4);
+  const json shared =
+      OneSet("window=1d&accumulate=true&aggregate=namespace&includeIdle=true&shareIdle=true");
+  EXPECT_FALSE(shared.contains("__idle__")) << shared.dump(1);
+  EXPECT_NEAR(Total(shared, "gpuCost"), 36, 1e-4);
+  EXPECT_GT(shared["shop"]["gpuCost"].get<double>(), plain["shop"]["gpuCost"].get<double>());
 }
 
 // Sets per step, and per calendar period with accumulateBy (or accumulate=day...).

@@ -78,6 +78,13 @@ TEST_F(Filter, FieldsAndOperators) {
   EXPECT_EQ(Kept("label[app.kubernetes.io/name]:\"llm\""), "t");
   EXPECT_EQ(Kept("label[app_kubernetes_io_name]:\"llm\""), "t");  // Prometheus-sanitized key
   EXPECT_EQ(Kept("label[missing]:\"\""), "tn");
+  // OpenCost's services and annotations: accepted, and gpucost keeps neither (no pod has a
+  // service, every annotation is empty).
+  EXPECT_EQ(Kept("services:\"web\""), "");
+  EXPECT_EQ(Kept("services!:\"web\""), "tn");
+  EXPECT_EQ(Kept("annotation[owner]:\"ana\""), "");
+  EXPECT_EQ(Kept("annotation[owner]!:\"ana\""), "tn");
+  EXPECT_EQ(Kept("namespace:\"notebooks\"+annotation[owner]!~:\"x\""), "n");
 }
 
 TEST_F(Filter, ValueListsGroupsAndParentheses) {
@@ -102,6 +109,7 @@ TEST_F(Filter, ErrorsSayWhere) {
       {"(team:\"a\"", "filter: at 10: '(' without ')'"},
       {"team:\"a\")", "filter: at 9: ')' without '('"},
       {"label:\"a\"", "filter: at 6: expected [KEY] after label"},
+      {"annotation:\"a\"", "filter: at 11: expected [KEY] after annotation"},
       {"team:\"a\" team:\"b\"", "filter: at 10: expected '+', '|' or the end"},
   };
   for (const auto& [text, message] : cases) {
