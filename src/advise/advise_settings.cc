@@ -33,6 +33,7 @@ Status AdviseSettings::Validate() const {
   GPUCOST_RETURN_IF_ERROR(Range("commitment discount", commitment_discount, 0, 1, true));
   GPUCOST_RETURN_IF_ERROR(Range("minimum monthly savings", min_monthly_savings_usd, 0, 1e12));
   GPUCOST_RETURN_IF_ERROR(Range("hours per month", hours_per_month, 1, 1e4));
+  GPUCOST_RETURN_IF_ERROR(Range("minimum window hours", min_window_hours, 0, 1e5));
   return Status::Ok();
 }
 

@@ -32,6 +32,9 @@ struct AdviseSettings {
   double commitment_discount = 0.31;
   // Recommendations saving less than this per month are not listed.
   double min_monthly_savings_usd = 1;
+  // No recommendation from a window shorter than this (hours): monthly savings from a few minutes
+  // of evidence would multiply them by thousands (a new ledger's first minutes).
+  double min_window_hours = 1;
   // Hours in a month, for monthly figures.
   double hours_per_month = 730;
 

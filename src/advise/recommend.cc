@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <string>
@@ -347,6 +348,13 @@ Recommendations Recommend(const std::vector<WorkloadProfile>& profiles, Window w
   }
   out.workloads = static_cast<int>(profiles.size());
   out.items = advisor.Take();
+  out.min_window_hours = settings.min_window_hours;
+  const double window_hours =
+      std::chrono::duration<double, std::ratio<3600>>(window.end - window.start).count();
+  if (window_hours < settings.min_window_hours) {
+    out.window_too_short = true;
+    out.items.clear();
+  }
   std::stable_sort(out.items.begin(), out.items.end(),
                    [](const Recommendation& a, const Recommendation& b) {
                      const bool ak = !std::isnan(a.monthly_savings_usd);

@@ -65,6 +65,9 @@ struct Recommendations {
   int unknown_savings = 0;            // items whose savings are unknown
   int workloads = 0;                  // profiles examined
   double unmeasured_gpu_hours = 0;    // hours no recommendation could look at
+  // The window is shorter than AdviseSettings::min_window_hours: no recommendation was made.
+  bool window_too_short = false;
+  double min_window_hours = 0;
 };
 
 // Every recommendation the profiles support under `settings` (which must be valid).

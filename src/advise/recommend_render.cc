@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -27,6 +28,14 @@ void RenderText(const Recommendations& recs, std::ostream& out) {
       << " recommendation" << (known == 1 ? "" : "s");
   if (recs.unknown_savings > 0) out << " (" << recs.unknown_savings << " more with unknown savings)";
   out << "\n";
+  if (recs.window_too_short) {
+    out << "No recommendation: the window holds "
+        << FormatDuration(recs.window.end - recs.window.start)
+        << ", and monthly savings need at least "
+        << FormatDuration(std::chrono::duration_cast<Duration>(
+               std::chrono::duration<double, std::ratio<3600>>(recs.min_window_hours)))
+        << " of evidence (--min-window)\n";
+  }
   if (recs.unmeasured_gpu_hours > 0) {
     out << fmt::format("Unmeasured: {:.1f} GPU-hours had no usage sample and back no advice\n",
                        recs.unmeasured_gpu_hours);
@@ -86,12 +95,15 @@ void RenderJson(const Recommendations& recs, std::ostream& out) {
     });
   }
   json doc = {
-      {"window", {{"start", FormatRfc3339(recs.window.start)}, {"end", FormatRfc3339(recs.window.end)}}},
+      {"window",
+       {{"start", FormatRfc3339(recs.window.start)}, {"end", FormatRfc3339(recs.window.end)}}},
       {"idle_threshold", recs.idle_threshold},
       {"workloads", recs.workloads},
       {"monthly_savings_usd", recs.monthly_savings_usd},
       {"unknown_savings", recs.unknown_savings},
       {"unmeasured_gpu_hours", recs.unmeasured_gpu_hours},
+      {"min_window_hours", recs.min_window_hours},
+      {"window_too_short", recs.window_too_short},
       {"recommendations", std::move(items)},
   };
   out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

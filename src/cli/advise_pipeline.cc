@@ -49,6 +49,7 @@ Result<advise::AdviseSettings> Settings(const AdviseFlags& f) {
   GPUCOST_ASSIGN_OR_RETURN(s.commitment_discount,
                            ParseRatio("--commitment-discount", f.commitment_discount));
   s.min_monthly_savings_usd = f.min_savings;
+  GPUCOST_ASSIGN_OR_RETURN(s.min_window_hours, HoursFlag("--min-window", f.min_window));
   Status valid = s.Validate();
   if (!valid.ok()) return Status::InvalidArgument(StrCat("bad setting: ", valid.message()));
   return s;
@@ -91,6 +92,10 @@ void AddAdviseFlags(CLI::App& cmd, AdviseFlags& f) {
                  "Discount of a commitment on the steady on-demand base (whatif)")
       ->capture_default_str();
   cmd.add_option("--min-savings", f.min_savings, "Leave out recommendations saving less ($/month)")
+      ->capture_default_str();
+  cmd.add_option("--min-window", f.min_window,
+                 "Recommend nothing from a window shorter than this: monthly savings from minutes "
+                 "of evidence would not hold")
       ->capture_default_str();
   AddInputFlags(cmd, f.input);
   AddProgressFlags(cmd, f.input.progress);

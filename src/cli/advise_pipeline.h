@@ -34,6 +34,7 @@ struct AdviseFlags {
   std::string spot_discount;
   std::string commitment_discount = "31%";
   double min_savings = 1;
+  std::string min_window = "1h";
 };
 
 // Registers the flags on `cmd`; `flags` must outlive it.

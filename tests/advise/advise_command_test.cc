@@ -81,6 +81,27 @@ TEST_F(AdviseCommand, DemoNotebookCullingSavesWhatTheReportSaysItsIdleStepsCost)
       << quiet.output;
 }
 
+// The demo's hour is under a --min-window of 2 hours: nothing is recommended, and the text and
+// the JSON say why.
+TEST_F(AdviseCommand, AWindowUnderTheMinimumRecommendsNothingAndSaysWhy) {
+  const RunResult text = Gpucost("recommend --notebook-idle-for 15m --min-window 2h");
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_NE(text.output.find("No recommendation: the window holds 1h, and monthly savings need "
+                             "at least 2h of evidence (--min-window)"),
+            std::string::npos)
+      << text.output;
+  EXPECT_NE(text.output.find("Potential savings: $0.00/month from 0 recommendations"),
+            std::string::npos)
+      << text.output;
+  const RunResult j = Gpucost("recommend --notebook-idle-for 15m --min-window 2h --format json");
+  ASSERT_EQ(j.exit_code, 0) << j.output;
+  const json doc = json::parse(j.output.substr(j.output.find('{')));
+  EXPECT_TRUE(doc["window_too_short"].get<bool>());
+  EXPECT_EQ(doc["min_window_hours"].get<double>(), 2);
+  EXPECT_TRUE(doc["recommendations"].empty());
+  EXPECT_EQ(Gpucost("recommend --min-window soon").exit_code, 2);
+}
+
 TEST_F(AdviseCommand, WhatIfTablesAddUp) {
   // recommend's step (5m) for both, so the culled steps are the same.
   const RunResult r =

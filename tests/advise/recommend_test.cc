@@ -24,6 +24,31 @@ std::vector<const Recommendation*> OfKind(const Recommendations& recs, Recommend
   return out;
 }
 
+// Monthly savings from a window of minutes would multiply minutes of evidence by thousands (a new
+// ledger's first minutes gave "$28,105.45 a month"): a window under --min-window recommends
+// nothing and says so.
+TEST(Recommend, AWindowShorterThanTheMinimumRecommendsNothing) {
+  ClusterBuilder b;
+  const NodeIndex n = AddNode(b, "n1", "on_demand");
+  const UnitIndex g = b.AddWhole(n, "g1");
+  const HolderIndex h = b.AddHolder("ds", "jupyter-bob-0");
+  Identify(b, h, "StatefulSet", "jupyter-bob");
+  b.HoldUnits(h, {g}, 0, 4 * kHour);
+  DeviceUsageSwitch(b, n, "g1", 0.6, 0.01, 2 * kHour, 4 * kHour);
+  const Profiled p = ProfileCluster(b, 4, testing::ConstantPrice(2));
+  const Recommendations enough = Recommend(p.profiles, p.window, p.step, AdviseSettings{});
+  EXPECT_FALSE(enough.window_too_short);
+  EXPECT_EQ(enough.items.size(), 1u);  // 4 h >= the default 1 h
+  AdviseSettings strict;
+  strict.min_window_hours = 5;
+  const Recommendations short_window = Recommend(p.profiles, p.window, p.step, strict);
+  EXPECT_TRUE(short_window.window_too_short);
+  EXPECT_TRUE(short_window.items.empty());
+  EXPECT_EQ(short_window.monthly_savings_usd, 0);
+  EXPECT_EQ(short_window.workloads, 1);
+  EXPECT_EQ(short_window.min_window_hours, 5);
+}
+
 TEST(Recommend, IdleNotebookIsCulledForItsIdleRunsOnly) {
   // A Jupyter notebook holds one whole GPU for 4 h at $2/GPU-hour: busy (60%) for 2 h, then
   // idle (1%) for 2 h until the window ends. Culling after 1 h idle frees the second hour of the

@@ -199,6 +199,8 @@ export interface Recommendations {
   monthly_savings_usd: number;
   unknown_savings: number;
   unmeasured_gpu_hours: number;
+  min_window_hours: number;
+  window_too_short: boolean;
   recommendations: Recommendation[];
 }
 

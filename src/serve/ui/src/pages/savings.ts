@@ -37,7 +37,10 @@ export async function savingsPage(main: HTMLElement, info: LedgerInfo, params: U
       kpi("Workloads examined", String(r.workloads), "workloads"),
       kpi("Unmeasured GPU-hours", hours(r.unmeasured_gpu_hours, 1), "unmeasured",
         "GPU-hours without a usage sample: no advice rests on them")),
-    r.recommendations.length === 0
+    r.window_too_short
+      ? message(`No recommendation yet: this window holds ${hours((Date.parse(r.window.end) - Date.parse(r.window.start)) / 3.6e6)} hours of data, ` +
+        `and monthly savings need at least ${hours(r.min_window_hours, 0)} hour${r.min_window_hours === 1 ? "" : "s"} of evidence.`)
+      : r.recommendations.length === 0
       ? message(`No recommendation over this window (idle: utilization under ${percent(r.idle_threshold)}).`)
       : table("Recommendations", "recommendations", [
         { label: "Saves / month", key: "monthly_savings_usd", num: true,
