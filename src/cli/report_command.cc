@@ -36,7 +36,7 @@ struct ReportFlags {
   std::string format = "table";
   bool step_given = false;  // --step on the command line (FOCUS charge periods)
   bool every_given = false;  // --every on the command line
-  std::string focus_provider = "gpucost";
+  std::string focus_provider;  // empty: each node's cloud (its provider ID), else gpucost
   bool no_rollups = false;
   SegmentFlags segments;
 };
@@ -146,8 +146,8 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
                   "table | csv | json | focus (FinOps FOCUS 1.3 Cost and Usage CSV, "
                   "docs/focus.md)");
   cmd->add_option("--focus-provider", f->focus_provider,
-                  "With --format focus: ServiceProviderName, InvoiceIssuerName and the like")
-      ->capture_default_str();
+                  "With --format focus: ServiceProviderName, InvoiceIssuerName and the like on "
+                  "every row (default: each node's cloud from its provider ID, else gpucost)");
   AddTimelineFlags(*cmd, f->input);
   cmd->footer(
       "Nodes are priced by the price book (`gpucost prices` explains each node): overrides, rate "

@@ -37,7 +37,10 @@ struct FocusOptions {
   // kSeparate keeps idle as the unallocated charge; kProportional and kEven share it to the
   // holders of the same origin charge (scope must be kNode: an origin charge is one node's).
   IdleOptions idle;
-  std::string provider_name = "gpucost";  // ServiceProviderName, InvoiceIssuerName, ...
+  // ServiceProviderName, InvoiceIssuerName, ProviderName, PublisherName: this name on every row
+  // when given; empty: each node's cloud where its provider ID names one (aws:// is "AWS"...),
+  // else "gpucost".
+  std::string provider_name;
 };
 
 // One FOCUS row. Money in USD; hours in GPU-hours.

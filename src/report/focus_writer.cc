@@ -146,7 +146,12 @@ std::string SkuId(const Node& node) {
   return StrCat("gpu/", node.gpu_model.empty() ? std::string("unknown") : node.gpu_model);
 }
 
-std::string_view PricingCategory(PriceSource s) {
+// Spot capacity is priced dynamically whatever source gave its price (the catalog's spot price,
+// a rule for spot nodes); commitments and bills keep their own categories.
+std::string_view PricingCategory(PriceSource s, std::string_view capacity_type) {
+  if (capacity_type == "spot" && s != PriceSource::kCommitment && s != PriceSource::kBill) {
+    return "Dynamic";
+  }
   switch (s) {
     case PriceSource::kSpot:
       return "Dynamic";
@@ -265,9 +270,12 @@ void WriteFocusCsv(const FocusTable& t, std::ostream& out) {
   }
   out << '\n';
   const Inventory& inv = *t.inventory;
-  const std::string& provider = t.options.provider_name;
   for (const FocusCharge& c : t.charges) {
     const Node& node = inv.nodes[c.node];
+    // The cloud that sold and hosts the node's GPUs, where its provider ID says; gpucost's name
+    // otherwise; --focus-provider's on every row when given.
+    const std::string provider =
+        !t.options.provider_name.empty() ? t.options.provider_name : HostProvider(node, "gpucost");
     const Holder* h = c.holder == kNoIndex ? nullptr : &inv.holders[c.holder];
     static const PricePeriod kNone;
     const PricePeriod& price = c.span < t.prices[c.node].size() ? t.prices[c.node][c.span] : kNone;
@@ -356,7 +364,7 @@ void WriteFocusCsv(const FocusTable& t, std::ostream& out) {
     l.Put("InvoiceIssuerName", provider);
     l.Put("ListCost", Num(list));
     l.Put("ListUnitPrice", Num(list_unit));
-    l.Put("PricingCategory", std::string(PricingCategory(price.source)));
+    l.Put("PricingCategory", std::string(PricingCategory(price.source, node.capacity_type)));
     l.Put("PricingCurrency", std::string(kCurrency));
     l.Put("PricingCurrencyContractedUnitPrice", Num(contracted_unit));
     l.Put("PricingCurrencyEffectiveCost", Num(effective));

@@ -131,8 +131,8 @@ PriceChangeCase MakePriceChangeCase() {
 }
 
 std::string ExportCsv(const LoadedTimeline& t, const PriceFn& price, ReportSettings s,
-                      bool per_step = false) {
-  auto run = RunFocusExport(t, price, s, per_step, "gpucost");
+                      bool per_step = false, const std::string& provider = "gpucost") {
+  auto run = RunFocusExport(t, price, s, per_step, provider);
   EXPECT_TRUE(run.ok()) << run.status().ToString();
   if (!run.ok()) return "";
   std::ostringstream out;
@@ -234,6 +234,45 @@ TEST(FocusExport, WindowAcrossPriceChangesIsPricedOnEachSide) {
   CompensatedSum sum;
   for (size_t i = 0; i < t.rows.size(); ++i) sum.Add(t.Num(i, "EffectiveCost"));
   EXPECT_NEAR(sum.value(), 2 * (6 * 4.10 + 6 * 3.00 + 12 * 2.30) + 24 * 1.00, 1e-9);
+}
+
+// Who sold and hosts the GPUs: the cloud the provider ID names (so a finance tool joins the rows
+// to that bill), gpucost where a node has none, --focus-provider's name on every row when given.
+// Spot capacity is Dynamic whichever source priced it (here the catalog's spot price).
+TEST(FocusExport, ProvidersComeFromTheProviderIdAndSpotCapacityIsDynamic) {
+  PriceChangeCase c = MakePriceChangeCase();
+  c.timeline.inventory.nodes[1].provider_id = "";  // n2: on premises
+  const PriceFn base = c.price;
+  const PriceFn catalog_spot = [base](const Node& node, Window w) {
+    std::vector<PricePeriod> out = base(node, w);
+    if (node.name == "n2") {
+      for (PricePeriod& p : out) p.source = PriceSource::kCatalog;
+    }
+    return out;
+  };
+  for (const std::string given : {"", "Acme GPU Cloud"}) {
+    const std::string csv =
+        ExportCsv(c.timeline, catalog_spot, Settings(c.timeline.window), false, given);
+    const auto rep = Validate(csv);
+    ASSERT_TRUE(rep.ok()) << rep.ToString();
+    const focus_test::Table& t = *rep.table;
+    size_t n1 = 0, n2 = 0;
+    for (size_t i = 0; i < t.rows.size(); ++i) {
+      const bool aws = t.Str(i, "ResourceName") == "n1";
+      (aws ? n1 : n2) += 1;
+      const std::string want = !given.empty() ? given : aws ? "AWS" : "gpucost";
+      for (const char* col :
+           {"ServiceProviderName", "InvoiceIssuerName", "ProviderName", "PublisherName"}) {
+        EXPECT_EQ(t.Str(i, col), want) << col << " row " << i;
+      }
+      EXPECT_EQ(t.Str(i, "HostProviderName"), aws ? "AWS" : !given.empty() ? given : "gpucost");
+      if (!aws) {
+        EXPECT_EQ(t.Str(i, "PricingCategory"), "Dynamic") << "spot, priced by the catalog";
+      }
+    }
+    EXPECT_GT(n1, 0u);
+    EXPECT_GT(n2, 0u);
+  }
 }
 
 // A window starting 30 s past a minute: every 60 s step straddles the price change at midnight
