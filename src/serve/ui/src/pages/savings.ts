@@ -17,6 +17,12 @@ function evidence(r: Recommendation): string {
   return parts.join(", ");
 }
 
+// "12 minutes", "3.5 hours": how much time a window holds.
+function span(w: { start: string; end: string }): string {
+  const minutes = (Date.parse(w.end) - Date.parse(w.start)) / 60000;
+  return minutes < 60 ? `${Math.round(minutes)} minute${Math.round(minutes) === 1 ? "" : "s"}` : `${hours(minutes / 60, 1)} hours`;
+}
+
 export async function savingsPage(main: HTMLElement, info: LedgerInfo, params: URLSearchParams): Promise<void> {
   const w = resolve(info, params);
   if (!w) {
@@ -30,7 +36,7 @@ export async function savingsPage(main: HTMLElement, info: LedgerInfo, params: U
       h("p", { class: "window", "data-window": windowParam(w) }, instant(r.window.start), " – ", instant(r.window.end), " UTC")),
     h("div", { class: "controls" }, windowControls(params, w), clusterControl(info, params)),
     h("div", { class: "kpis" },
-      kpi("Potential savings a month", money(r.monthly_savings_usd), "savings",
+      kpi("Potential savings a month", r.window_too_short ? "not yet" : money(r.monthly_savings_usd), "savings",
         `from ${known} recommendation${known === 1 ? "" : "s"} with known savings`),
       kpi("Recommendations", String(r.recommendations.length), "recommendations",
         r.unknown_savings ? `${r.unknown_savings} with unknown savings (a price is unknown)` : ""),
@@ -38,8 +44,8 @@ export async function savingsPage(main: HTMLElement, info: LedgerInfo, params: U
       kpi("Unmeasured GPU-hours", hours(r.unmeasured_gpu_hours, 1), "unmeasured",
         "GPU-hours without a usage sample: no advice rests on them")),
     r.window_too_short
-      ? message(`No recommendation yet: this window holds ${hours((Date.parse(r.window.end) - Date.parse(r.window.start)) / 3.6e6)} hours of data, ` +
-        `and monthly savings need at least ${hours(r.min_window_hours, 0)} hour${r.min_window_hours === 1 ? "" : "s"} of evidence.`)
+      ? message(`No recommendation yet: this window holds ${span(r.window)} of data, and monthly savings ` +
+        `need at least ${hours(r.min_window_hours, 0)} hour${r.min_window_hours === 1 ? "" : "s"} of evidence.`)
       : r.recommendations.length === 0
       ? message(`No recommendation over this window (idle: utilization under ${percent(r.idle_threshold)}).`)
       : table("Recommendations", "recommendations", [
