@@ -28,6 +28,9 @@ struct InstanceCharge {
   std::string instance_type, region, availability_zone;
   std::string purchase_option;    // "OnDemand", "Spot", "Reserved", "SavingsPlan" (most hours)
   std::string usage_account_id, invoice_id;
+  // bill_payer_account_id, and the account names CUR 2.0 adds (bill_payer_account_name,
+  // line_item_usage_account_name); "" where the file has no such column.
+  std::string payer_account_id, payer_account_name, usage_account_name;
   std::vector<std::string> source_lines;  // "cur.csv.gz:17" for each contributing line
 };
 

@@ -28,6 +28,10 @@ constexpr CurColumnSpec kSpecs[kCurColumnCount] = {
     {"lineItem/AvailabilityZone", "line_item_availability_zone", false},
     {"lineItem/UsageAccountId", "line_item_usage_account_id", false},
     {"bill/InvoiceId", "bill_invoice_id", false},
+    {"bill/PayerAccountId", "bill_payer_account_id", false},
+    // The account names are CUR 2.0 columns; a legacy CUR has none.
+    {"bill_payer_account_name", "bill_payer_account_name", false},
+    {"line_item_usage_account_name", "line_item_usage_account_name", false},
     {"reservation/ReservationARN", "reservation_reservation_a_r_n", false},
     {"reservation/EffectiveCost", "reservation_effective_cost", false},
     {"reservation/NetEffectiveCost", "reservation_net_effective_cost", false},

@@ -315,6 +315,9 @@ class CurBuilder {
       c.availability_zone.assign(Cell(C::kAvailabilityZone));
       c.usage_account_id.assign(Cell(C::kUsageAccountId));
       c.invoice_id.assign(Cell(C::kInvoiceId));
+      c.payer_account_id.assign(Cell(C::kPayerAccountId));
+      c.payer_account_name.assign(Cell(C::kPayerAccountName));
+      c.usage_account_name.assign(Cell(C::kUsageAccountName));
       work_.emplace_back().first_line = line_;
     }
     InstanceCharge& c = bill_.charges[it->second];

@@ -37,6 +37,8 @@ struct ReportFlags {
   bool step_given = false;  // --step on the command line (FOCUS charge periods)
   bool every_given = false;  // --every on the command line
   std::string focus_provider;  // empty: each node's cloud (its provider ID), else gpucost
+  std::string focus_version = "1.3";
+  bool focus_version_given = false;
   bool no_rollups = false;
   SegmentFlags segments;
 };
@@ -71,6 +73,9 @@ Status Run(const ReportFlags& flags) {
   GPUCOST_ASSIGN_OR_RETURN(settings.idle.scope, ParseIdleScope(flags.idle_scope));
   const bool focus = flags.format == "focus";
   OutputFormat format = OutputFormat::kTable;
+  if (!focus && flags.focus_version_given) {
+    return Status::InvalidArgument("--focus-version applies to --format focus");
+  }
   if (!focus) {
     auto parsed = ParseOutputFormat(flags.format);
     if (!parsed.ok()) {
@@ -98,8 +103,14 @@ Status Run(const ReportFlags& flags) {
         "--format focus prices each charge period from the inputs: it does not read --ledger");
   }
   if (focus) {
-    GPUCOST_ASSIGN_OR_RETURN(FocusRun frun, RunFocusExport(timeline, price, settings,
-                                                           flags.step_given, flags.focus_provider));
+    const std::optional<FocusVersion> version = ParseFocusVersion(flags.focus_version);
+    if (!version) {
+      return Status::InvalidArgument(
+          StrCat("--focus-version ", flags.focus_version, ": expected 1.3 or 1.4"));
+    }
+    GPUCOST_ASSIGN_OR_RETURN(FocusRun frun,
+                             RunFocusExport(timeline, price, settings, flags.step_given,
+                                            flags.focus_provider, *version));
     PrintWarnings(timeline, frun.run.summary, flags.input.max_warnings);
     WriteFocusCsv(frun.table, std::cout);
     return Status::Ok();
@@ -143,8 +154,14 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
   AddSegmentFlags(*cmd, f->segments);
   AddPriceFlags(*cmd, f->price);
   AddFormatOption(*cmd, f->format, {"table", "csv", "json", "focus"},
-                  "table | csv | json | focus (FinOps FOCUS 1.3 Cost and Usage CSV, "
+                  "table | csv | json | focus (FinOps FOCUS Cost and Usage CSV, "
                   "docs/focus.md)");
+  cmd->add_option("--focus-version", f->focus_version,
+                  "With --format focus: the FOCUS version written, 1.3 or 1.4 (1.4 drops "
+                  "ProviderName and PublisherName and adds CommitmentProgramEligibilityDetails and "
+                  "InvoiceDetailId)")
+      ->transform(OneOf({"1.3", "1.4"}))
+      ->capture_default_str();
   cmd->add_option("--focus-provider", f->focus_provider,
                   "With --format focus: ServiceProviderName, InvoiceIssuerName and the like on "
                   "every row (default: each node's cloud from its provider ID, else gpucost)");
@@ -157,6 +174,7 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
   SetStatusCallback(*cmd, exit_code, [f, cmd] {
     f->step_given = cmd->count("--step") > 0;
     f->every_given = cmd->count("--every") > 0;
+    f->focus_version_given = cmd->count("--focus-version") > 0;
     return Run(*f);
   });
 }

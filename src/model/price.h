@@ -40,6 +40,13 @@ struct PricePeriod {
   // With source kCommitment: the commitment that applied, by its name in the price file (or the
   // entry that defines it), for CommitmentDiscountId/Name in exports.
   std::string commitment{};
+  // With source kBill: the accounts the bill charged the instance to, for BillingAccountId and
+  // SubAccountId in exports (docs/focus.md "Accounts"): the payer and the usage (member)
+  // account, with their names where the bill has them; empty where it does not say.
+  std::string payer_account{};
+  std::string payer_account_name{};
+  std::string usage_account{};
+  std::string usage_account_name{};
   bool known() const { return source != PriceSource::kUnknown; }
   double list_or_price() const {
     return std::isnan(list_usd_per_gpu_hour) ? usd_per_gpu_hour : list_usd_per_gpu_hour;

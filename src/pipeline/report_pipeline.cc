@@ -173,13 +173,14 @@ Status CheckConservation(const ReportRun& run) {
 
 Result<FocusRun> RunFocusExport(const LoadedTimeline& timeline, const PriceFn& price,
                                 const ReportSettings& settings, bool per_step,
-                                std::string provider_name) {
+                                std::string provider_name, FocusVersion version) {
   FocusOptions fopts;
   fopts.window = settings.window;
   fopts.engine_step = settings.step;
   fopts.per_step = per_step;
   fopts.idle = settings.idle;
   fopts.provider_name = std::move(provider_name);
+  fopts.version = version;
   GPUCOST_ASSIGN_OR_RETURN(FocusExporter exporter,
                            FocusExporter::Create(timeline.inventory, price, fopts));
   // The report beside the export only supplies the cost to check against: one bucket will do.

@@ -72,11 +72,12 @@ struct FocusRun {
 };
 
 // `gpucost report --format focus`: one engine run feeds both the report and the FOCUS exporter
-// (docs/focus.md). Charge periods are the --step buckets when `per_step`, else UTC days. Fails
-// naming the nodes without a price, and (internally) if Σ EffectiveCost differs from the
-// report's cost by more than 1e-9 relative.
+// (docs/focus.md), whose CSV is written in FOCUS `version`. Charge periods are the --step buckets
+// when `per_step`, else UTC days. Fails naming the nodes without a price, and (internally) if Σ
+// EffectiveCost differs from the report's cost by more than 1e-9 relative.
 Result<FocusRun> RunFocusExport(const LoadedTimeline& timeline, const PriceFn& price,
                                 const ReportSettings& settings, bool per_step,
-                                std::string provider_name);
+                                std::string provider_name,
+                                FocusVersion version = FocusVersion::k1_3);
 
 }  // namespace gpucost

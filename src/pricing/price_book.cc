@@ -41,6 +41,7 @@ int64_t PresentMs(const Node& node, Instant a, Instant b) {
 bool SamePrice(const PricePeriod& a, const PricePeriod& b) {
   const auto same = [](double x, double y) { return x == y || (std::isnan(x) && std::isnan(y)); };
   return a.source == b.source && a.commitment == b.commitment &&
+         a.payer_account == b.payer_account && a.usage_account == b.usage_account &&
          same(a.usd_per_gpu_hour, b.usd_per_gpu_hour) &&
          same(a.list_usd_per_gpu_hour, b.list_usd_per_gpu_hour) && a.why == b.why &&
          a.effective_from == b.effective_from;
@@ -151,6 +152,10 @@ std::optional<PricePeriod> PriceBook::FromBill(const Node& node, Instant t) cons
       std::isnan(c.list_usd) ? ListPrice(node, t) : c.list_usd * share / gpu_hours;
   p.source = PriceSource::kBill;
   p.effective_from = c.start;
+  p.payer_account = c.payer_account;
+  p.payer_account_name = c.payer_account_name;
+  p.usage_account = c.usage_account;
+  p.usage_account_name = c.usage_account_name;
   p.why = StrCat(bill_source_, " (", c.where, "): ", c.instance_id, " ", FormatRfc3339(c.start),
                  " ", DollarText(c.effective_usd), c.purchase_option.empty() ? "" : " ",
                  c.purchase_option, "; GPU share ", config_.gpu_share.ToString());

@@ -36,6 +36,8 @@ struct BilledCharge {
   double list_usd = NAN;     // public on-demand cost; NaN when the bill does not say
   std::string purchase_option;  // "OnDemand", "Spot", "Reserved", "SavingsPlan"
   std::string where;            // "cur.csv:17"
+  // The payer and usage (member) accounts and their names, "" where the bill does not say.
+  std::string payer_account{}, payer_account_name{}, usage_account{}, usage_account_name{};
 };
 
 // The instance ID in a node's provider ID: "aws:///us-east-1a/i-0abc" -> "i-0abc"; the last

@@ -82,6 +82,10 @@ Result<std::shared_ptr<const PriceBook>> MakePriceBook(const PriceOptions& optio
       b.billed_usd = c.billed_usd;
       b.list_usd = c.list_usd;
       b.purchase_option = std::move(c.purchase_option);
+      b.payer_account = std::move(c.payer_account_id);
+      b.payer_account_name = std::move(c.payer_account_name);
+      b.usage_account = std::move(c.usage_account_id);
+      b.usage_account_name = std::move(c.usage_account_name);
       b.where = c.source_lines.empty() ? std::string() : c.source_lines.front();
       if (c.source_lines.size() > 1) b.where += StrCat(" +", c.source_lines.size() - 1);
       charges.push_back(std::move(b));

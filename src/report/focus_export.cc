@@ -21,6 +21,16 @@ Instant NextMonthStart(Instant t) {
 
 }  // namespace
 
+std::string_view FocusVersionName(FocusVersion v) {
+  return v == FocusVersion::k1_4 ? "1.4" : "1.3";
+}
+
+std::optional<FocusVersion> ParseFocusVersion(std::string_view s) {
+  if (s == "1.3") return FocusVersion::k1_3;
+  if (s == "1.4") return FocusVersion::k1_4;
+  return std::nullopt;
+}
+
 size_t FocusExporter::KeyHash::operator()(const Key& k) const {
   uint64_t h = static_cast<uint64_t>(k.bucket) * 0x9E3779B97F4A7C15ull;
   h ^= (static_cast<uint64_t>(k.segment) << 32 | k.node) + 0x7F4A7C159E3779B9ull + (h << 6) +

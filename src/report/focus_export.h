@@ -1,5 +1,5 @@
-// FocusExporter: a CostSink that turns the engine's CostRecords into FinOps FOCUS 1.3 Cost and
-// Usage charges (docs/focus.md): each node's GPU cost in a charge period at one price is an
+// FocusExporter: a CostSink that turns the engine's CostRecords into FinOps FOCUS 1.3 or 1.4 Cost
+// and Usage charges (docs/focus.md): each node's GPU cost in a charge period at one price is an
 // origin charge, split into one allocated charge per holder and one unallocated (idle) charge.
 // It keeps pointers to the Inventory, which must outlive it. Thread-compatible: one engine run
 // feeds one instance.
@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <span>
 #include <string>
@@ -28,6 +29,13 @@ namespace gpucost {
 // "gpucost-gpu-share-v1": docs/focus.md "Allocation method".
 inline constexpr std::string_view kFocusAllocatedMethodId = "gpucost-gpu-share-v1";
 
+// The FOCUS version written (docs/focus.md "Versions"). 1.4 drops ProviderName and PublisherName
+// and adds CommitmentProgramEligibilityDetails and InvoiceDetailId; the money is the same.
+enum class FocusVersion : uint8_t { k1_3, k1_4 };
+std::string_view FocusVersionName(FocusVersion v);  // "1.3"
+// "1.3" | "1.4"; nullopt for anything else.
+std::optional<FocusVersion> ParseFocusVersion(std::string_view s);
+
 struct FocusOptions {
   Window window;                                    // the engine's window
   Duration engine_step = std::chrono::seconds(60);  // the engine's step
@@ -37,10 +45,11 @@ struct FocusOptions {
   // kSeparate keeps idle as the unallocated charge; kProportional and kEven share it to the
   // holders of the same origin charge (scope must be kNode: an origin charge is one node's).
   IdleOptions idle;
-  // ServiceProviderName, InvoiceIssuerName, ProviderName, PublisherName: this name on every row
-  // when given; empty: each node's cloud where its provider ID names one (aws:// is "AWS"...),
-  // else "gpucost".
+  // ServiceProviderName, InvoiceIssuerName (and 1.3's ProviderName, PublisherName): this name on
+  // every row when given; empty: each node's cloud where its provider ID names one (aws:// is
+  // "AWS"...), else "gpucost".
   std::string provider_name;
+  FocusVersion version = FocusVersion::k1_3;
 };
 
 // One FOCUS row. Money in USD; hours in GPU-hours.
@@ -123,7 +132,8 @@ class FocusExporter final : public CostSink {
   std::vector<bool> unpriced_;  // per node
 };
 
-// The FOCUS 1.3 CSV: header, one line per charge; null is an empty field (docs/focus.md).
+// The FOCUS CSV of table.options.version: header, one line per charge; null is an empty field
+// (docs/focus.md).
 void WriteFocusCsv(const FocusTable& table, std::ostream& out);
 
 }  // namespace gpucost

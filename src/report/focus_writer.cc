@@ -1,4 +1,4 @@
-// The FOCUS 1.3 CSV writer: the column mapping of docs/focus.md, one line per charge.
+// The FOCUS 1.3 and 1.4 CSV writer: the column mapping of docs/focus.md, one line per charge.
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -16,30 +16,51 @@
 namespace gpucost {
 namespace {
 
-// FOCUS columns in alphabetical order (the spec's "MAY be sorted alphabetically"), then the
-// custom columns. ProviderName and PublisherName are deprecated by 1.3 and kept for 1.2 readers.
-constexpr std::array<std::string_view, 81> kColumns = {
-    "AllocatedMethodDetails", "AllocatedMethodId", "AllocatedResourceId",
-    "AllocatedResourceName", "AllocatedTags", "AvailabilityZone", "BilledCost",
-    "BillingAccountId", "BillingAccountName", "BillingAccountType", "BillingCurrency",
-    "BillingPeriodEnd", "BillingPeriodStart", "CapacityReservationId",
-    "CapacityReservationStatus", "ChargeCategory", "ChargeClass", "ChargeDescription",
-    "ChargeFrequency", "ChargePeriodEnd", "ChargePeriodStart", "CommitmentDiscountCategory",
-    "CommitmentDiscountId", "CommitmentDiscountName", "CommitmentDiscountQuantity",
-    "CommitmentDiscountStatus", "CommitmentDiscountType", "CommitmentDiscountUnit",
-    "ConsumedQuantity", "ConsumedUnit", "ContractApplied", "ContractedCost",
-    "ContractedUnitPrice", "EffectiveCost", "HostProviderName", "InvoiceId", "InvoiceIssuerName",
-    "ListCost", "ListUnitPrice", "PricingCategory", "PricingCurrency",
-    "PricingCurrencyContractedUnitPrice", "PricingCurrencyEffectiveCost",
-    "PricingCurrencyListUnitPrice", "PricingQuantity", "PricingUnit", "ProviderName",
-    "PublisherName", "RegionId", "RegionName", "ResourceId", "ResourceName", "ResourceType",
-    "ServiceCategory", "ServiceName", "ServiceProviderName", "ServiceSubcategory", "SkuId",
-    "SkuMeter", "SkuPriceDetails", "SkuPriceId", "SubAccountId", "SubAccountName",
-    "SubAccountType", "Tags",
+// FOCUS 1.3's columns in alphabetical order (the spec's "MAY be sorted alphabetically"), then the
+// custom columns. ProviderName and PublisherName are deprecated by 1.3, kept for 1.2 readers, and
+// gone from 1.4; CommitmentProgramEligibilityDetails and InvoiceDetailId are new in 1.4.
+constexpr std::array<std::string_view, 83> kAllColumns = {
+    "AllocatedMethodDetails", "AllocatedMethodId", "AllocatedResourceId", "AllocatedResourceName",
+    "AllocatedTags", "AvailabilityZone", "BilledCost", "BillingAccountId", "BillingAccountName",
+    "BillingAccountType", "BillingCurrency", "BillingPeriodEnd", "BillingPeriodStart",
+    "CapacityReservationId", "CapacityReservationStatus", "ChargeCategory", "ChargeClass",
+    "ChargeDescription", "ChargeFrequency", "ChargePeriodEnd", "ChargePeriodStart",
+    "CommitmentDiscountCategory", "CommitmentDiscountId", "CommitmentDiscountName",
+    "CommitmentDiscountQuantity", "CommitmentDiscountStatus", "CommitmentDiscountType",
+    "CommitmentDiscountUnit", "CommitmentProgramEligibilityDetails", "ConsumedQuantity",
+    "ConsumedUnit", "ContractApplied", "ContractedCost", "ContractedUnitPrice", "EffectiveCost",
+    "HostProviderName", "InvoiceDetailId", "InvoiceId", "InvoiceIssuerName", "ListCost",
+    "ListUnitPrice", "PricingCategory", "PricingCurrency", "PricingCurrencyContractedUnitPrice",
+    "PricingCurrencyEffectiveCost", "PricingCurrencyListUnitPrice", "PricingQuantity",
+    "PricingUnit", "ProviderName", "PublisherName", "RegionId", "RegionName", "ResourceId",
+    "ResourceName", "ResourceType", "ServiceCategory", "ServiceName", "ServiceProviderName",
+    "ServiceSubcategory", "SkuId", "SkuMeter", "SkuPriceDetails", "SkuPriceId", "SubAccountId",
+    "SubAccountName", "SubAccountType", "Tags",
     // custom columns
     "x_Cluster", "x_Namespace", "x_Team", "x_Workload", "x_WorkloadKind", "x_GpuModel",
     "x_MigProfile", "x_PriceSource", "x_Estimated", "x_Utilization", "x_UtilizedCost",
     "x_WasteCost", "x_IdleCost", "x_HeldGpuHours", "x_UnmeasuredGpuHours", "x_SharingMode"};
+
+bool InVersion(std::string_view column, FocusVersion v) {
+  if (column == "ProviderName" || column == "PublisherName") return v == FocusVersion::k1_3;
+  if (column == "CommitmentProgramEligibilityDetails" || column == "InvoiceDetailId") {
+    return v == FocusVersion::k1_4;
+  }
+  return true;
+}
+
+const std::vector<std::string_view>& ColumnsOf(FocusVersion v) {
+  static const auto make = [](FocusVersion version) {
+    std::vector<std::string_view> cols;
+    for (std::string_view c : kAllColumns) {
+      if (InVersion(c, version)) cols.push_back(c);
+    }
+    return cols;
+  };
+  static const std::vector<std::string_view> k13 = make(FocusVersion::k1_3);
+  static const std::vector<std::string_view> k14 = make(FocusVersion::k1_4);
+  return v == FocusVersion::k1_4 ? k14 : k13;
+}
 
 constexpr std::string_view kGpuHours = "GPU-Hours";
 constexpr std::string_view kCurrency = "USD";
@@ -98,11 +119,14 @@ std::string JsonObject(const std::vector<std::pair<std::string, std::string>>& k
   return out;
 }
 
-// Cells in header order; Put checks the order so the mapping cannot drift from the header.
+// Cells in header order; Put checks the order so the mapping cannot drift from the header, and
+// drops the columns the version does not have.
 class Line {
  public:
+  explicit Line(FocusVersion version) : version_(version), columns_(ColumnsOf(version)) {}
   void Put(std::string_view column, std::optional<std::string> value) {
-    if (kColumns[cells_.size()] != column) {
+    if (!InVersion(column, version_)) return;
+    if (cells_.size() >= columns_.size() || columns_[cells_.size()] != column) {
       std::fprintf(stderr, "internal error: FOCUS column %.*s out of order\n",
                    static_cast<int>(column.size()), column.data());
       std::abort();
@@ -120,6 +144,8 @@ class Line {
   size_t size() const { return cells_.size(); }
 
  private:
+  FocusVersion version_;
+  const std::vector<std::string_view>& columns_;
   std::vector<std::optional<std::string>> cells_;
 };
 
@@ -164,7 +190,39 @@ std::string_view PricingCategory(PriceSource s, std::string_view capacity_type) 
   }
 }
 
+constexpr std::string_view kCommitmentType = "Commitment";
+
+struct Accounts {
+  std::string billing_id, billing_name, billing_type;
+  std::string sub_id, sub_name, sub_type;
+};
+
+// A bill names the payer account (BillingAccountId) and the member account that ran the instance
+// (SubAccountId), as the cloud's own FOCUS data does; without a bill the cluster stands for the
+// account, and there is no sub account.
+Accounts AccountsOf(const PricePeriod& price, const std::string& cluster) {
+  Accounts a;
+  if (price.source == PriceSource::kBill &&
+      (!price.payer_account.empty() || !price.usage_account.empty())) {
+    const bool payer = !price.payer_account.empty();
+    a.billing_id = payer ? price.payer_account : price.usage_account;
+    const std::string& name = payer ? price.payer_account_name : price.usage_account_name;
+    a.billing_name = name.empty() ? a.billing_id : name;
+    a.billing_type = "Billing Account";
+    if (payer && !price.usage_account.empty()) {
+      a.sub_id = price.usage_account;
+      a.sub_name = price.usage_account_name.empty() ? a.sub_id : price.usage_account_name;
+      a.sub_type = "Linked Account";
+    }
+    return a;
+  }
+  a.billing_id = a.billing_name = cluster;
+  a.billing_type = "Cluster";
+  return a;
+}
+
 constexpr std::string_view kNodeLabelPrefix = "node-label/";
+constexpr std::string_view kPodLabelPrefix = "pod-label/";
 
 // Generator-defined tags carry the "gpucost/" prefix (docs/focus.md "Tags").
 std::vector<std::pair<std::string, std::string>> NodeTags(const Node& node) {
@@ -177,19 +235,11 @@ std::vector<std::pair<std::string, std::string>> NodeTags(const Node& node) {
   add("gpu-model", node.gpu_model);
   add("instance-type", node.instance_type);
   add("node", node.name);
-  // Node labels: a second user-defined tag scheme, so under its own prefix.
+  // Node labels: one of gpucost's two user-defined tag schemes, so under its own prefix.
   for (const Label& l : node.labels) {
     if (!l.value.empty()) kv.emplace_back(StrCat(kNodeLabelPrefix, l.name), JsonString(l.value));
   }
   return kv;
-}
-
-bool HasReservedPrefix(std::string_view key) {
-  for (std::string_view p : {std::string_view("gpucost/"), std::string_view("slurm/"),
-                             kNodeLabelPrefix}) {
-    if (key.substr(0, p.size()) == p) return true;
-  }
-  return false;
 }
 
 std::vector<std::pair<std::string, std::string>> HolderTags(
@@ -212,15 +262,11 @@ std::vector<std::pair<std::string, std::string>> HolderTags(
   add("gpucost/team", h.team);
   add("gpucost/workload", h.workload);
   add("gpucost/workload-kind", h.workload_kind);
-  // Pod labels are user-defined tags under their own keys (those that would look like one of
-  // gpucost's reserved prefixes are left out); Slurm job fields are generator defined, under
-  // "slurm/".
+  // Pod labels are the other user-defined tag scheme: with two, FOCUS 1.3 requires a prefix on
+  // every user-defined tag in AllocatedTags, so they are under "pod-label/". Slurm job fields are
+  // generator defined, under "slurm/".
   for (const Label& l : h.labels) {
-    if (slurm) {
-      add(StrCat("slurm/", l.name), l.value);
-    } else if (!HasReservedPrefix(l.name)) {
-      add(l.name, l.value);
-    }
+    add(StrCat(slurm ? std::string_view("slurm/") : kPodLabelPrefix, l.name), l.value);
   }
   return kv;
 }
@@ -264,9 +310,11 @@ std::string MethodDetails(const FocusCharge& c, const FocusTable& t, const Node&
 }  // namespace
 
 void WriteFocusCsv(const FocusTable& t, std::ostream& out) {
-  for (size_t i = 0; i < kColumns.size(); ++i) {
+  const FocusVersion version = t.options.version;
+  const std::vector<std::string_view>& columns = ColumnsOf(version);
+  for (size_t i = 0; i < columns.size(); ++i) {
     if (i > 0) out << ',';
-    out << kColumns[i];
+    out << columns[i];
   }
   out << '\n';
   const Inventory& inv = *t.inventory;
@@ -294,7 +342,7 @@ void WriteFocusCsv(const FocusTable& t, std::ostream& out) {
       profiles.push_back(inv.units[u].mig_profile);
     }
 
-    Line l;
+    Line l(version);
     l.Put("AllocatedMethodDetails", MethodDetails(c, t, node));
     l.Put("AllocatedMethodId", std::string(kFocusAllocatedMethodId));
     if (h != nullptr) {
@@ -314,9 +362,13 @@ void WriteFocusCsv(const FocusTable& t, std::ostream& out) {
     }
     l.Put("AvailabilityZone", NonEmpty(node.zone));
     l.Put("BilledCost", Num(effective));
-    l.Put("BillingAccountId", node.cluster.empty() ? std::string("default") : node.cluster);
-    l.Put("BillingAccountName", node.cluster.empty() ? std::string("default") : node.cluster);
-    l.Put("BillingAccountType", "Cluster");
+    // The account the bill charged the instance to where the price came from a bill; the
+    // cluster otherwise (docs/focus.md "Accounts").
+    const std::string cluster = node.cluster.empty() ? std::string("default") : node.cluster;
+    const Accounts acct = AccountsOf(price, cluster);
+    l.Put("BillingAccountId", acct.billing_id);
+    l.Put("BillingAccountName", acct.billing_name);
+    l.Put("BillingAccountType", acct.billing_type);
     l.Put("BillingCurrency", std::string(kCurrency));
     l.Put("BillingPeriodEnd", Time(NextMonth(c.period_start), true));
     l.Put("BillingPeriodStart", Time(MonthStart(c.period_start), false));
@@ -340,13 +392,17 @@ void WriteFocusCsv(const FocusTable& t, std::ostream& out) {
       l.Put("CommitmentDiscountName", id);
       l.Put("CommitmentDiscountQuantity", Num(quantity));
       l.Put("CommitmentDiscountStatus", "Used");
-      l.Put("CommitmentDiscountType", "Commitment");
+      l.Put("CommitmentDiscountType", std::string(kCommitmentType));
       l.Put("CommitmentDiscountUnit", std::string(kGpuHours));
+      // 1.4: the program a commitment discount applied from is one the charge is eligible for.
+      // gpucost knows no other program the GPU time could be eligible for.
+      l.Put("CommitmentProgramEligibilityDetails",
+            StrCat(R"({"CommitmentPrograms":[{"ProgramType":")", kCommitmentType, R"("}]})"));
     } else {
       for (std::string_view col :
            {"CommitmentDiscountCategory", "CommitmentDiscountId", "CommitmentDiscountName",
             "CommitmentDiscountQuantity", "CommitmentDiscountStatus", "CommitmentDiscountType",
-            "CommitmentDiscountUnit"}) {
+            "CommitmentDiscountUnit", "CommitmentProgramEligibilityDetails"}) {
         l.Null(col);
       }
     }
@@ -360,6 +416,7 @@ void WriteFocusCsv(const FocusTable& t, std::ostream& out) {
     l.Put("ContractedUnitPrice", Num(contracted_unit));
     l.Put("EffectiveCost", Num(effective));
     l.Put("HostProviderName", HostProvider(node, provider));
+    l.Null("InvoiceDetailId");  // gpucost issues no invoices
     l.Null("InvoiceId");
     l.Put("InvoiceIssuerName", provider);
     l.Put("ListCost", Num(list));
@@ -398,9 +455,9 @@ void WriteFocusCsv(const FocusTable& t, std::ostream& out) {
     l.Put("SkuPriceId", StrCat(sku, "/", PriceSourceName(price.source), "/",
                                Num(price.usd_per_gpu_hour), "/",
                                Time(price.effective_from, false)));
-    l.Null("SubAccountId");
-    l.Null("SubAccountName");
-    l.Null("SubAccountType");
+    l.Put("SubAccountId", NonEmpty(acct.sub_id));
+    l.Put("SubAccountName", NonEmpty(acct.sub_name));
+    l.Put("SubAccountType", NonEmpty(acct.sub_type));
     l.Put("Tags", JsonObject(node_tags));
 
     l.Put("x_Cluster", node.cluster.empty() ? std::string("default") : node.cluster);
@@ -436,9 +493,9 @@ void WriteFocusCsv(const FocusTable& t, std::ostream& out) {
     l.Put("x_HeldGpuHours", Num(h == nullptr ? 0.0 : c.held_gpu_hours));
     l.Put("x_UnmeasuredGpuHours", Num(c.unmeasured_gpu_hours));
     l.Put("x_SharingMode", std::string(SharingModeName(node.sharing)));
-    if (l.size() != kColumns.size()) {
+    if (l.size() != columns.size()) {
       std::fprintf(stderr, "internal error: FOCUS line has %zu of %zu columns\n", l.size(),
-                   kColumns.size());
+                   columns.size());
       std::abort();
     }
     l.Write(out);

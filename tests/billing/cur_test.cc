@@ -184,6 +184,8 @@ TEST(CurLegacyTest, ChargeCarriesItsAttributesAndSourceLines) {
   EXPECT_EQ(p5->region, "us-east-1");
   EXPECT_EQ(p5->availability_zone, "us-east-1a");
   EXPECT_EQ(p5->usage_account_id, "111122223333");
+  EXPECT_EQ(p5->payer_account_id, "111122223333");
+  EXPECT_EQ(p5->payer_account_name, "");  // a legacy CUR has no account names
   EXPECT_EQ(p5->invoice_id, "1234567890");
   EXPECT_THAT(p5->source_lines, ElementsAre(DataPath("legacy_cur.csv") + ":32"));
   const InstanceCharge* g5 = Find(bill, "i-0fedcba9876543210", "2026-10-01T00:00:00Z");
@@ -385,6 +387,27 @@ TEST(CurRulesTest, OnlyInstanceHourUsageTypesOnInstanceIdsBecomeCharges) {
   EXPECT_EQ(r->charges[0].effective_usd, 30.0);
   EXPECT_EQ(r->diagnostics.other_usage.rows, 4);
   EXPECT_NEAR(r->diagnostics.other_usage.effective_usd, 110.77, 1e-9);
+}
+
+// CUR 2.0 names the payer and usage accounts (bill_payer_account_name,
+// line_item_usage_account_name) beside their ids; the FOCUS export names them.
+TEST(Cur2Test, AccountIdsAndNamesAreRead) {
+  auto r = ParseCur(
+      "line_item_line_item_type,line_item_usage_start_date,line_item_usage_end_date,"
+      "line_item_resource_id,line_item_usage_type,line_item_usage_amount,line_item_unblended_cost,"
+      "bill_payer_account_id,bill_payer_account_name,line_item_usage_account_id,"
+      "line_item_usage_account_name\n"
+      "Usage,2026-10-01T00:00:00Z,2026-10-01T01:00:00Z,i-1,BoxUsage:p5.48xlarge,1,55.04,"
+      "111122223333,Acme Payer,444455556666,ml-research\n",
+      "t.csv");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->charges.size(), 1u);
+  const InstanceCharge& c = r->charges[0];
+  EXPECT_EQ(c.payer_account_id, "111122223333");
+  EXPECT_EQ(c.payer_account_name, "Acme Payer");
+  EXPECT_EQ(c.usage_account_id, "444455556666");
+  EXPECT_EQ(c.usage_account_name, "ml-research");
+  EXPECT_EQ(r->schema, "CUR 2.0");
 }
 
 TEST(CurRulesTest, RowsOfOnePeriodFoldIntoOneChargeInAnyOrder) {

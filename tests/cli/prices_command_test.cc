@@ -2,11 +2,12 @@
 // prices on nodes read from kube-state-metrics series, with totals checked against the catalog's
 // published numbers.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "cli_test_util.h"
+#include "focus/focus_validator.h"
 
 namespace gpucost {
 namespace {
@@ -159,6 +160,38 @@ TEST(BillPricing, ReportGpuCostEqualsTheBillToTheCent) {
   // tests/billing/data/README.md: the 14 instance charges' effective cost is 300.3164, the
   // second p5 billed for half of its first hour.
   EXPECT_NEAR(json["totals"]["cost_usd"].get<double>(), 300.3164, 1e-9) << r.output;
+}
+
+// The FOCUS export of the bill-priced cluster names the bill's accounts (payer and usage
+// account) on every row, in FOCUS 1.4 as in 1.3, and carries the report's money.
+TEST(BillPricing, FocusExportNamesTheBillsAccounts) {
+  TempDir dir;
+  WriteBilledCluster(dir.path(), true);
+  const std::string args =
+      " --input " + (dir.path() / "ksm.prom").string() + " --bill " + kCur + kWindow3h;
+  const RunResult report = RunShell(kBinary + " report" + args + " --accumulate --format json");
+  ASSERT_EQ(report.exit_code, 0) << report.output;
+  const double cost = nlohmann::json::parse(report.output)["totals"]["cost_usd"].get<double>();
+  for (const char* version : {"1.3", "1.4"}) {
+    const RunResult r = RunShell(kBinary + " report" + args + " --format focus --focus-version " +
+                                 version + " 2>/dev/null");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto rep = focus_test::Validate(
+        r.output, {.version = std::string(version) == "1.4" ? focus_test::Version::k1_4
+                                                            : focus_test::Version::k1_3});
+    ASSERT_TRUE(rep.ok()) << version << "\n" << rep.ToString();
+    const focus_test::Table& t = *rep.table;
+    ASSERT_FALSE(t.rows.empty());
+    double sum = 0;
+    for (size_t i = 0; i < t.rows.size(); ++i) {
+      EXPECT_EQ(t.Str(i, "BillingAccountId"), "111122223333") << "row " << i + 1;
+      EXPECT_EQ(t.Str(i, "BillingAccountType"), "Billing Account");
+      EXPECT_EQ(t.Str(i, "SubAccountId"), "111122223333");
+      EXPECT_EQ(t.Str(i, "x_PriceSource"), "bill");
+      sum += t.Num(i, "EffectiveCost");
+    }
+    EXPECT_NEAR(sum, cost, 1e-9 * cost) << version;
+  }
 }
 
 TEST(BillPricing, PricesReconcilesPerNodeAndNamesUnmatchedInstances) {

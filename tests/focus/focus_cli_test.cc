@@ -173,6 +173,16 @@ TEST(FocusCli, FlagsThatCannotApplyAreErrors) {
   r = RunShell(kBinary + " report --input " + input + " --price-per-gpu-hour 4 --format xml 2>&1");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(Contains(r.output, "focus")) << r.output;
+
+  r = RunShell(kBinary + " report --input " + input +
+               " --price-per-gpu-hour 4 --format focus --focus-version 1.2 2>&1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.output, "--focus-version")) << r.output;
+
+  r = RunShell(kBinary + " report --input " + input +
+               " --price-per-gpu-hour 4 --format json --focus-version 1.4 2>&1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.output, "--focus-version applies to --format focus")) << r.output;
 }
 
 // Idle shared within each node: the idle GPU's cost moves into the pod's charge, whose

@@ -56,7 +56,7 @@ HolderIndex AddHolder(LoadedTimeline& t, std::string ns, std::string pod, std::s
   h.workload = h.pod.substr(0, h.pod.find('-'));
   h.workload_kind = "StatefulSet";
   h.team = std::move(team);
-  // A pod label under a prefix gpucost reserves for its own tags must not reach the export.
+  // A pod label that looks like one of gpucost's own tags stays a pod label (under its prefix).
   h.labels = LabelSet{{"app", h.workload}, {"gpucost/spoof", "1"}};
   t.inventory.holders.push_back(h);
   return static_cast<HolderIndex>(t.inventory.holders.size() - 1);
@@ -131,8 +131,9 @@ PriceChangeCase MakePriceChangeCase() {
 }
 
 std::string ExportCsv(const LoadedTimeline& t, const PriceFn& price, ReportSettings s,
-                      bool per_step = false, const std::string& provider = "gpucost") {
-  auto run = RunFocusExport(t, price, s, per_step, provider);
+                      bool per_step = false, const std::string& provider = "gpucost",
+                      FocusVersion version = FocusVersion::k1_3) {
+  auto run = RunFocusExport(t, price, s, per_step, provider, version);
   EXPECT_TRUE(run.ok()) << run.status().ToString();
   if (!run.ok()) return "";
   std::ostringstream out;
@@ -219,7 +220,10 @@ TEST(FocusExport, WindowAcrossPriceChangesIsPricedOnEachSide) {
   EXPECT_EQ(tags["gpucost/team"], "x");
   EXPECT_EQ(tags["gpucost/namespace"], "a");
   EXPECT_EQ(tags["gpucost/workload"], "train");
-  EXPECT_EQ(tags["app"], "train");
+  // Pod labels and node labels are two user-defined tag schemes: each under its prefix.
+  EXPECT_EQ(tags["pod-label/app"], "train");
+  EXPECT_FALSE(tags.contains("app"));
+  EXPECT_EQ(tags["pod-label/gpucost/spoof"], "1");
   EXPECT_FALSE(tags.contains("gpucost/spoof"));
   const auto node_tags = nlohmann::json::parse(t.Str(june, "Tags"));
   EXPECT_EQ(node_tags["node-label/pool"], "gpu-a");
@@ -334,6 +338,100 @@ TEST(FocusExport, EvenIdleSharingKeepsRatiosSummingToOne) {
 }
 
 // The validator fails on what the spec forbids: each mutation of a valid export is caught.
+// FOCUS 1.4 is the same charges with 1.4's columns: no ProviderName/PublisherName, and
+// CommitmentProgramEligibilityDetails and InvoiceDetailId. Each file passes its own version's
+// validator and fails the other's; every column they share is the same, cell by cell.
+TEST(FocusExport, VersionsCarryTheSameChargesInTheirOwnColumns) {
+  const PriceChangeCase c = MakePriceChangeCase();
+  const ReportSettings s = Settings(c.timeline.window);
+  const std::string v13 = ExportCsv(c.timeline, c.price, s, false, "", FocusVersion::k1_3);
+  const std::string v14 = ExportCsv(c.timeline, c.price, s, false, "", FocusVersion::k1_4);
+  const auto rep13 = Validate(v13, {.version = focus_test::Version::k1_3});
+  const auto rep14 = Validate(v14, {.version = focus_test::Version::k1_4});
+  ASSERT_TRUE(rep13.ok()) << rep13.ToString();
+  ASSERT_TRUE(rep14.ok()) << rep14.ToString();
+  EXPECT_FALSE(Validate(v13, {.version = focus_test::Version::k1_4}).ok())
+      << "1.4 has no ProviderName";
+  EXPECT_FALSE(Validate(v14, {.version = focus_test::Version::k1_3}).ok())
+      << "1.3 has no InvoiceDetailId";
+
+  const focus_test::Table& a = *rep13.table;
+  const focus_test::Table& b = *rep14.table;
+  ASSERT_EQ(a.rows.size(), b.rows.size());
+  EXPECT_EQ(a.header.size(), b.header.size());  // two columns out, two in
+  EXPECT_EQ(a.index.count("ProviderName"), 1u);
+  EXPECT_EQ(b.index.count("ProviderName"), 0u);
+  EXPECT_EQ(b.index.count("PublisherName"), 0u);
+  size_t shared = 0, committed = 0;
+  for (const std::string& col : a.header) {
+    if (b.index.count(col) == 0) continue;
+    ++shared;
+    for (size_t r = 0; r < a.rows.size(); ++r) {
+      ASSERT_EQ(a.At(r, col), b.At(r, col)) << col << " row " << r + 1;
+    }
+  }
+  EXPECT_EQ(shared, a.header.size() - 2);
+  for (size_t r = 0; r < b.rows.size(); ++r) {
+    EXPECT_FALSE(b.At(r, "InvoiceDetailId").has_value());
+    if (b.At(r, "CommitmentDiscountId")) {
+      ++committed;
+      const auto d = nlohmann::json::parse(b.Str(r, "CommitmentProgramEligibilityDetails"));
+      EXPECT_EQ(d["CommitmentPrograms"][0]["ProgramType"], b.Str(r, "CommitmentDiscountType"));
+    } else {
+      EXPECT_FALSE(b.At(r, "CommitmentProgramEligibilityDetails").has_value()) << "row " << r + 1;
+    }
+  }
+  EXPECT_GT(committed, 0u);
+}
+
+// A node priced from the bill is billed to the bill's accounts: BillingAccountId the payer,
+// SubAccountId the member account that ran the instance (names where the bill has them). A node
+// priced otherwise keeps the cluster as its account, without a sub account.
+TEST(FocusExport, BillPricedNodesCarryTheBillsAccounts) {
+  PriceChangeCase c = MakePriceChangeCase();
+  const PriceFn base = c.price;
+  c.price = [base](const Node& node, Window w) {
+    std::vector<PricePeriod> out = base(node, w);
+    if (node.name == "n2") {
+      for (PricePeriod& p : out) {
+        p.source = PriceSource::kBill;
+        p.payer_account = "111122223333";
+        p.payer_account_name = "Acme payer";
+        p.usage_account = "444455556666";
+      }
+    }
+    return out;
+  };
+  for (const auto version : {FocusVersion::k1_3, FocusVersion::k1_4}) {
+    const std::string csv =
+        ExportCsv(c.timeline, c.price, Settings(c.timeline.window), false, "", version);
+    const auto rep =
+        Validate(csv, {.version = version == FocusVersion::k1_4 ? focus_test::Version::k1_4
+                                                                : focus_test::Version::k1_3});
+    ASSERT_TRUE(rep.ok()) << rep.ToString();
+    const focus_test::Table& t = *rep.table;
+    size_t billed = 0;
+    for (size_t r = 0; r < t.rows.size(); ++r) {
+      if (t.Str(r, "ResourceName") == "n2") {
+        ++billed;
+        EXPECT_EQ(t.Str(r, "BillingAccountId"), "111122223333");
+        EXPECT_EQ(t.Str(r, "BillingAccountName"), "Acme payer");
+        EXPECT_EQ(t.Str(r, "BillingAccountType"), "Billing Account");
+        EXPECT_EQ(t.Str(r, "SubAccountId"), "444455556666");
+        EXPECT_EQ(t.Str(r, "SubAccountName"), "444455556666") << "no name in the bill: the id";
+        EXPECT_EQ(t.Str(r, "SubAccountType"), "Linked Account");
+        EXPECT_EQ(t.Str(r, "PricingCategory"), "Other");
+      } else {
+        EXPECT_EQ(t.Str(r, "BillingAccountId"), "prod");
+        EXPECT_EQ(t.Str(r, "BillingAccountType"), "Cluster");
+        EXPECT_FALSE(t.At(r, "SubAccountId").has_value());
+        EXPECT_FALSE(t.At(r, "SubAccountType").has_value());
+      }
+    }
+    EXPECT_GT(billed, 0u);
+  }
+}
+
 TEST(FocusValidator, CatchesViolations) {
   const PriceChangeCase c = MakePriceChangeCase();
   const std::string csv = ExportCsv(c.timeline, c.price, Settings(c.timeline.window));
@@ -391,10 +489,40 @@ TEST(FocusValidator, CatchesViolations) {
   EXPECT_TRUE(fails(mutated("SkuId", "other"), "differs from the other charges"));
   EXPECT_TRUE(fails(mutated("AllocatedTags", R"({"gpucost/node":"n1"})"), "repeats the Tags"));
   EXPECT_TRUE(fails(mutated("PricingCategory", "Committed"), "null on a Committed charge"));
+  EXPECT_TRUE(fails(mutated("AllocatedTags", R"({"app":"train"})"), "without a tag scheme prefix"));
 
   focus_test::Table missing = t;
   missing.header[missing.index.at("SkuMeter")] = "x_SkuMeter";
   EXPECT_TRUE(fails(Validate(write(missing)), "missing column SkuMeter"));
+
+  // 1.4's own rules, on a 1.4 export.
+  const std::string csv14 = ExportCsv(c.timeline, c.price, Settings(c.timeline.window), false,
+                                      "gpucost", FocusVersion::k1_4);
+  const focus_test::Options v14{.version = focus_test::Version::k1_4};
+  ASSERT_TRUE(Validate(csv14, v14).ok()) << Validate(csv14, v14).ToString();
+  const focus_test::Table t14 = *focus_test::ParseCsv(csv14, &error);
+  size_t committed = 0;
+  while (committed < t14.rows.size() && !t14.At(committed, "CommitmentDiscountId")) ++committed;
+  ASSERT_LT(committed, t14.rows.size());
+  const auto mutated14 = [&](std::string_view column, focus_test::Cell value, size_t row) {
+    focus_test::Table m = t14;
+    m.rows[row][m.index.at(std::string(column))] = std::move(value);
+    return Validate(write(m), v14);
+  };
+  EXPECT_TRUE(fails(mutated14("PricingCurrency", std::nullopt, 0), "PricingCurrency: null"));
+  EXPECT_TRUE(fails(mutated14("InvoiceDetailId", "line-1", 0), "without an invoice"));
+  EXPECT_TRUE(fails(mutated14("CommitmentProgramEligibilityDetails", std::nullopt, committed),
+                    "null on a charge a commitment covered"));
+  EXPECT_TRUE(
+      fails(mutated14("CommitmentProgramEligibilityDetails",
+                      R"({"CommitmentPrograms":[{"ProgramType":"SavingsPlan"}]})", committed),
+            "no program of the CommitmentDiscountType"));
+  EXPECT_TRUE(fails(
+      mutated14("CommitmentProgramEligibilityDetails", R"({"CommitmentPrograms":[]})", committed),
+      "no CommitmentPrograms array"));
+  focus_test::Table with_provider = t14;
+  with_provider.header[with_provider.index.at("InvoiceDetailId")] = "ProviderName";
+  EXPECT_TRUE(fails(Validate(write(with_provider), v14), "neither a FOCUS 1.4 column"));
 }
 
 }  // namespace

@@ -1,7 +1,14 @@
-// A FOCUS 1.3 Cost and Usage validator written from the specification (FinOps-Open-Cost-and-
-// Usage-Spec/FOCUS_Spec: specification/datasets/cost_and_usage/columns/*.md and attributes/*.md),
-// independent of the exporter's code: it has its own column table, CSV reader and checks.
-// Validate() returns every violation, each naming the row (1 = first data row) and column.
+// A FOCUS 1.3 and 1.4 Cost and Usage validator written from the specification (FinOps-Open-Cost-
+// and-Usage-Spec/FOCUS_Spec: specification/datasets/cost_and_usage/dataset.md, columns/*.md and
+// attributes/*.md at v1.3, and the same files' changes at v1.4), independent of the exporter's
+// code: it has its own column table, CSV reader and checks. Validate() returns every violation,
+// each naming the row (1 = first data row) and column.
+//
+// 1.4 against 1.3 (Cost and Usage): ProviderName and PublisherName are removed;
+// CommitmentProgramEligibilityDetails (JSON, with a CommitmentPrograms array of objects with a
+// ProgramType, one of them equal to CommitmentDiscountType where that is not null) and
+// InvoiceDetailId (null when the charge has no invoice) are added; PricingCurrency and
+// PricingCurrencyEffectiveCost allow no nulls.
 #pragma once
 
 #include <algorithm>
@@ -114,6 +121,16 @@ inline std::optional<Table> ParseCsv(const std::string& text, std::string* error
 
 enum class Type { kString, kDecimal, kDateTime, kJsonObject, kKeyValue };
 
+enum class Version { k1_3, k1_4 };
+
+struct Options {
+  Version version = Version::k1_3;
+  // The data generator has more than one user-defined tag scheme (gpucost: node labels and pod
+  // labels), so every user-defined key of AllocatedTags carries a prefix (1.3 AllocatedTags,
+  // "User-defined tags"): every key has a "scheme/" prefix.
+  bool allocated_tags_all_prefixed = true;
+};
+
 // Column table of the Cost and Usage dataset: data type, "Allows nulls" and allowed values as the
 // spec's Content Constraints say. Conditional nullability is checked separately below.
 struct ColumnSpec {
@@ -125,7 +142,7 @@ struct ColumnSpec {
   bool unit = false;                      // UnitFormat
 };
 
-inline const std::vector<ColumnSpec>& Columns() {
+inline const std::vector<ColumnSpec>& Columns13() {
   using T = Type;
   static const std::vector<ColumnSpec> kColumns = {
       {"AllocatedMethodDetails", T::kJsonObject, true, {}},
@@ -197,6 +214,22 @@ inline const std::vector<ColumnSpec>& Columns() {
       {"Tags", T::kKeyValue, true, {}},
   };
   return kColumns;
+}
+
+inline const std::vector<ColumnSpec>& Columns(Version v = Version::k1_3) {
+  static const std::vector<ColumnSpec> k14 = [] {
+    std::vector<ColumnSpec> cols;
+    for (const ColumnSpec& c : Columns13()) {
+      cols.push_back(c);
+      if (c.name == "PricingCurrency" || c.name == "PricingCurrencyEffectiveCost") {
+        cols.back().allows_nulls = false;
+      }
+    }
+    cols.push_back({"CommitmentProgramEligibilityDetails", Type::kJsonObject, true, {}});
+    cols.push_back({"InvoiceDetailId", Type::kString, true, {}});
+    return cols;
+  }();
+  return v == Version::k1_4 ? k14 : Columns13();
 }
 
 // ServiceSubcategory allowed values for the categories gpucost can emit, with their parent.
@@ -301,7 +334,8 @@ struct Report {
   }
 };
 
-inline Report Validate(const std::string& csv) {
+inline Report Validate(const std::string& csv, Options opts = {}) {
+  const Version version = opts.version;
   Report rep;
   std::string error;
   rep.table = ParseCsv(csv, &error);
@@ -319,9 +353,11 @@ inline Report Validate(const std::string& csv) {
   // after all FOCUS columns (ColumnHandling: SHOULD), no duplicates, no unknown FOCUS-like names.
   std::set<std::string> seen;
   std::set<std::string> focus_names;
-  for (const ColumnSpec& c : Columns()) focus_names.insert(std::string(c.name));
-  focus_names.insert("ProviderName");  // deprecated in 1.3, allowed for 1.2 readers
-  focus_names.insert("PublisherName");
+  for (const ColumnSpec& c : Columns(version)) focus_names.insert(std::string(c.name));
+  if (version == Version::k1_3) {
+    focus_names.insert("ProviderName");  // deprecated in 1.3, allowed for 1.2 readers
+    focus_names.insert("PublisherName");
+  }
   bool custom_started = false;
   for (const std::string& h : t.header) {
     if (!seen.insert(h).second) rep.violations.push_back("header: duplicate column " + h);
@@ -331,12 +367,14 @@ inline Report Validate(const std::string& csv) {
         rep.violations.push_back("header: custom column " + h + " is not x_PascalCase");
       }
     } else if (focus_names.count(h) == 0) {
-      rep.violations.push_back("header: " + h + " is neither a FOCUS column nor x_-prefixed");
+      rep.violations.push_back("header: " + h + " is neither a FOCUS " +
+                               (version == Version::k1_4 ? "1.4" : "1.3") +
+                               " column nor x_-prefixed");
     } else if (custom_started) {
       rep.violations.push_back("header: FOCUS column " + h + " after custom columns");
     }
   }
-  for (const ColumnSpec& c : Columns()) {
+  for (const ColumnSpec& c : Columns(version)) {
     if (t.index.count(std::string(c.name)) == 0) {
       rep.violations.push_back("header: missing column " + std::string(c.name));
     }
@@ -345,7 +383,7 @@ inline Report Validate(const std::string& csv) {
 
   // Per cell: type, nullability, allowed values, formats.
   for (size_t r = 0; r < t.rows.size(); ++r) {
-    for (const ColumnSpec& c : Columns()) {
+    for (const ColumnSpec& c : Columns(version)) {
       const Cell& v = t.At(r, c.name);
       if (!v) {
         if (!c.allows_nulls) bad(r, c.name, "null in a column that allows no nulls");
@@ -474,6 +512,53 @@ inline Report Validate(const std::string& csv) {
       const auto tags = nlohmann::json::parse(t.Str(r, "Tags"));
       for (const auto& [k, v] : a.items()) {
         if (tags.contains(k)) bad(r, "AllocatedTags", "repeats the Tags key " + k);
+      }
+    }
+    if (opts.allocated_tags_all_prefixed && !is_null("AllocatedTags")) {
+      const auto a = nlohmann::json::parse(t.Str(r, "AllocatedTags"));
+      for (const auto& [k, v] : a.items()) {
+        const size_t slash = k.find('/');
+        if (slash == std::string::npos || slash == 0 || slash + 1 == k.size()) {
+          bad(r, "AllocatedTags", "key without a tag scheme prefix: " + k);
+        }
+      }
+    }
+    if (version == Version::k1_4) {
+      if (is_null("InvoiceId") && !is_null("InvoiceDetailId")) {
+        bad(r, "InvoiceDetailId", "not null on a charge without an invoice");
+      }
+      if (!is_null("CommitmentProgramEligibilityDetails")) {
+        const auto d = nlohmann::json::parse(t.Str(r, "CommitmentProgramEligibilityDetails"));
+        const auto programs = d.find("CommitmentPrograms");
+        bool type_listed = is_null("CommitmentDiscountType");
+        if (programs == d.end() || !programs->is_array() || programs->empty()) {
+          bad(r, "CommitmentProgramEligibilityDetails", "no CommitmentPrograms array of objects");
+        } else {
+          for (const auto& p : *programs) {
+            if (!p.is_object() || !p.contains("ProgramType") || !p["ProgramType"].is_string()) {
+              bad(r, "CommitmentProgramEligibilityDetails", "a program without a ProgramType");
+              continue;
+            }
+            for (const auto& [k, v] : p.items()) {
+              if (k != "ProgramType" && k.rfind("x_", 0) != 0) {
+                bad(r, "CommitmentProgramEligibilityDetails", "custom key without x_: " + k);
+              }
+            }
+            if (p["ProgramType"] == t.Str(r, "CommitmentDiscountType")) type_listed = true;
+          }
+        }
+        for (const auto& [k, v] : d.items()) {
+          if (k != "CommitmentPrograms" && k.rfind("x_", 0) != 0) {
+            bad(r, "CommitmentProgramEligibilityDetails", "custom top-level key without x_: " + k);
+          }
+        }
+        if (!type_listed) {
+          bad(r, "CommitmentProgramEligibilityDetails",
+              "no program of the CommitmentDiscountType " + t.Str(r, "CommitmentDiscountType"));
+        }
+      } else if (!is_null("CommitmentDiscountId")) {
+        // A commitment applied, so the charge was eligible for its program.
+        bad(r, "CommitmentProgramEligibilityDetails", "null on a charge a commitment covered");
       }
     }
     if (!is_null("SkuPriceDetails")) {
