@@ -164,7 +164,7 @@ OpenCostGrouping::Allocation OpenCostGrouping::AllocationOf(std::span<const std:
             part(kind == a.key && Named(workload) ? std::string_view(workload) : kUnallocatedValue);
             break;
           case Kind::kAll:
-            part("__all__");
+            // OpenCost aggregates `all` by no property: one allocation whose name is "".
             break;
           default:
             part(kUnallocatedValue);

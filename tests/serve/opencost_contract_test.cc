@@ -282,7 +282,7 @@ TEST_F(OpenCostContract, EveryAggregationOpenCostAccepts) {
       {"daemonset", {"agent", "__unallocated__"}},
       {"job", {"nightly-29001", "__unallocated__"}},
       {"label:app", {"api", "db", "__unallocated__"}},
-      {"all", {"__all__"}},
+      {"all", {""}},
       // Names in any case; unknown ones dropped, as OpenCost drops them.
       {"NameSpace", namespaces},
       {"colour,namespace", namespaces},
