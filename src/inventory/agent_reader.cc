@@ -9,19 +9,6 @@
 namespace gpucost {
 namespace {
 
-// The agent's own value of a label. When the scrape target carries the same label (a pod
-// scrape adds `namespace`, `pod`, `container`, often `node`), Prometheus renames the agent's to
-// `exported_<name>` and the plain one is the agent pod's own.
-std::string_view AgentLabel(const SampleView& s, std::string_view name) {
-  for (const LabelView& l : s.labels) {
-    if (l.name.size() == name.size() + 9 && l.name.starts_with("exported_") &&
-        l.name.ends_with(name) && !l.value.empty()) {
-      return l.value;
-    }
-  }
-  return LabelValue(s, name);
-}
-
 // A non-negative integer label; -1 when absent; false when malformed.
 bool IndexLabel(std::string_view text, int& out) {
   out = -1;
@@ -39,7 +26,7 @@ bool AgentReader::GpuKey(const SampleView& s, const std::string& source, Diagnos
                          AgentGpuKey& key) const {
   const std::string_view cluster = LabelValue(s, "cluster");
   key.cluster = cluster.empty() ? default_cluster_ : std::string(cluster);
-  key.node = std::string(AgentLabel(s, "node"));
+  key.node = std::string(ExporterLabel(s, "node"));
   key.uuid = LabelString(s, "gpu_uuid");
   if (key.node.empty() || key.uuid.empty()) {
     diag.Warn(StrCat("agent-no-node:", s.name), source, s.line,
@@ -88,9 +75,9 @@ bool AgentReader::OnSample(const SampleView& s, int64_t t_ms, const std::string&
     AgentHolderRef& h = key.holder;
     h.pod_uid = LabelString(s, "pod_uid");
     h.container_id = std::string(ContainerIdWithoutRuntime(LabelValue(s, "container_id")));
-    h.namespace_name = std::string(AgentLabel(s, "namespace"));
-    h.pod = std::string(AgentLabel(s, "pod"));
-    h.container = std::string(AgentLabel(s, "container"));
+    h.namespace_name = std::string(ExporterLabel(s, "namespace"));
+    h.pod = std::string(ExporterLabel(s, "pod"));
+    h.container = std::string(ExporterLabel(s, "container"));
     h.slurm_job = LabelString(s, "slurm_job");
     AgentHolderActivity& series = data_.holders[std::move(key)];
     if (series.first_line == 0) {
@@ -104,10 +91,10 @@ bool AgentReader::OnSample(const SampleView& s, int64_t t_ms, const std::string&
     AgentAssignmentKey key;
     const std::string_view cluster = LabelValue(s, "cluster");
     key.cluster = cluster.empty() ? default_cluster_ : std::string(cluster);
-    key.node = std::string(AgentLabel(s, "node"));
-    key.namespace_name = std::string(AgentLabel(s, "namespace"));
-    key.pod = std::string(AgentLabel(s, "pod"));
-    key.container = std::string(AgentLabel(s, "container"));
+    key.node = std::string(ExporterLabel(s, "node"));
+    key.namespace_name = std::string(ExporterLabel(s, "namespace"));
+    key.pod = std::string(ExporterLabel(s, "pod"));
+    key.container = std::string(ExporterLabel(s, "container"));
     key.device_id = LabelString(s, "device_id");
     key.gpu_uuid = LabelString(s, "gpu_uuid");
     std::string_view replica = LabelValue(s, "replica");

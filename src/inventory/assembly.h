@@ -13,6 +13,7 @@
 #include "inventory/agent_reader.h"
 #include "inventory/dcgm_reader.h"
 #include "inventory/diagnostics.h"
+#include "inventory/hami_reader.h"
 #include "inventory/inventory_builder.h"
 #include "inventory/ksm_reader.h"
 #include "inventory/kube_state.h"
@@ -50,6 +51,7 @@ struct Assembly {
   KsmData& ksm;
   DcgmData& dcgm;
   AgentData& agent;
+  HamiData& hami;
   Diagnostics& diag;
 
   Inventory inventory;
@@ -95,6 +97,12 @@ void AddAgentPins(Assembly& a, PinMap& pins);
 // The node agent's unit and holder activity, preferred over dcgm-exporter's where it reports
 // (agent_assembly.cc). Runs after BuildUsage.
 void BuildAgentUsage(Assembly& a);
+// Pins from HAMi's vGPU monitor: the GPUs each container uses (hami_assembly.cc). dcgm-exporter
+// names no pod on a HAMi GPU; the node agent's assignments replace these.
+void AddHamiPins(Assembly& a, PinMap& pins);
+// HAMi's GPU and container utilization where neither dcgm-exporter nor the node agent measured
+// the GPU or the holder (hami_assembly.cc). Runs after BuildAgentUsage.
+void BuildHamiUsage(Assembly& a);
 // Units dcgm-exporter labelled with an hpc_job, and when (usage_assembly.cc).
 std::vector<DeviceJob> BuildDeviceJobs(Assembly& a);
 

@@ -243,6 +243,7 @@ void BuildHoldersAndHoldings(Assembly& a) {
     pins[{key.device.cluster, key.pod.namespace_name, key.pod.pod, key.pod.container}].push_back(
         DevicePin{unit->second, PresentIntervals(series, a.presence), false});
   }
+  AddHamiPins(a, pins);
   AddAgentPins(a, pins);
 
   for (const auto& [key, pt] : a.pods) {

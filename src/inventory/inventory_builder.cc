@@ -12,6 +12,7 @@ InventoryBuilder::InventoryBuilder(TimelineOptions options)
       ksm_(options_.cluster),
       dcgm_(options_.cluster, options_.dcgm_pod_labels),
       agent_(options_.cluster),
+      hami_(options_.cluster),
       kube_(std::move(options_.kube_states)) {
   // Which seconds of the window (and the lookback before it) have a sample: only a window's
   // are asked about, and an input's span is unbounded.
@@ -57,9 +58,9 @@ void InventoryBuilder::OnSample(const SampleView& sample) {
                       " (seconds given as milliseconds, or the reverse?); sample skipped"));
     return;
   }
-  const bool used = ksm_.OnSample(sample, t_ms, source_, diag_) ||
-                    dcgm_.OnSample(sample, t_ms, source_, diag_) ||
-                    agent_.OnSample(sample, t_ms, source_, diag_);
+  const bool used =
+      ksm_.OnSample(sample, t_ms, source_, diag_) || dcgm_.OnSample(sample, t_ms, source_, diag_) ||
+      agent_.OnSample(sample, t_ms, source_, diag_) || hami_.OnSample(sample, t_ms, source_, diag_);
   if (!used) return;
   sampled_.Add(t_ms);
   min_t_ms_ = std::min(min_t_ms_, t_ms);
@@ -74,6 +75,7 @@ Result<LoadedTimeline> InventoryBuilder::Build() {
   ksm_.Finish(diag_);
   dcgm_.Finish(diag_);
   agent_.Finish(diag_);
+  hami_.Finish(diag_);
   LoadedTimeline out;
   out.samples = samples_;
   out.sampled = std::move(sampled_);
@@ -130,14 +132,16 @@ Result<LoadedTimeline> InventoryBuilder::Build() {
   }
   out.window = options_.window.value_or(out.span);
 
-  Assembly a{options_, presence, out.window, ksm_.data(), dcgm_.data(), agent_.data(), diag_,
-             {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
+  Assembly a{options_,     presence, out.window, ksm_.data(), dcgm_.data(), agent_.data(),
+             hami_.data(), diag_,    {},         {},          {},           {},
+             {},           {},       {},         {},          {},           {}};
   MergeKubeStates(kube_, a);
   BuildPodTimelines(a);
   BuildNodesAndUnits(a);
   BuildHoldersAndHoldings(a);
   BuildUsage(a);
   BuildAgentUsage(a);
+  BuildHamiUsage(a);
   out.device_jobs = BuildDeviceJobs(a);
   out.agent_jobs = std::move(a.agent.slurm_jobs);
 

@@ -17,6 +17,7 @@
 #include "inventory/agent_reader.h"
 #include "inventory/dcgm_reader.h"
 #include "inventory/diagnostics.h"
+#include "inventory/hami_reader.h"
 #include "inventory/ksm_reader.h"
 #include "inventory/kube_state.h"
 #include "inventory/mig_profiles.h"
@@ -113,6 +114,7 @@ class InventoryBuilder final : public ExpositionHandler {
   KsmReader ksm_;
   DcgmReader dcgm_;
   AgentReader agent_;
+  HamiReader hami_;
   std::vector<KubeState> kube_;
   uint64_t samples_ = 0;
   uint64_t errors_ = 0;

@@ -212,6 +212,7 @@ void BuildNodesAndUnits(Assembly& a) {
   for (const auto& [hk, nk] : a.host_to_node) names.insert(nk);
   for (const auto& [key, g] : a.agent.gpus) names.insert({key.cluster, key.node});
   for (const auto& [key, u] : a.agent.units) names.insert({key.cluster, key.node});
+  for (const auto& [key, g] : a.hami.gpus) names.insert({key.cluster, key.node});
   std::map<NodeKey, std::vector<Interval>> pod_presence;
   std::set<NodeKey> hami_nodes, shared_nodes;
   for (const auto& [pk, pt] : a.pods) {
@@ -247,6 +248,21 @@ void BuildNodesAndUnits(Assembly& a) {
       auto [it, fresh] = g.instances.try_emplace(key.gpu_instance_id, MigInstance{ag.profile, &ag.seen});
       if (!fresh && it->second.profile.empty()) it->second.profile = ag.profile;
     }
+  }
+  // HAMi's vGPU monitor names each GPU of its node by UUID and index, where neither dcgm-exporter
+  // nor the agent did. Its device type is "NVIDIA-" and the product name.
+  for (const auto& [key, hg] : a.hami.gpus) {
+    KnownGpu& g = node_gpus[{key.cluster, key.node}][key.uuid];
+    g.uuid = key.uuid;
+    if (g.index < 0) g.index = hg.index;
+    if (g.model.empty()) {
+      std::string_view type = hg.device_type;
+      if (type.starts_with("NVIDIA-")) type.remove_prefix(7);
+      g.model = std::string(type);
+    }
+    const NodeKey nk{key.cluster, key.node};
+    dcgm_presence[nk] =
+        UnionIntervals(dcgm_presence[nk], PresentIntervals(hg.utilization.points(), a.presence));
   }
   for (const auto& [key, dev] : a.dcgm.devices) {
     const NodeKey nk = a.host_to_node[{key.cluster, key.host}];

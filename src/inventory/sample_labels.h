@@ -22,6 +22,19 @@ inline std::string LabelString(const SampleView& s, std::string_view name) {
   return std::string(LabelValue(s, name));
 }
 
+// An exporter's own value of a label. When the scrape target carries the same label (a pod scrape
+// adds `namespace`, `pod`, `container`, often `node`), Prometheus renames the exporter's to
+// `exported_<name>` and the plain one is the exporter pod's own.
+inline std::string_view ExporterLabel(const SampleView& s, std::string_view name) {
+  for (const LabelView& l : s.labels) {
+    if (l.name.size() == name.size() + 9 && l.name.starts_with("exported_") &&
+        l.name.ends_with(name) && !l.value.empty()) {
+      return l.value;
+    }
+  }
+  return LabelValue(s, name);
+}
+
 // The series as written: name{label="value",...}, for warnings that name it.
 inline std::string SeriesText(const SampleView& s) {
   std::string out(s.name);

@@ -432,6 +432,65 @@ effective cost is the same total as the even split, only redistributed; and allo
 still 2 GPUs x $2 x 1/6 h. Twin of `shared_gpus_dcgm_only`.""",
      shared_cluster(True), f"{WINDOW_ARGS} --by pod --price-per-gpu-hour 2", shared_cluster_expected(True))
 
+# ----------------------------------------------------------------------------- HAMi's vGPU monitor
+
+def hami_cluster():
+    """Two HAMi A100-80GB nodes with no dcgm-exporter and no node agent: only HAMi's vGPU monitor.
+    hami-new writes HAMi 2.9's names, scraped through a pod target (so its namespace, pod and
+    container labels arrive as exported_*); hami-old writes the legacy names."""
+    s = Scrape()
+    uuids = {"hami-new": "GPU-5a1e0c3d-0000-4000-8000-00000000a100",
+             "hami-old": "GPU-5a1e0c3d-0000-4000-8000-00000000b100"}
+    pods = {"hami-new": [("team-x", "small", 30), ("team-y", "medium", 50)],
+            "hami-old": [("team-z", "small2", 30), ("team-w", "medium2", 50)]}
+    target = [("namespace", "hami-system"), ("pod", "hami-device-plugin-7x2kq"), ("container", "vgpu-monitor")]
+    for node_name, uuid in uuids.items():
+        node(s, node_name, 1, "NVIDIA-A100-SXM4-80GB", capacity=10)
+        for (ns, name, cores), own in zip(pods[node_name], HAMI_OWN.values()):
+            pod(s, ns, name, node_name, [("nvidia_com_gpu", 1), ("nvidia_com_gpucores", cores)])
+            pct = [100 * v for v in own]
+            if node_name == "hami-new":
+                s.add("hami_container_device_utilization_ratio",
+                      target + [("exported_namespace", ns), ("exported_pod", name),
+                                ("exported_container", "main"), ("vdevice_index", "0"), ("device_uuid", uuid)], pct)
+            else:
+                s.add("Device_utilization_desc_of_container",
+                      [("podnamespace", ns), ("podname", name), ("ctrname", "main"), ("vdeviceid", "0"),
+                       ("deviceuuid", uuid)], pct)
+        device_pct = [100 * v for v in HAMI_DEVICE]
+        if node_name == "hami-new":
+            s.add("hami_host_gpu_utilization_ratio",
+                  target + [("node", node_name), ("device_index", "0"), ("device_uuid", uuid),
+                            ("device_type", "NVIDIA-NVIDIA A100-SXM4-80GB")], device_pct)
+        else:
+            s.add("HostCoreUtilization", [("nodeid", node_name), ("deviceidx", "0"), ("deviceuuid", uuid),
+                                          ("devicetype", "NVIDIA-NVIDIA A100-SXM4-80GB")], device_pct)
+    return s
+
+
+def hami_cluster_expected():
+    p = 2.0
+    rows = []
+    for small, medium in [("small", "medium"), ("small2", "medium2")]:
+        rows += shared_gpu_rows(p, {small: (0.3, HAMI_OWN["small"]), medium: (0.5, HAMI_OWN["medium"])},
+                                HAMI_DEVICE, True)
+    idle = idle_row(["pod"], 2 * 0.2 * H, 2 * 0.2 * p * H)
+    node_cost = 2 * p * H
+    assert abs(sum(r["allocated_usd"] for r in rows) + idle["idle_usd"] - node_cost) < 1e-12
+    return expect(["pod"], rows, idle, cost=node_cost)
+
+
+case("hami_monitor", """HAMi's own metrics instead of dcgm-exporter and the node agent. Two A100-80GB
+nodes at $2/GPU-hour, each with a pod holding 30 % (gpucores) and one holding 50 %; HAMi's vGPU
+monitor reports each GPU's utilization (40 %) and each container's part of it (10 % and 30 %), in
+percent. hami-new writes HAMi 2.9's names (hami_host_gpu_utilization_ratio,
+hami_container_device_utilization_ratio) scraped through a pod target, so its namespace/pod/
+container labels are exported_*; hami-old writes the legacy names (HostCoreUtilization,
+Device_utilization_desc_of_container). Proves: the GPUs are known from HAMi's series alone, the
+percents are divided by 100, and the HAMi holders are measured (`estimated` false) with their own
+parts: small u = 1/3, medium u = 0.6, as with the node agent in `shared_gpus_agent`.""",
+     hami_cluster(), f"{WINDOW_ARGS} --by pod --price-per-gpu-hour 2", hami_cluster_expected())
+
 # ----------------------------------------------------------------------------- input traps
 
 s = Scrape()
