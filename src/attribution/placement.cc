@@ -349,7 +349,7 @@ Result<std::vector<ClaimSpan>> PlaceHoldings(const Inventory& inv,
                             unit.partition.ToString(), ", which cannot be held; ignored"));
         continue;
       }
-      claims.push_back({u, h.holder, span, unit.fraction * fraction});
+      claims.push_back({u, h.holder, span, unit.fraction * fraction * h.unit_share});
     }
   }
   std::vector<std::vector<UnitIndex>> units_by_node(inv.nodes.size());

@@ -44,6 +44,21 @@ struct PodTimeline {
   bool uses_shared = false;  // requests nvidia.com/gpu.shared
 };
 
+// Dynamic Resource Allocation from the Kubernetes API, by cluster.
+struct DraData {
+  std::vector<std::pair<std::string, KubeDraDevice>> devices;
+  std::vector<std::pair<std::string, KubeDraAllocation>> allocations;
+};
+
+// (cluster, namespace, claim)
+using DraClaimKey = std::tuple<std::string, std::string, std::string>;
+
+// The units of one claim's devices, each with the part of it each pod the claim is reserved for
+// holds (dra_assembly.cc).
+struct DraClaimUnits {
+  std::vector<std::pair<UnitIndex, double>> units;
+};
+
 struct Assembly {
   const TimelineOptions& options;
   PresenceOptions presence;
@@ -65,6 +80,7 @@ struct Assembly {
   std::map<ContainerKey, std::vector<HolderIndex>> holders_by_container;  // one per pod uid
   std::vector<std::string> holder_uids;  // per holder, for matching dcgm pod_uid
   std::vector<std::vector<Interval>> holder_active;  // per holder: its pod's active intervals
+  DraData dra;
 };
 
 // A unit a container holds by an exact device assignment (a dcgm-exporter pod label or a node
@@ -82,6 +98,10 @@ using PinMap = std::map<ContainerKey, std::vector<DevicePin>>;
 void MergeKubeStates(std::vector<KubeState>& states, Assembly& a);
 // The original label keys the restorers know: the settings' and the API's.
 std::vector<std::string> KnownLabelKeys(const Assembly& a);
+
+// The units of each allocated DRA claim's devices and the part each reserving pod holds; warns of
+// devices that match no unit (dra_assembly.cc). Runs after BuildNodesAndUnits.
+std::map<DraClaimKey, DraClaimUnits> ResolveDraClaims(Assembly& a);
 
 // Pod phases, nodes and container GPU requests (holding_assembly.cc).
 void BuildPodTimelines(Assembly& a);

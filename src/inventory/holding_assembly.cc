@@ -175,6 +175,46 @@ void BuildPodTimelines(Assembly& a) {
 
 namespace {
 
+// A container's use of a DRA claim: the claim's devices, each shared equally by the pods the claim
+// is reserved for and, within a pod, by its containers that use the claim.
+void AddDraHoldings(Assembly& a, const PodKey& key, const PodTimeline& pt,
+                    const ContainerRequest& cr, HolderIndex holder, NodeIndex node,
+                    const std::vector<Interval>& when,
+                    const std::map<DraClaimKey, DraClaimUnits>& claims) {
+  const std::string claim_name = cr.request.resource.substr(cr.request.resource.rfind('/') + 1);
+  auto claim = claims.find({key.cluster, key.namespace_name, claim_name});
+  if (claim == claims.end()) {
+    a.diag.Warn(StrCat("dra-claim-unallocated:", key.namespace_name, "/", claim_name), "", 0,
+                StrCat("pod ", PodName(key), " uses DRA claim ", claim_name,
+                       ", which the API shows with no allocated device; not attributed"));
+    return;
+  }
+  double containers = 0;
+  for (const ContainerRequest& other : pt.requests) {
+    if (other.request.resource == cr.request.resource) ++containers;
+  }
+  for (const auto& [unit, share] : claim->second.units) {
+    if (a.inventory.units[unit].node != node) {
+      a.diag.Warn(StrCat("dra-claim-node:", key.namespace_name, "/", claim_name), "", 0,
+                  StrCat("pod ", PodName(key), " runs on node ", a.inventory.nodes[node].name,
+                         " but DRA claim ", claim_name, "'s device is on node ",
+                         a.inventory.nodes[a.inventory.units[unit].node].name, "; not attributed"));
+      continue;
+    }
+    for (const Interval& iv : when) {
+      Holding holding;
+      holding.holder = holder;
+      holding.node = node;
+      holding.interval = iv;
+      holding.units = {unit};
+      holding.request = cr.request;
+      holding.request.count = 1;
+      holding.unit_share = share / containers;
+      a.inventory.holdings.push_back(std::move(holding));
+    }
+  }
+}
+
 std::map<std::string, std::string> Allowed(const std::map<std::string, std::string>& labels,
                                            const std::vector<std::string>& allow) {
   if (allow.empty()) return labels;
@@ -245,6 +285,7 @@ void BuildHoldersAndHoldings(Assembly& a) {
   }
   AddHamiPins(a, pins);
   AddAgentPins(a, pins);
+  const std::map<DraClaimKey, DraClaimUnits> dra_claims = ResolveDraClaims(a);
 
   for (const auto& [key, pt] : a.pods) {
     auto node_it = a.node_index.find({key.cluster, pt.node});
@@ -278,6 +319,10 @@ void BuildHoldersAndHoldings(Assembly& a) {
         hit->second = AddHolder(a, std::move(h), key.uid, pt.active);
       }
       const std::vector<Interval> when = IntersectIntervals(pt.active, cr.intervals);
+      if (CanonicalResourceName(cr.request.resource).kind == ResourceKind::kDraClaim) {
+        AddDraHoldings(a, key, pt, cr, hit->second, node_it->second, when, dra_claims);
+        continue;
+      }
       const auto pin_it = pins.find({key.cluster, key.namespace_name, key.pod, cr.container});
       for (const Interval& iv : when) {
         Holding holding;

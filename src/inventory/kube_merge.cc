@@ -45,6 +45,9 @@ KsmPod* FindPod(KsmData& ksm, const std::string& cluster, const KubePod& p) {
 void MergeOne(const KubeState& state, Assembly& a, std::set<std::string>& originals) {
   KsmData& ksm = a.ksm;
   const std::string cluster = state.cluster.empty() ? a.options.cluster : state.cluster;
+  for (const KubeDraDevice& d : state.dra_devices) a.dra.devices.emplace_back(cluster, d);
+  for (const KubeDraAllocation& x : state.dra_allocations)
+    a.dra.allocations.emplace_back(cluster, x);
   for (const auto& [ns, labels] : state.namespace_labels) {
     ksm.namespace_labels[{cluster, ns}] =
         KsmSpelled(labels, StrCat("namespace ", ns), a, originals);

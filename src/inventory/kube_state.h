@@ -48,6 +48,33 @@ struct KubeNode {
   std::vector<Interval> present;               // creation to `observed_at`
 };
 
+// A device a Dynamic Resource Allocation driver publishes in a ResourceSlice
+// (resource.k8s.io/v1), as far as gpucost needs it (docs/k8s.md "Dynamic Resource Allocation").
+struct KubeDraDevice {
+  std::string node;    // spec.nodeName of its slice
+  std::string driver;  // "gpu.nvidia.com"
+  std::string pool;
+  std::string name;         // "gpu-0", "gpu-0-mig-1g5gb-19-0"
+  std::string type;         // attribute "type": "gpu", "mig" (NVIDIA's driver); "" when none
+  std::string uuid;         // attribute "uuid"
+  std::string parent_uuid;  // MIG: attribute "parentUUID"
+  std::string product;      // attribute "productName"
+  std::string profile;      // MIG: attribute "profile", e.g. "1g.5gb"
+  std::map<std::string, double> capacity;  // capacity.<name>.value
+  bool multiple_allocations = false;       // allowMultipleAllocations (consumable capacity)
+};
+
+// One device of one allocated ResourceClaim (status.allocation.devices.results[]), with the
+// pods the claim is reserved for.
+struct KubeDraAllocation {
+  std::string namespace_name;
+  std::string claim;  // the ResourceClaim's name
+  std::string driver, pool, device;
+  std::string share_id;                    // consumable capacity: this share of the device
+  std::map<std::string, double> consumed;  // consumedCapacity
+  std::vector<std::string> reserved_for;   // pod names (status.reservedFor, resource "pods")
+};
+
 struct KubeState {
   std::string cluster;  // "" : the builder's default cluster
   Instant observed_at;
@@ -57,6 +84,17 @@ struct KubeState {
   // namespace -> ReplicaSet / Job name -> its controlling owner (kind "" when it has none).
   std::map<std::string, std::map<std::string, OwnerRef>> replicaset_owners;
   std::map<std::string, std::map<std::string, OwnerRef>> job_owners;
+  // Dynamic Resource Allocation: the devices of the slices of the pools' latest generation, and
+  // the allocated claims' devices. A pod's use of a claim is a KubeContainerResource whose
+  // resource is DraClaimResource(claim).
+  std::vector<KubeDraDevice> dra_devices;
+  std::vector<KubeDraAllocation> dra_allocations;
 };
+
+// The resource by which a container's use of ResourceClaim `claim` (of its pod's namespace) is
+// spelled among its GPU resources: "resource.k8s.io/claim/<claim>".
+inline std::string DraClaimResource(std::string_view claim) {
+  return "resource.k8s.io/claim/" + std::string(claim);
+}
 
 }  // namespace gpucost

@@ -213,6 +213,9 @@ void BuildNodesAndUnits(Assembly& a) {
   for (const auto& [key, g] : a.agent.gpus) names.insert({key.cluster, key.node});
   for (const auto& [key, u] : a.agent.units) names.insert({key.cluster, key.node});
   for (const auto& [key, g] : a.hami.gpus) names.insert({key.cluster, key.node});
+  for (const auto& [cluster, d] : a.dra.devices) {
+    if (!d.node.empty()) names.insert({cluster, d.node});
+  }
   std::map<NodeKey, std::vector<Interval>> pod_presence;
   std::set<NodeKey> hami_nodes, shared_nodes;
   for (const auto& [pk, pt] : a.pods) {
@@ -263,6 +266,35 @@ void BuildNodesAndUnits(Assembly& a) {
     const NodeKey nk{key.cluster, key.node};
     dcgm_presence[nk] =
         UnionIntervals(dcgm_presence[nk], PresentIntervals(hg.utilization.points(), a.presence));
+  }
+  // DRA devices (docs/k8s.md "Dynamic Resource Allocation"): a "gpu" device names a GPU by its
+  // UUID; a "mig" device a MIG instance of its parent GPU, as one of that GPU's instances unless
+  // dcgm-exporter or the agent report them (their instance ids are the GPU's own; DRA's devices
+  // are then matched to them by profile, dra_assembly.cc). Instances DRA alone names are numbered
+  // in the order of their device names.
+  {
+    std::vector<const std::pair<std::string, KubeDraDevice>*> devices;
+    for (const auto& cd : a.dra.devices) devices.push_back(&cd);
+    std::sort(devices.begin(), devices.end(), [](const auto* x, const auto* y) {
+      return std::tie(x->first, x->second.node, x->second.name) <
+             std::tie(y->first, y->second.node, y->second.name);
+    });
+    std::set<std::pair<NodeKey, std::string>> dra_numbered;  // GPUs whose instances DRA numbers
+    for (const auto* cd : devices) {
+      const KubeDraDevice& d = cd->second;
+      const NodeKey nk{cd->first, d.node};
+      const bool mig = d.type == "mig";
+      const std::string& uuid = mig ? d.parent_uuid : d.uuid;
+      if (d.node.empty() || uuid.empty() || (!mig && d.type != "gpu")) continue;
+      KnownGpu& g = node_gpus[nk][uuid];
+      g.uuid = uuid;
+      if (g.model.empty()) g.model = d.product;
+      if (!mig) continue;
+      if (g.instances.empty()) dra_numbered.insert({nk, uuid});
+      if (!dra_numbered.contains({nk, uuid})) continue;
+      const int gi = g.instances.empty() ? 0 : g.instances.rbegin()->first + 1;
+      g.instances[gi] = MigInstance{d.profile, nullptr};
+    }
   }
   for (const auto& [key, dev] : a.dcgm.devices) {
     const NodeKey nk = a.host_to_node[{key.cluster, key.host}];

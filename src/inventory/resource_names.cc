@@ -36,9 +36,15 @@ std::string MigResourceName(std::string_view profile) {
 }
 
 ResourceName CanonicalResourceName(std::string_view name) {
-  const std::string s = ToLower(Sanitize(Trim(name)));
   ResourceName out;
   out.canonical = std::string(Trim(name));
+  // A DRA claim's devices, as the Kubernetes API source spells a container's use of a claim;
+  // the claim name is kept as written (kube-state-metrics has no such resource).
+  if (out.canonical.starts_with("resource.k8s.io/claim/")) {
+    out.kind = ResourceKind::kDraClaim;
+    return out;
+  }
+  const std::string s = ToLower(Sanitize(Trim(name)));
   if (s == "nvidia_com_gpu") {
     out = {ResourceKind::kNvidiaGpu, "nvidia.com/gpu", ""};
   } else if (s == "nvidia_com_gpu_shared") {

@@ -9,15 +9,16 @@
 namespace gpucost {
 
 enum class ResourceKind : uint8_t {
-  kNotGpu,            // cpu, memory, pods, ephemeral-storage, nvidia.com/priority, ...
-  kUnknownGpu,        // looks like a GPU resource but is not one we know (warn)
-  kNvidiaGpu,         // nvidia.com/gpu
-  kNvidiaGpuShared,   // nvidia.com/gpu.shared (time-slicing/MPS with renameByDefault)
-  kNvidiaMig,         // nvidia.com/mig-<profile>
-  kHamiCores,         // nvidia.com/gpucores, percent of one GPU
-  kHamiMem,           // nvidia.com/gpumem, MiB per GPU
-  kHamiMemPercentage, // nvidia.com/gpumem-percentage
-  kAmdGpu,            // amd.com/gpu
+  kNotGpu,             // cpu, memory, pods, ephemeral-storage, nvidia.com/priority, ...
+  kUnknownGpu,         // looks like a GPU resource but is not one we know (warn)
+  kNvidiaGpu,          // nvidia.com/gpu
+  kNvidiaGpuShared,    // nvidia.com/gpu.shared (time-slicing/MPS with renameByDefault)
+  kNvidiaMig,          // nvidia.com/mig-<profile>
+  kHamiCores,          // nvidia.com/gpucores, percent of one GPU
+  kHamiMem,            // nvidia.com/gpumem, MiB per GPU
+  kHamiMemPercentage,  // nvidia.com/gpumem-percentage
+  kAmdGpu,             // amd.com/gpu
+  kDraClaim,           // resource.k8s.io/claim/<name>: the devices of a DRA ResourceClaim
 };
 
 struct ResourceName {
@@ -27,7 +28,8 @@ struct ResourceName {
   // True for kinds that name devices (a Request's resource); false for HAMi's fraction amounts.
   bool IsDevice() const {
     return kind == ResourceKind::kNvidiaGpu || kind == ResourceKind::kNvidiaGpuShared ||
-           kind == ResourceKind::kNvidiaMig || kind == ResourceKind::kAmdGpu;
+           kind == ResourceKind::kNvidiaMig || kind == ResourceKind::kAmdGpu ||
+           kind == ResourceKind::kDraClaim;
   }
   bool IsHami() const {
     return kind == ResourceKind::kHamiCores || kind == ResourceKind::kHamiMem ||

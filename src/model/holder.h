@@ -47,6 +47,10 @@ struct Holding {
   Interval interval;
   std::vector<UnitIndex> units;  // exact device assignment when known; else empty
   Request request;               // used when `units` is empty
+  // The part of each of `units` this holding holds: 1 for a device of its own; less for a device
+  // several holders share by design (a Kubernetes DRA claim reserved for several pods, or a share
+  // of a device's consumable capacity; docs/k8s.md "Dynamic Resource Allocation").
+  double unit_share = 1.0;
 };
 
 // What names a holder across inventories, sources and time (the ledger's key): kind, cluster,

@@ -1,0 +1,114 @@
+// Dynamic Resource Allocation in the inventory: each allocated ResourceClaim's devices as units,
+// and the part of each device a pod the claim is reserved for holds (docs/k8s.md "Dynamic
+// Resource Allocation"). The units themselves come from node_assembly.cc.
+#include <algorithm>
+#include <set>
+
+#include "core/strings.h"
+#include "inventory/assembly.h"
+#include "inventory/mig_profiles.h"
+
+namespace gpucost {
+namespace {
+
+// (cluster, driver, pool, device)
+using DraDeviceKey = std::tuple<std::string, std::string, std::string, std::string>;
+
+struct DraDeviceUnit {
+  UnitIndex unit = kNoIndex;
+  const KubeDraDevice* device = nullptr;
+};
+
+std::string NormalizedProfile(std::string_view profile) {
+  const auto parsed = ParseMigProfileName(profile);
+  return parsed ? NormalizeMigProfileName(*parsed) : std::string(profile);
+}
+
+// Every DRA device to its unit: a GPU device to its GPU's whole unit; a MIG device to a MIG unit
+// of its parent GPU with its profile, each unit to one device (in the order of device names).
+std::map<DraDeviceKey, DraDeviceUnit> DeviceUnits(const Assembly& a) {
+  std::map<DraDeviceKey, DraDeviceUnit> out;
+  std::vector<const std::pair<std::string, KubeDraDevice>*> devices;
+  for (const auto& cd : a.dra.devices) devices.push_back(&cd);
+  std::sort(devices.begin(), devices.end(), [](const auto* x, const auto* y) {
+    return std::tie(x->first, x->second.node, x->second.name) <
+           std::tie(y->first, y->second.node, y->second.name);
+  });
+  std::set<UnitIndex> taken;
+  for (const auto* cd : devices) {
+    const KubeDraDevice& d = cd->second;
+    DraDeviceUnit& du = out[{cd->first, d.driver, d.pool, d.name}];
+    du.device = &d;
+    auto node = a.node_index.find({cd->first, d.node});
+    if (node == a.node_index.end()) continue;
+    if (d.type == "gpu") {
+      auto it = a.unit_by_device.find({node->second, d.uuid, -1});
+      if (it != a.unit_by_device.end()) du.unit = it->second;
+      continue;
+    }
+    if (d.type != "mig") continue;
+    const std::string profile = NormalizedProfile(d.profile);
+    for (UnitIndex u = 0; u < a.inventory.units.size(); ++u) {
+      const GpuUnit& unit = a.inventory.units[u];
+      if (unit.node == node->second && unit.gpu_uuid == d.parent_uuid &&
+          unit.partition.kind == PartitionKind::kMig && unit.mig_profile == profile &&
+          !taken.contains(u)) {
+        du.unit = u;
+        taken.insert(u);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+// The part of a device one allocation holds: all of it, or with consumable capacity the consumed
+// amount over the device's capacity, by memory where the device has it, else by the first
+// capacity both name.
+double ConsumedShare(const KubeDraDevice& d, const KubeDraAllocation& x) {
+  if (x.consumed.empty()) return 1.0;
+  const auto part = [&](const std::string& key) -> double {
+    auto c = x.consumed.find(key);
+    auto cap = d.capacity.find(key);
+    if (c == x.consumed.end() || cap == d.capacity.end() || cap->second <= 0) return -1;
+    return std::clamp(c->second / cap->second, 0.0, 1.0);
+  };
+  if (const double m = part("memory"); m >= 0) return m;
+  for (const auto& [key, v] : x.consumed) {
+    if (const double p = part(key); p >= 0) return p;
+  }
+  return 1.0;
+}
+
+}  // namespace
+
+std::map<DraClaimKey, DraClaimUnits> ResolveDraClaims(Assembly& a) {
+  std::map<DraClaimKey, DraClaimUnits> out;
+  if (a.dra.allocations.empty()) return out;
+  const auto units = DeviceUnits(a);
+  for (const auto& [cluster, x] : a.dra.allocations) {
+    DraClaimUnits& claim = out[{cluster, x.namespace_name, x.claim}];
+    auto it = units.find({cluster, x.driver, x.pool, x.device});
+    const std::string what = StrCat("DRA claim ", x.namespace_name, "/", x.claim, ": device ",
+                                    x.device, " of driver ", x.driver, " pool ", x.pool);
+    if (it == units.end()) {
+      a.diag.Warn(StrCat("dra-device-unknown:", x.driver, "/", x.pool, "/", x.device), "", 0,
+                  StrCat(what, " is in no ResourceSlice; its pods' use of it is not attributed"));
+      continue;
+    }
+    if (it->second.unit == kNoIndex) {
+      // Not a GPU (another driver's device, an IMEX channel): nothing to attribute.
+      if (it->second.device->type != "gpu" && it->second.device->type != "mig") continue;
+      a.diag.Warn(StrCat("dra-device-no-unit:", x.driver, "/", x.pool, "/", x.device), "", 0,
+                  StrCat(what, " matches no GPU unit of node ", it->second.device->node,
+                         "; its pods' use of it is not attributed"));
+      continue;
+    }
+    // The pods the claim is reserved for share each device equally.
+    const double pods = static_cast<double>(std::max<size_t>(1, x.reserved_for.size()));
+    claim.units.emplace_back(it->second.unit, ConsumedShare(*it->second.device, x) / pods);
+  }
+  return out;
+}
+
+}  // namespace gpucost
