@@ -365,6 +365,14 @@ Result<SlurmTimeline> BuildSlurmTimeline(const SacctParse& parsed, const SlurmOp
   std::vector<NodeDemand> demand;
   std::vector<std::pair<const SacctJob*, Interval>> held_jobs;  // per holder
   bool have_span = false;
+  // sacct --duplicates prints each run of a requeued job with the same JobIDRaw. Every run but
+  // the latest is a holder named apart (container "requeued@<start>"), so that runs sharing a
+  // step and a GPU stay two records in a ledger, whose key is the holder's identity.
+  std::map<std::pair<std::string, std::string>, Instant> latest_run;
+  for (const SacctJob& job : parsed.jobs) {
+    auto [it, fresh] = latest_run.try_emplace({job.cluster, job.job_id_raw}, job.start);
+    if (!fresh) it->second = std::max(it->second, job.start);
+  }
   for (const SacctJob& job : parsed.jobs) {
     const Instant end = job.end.value_or(out.window.end);
     const Window whole_run{job.start, std::max(job.start, end)};
@@ -384,6 +392,9 @@ Result<SlurmTimeline> BuildSlurmTimeline(const SacctParse& parsed, const SlurmOp
     h.namespace_name = job.account;
     h.pod = job.job_id;
     h.pod_uid = job.job_id_raw;
+    if (job.start < latest_run.at({job.cluster, job.job_id_raw})) {
+      h.container = StrCat("requeued@", FormatRfc3339(job.start));
+    }
     h.workload = job.job_name.empty() ? job.job_id : job.job_name;
     h.workload_kind = "SlurmJob";
     const std::string* team = Find(options.account_teams, job.account);

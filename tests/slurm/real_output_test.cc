@@ -47,6 +47,14 @@ TEST(RealOutputTest, EveryRunOfARequeuedJobIsCharged) {
     }
   }
   EXPECT_EQ(runs, 2);
+  // Two holders, two identities (the ledger's key): the runs share a minute and a GPU.
+  const HolderIndex first = HolderOf(t.inventory, "2");
+  EXPECT_EQ(t.inventory.holders[first].container, "requeued@2026-11-28T02:37:12Z");
+  std::set<std::string> identities;
+  for (const Holder& h : t.inventory.holders) {
+    if (h.pod == "2") identities.insert(HolderIdentity(h));
+  }
+  EXPECT_EQ(identities.size(), 2u);
   const auto seconds = GpuSecondsByJob(t.inventory);
   EXPECT_DOUBLE_EQ(seconds.at("2"), 2.0 + 2.0);   // 02:37:12-14 (REQUEUED), 02:37:15-17
   EXPECT_DOUBLE_EQ(seconds.at("4"), 2 * 3.0);     // 2 GPUs, 3 s; its steps are not holders

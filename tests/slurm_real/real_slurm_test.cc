@@ -374,6 +374,27 @@ TEST_F(RealSlurmTest, ReportChargesEachJobItsGpusTimesItsTime) {
               1e-6);
 }
 
+// The same in a ledger of minute steps, where both runs of the requeued job fall in one step
+// (they are seconds apart) and may hold the same GPU: two holders, not one record overwriting the
+// other.
+TEST_F(RealSlurmTest, LedgerKeepsEveryRunOfARequeuedJob) {
+  const std::string ledger = (slurm_->dir() / "minutes.db").string();
+  const int64_t from = scenario_->w0 / 60 * 60, to = (scenario_->w1 / 60 + 1) * 60;
+  auto write = Gpucost({"ledger", "write", ledger, "--slurm", "--window", StrCat(from, ",", to),
+                        "--step", "60s", "--price-per-gpu-hour", "3.6"});
+  ASSERT_TRUE(write.ok()) << write.status().ToString();
+  auto out = Gpucost({"report", "--ledger", ledger, "--by", "pod", "--format", "json"});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  const Json j = Json::parse(*out);
+  double hours = 0;
+  for (const Json& row : j["rows"]) {
+    if (row["pod"] == scenario_->ids["requeued"]) hours += row["gpu_hours"].get<double>();
+  }
+  int64_t seconds = 0;
+  for (const SacctJob* r : RowsOf("requeued")) seconds += *r->end - r->start;
+  EXPECT_NEAR(hours * 3600.0, static_cast<double>(seconds), 1e-6);
+}
+
 // Nodes hold GPUs of two types: each job's GPU-hours go to the type it asked for.
 TEST_F(RealSlurmTest, GpuHoursByTypeFollowTheTypedGres) {
   auto out = Gpucost({"report", "--slurm", "--window", Window(), "--step", "1s", "--by",
