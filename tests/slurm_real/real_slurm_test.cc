@@ -514,22 +514,27 @@ TEST_F(RealSlurmTest, SreportJobSizesAgree) {
   }
 }
 
-// gpucost serve --slurm on the head node keeps its ledger current while jobs appear, finish and
-// are requeued: each cycle (1 s here) runs sacct for the steps since the last, and its API
-// answers from the ledger.
+// gpucost serve on the head node, with the settings of deploy/systemd/serve.yaml (the paths,
+// the port and the pace given on the command line, which wins over the file), keeps its ledger
+// current while jobs appear, finish and are requeued: each cycle (1 s here) runs sacct for the
+// steps since the last, and its API answers from the ledger.
 TEST_F(RealSlurmTest, ServeKeepsTheLedgerCurrent) {
   const int port = testing_util::FreePort();
   const std::string url = StrCat("http://127.0.0.1:", port, "/api/v1/report?by=pod");
+  const fs::path token = slurm_->dir() / "token";
+  std::ofstream(token) << "s3cret-token";
   const int64_t from = NowS() - 2;
   testing_util::ChildProcess serve(
-      {GPUCOST_BINARY, "serve", "--slurm", "--ledger", (slurm_->dir() / "serve.db").string(),
-       "--listen", StrCat("127.0.0.1:", port), "--interval", "1s", "--step", "1s", "--lag", "0s",
-       "--from", std::to_string(from), "--price-per-gpu-hour", "3.6"},
+      {GPUCOST_BINARY, "serve", "--config",
+       StrCat(GPUCOST_SOURCE_DIR, "/deploy/systemd/serve.yaml"), "--ledger",
+       (slurm_->dir() / "serve.db").string(), "--token-file", token.string(), "--listen",
+       StrCat("127.0.0.1:", port), "--interval", "1s", "--step", "1s", "--lag", "0s", "--from",
+       std::to_string(from)},
       (slurm_->dir() / "log" / "serve.log").string());
   // GPU-seconds of each job id in the ledger; empty while serve does not answer.
   const auto ledger = [&]() {
     std::map<std::string, double> seconds;
-    auto out = RunCommand({"curl", "-sf", url}, {});
+    auto out = RunCommand({"curl", "-sf", "-H", "Authorization: Bearer s3cret-token", url}, {});
     if (!out.ok()) return seconds;
     const Json j = Json::parse(out->out, nullptr, false);
     if (j.is_discarded() || !j.contains("rows")) return seconds;
