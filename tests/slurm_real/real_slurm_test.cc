@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <functional>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -100,8 +101,13 @@ class RealSlurmTest : public ::testing::Test {
     }
     started_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     scenario_ = std::make_unique<Scenario>();
-    if (std::string e = RunScenario(*scenario_); !e.empty())
+    const auto t1 = std::chrono::steady_clock::now();
+    if (std::string e = RunScenario(*scenario_); !e.empty()) {
       setup_error_ = e + "\n" + slurm_->Logs();
+    }
+    std::cout << "real Slurm: started in " << started_s_ << " s, its jobs ran in "
+              << std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count()
+              << " s\n";
   }
   static void TearDownTestSuite() {
     if (slurm_) slurm_->Stop();
