@@ -232,6 +232,8 @@ class RealSlurmTest : public ::testing::Test {
     const std::vector<Spec> specs = {
         {"plain_a100", {"-A", "ml", "-p", "gpu", "--gres=gpu:a100:2", "--wrap", "sleep 2"}},
         {"plain_l4", {"-A", "vision", "-p", "premium", "--gres=gpu:l4:1", "--wrap", "sleep 2"}},
+        // No type asked: Slurm records the type of the GPU it got (checked below).
+        {"plain_any", {"-A", "vision", "-p", "gpu", "--gres=gpu:1", "--wrap", "sleep 2"}},
         {"array",
          {"-A", "ml", "-p", "gpu", "--array=0-2", "--gres=gpu:a100:1", "--wrap", "sleep 1"}},
         {"het",
@@ -319,6 +321,9 @@ TEST_F(RealSlurmTest, SacctRecordsWhatWasSubmitted) {
   };
   EXPECT_EQ(one("plain_a100").Tres("gres/gpu:a100"), 2);
   EXPECT_EQ(one("plain_l4").Tres("gres/gpu:l4"), 1);
+  const SacctJob any = one("plain_any");
+  EXPECT_EQ(any.Tres("gres/gpu"), 1);
+  EXPECT_EQ(any.Tres("gres/gpu:a100") + any.Tres("gres/gpu:l4"), 1) << any.alloc_tres;
   const auto array = RowsOf("array");
   ASSERT_EQ(array.size(), 3u);
   for (const SacctJob* r : array) EXPECT_EQ(r->Tres("gres/gpu:a100"), 1) << r->id;
@@ -375,6 +380,8 @@ TEST_F(RealSlurmTest, ReportChargesEachJobItsGpusTimesItsTime) {
   double held = 0;
   for (const auto& [pod, h] : hours) held += h;
   EXPECT_NEAR(held * 3600.0, static_cast<double>(total), 1e-6);
+  // No GPU held by two jobs at once (units of each type assigned over time).
+  EXPECT_FALSE(j["totals"]["oversubscribed"].get<bool>());
   // Money is GPU-hours × the price, never silently zero.
   EXPECT_NEAR(j["totals"]["allocated_usd"].get<double>(), 3.6 * static_cast<double>(total) / 3600.0,
               1e-6);
