@@ -1,5 +1,6 @@
 // Output recorded from a real Slurm 22.05.8 (tests/slurm/data/real_22.05_*; how: the files'
-// headers), read the way gpucost reads sacct's live output: what the hand-written data had missed.
+// headers), read the way gpucost reads sacct's live output: what the hand-written data had missed,
+// and the rules it called for.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -99,6 +100,37 @@ TEST(RealOutputTest, ANodeOfTwoGpuTypesHasUnitsOfEach) {
   const Sink sink = Attribute(lt, 3.6);
   EXPECT_NEAR(sink.gpu_hours.at(HolderOf(inv, "4")) * 3600.0, 6.0, 1e-9);
   for (UnitIndex u : sink.units.at(HolderOf(inv, "4"))) EXPECT_EQ(inv.units[u].gpu_model, "a100");
+}
+
+// On a node of two types, a job that named no single type draws from untyped units of its own
+// (as many as such jobs held at once), and a configured GPU count adds untyped units: no GPU is
+// held twice.
+TEST(RealOutputTest, UntypedJobsOnANodeOfTwoTypesDrawUntypedUnits) {
+  const std::string text =
+      "JobID|JobIDRaw|Account|Partition|AllocTRES|Start|End|State|NodeList\n"
+      "1|1|ml|gpu|cpu=1,gres/gpu:a100=2,gres/gpu=2,node=1|2026-03-02T00:00:00|"
+      "2026-03-02T01:00:00|COMPLETED|n1\n"
+      "2|2|ml|gpu|cpu=1,gres/gpu:l4=1,gres/gpu=1,node=1|2026-03-02T00:00:00|"
+      "2026-03-02T01:00:00|COMPLETED|n1\n"
+      "3|3|ml|gpu|cpu=1,gres/gpu=1,node=1|2026-03-02T00:30:00|2026-03-02T01:00:00|COMPLETED|n1\n";
+  SlurmOptions o = UtcHours(1);
+  auto t = LoadSacctText(text, o);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  const Inventory& inv = t->inventory;
+  std::map<std::string, int> models;
+  for (const GpuUnit& u : inv.units) ++models[u.gpu_model];
+  EXPECT_EQ(models, (std::map<std::string, int>{{"", 1}, {"a100", 2}, {"l4", 1}}));
+  EXPECT_EQ(inv.nodes[0].physical_gpus, 4);
+  AttributionSummary summary;
+  const Sink sink = Attribute(ToLoadedTimeline(*t), 3.6, &summary);
+  EXPECT_NEAR(sink.gpu_hours.at(HolderOf(inv, "3")), 0.5, 1e-9);
+  for (UnitIndex u : sink.units.at(HolderOf(inv, "3"))) EXPECT_EQ(inv.units[u].gpu_model, "");
+  for (UnitIndex u : sink.units.at(HolderOf(inv, "1"))) EXPECT_EQ(inv.units[u].gpu_model, "a100");
+
+  o.default_gpus_per_node = 6;
+  auto six = LoadSacctText(text, o);
+  ASSERT_TRUE(six.ok());
+  EXPECT_EQ(six->inventory.nodes[0].physical_gpus, 6);
 }
 
 // A node that ran one type keeps the old rule: its model is that type.
