@@ -178,8 +178,7 @@ int AddTypedUnits(Inventory& inv, NodeIndex n, const NodeDemand& d, const SlurmO
       events.emplace_back(inv.holdings[h].interval.end, -1, h);
     }
     std::sort(events.begin(), events.end());
-    std::vector<UnitIndex> units;  // this type's units, in creation order
-    std::vector<UnitIndex> free;   // free ones, lowest index last
+    std::vector<UnitIndex> free;  // this type's free units, lowest index last
     for (const auto& [t, delta, h] : events) {
       Holding& holding = inv.holdings[h];
       if (delta < 0) {
@@ -196,7 +195,6 @@ int AddTypedUnits(Inventory& inv, NodeIndex n, const NodeDemand& d, const SlurmO
           u.gpu_model = type;
           u.resource = std::string(kWholeResource);
           free.push_back(static_cast<UnitIndex>(inv.units.size()));
-          units.push_back(free.back());
           inv.units.push_back(std::move(u));
         }
         holding.units.push_back(free.back());
@@ -469,9 +467,9 @@ Result<SlurmTimeline> BuildSlurmTimeline(const SacctParse& parsed, const SlurmOp
       std::vector<std::string> parts(d.partitions.begin(), d.partitions.end());
       node.labels = LabelSet({{kPartitionLabel, Join(parts, ",")}});
     }
-    // Two GPU types or more on a node, no MIG and no model configured: units per type.
-    const bool typed = node.gpu_model.empty() && d.whole_types.size() > 1 &&
-                       d.events.size() == (d.events.contains("") ? 1u : 0u);
+    // Two GPU types or more on a node (so whole GPUs), no MIG and no model configured: units
+    // per type.
+    const bool typed = node.gpu_model.empty() && d.whole_types.size() > 1 && d.events.size() == 1;
     inv.nodes.push_back(std::move(node));
     inv.nodes[n].physical_gpus =
         typed ? AddTypedUnits(inv, n, d, options, diag) : AddUnits(inv, n, d, options, diag);
