@@ -466,13 +466,13 @@ TEST_F(RealSlurmTest, BillingWeightsFromScontrolShowPartition) {
   for (const auto& [id, u] : expected) EXPECT_NEAR(units[id], u, 1e-9) << "job " << id;
 }
 
-// Chargeback statements per team, accounts mapped to teams.
+// Chargeback statements per team, accounts mapped to teams (sacct named by its path).
 TEST_F(RealSlurmTest, ChargebackPerTeamFromAccounts) {
   const fs::path teams = slurm_->dir() / "account-teams";
   std::ofstream(teams) << "# account team\nml research\nvision product\ninfra platform\n";
-  auto out = Gpucost({"chargeback", "--slurm", "--window", Window(), "--step", "1s", "--by", "team",
-                      "--slurm-account-teams", teams.string(), "--price-per-gpu-hour", "3.6",
-                      "--format", "json"});
+  auto out = Gpucost({"chargeback", "--slurm", "--slurm-sacct-bin", "/usr/bin/sacct", "--window",
+                      Window(), "--step", "1s", "--by", "team", "--slurm-account-teams",
+                      teams.string(), "--price-per-gpu-hour", "3.6", "--format", "json"});
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   const Json j = Json::parse(*out);
   std::map<std::string, double> hours;
