@@ -17,14 +17,16 @@
 // Slurm 22.05's gres/gpu plugin drops a GPU without `File=` from the node ("Removing file-less GPU
 // from final GRES list"), so each GPU is a symlink to /dev/null in the folder: a character device,
 // as slurmd checks, and no real device. Heterogeneous jobs need sched/backfill, and their
-// components never share a node, hence two nodes. slurmd launches jobs as their user, so the
-// cluster needs root; jobs run as root.
+// components never share a node, hence two nodes. Every daemon runs as the test's user (SlurmUser,
+// SlurmdUser): as root, jobs run as root; as anyone else, slurmd can start only that user's own
+// jobs, which are all the test submits, so the cluster needs no root.
 //
 // The guard stops every daemon (SIGTERM, then SIGKILL) and removes the folder, also when an
 // assertion fails. One per test suite.
 #pragma once
 
 #include <fcntl.h>
+#include <pwd.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -72,7 +74,6 @@ class RealSlurm {
           "/usr/bin/scontrol", "/usr/bin/squeue", "/usr/bin/scancel", "/usr/bin/sinfo"}) {
       if (::access(p, X_OK) != 0) missing += StrCat(missing.empty() ? "" : " ", p);
     }
-    if (missing.empty() && ::getuid() != 0) return "root (slurmd launches jobs as their user)";
     return missing;
   }
 
@@ -239,7 +240,10 @@ class RealSlurm {
     });
   }
 
-  static std::string UserName() { return ::getuid() == 0 ? "root" : std::to_string(::getuid()); }
+  static std::string UserName() {
+    const passwd* pw = ::getpwuid(::getuid());
+    return pw != nullptr ? pw->pw_name : std::to_string(::getuid());
+  }
 
   bool WriteSlurmConfig() {
     const std::string d = dir_.string();
@@ -309,13 +313,13 @@ class RealSlurm {
     });
   }
 
-  // Accounts ml, vision and infra, user root (or the test's user) in each.
+  // Accounts ml, vision and infra, the test's user in each.
   bool AddAccounts() {
     auto a = Client(
         {"sacctmgr", "-i", "add", "account", "ml,vision,infra", StrCat("Cluster=", kCluster)});
     if (!a.ok()) return Failed("sacctmgr add account: " + a.status().ToString());
-    auto u = Client({"sacctmgr", "-i", "add", "user", ::getuid() == 0 ? "root" : UserName(),
-                     "Account=ml,vision,infra", StrCat("Cluster=", kCluster)});
+    auto u = Client({"sacctmgr", "-i", "add", "user", UserName(), "Account=ml,vision,infra",
+                     StrCat("Cluster=", kCluster)});
     if (!u.ok()) return Failed("sacctmgr add user: " + u.status().ToString());
     return true;
   }

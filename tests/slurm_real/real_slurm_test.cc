@@ -5,7 +5,7 @@
 // statements per team, sreport's own GPU-seconds and `gpucost serve --slurm` against them.
 //
 // One cluster for the whole binary (SetUpTestSuite); ctest runs the binary as one test. Without
-// the Slurm packages (or without root) the tests skip, except under CI=true, where they fail.
+// the Slurm packages the tests skip, except under CI=true, where they fail.
 #include "slurm_real/real_slurm.h"
 
 #include <gmock/gmock.h>
