@@ -232,6 +232,9 @@ class RealSlurmTest : public ::testing::Test {
     const std::vector<Spec> specs = {
         {"plain_a100", {"-A", "ml", "-p", "gpu", "--gres=gpu:a100:2", "--wrap", "sleep 2"}},
         {"plain_l4", {"-A", "vision", "-p", "premium", "--gres=gpu:l4:1", "--wrap", "sleep 2"}},
+        // One GPU on each of the two nodes: AllocTRES holds the job's total, NodeList a range.
+        {"two_nodes",
+         {"-A", "ml", "-p", "gpu", "-N", "2", "--gres=gpu:a100:1", "--wrap", "sleep 2"}},
         // No type asked: Slurm records the type of the GPU it got (checked below).
         {"plain_any", {"-A", "vision", "-p", "gpu", "--gres=gpu:1", "--wrap", "sleep 2"}},
         {"array",
@@ -321,6 +324,9 @@ TEST_F(RealSlurmTest, SacctRecordsWhatWasSubmitted) {
   };
   EXPECT_EQ(one("plain_a100").Tres("gres/gpu:a100"), 2);
   EXPECT_EQ(one("plain_l4").Tres("gres/gpu:l4"), 1);
+  const SacctJob two = one("two_nodes");
+  EXPECT_EQ(two.Tres("gres/gpu:a100"), 2) << two.alloc_tres;
+  EXPECT_EQ(two.nodes, "gpu[1-2]");
   const SacctJob any = one("plain_any");
   EXPECT_EQ(any.Tres("gres/gpu"), 1);
   EXPECT_EQ(any.Tres("gres/gpu:a100") + any.Tres("gres/gpu:l4"), 1) << any.alloc_tres;
