@@ -270,7 +270,9 @@ class RealSlurm {
         "JobAcctGatherType=jobacct_gather/linux\nJobAcctGatherFrequency=1\n",
         // Heterogeneous jobs need the backfill scheduler; a 1 s pass keeps the queue moving.
         "SchedulerType=sched/backfill\nSchedulerParameters=bf_interval=1\n",
-        "SelectType=select/cons_tres\nSelectTypeParameters=CR_Core\n", "GresTypes=gpu\n",
+        // Memory is allocated (and so in AllocTRES and billed); 100 MB a CPU unless a job asks.
+        "SelectType=select/cons_tres\nSelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=100\n",
+        "GresTypes=gpu\n",
         "AccountingStorageType=accounting_storage/slurmdbd\nAccountingStorageHost=127.0.0.1\n",
         "AccountingStoragePort=", dbd_port_, "\nAccountingStoragePass=", socket_, "\n",
         "AccountingStorageTRES=gres/gpu,gres/gpu:a100,gres/gpu:l4\n",

@@ -61,6 +61,7 @@ struct SacctJob {
   std::optional<int64_t> end;  // none while running
   std::string state;
   std::string nodes;
+  // The count of one TRES in AllocTRES (mem: MB, "4096M" with --noconvert).
   int Tres(std::string_view key) const {
     for (std::string_view kv : Split(alloc_tres, ',')) {
       const size_t eq = kv.find('=');
@@ -230,7 +231,9 @@ class RealSlurmTest : public ::testing::Test {
       std::vector<std::string> args;
     };
     const std::vector<Spec> specs = {
-        {"plain_a100", {"-A", "ml", "-p", "gpu", "--gres=gpu:a100:2", "--wrap", "sleep 2"}},
+        // Memory too: the gpu partition bills it (Mem=0.25G, 0.25 per GB).
+        {"plain_a100",
+         {"-A", "ml", "-p", "gpu", "--mem=4G", "--gres=gpu:a100:2", "--wrap", "sleep 2"}},
         {"plain_l4", {"-A", "vision", "-p", "premium", "--gres=gpu:l4:1", "--wrap", "sleep 2"}},
         // One GPU on each of the two nodes: AllocTRES holds the job's total, NodeList a range.
         {"two_nodes",
@@ -456,13 +459,16 @@ TEST_F(RealSlurmTest, BillingWeightsFromScontrolShowPartition) {
       units[row["pod"].get<std::string>()] += row["billing_units"].get<double>();
     }
   }
-  // The weights as configured (real_slurm.h): gpu CPU=1, GRES/gpu=2; premium CPU=1,
-  // GRES/gpu:a100=8, GRES/gpu:l4=3. No job asked for memory.
+  // The weights as configured (real_slurm.h): gpu CPU=1, Mem=0.25G (0.25 per GB), GRES/gpu=2;
+  // premium CPU=1, GRES/gpu:a100=8, GRES/gpu:l4=3; Slurm truncates. --noconvert prints memory in
+  // MB: plain_a100 asked for 4G, the others have the default 100 MB a CPU.
+  EXPECT_THAT(RowsOf("plain_a100").front()->alloc_tres, ::testing::HasSubstr("mem=4096M"));
   for (const SacctJob& r : scenario_->rows) {
-    const int billing = r.partition == "gpu" ? r.Tres("cpu") + 2 * r.Tres("gres/gpu")
-                                             : r.Tres("cpu") + 8 * r.Tres("gres/gpu:a100") +
-                                                   3 * r.Tres("gres/gpu:l4");
-    EXPECT_EQ(billing, r.Tres("billing")) << r.id << " " << r.alloc_tres;
+    const double billing =
+        r.partition == "gpu"
+            ? r.Tres("cpu") + 0.25 * r.Tres("mem") / 1024.0 + 2 * r.Tres("gres/gpu")
+            : r.Tres("cpu") + 8 * r.Tres("gres/gpu:a100") + 3 * r.Tres("gres/gpu:l4");
+    EXPECT_EQ(static_cast<int>(billing), r.Tres("billing")) << r.id << " " << r.alloc_tres;
   }
   std::map<std::string, double> expected;
   for (const SacctJob& r : scenario_->rows) {
