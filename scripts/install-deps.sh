@@ -15,6 +15,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc               # agent: kubelet PodResources (gRPC)
   prometheus                          # promtool and a real Prometheus for integration tests
   prometheus-alertmanager             # a real Alertmanager for the alert tests
+  slurmctld slurmd slurmdbd slurm-client munge mariadb-server   # a real Slurm for tests/slurm
   python3 time
   python3-yaml umoci tzdata ca-certificates   # images and manifests (tests/deploy, make image)
   curl zsh                            # the CLI tests: serve-demo's printed commands, zsh completion

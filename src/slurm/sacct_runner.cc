@@ -35,8 +35,15 @@ Result<std::vector<std::string>> SacctArgv(const SacctRunOptions& options) {
   GPUCOST_ASSIGN_OR_RETURN(LocalTimeZone tz, LocalTimeZone::Make(options.time_zone));
   GPUCOST_ASSIGN_OR_RETURN(std::string start, tz.Format(options.window.start));
   GPUCOST_ASSIGN_OR_RETURN(std::string end, tz.Format(options.window.end));
-  std::vector<std::string> argv = {options.binary,  "--parsable2", "--noheader", "--allusers",
-                                   "--noconvert",   StrCat("--starttime=", start),
+  // --duplicates: without it sacct prints only the last run of a requeued job, and the GPUs
+  // its earlier runs held (state REQUEUED) would be charged to nobody.
+  std::vector<std::string> argv = {options.binary,
+                                   "--parsable2",
+                                   "--noheader",
+                                   "--allusers",
+                                   "--duplicates",
+                                   "--noconvert",
+                                   StrCat("--starttime=", start),
                                    StrCat("--endtime=", end),
                                    StrCat("--format=", Join(SacctFields(), ","))};
   if (!options.clusters.empty()) argv.push_back(StrCat("--clusters=", Join(options.clusters, ",")));

@@ -216,7 +216,6 @@ std::pair<std::set<std::pair<HolderIndex, NodeIndex>>, std::set<HolderIndex>> Jo
 void MergeSlurmTimeline(LoadedTimeline& target, SlurmTimeline slurm,
                         const std::string& unlabelled_cluster) {
   Inventory& inv = target.inventory;
-  const auto unit0 = static_cast<UnitIndex>(inv.units.size());
   const auto holder0 = static_cast<HolderIndex>(inv.holders.size());
   const size_t holding0 = inv.holdings.size();
 
@@ -262,16 +261,25 @@ void MergeSlurmTimeline(LoadedTimeline& target, SlurmTimeline slurm,
     node_map[s] = pick;
     adopted.insert(pick);
   }
-  for (GpuUnit& u : slurm.inventory.units) {
+  std::vector<UnitIndex> unit_map(slurm.inventory.units.size(), kNoIndex);
+  for (UnitIndex i = 0; i < slurm.inventory.units.size(); ++i) {
+    GpuUnit& u = slurm.inventory.units[i];
     if (adopted.contains(node_map[u.node])) continue;  // the node's real GPUs stand instead
     u.node = node_map[u.node];
+    unit_map[i] = static_cast<UnitIndex>(inv.units.size());
     inv.units.push_back(std::move(u));
   }
   for (Holder& h : slurm.inventory.holders) inv.holders.push_back(std::move(h));
   for (Holding& h : slurm.inventory.holdings) {
     h.holder += holder0;
     h.node = node_map[h.node];
-    for (UnitIndex& u : h.units) u += unit0;
+    // Units assigned per GPU type (nodes of several types) name synthesised units; on a node
+    // whose real GPUs stand instead, the holding is pinned or draws from them as any other.
+    if (adopted.contains(h.node)) {
+      h.units.clear();
+    } else {
+      for (UnitIndex& u : h.units) u = unit_map[u];
+    }
     inv.holdings.push_back(std::move(h));
   }
   // The agent measures each job's own processes: its pins and series come first; dcgm-exporter's

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <iterator>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "core/strings.h"
 #include "inventory/resource_names.h"
@@ -28,6 +30,10 @@ struct NodeDemand {
   std::set<std::string> whole_types;
   std::string mig_model_hint;
   std::set<std::string> partitions;
+  // GRES type -> the whole-GPU holdings (indexes into inv.holdings) of jobs that named that one
+  // type; a node with two types or more gets units of each type (AddTypedUnits).
+  std::map<std::string, std::vector<size_t>> typed_holdings;
+  std::vector<std::pair<Instant, int>> untyped_whole;  // events of whole GPUs of no single type
 };
 
 // Most units of one class held at one time. Ends sort before starts at the same instant.
@@ -152,6 +158,71 @@ int AddUnits(Inventory& inv, NodeIndex n, const NodeDemand& d, const SlurmOption
     inv.units.push_back(std::move(u));
   }
   node.sharing = mig_count > 0 ? SharingMode::kMig : SharingMode::kNone;
+  return gpu_index;
+}
+
+// A node whose jobs named two GPU types or more (`Gres=gpu:a100:4,gpu:l4:2`): each type gets
+// units of its own, as many as its jobs held at one time, with that type as their GPU model, and
+// each typed holding is assigned its units over time (first free unit of its type; Slurm records
+// no device indexes), so a job's hours go to the type it ran on. Jobs that named no single type
+// draw from the node's pool. Returns the physical GPU count.
+int AddTypedUnits(Inventory& inv, NodeIndex n, const NodeDemand& d, const SlurmOptions& options,
+                  Diagnostics& diag) {
+  const Node& node = inv.nodes[n];
+  int gpu_index = 0;
+  for (const auto& [type, holdings] : d.typed_holdings) {
+    // (time, +1 start / -1 end, holding); ends sort before starts at the same instant.
+    std::vector<std::tuple<Instant, int, size_t>> events;
+    for (size_t h : holdings) {
+      events.emplace_back(inv.holdings[h].interval.start, 1, h);
+      events.emplace_back(inv.holdings[h].interval.end, -1, h);
+    }
+    std::sort(events.begin(), events.end());
+    std::vector<UnitIndex> free;  // this type's free units, lowest index last
+    for (const auto& [t, delta, h] : events) {
+      Holding& holding = inv.holdings[h];
+      if (delta < 0) {
+        free.insert(free.end(), holding.units.begin(), holding.units.end());
+        std::sort(free.begin(), free.end(), std::greater<>());
+        continue;
+      }
+      const int want = static_cast<int>(std::lround(holding.request.count));
+      for (int k = 0; k < want; ++k) {
+        if (free.empty()) {
+          GpuUnit u;
+          u.node = n;
+          u.gpu_uuid = StrCat(node.name, "-gpu", gpu_index++);
+          u.gpu_model = type;
+          u.resource = std::string(kWholeResource);
+          free.push_back(static_cast<UnitIndex>(inv.units.size()));
+          inv.units.push_back(std::move(u));
+        }
+        holding.units.push_back(free.back());
+        free.pop_back();
+      }
+    }
+  }
+  // Untyped jobs on the node, and a configured count above what the typed jobs held: GPUs of no
+  // known type.
+  const int* configured_ptr = Find(options.gpus_per_node, node.name);
+  const int configured =
+      configured_ptr != nullptr ? *configured_ptr : options.default_gpus_per_node;
+  int extra = PeakConcurrent(d.untyped_whole);
+  if (configured > 0 && configured < gpu_index + extra) {
+    diag.Warn(StrCat("node ", node.name, ": jobs held ", gpu_index + extra,
+                     " GPUs at one time but the node is configured with ", configured, "; using ",
+                     gpu_index + extra));
+  } else if (configured > 0) {
+    extra = configured - gpu_index;
+  }
+  for (int i = 0; i < extra; ++i) {
+    GpuUnit u;
+    u.node = n;
+    u.gpu_uuid = StrCat(node.name, "-gpu", gpu_index++);
+    u.resource = std::string(kWholeResource);
+    inv.units.push_back(std::move(u));
+  }
+  inv.nodes[n].sharing = SharingMode::kNone;
   return gpu_index;
 }
 
@@ -292,6 +363,14 @@ Result<SlurmTimeline> BuildSlurmTimeline(const SacctParse& parsed, const SlurmOp
   std::vector<NodeDemand> demand;
   std::vector<std::pair<const SacctJob*, Interval>> held_jobs;  // per holder
   bool have_span = false;
+  // sacct --duplicates prints each run of a requeued job with the same JobIDRaw. Every run but
+  // the latest is a holder named apart (container "requeued@<start>"), so that runs sharing a
+  // step and a GPU stay two records in a ledger, whose key is the holder's identity.
+  std::map<std::pair<std::string, std::string>, Instant> latest_run;
+  for (const SacctJob& job : parsed.jobs) {
+    auto [it, fresh] = latest_run.try_emplace({job.cluster, job.job_id_raw}, job.start);
+    if (!fresh) it->second = std::max(it->second, job.start);
+  }
   for (const SacctJob& job : parsed.jobs) {
     const Instant end = job.end.value_or(out.window.end);
     const Window whole_run{job.start, std::max(job.start, end)};
@@ -311,6 +390,9 @@ Result<SlurmTimeline> BuildSlurmTimeline(const SacctParse& parsed, const SlurmOp
     h.namespace_name = job.account;
     h.pod = job.job_id;
     h.pod_uid = job.job_id_raw;
+    if (job.start < latest_run.at({job.cluster, job.job_id_raw})) {
+      h.container = StrCat("requeued@", FormatRfc3339(job.start));
+    }
     h.workload = job.job_name.empty() ? job.job_id : job.job_name;
     h.workload_kind = "SlurmJob";
     const std::string* team = Find(options.account_teams, job.account);
@@ -334,7 +416,7 @@ Result<SlurmTimeline> BuildSlurmTimeline(const SacctParse& parsed, const SlurmOp
       auto [it, inserted] = node_index.emplace(std::make_pair(cluster, job.nodes[i]),
                                                static_cast<NodeIndex>(demand.size()));
       if (inserted) {
-        demand.push_back(NodeDemand{cluster, job.nodes[i], {}, {}, {}, {}});
+        demand.push_back(NodeDemand{cluster, job.nodes[i], {}, {}, {}, {}, {}, {}});
       }
       NodeDemand& d = demand[it->second];
       for (std::string_view p : Split(job.partition, ',')) {
@@ -347,6 +429,12 @@ Result<SlurmTimeline> BuildSlurmTimeline(const SacctParse& parsed, const SlurmOp
         if (count <= 0) continue;
         d.events[cls].emplace_back(held.start, count);
         d.events[cls].emplace_back(held.end, -count);
+        if (cls.empty() && !job.gpus.whole_type.empty()) {
+          d.typed_holdings[job.gpus.whole_type].push_back(inv.holdings.size());
+        } else if (cls.empty()) {
+          d.untyped_whole.emplace_back(held.start, count);
+          d.untyped_whole.emplace_back(held.end, -count);
+        }
         Holding holding;
         holding.holder = hi;
         holding.node = it->second;
@@ -379,8 +467,12 @@ Result<SlurmTimeline> BuildSlurmTimeline(const SacctParse& parsed, const SlurmOp
       std::vector<std::string> parts(d.partitions.begin(), d.partitions.end());
       node.labels = LabelSet({{kPartitionLabel, Join(parts, ",")}});
     }
+    // Two GPU types or more on a node (so whole GPUs), no MIG and no model configured: units
+    // per type.
+    const bool typed = node.gpu_model.empty() && d.whole_types.size() > 1 && d.events.size() == 1;
     inv.nodes.push_back(std::move(node));
-    inv.nodes[n].physical_gpus = AddUnits(inv, n, d, options, diag);
+    inv.nodes[n].physical_gpus =
+        typed ? AddTypedUnits(inv, n, d, options, diag) : AddUnits(inv, n, d, options, diag);
   }
   AddBillingRates(out, held_jobs, options, source, diag);
   AddGpuUtilSeries(out, held_jobs, options, diag);

@@ -188,7 +188,7 @@ namespace {
 TEST(ReportCommand, SlurmRunsSacctForTheWindow) {
   TempDir dir;
   const std::string argv =
-      "--parsable2 --noheader --allusers --noconvert --starttime=2026-10-01T02:00:00 "
+      "--parsable2 --noheader --allusers --duplicates --noconvert --starttime=2026-10-01T02:00:00 "
       "--endtime=2026-10-01T02:10:00 --format=JobID,JobIDRaw,Cluster,User,Account,Partition,QOS,"
       "JobName,AllocTRES,Start,End,Elapsed,State,NodeList,NTasks,TRESUsageInTot --clusters=hpc1";
   const std::string script = (dir.path() / "fake-sacct").string();

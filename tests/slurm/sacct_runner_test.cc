@@ -72,13 +72,13 @@ TEST(SacctRunnerTest, ArgvAsksForAllUsersAllStatesAndTheParsersFields) {
   o.clusters = {"hpc1", "hpc2"};
   auto argv = SacctArgv(o);
   ASSERT_TRUE(argv.ok()) << argv.status().ToString();
-  EXPECT_THAT(*argv,
-              ElementsAre("/opt/slurm/bin/sacct", "--parsable2", "--noheader", "--allusers",
-                          "--noconvert", "--starttime=2026-10-01T02:00:00",
-                          "--endtime=2026-10-01T02:10:00",
-                          "--format=JobID,JobIDRaw,Cluster,User,Account,Partition,QOS,JobName,"
-                          "AllocTRES,Start,End,Elapsed,State,NodeList,NTasks,TRESUsageInTot",
-                          "--clusters=hpc1,hpc2"));
+  EXPECT_THAT(
+      *argv,
+      ElementsAre("/opt/slurm/bin/sacct", "--parsable2", "--noheader", "--allusers", "--duplicates",
+                  "--noconvert", "--starttime=2026-10-01T02:00:00", "--endtime=2026-10-01T02:10:00",
+                  "--format=JobID,JobIDRaw,Cluster,User,Account,Partition,QOS,JobName,"
+                  "AllocTRES,Start,End,Elapsed,State,NodeList,NTasks,TRESUsageInTot",
+                  "--clusters=hpc1,hpc2"));
   for (const std::string& a : *argv) EXPECT_FALSE(a.starts_with("--state")) << a;
   o.window = {};
   EXPECT_FALSE(SacctArgv(o).ok());
