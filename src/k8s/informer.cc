@@ -72,6 +72,15 @@ Status Informer::List() {
       store_.BeginReplace();
       continue;
     }
+    if (type_.optional && (r->status == 404 || r->status == 403)) {
+      // Not served here (or not to us): an empty list, asked again later.
+      store_.EndReplace(clock_.Now());
+      std::lock_guard lock(mu_);
+      stats_.unserved = StrCat("HTTP ", r->status, ": ", StatusMessage(r->body));
+      stats_.synced = true;
+      cv_.notify_all();
+      return Status::Ok();
+    }
     if (r->status != 200) {
       const std::string why = r->status == 0 ? r->error
                                              : StrCat("HTTP ", r->status, ": ", StatusMessage(r->body));
@@ -98,6 +107,7 @@ Status Informer::List() {
   }
   store_.EndReplace(clock_.Now());
   std::lock_guard lock(mu_);
+  stats_.unserved.clear();
   stats_.resource_version = list_rv;
   backoff_ = options_.initial_backoff;
   ++stats_.lists;
@@ -199,6 +209,15 @@ void Informer::Run() {
         continue;
       }
       need_list = false;
+    }
+    {
+      std::unique_lock lock(mu_);
+      if (!stats_.unserved.empty()) {
+        // Nothing to watch: ask again later, or stop.
+        cv_.wait_for(lock, options_.unserved_recheck, [this] { return stop_.load(); });
+        need_list = true;
+        continue;
+      }
     }
     switch (Watch()) {
       case WatchEnd::kResume:

@@ -22,6 +22,10 @@ namespace gpucost::k8s {
 struct ResourceType {
   std::string path;  // collection path: "/api/v1/pods", "/apis/apps/v1/replicasets"
   std::string name;  // for messages and metrics: "pods"
+  // A resource some clusters do not serve (resource.k8s.io/v1 before Kubernetes 1.34) or that
+  // the account may not read: a list answered 404 or 403 is an empty list, asked again every
+  // InformerOptions::unserved_recheck, instead of an error.
+  bool optional = false;
 };
 
 struct InformerOptions {
@@ -30,6 +34,7 @@ struct InformerOptions {
   Duration initial_backoff = std::chrono::seconds(1);
   Duration max_backoff = std::chrono::seconds(30);
   int list_attempts = 5;  // tries of one list page that fails with 5xx, 429 or no answer
+  Duration unserved_recheck = std::chrono::minutes(10);  // an optional resource not served
 };
 
 struct InformerStats {
@@ -43,6 +48,8 @@ struct InformerStats {
   std::string last_error;
   std::string resource_version;
   bool synced = false;        // a list has completed
+  // An optional resource the server does not serve (or lets this account read): why, else "".
+  std::string unserved;
 };
 
 class Informer {

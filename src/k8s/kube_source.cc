@@ -35,6 +35,10 @@ std::vector<ResourceType> KubeResources() {
           {"/apis/batch/v1/cronjobs", "cronjobs"},
           {"/apis/apps/v1/statefulsets", "statefulsets"},
           {"/apis/apps/v1/daemonsets", "daemonsets"},
+          // Dynamic Resource Allocation (GA in Kubernetes 1.34); optional: an older cluster does
+          // not serve it.
+          {"/apis/resource.k8s.io/v1/resourceslices", "resourceslices", true},
+          {"/apis/resource.k8s.io/v1/resourceclaims", "resourceclaims", true},
           {"/api/v1/pods", "pods"}};
 }
 
@@ -53,14 +57,19 @@ KubeSource::KubeSource(KubeConnection connection, KubeSourceOptions options, con
       jobs_(&DecodePlain, LabelFilter::None()),
       cronjobs_(&DecodePlain, LabelFilter::None()),
       statefulsets_(&DecodePlain, LabelFilter::None()),
-      daemonsets_(&DecodePlain, LabelFilter::None()) {
+      daemonsets_(&DecodePlain, LabelFilter::None()),
+      resourceslices_(&DecodeResourceSlice, LabelFilter::None()),
+      // Only allocated claims: they are what pods hold.
+      resourceclaims_(&DecodeResourceClaim, LabelFilter::None(),
+                      [](const ResourceClaimObject& c) { return !c.allocations.empty(); }) {
   pods_.OnDelete([](PodObject& p, Instant at) {
     if (!p.finished || *p.finished > at) p.finished = at;
     if (!p.removed) p.removed = at;
     return true;  // kept until the retention passes (Snapshot prunes)
   });
-  ObjectStore* stores[] = {&nodes_, &namespaces_, &replicasets_, &jobs_,
-                           &cronjobs_, &statefulsets_, &daemonsets_, &pods_};
+  ObjectStore* stores[] = {&nodes_,          &namespaces_,   &replicasets_, &jobs_,
+                           &cronjobs_,       &statefulsets_, &daemonsets_,  &resourceslices_,
+                           &resourceclaims_, &pods_};
   const auto types = KubeResources();
   for (size_t i = 0; i < types.size(); ++i) {
     informers_.push_back(
@@ -121,6 +130,15 @@ KubeState KubeSource::Snapshot() const {
   jobs_.ForEach([&](const PlainObject& o) {
     s.job_owners[o.meta.namespace_name][o.meta.name] = ControllerOf(o.meta);
   });
+  // Copies: the watch may replace a store's objects once its lock is released.
+  std::vector<ResourceSliceObject> slices;
+  resourceslices_.ForEach([&](const ResourceSliceObject& o) { slices.push_back(o); });
+  std::vector<const ResourceSliceObject*> slice_ptrs;
+  for (const ResourceSliceObject& o : slices) slice_ptrs.push_back(&o);
+  s.dra_devices = LatestPoolDevices(slice_ptrs);
+  resourceclaims_.ForEach([&](const ResourceClaimObject& c) {
+    s.dra_allocations.insert(s.dra_allocations.end(), c.allocations.begin(), c.allocations.end());
+  });
   auto by_name = [](const auto& x, const auto& y) {
     return std::tie(x.namespace_name, x.name) < std::tie(y.namespace_name, y.name);
   };
@@ -134,8 +152,9 @@ KubeSourceStats KubeSource::stats() const {
   for (const auto& inf : informers_) st.informers.emplace_back(inf->type().name, inf->stats());
   st.gpu_pods = pods_.size();
   st.nodes = nodes_.size();
-  const ObjectStore* stores[] = {&pods_, &nodes_, &namespaces_, &replicasets_, &jobs_,
-                                 &cronjobs_, &statefulsets_, &daemonsets_};
+  const ObjectStore* stores[] = {&pods_,           &nodes_,         &namespaces_,   &replicasets_,
+                                 &jobs_,           &cronjobs_,      &statefulsets_, &daemonsets_,
+                                 &resourceslices_, &resourceclaims_};
   for (const ObjectStore* st_ : stores) {
     st.decode_errors += st_->decode_errors();
     if (st_->decode_errors() > 0) st.last_decode_error = st_->last_error();

@@ -1,9 +1,11 @@
 // KubeSource: gpucost's view of one cluster through the Kubernetes API. It owns the client and one
-// informer (with its store) per kind gpucost reads: pods (GPU pods only), nodes, namespaces,
-// replicasets, jobs, cronjobs, statefulsets and daemonsets. List() reads everything once (batch
-// reports); Start() keeps the stores current from watches on background threads (the server).
-// Snapshot() turns the stores into the inventory's KubeState at the clock's "now": owners
-// resolved through the ReplicaSet and Job stores, labels through the allow-list. Thread-safe.
+// informer (with its store) per kind gpucost reads: pods (GPU pods only: extended resources or
+// DRA claims), nodes, namespaces, replicasets, jobs, cronjobs, statefulsets, daemonsets, and
+// Dynamic Resource Allocation's resourceslices and resourceclaims where the cluster serves them.
+// List() reads everything once (batch reports); Start() keeps the stores current from watches on
+// background threads (the server). Snapshot() turns the stores into the inventory's KubeState at
+// the clock's "now": owners resolved through the ReplicaSet and Job stores, labels through the
+// allow-list. Thread-safe.
 #pragma once
 
 #include <memory>
@@ -16,6 +18,7 @@
 #include "inventory/kube_state.h"
 #include "k8s/api_client.h"
 #include "k8s/credentials.h"
+#include "k8s/dra_objects.h"
 #include "k8s/informer.h"
 #include "k8s/kube_config.h"
 #include "k8s/object_store.h"
@@ -73,6 +76,8 @@ class KubeSource {
   TypedStore<PodObject> pods_;
   TypedStore<NodeObject> nodes_;
   TypedStore<PlainObject> namespaces_, replicasets_, jobs_, cronjobs_, statefulsets_, daemonsets_;
+  TypedStore<ResourceSliceObject> resourceslices_;
+  TypedStore<ResourceClaimObject> resourceclaims_;
   std::vector<std::unique_ptr<Informer>> informers_;
   std::vector<std::thread> threads_;
 };

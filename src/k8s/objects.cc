@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "core/strings.h"
 #include "inventory/resource_names.h"
@@ -76,6 +76,57 @@ Status DecodeResources(const json& container, std::string_view where,
   }
   for (const auto& [k, q] : chosen) out.push_back({name, k, q.first, q.second});
   return Status::Ok();
+}
+
+// The ResourceClaims a pod's containers use (docs/k8s.md "Dynamic Resource Allocation"), as
+// resources spelled DraClaimResource(claim): a container's resources.claims[].name names one of
+// spec.resourceClaims, whose claim is resourceClaimName, or for a claim made from a template the
+// name status.resourceClaimStatuses gives it (none yet: nothing to attribute). A claim the
+// scheduler made for DRA-backed extended resources (status.extendedResourceClaimStatus) replaces
+// the extended resources it serves.
+void DecodePodClaims(const json& spec, const json& status, PodObject& p) {
+  std::map<std::string, std::string> claim_of;  // pod claim name -> ResourceClaim name
+  if (const json* rc = Field(spec, "resourceClaims"); rc != nullptr && rc->is_array()) {
+    for (const json& c : *rc) {
+      if (const std::string n = Str(c, "resourceClaimName"); !n.empty())
+        claim_of[Str(c, "name")] = n;
+    }
+  }
+  if (const json* st = Field(status, "resourceClaimStatuses"); st != nullptr && st->is_array()) {
+    for (const json& c : *st) {
+      if (const std::string n = Str(c, "resourceClaimName"); !n.empty())
+        claim_of[Str(c, "name")] = n;
+    }
+  }
+  if (const json* cs = Field(spec, "containers"); cs != nullptr && cs->is_array()) {
+    for (const json& c : *cs) {
+      const json* res = Field(c, "resources");
+      const json* claims = res != nullptr ? Field(*res, "claims") : nullptr;
+      if (claims == nullptr || !claims->is_array()) continue;
+      std::set<std::string> seen;
+      for (const json& use : *claims) {
+        auto it = claim_of.find(Str(use, "name"));
+        if (it == claim_of.end() || !seen.insert(it->second).second) continue;
+        p.resources.push_back({Str(c, "name"), DraClaimResource(it->second), 1, false});
+      }
+    }
+  }
+  const json* ext = Field(status, "extendedResourceClaimStatus");
+  if (ext == nullptr || !ext->is_object()) return;
+  const std::string claim = Str(*ext, "resourceClaimName");
+  const json* maps = Field(*ext, "requestMappings");
+  if (claim.empty() || maps == nullptr || !maps->is_array()) return;
+  std::set<std::string> containers;
+  for (const json& m : *maps) {
+    const std::string container = Str(m, "containerName");
+    const std::string resource = Str(m, "resourceName");
+    std::erase_if(p.resources, [&](const KubeContainerResource& r) {
+      return r.container == container && r.resource == resource;
+    });
+    if (containers.insert(container).second) {
+      p.resources.push_back({container, DraClaimResource(claim), 1, false});
+    }
+  }
 }
 
 }  // namespace
@@ -186,6 +237,7 @@ Result<PodObject> DecodePod(const json& object, const LabelFilter& labels) {
       if (!s.ok()) return s;
     }
   }
+  DecodePodClaims(*spec, *status, p);
   auto started = Time(*status, "startTime", StrCat(where, ": status"));
   if (!started.ok()) return started.status();
   p.started = *started;

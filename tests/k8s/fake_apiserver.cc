@@ -58,6 +58,10 @@ constexpr ResourceInfo kResourceInfo[] = {
     {"endpointslices", "/apis/discovery.k8s.io/v1/endpointslices", "EndpointSlice",
      "discovery.k8s.io/v1", true},
     {"endpoints", "/api/v1/endpoints", "Endpoints", "v1", true},
+    {"resourceslices", "/apis/resource.k8s.io/v1/resourceslices", "ResourceSlice",
+     "resource.k8s.io/v1", false},
+    {"resourceclaims", "/apis/resource.k8s.io/v1/resourceclaims", "ResourceClaim",
+     "resource.k8s.io/v1", true},
 };
 constexpr size_t kResourceCount = std::size(kResourceInfo);
 
