@@ -16,6 +16,7 @@
 #include "inventory/inventory_builder.h"
 #include "inventory/ksm_reader.h"
 #include "inventory/kube_state.h"
+#include "inventory/neuron_reader.h"
 #include "inventory/resource_names.h"
 #include "inventory/series_timeline.h"
 #include "model/inventory.h"
@@ -51,6 +52,7 @@ struct Assembly {
   DcgmData& dcgm;
   AgentData& agent;
   Diagnostics& diag;
+  const std::map<NeuronInstanceKey, NeuronInstance>& neuron;
 
   Inventory inventory;
   Usage usage;
@@ -63,6 +65,7 @@ struct Assembly {
   std::map<ContainerKey, std::vector<HolderIndex>> holders_by_container;  // one per pod uid
   std::vector<std::string> holder_uids;  // per holder, for matching dcgm pod_uid
   std::vector<std::vector<Interval>> holder_active;  // per holder: its pod's active intervals
+  std::map<NodeIndex, int> neuron_cores_per_device;  // AWS Neuron nodes: cores per device
 };
 
 // A unit a container holds by an exact device assignment (a dcgm-exporter pod label or a node
@@ -95,6 +98,8 @@ void AddAgentPins(Assembly& a, PinMap& pins);
 // The node agent's unit and holder activity, preferred over dcgm-exporter's where it reports
 // (agent_assembly.cc). Runs after BuildUsage.
 void BuildAgentUsage(Assembly& a);
+// NeuronCore activity from the Neuron monitor, one series per core unit (neuron_usage.cc).
+void BuildNeuronUsage(Assembly& a);
 // Units dcgm-exporter labelled with an hpc_job, and when (usage_assembly.cc).
 std::vector<DeviceJob> BuildDeviceJobs(Assembly& a);
 

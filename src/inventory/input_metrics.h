@@ -1,6 +1,7 @@
-// The metric names InventoryBuilder reads (kube-state-metrics, dcgm-exporter and the node agent).
+// The metric names InventoryBuilder reads (kube-state-metrics, dcgm-exporter, the node agent and
+// the AWS Neuron monitor).
 // Sources that must ask for series by name (a Prometheus API) fetch exactly these; keep it in step
-// with ksm_reader.cc, dcgm_reader.cc and agent_reader.cc.
+// with ksm_reader.cc, dcgm_reader.cc, agent_reader.cc and neuron_reader.cc.
 #pragma once
 
 #include <array>
@@ -8,7 +9,7 @@
 
 namespace gpucost {
 
-inline constexpr std::array<std::string_view, 23> kInventoryMetricNames = {
+inline constexpr std::array<std::string_view, 25> kInventoryMetricNames = {
     "kube_pod_container_resource_requests",
     "kube_pod_container_resource_limits",
     "kube_pod_status_phase",
@@ -32,6 +33,8 @@ inline constexpr std::array<std::string_view, 23> kInventoryMetricNames = {
     "gpucost_agent_gpu_info",
     "gpucost_agent_mig_instance_info",
     "gpucost_agent_nvml_supported",
+    "neuroncore_utilization_ratio",
+    "neuron_hardware_info",
 };
 
 }  // namespace gpucost

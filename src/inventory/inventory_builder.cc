@@ -12,6 +12,7 @@ InventoryBuilder::InventoryBuilder(TimelineOptions options)
       ksm_(options_.cluster),
       dcgm_(options_.cluster, options_.dcgm_pod_labels),
       agent_(options_.cluster),
+      neuron_(options_.cluster),
       kube_(std::move(options_.kube_states)) {
   // Which seconds of the window (and the lookback before it) have a sample: only a window's
   // are asked about, and an input's span is unbounded.
@@ -59,7 +60,8 @@ void InventoryBuilder::OnSample(const SampleView& sample) {
   }
   const bool used = ksm_.OnSample(sample, t_ms, source_, diag_) ||
                     dcgm_.OnSample(sample, t_ms, source_, diag_) ||
-                    agent_.OnSample(sample, t_ms, source_, diag_);
+                    agent_.OnSample(sample, t_ms, source_, diag_) ||
+                    neuron_.OnSample(sample, t_ms, source_, diag_);
   if (!used) return;
   sampled_.Add(t_ms);
   min_t_ms_ = std::min(min_t_ms_, t_ms);
@@ -130,14 +132,32 @@ Result<LoadedTimeline> InventoryBuilder::Build() {
   }
   out.window = options_.window.value_or(out.span);
 
-  Assembly a{options_, presence, out.window, ksm_.data(), dcgm_.data(), agent_.data(), diag_,
-             {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
+  Assembly a{options_,
+             presence,
+             out.window,
+             ksm_.data(),
+             dcgm_.data(),
+             agent_.data(),
+             diag_,
+             neuron_.data(),
+             {},
+             {},
+             {},
+             {},
+             {},
+             {},
+             {},
+             {},
+             {},
+             {},
+             {}};
   MergeKubeStates(kube_, a);
   BuildPodTimelines(a);
   BuildNodesAndUnits(a);
   BuildHoldersAndHoldings(a);
   BuildUsage(a);
   BuildAgentUsage(a);
+  BuildNeuronUsage(a);
   out.device_jobs = BuildDeviceJobs(a);
   out.agent_jobs = std::move(a.agent.slurm_jobs);
 

@@ -20,6 +20,7 @@
 #include "inventory/ksm_reader.h"
 #include "inventory/kube_state.h"
 #include "inventory/mig_profiles.h"
+#include "inventory/neuron_reader.h"
 #include "model/inventory.h"
 #include "model/usage.h"
 
@@ -113,6 +114,7 @@ class InventoryBuilder final : public ExpositionHandler {
   KsmReader ksm_;
   DcgmReader dcgm_;
   AgentReader agent_;
+  NeuronReader neuron_;
   std::vector<KubeState> kube_;
   uint64_t samples_ = 0;
   uint64_t errors_ = 0;

@@ -9,6 +9,7 @@
 #include "core/strings.h"
 #include "inventory/assembly.h"
 #include "inventory/mig_profiles.h"
+#include "inventory/neuron_shapes.h"
 #include "inventory/workload_identity.h"
 
 namespace gpucost {
@@ -155,6 +156,58 @@ class NodeUnits {
   NodeIndex n_;
 };
 
+// An AWS Neuron node: one unit per (logical) NeuronCore, f = 1 / cores per device, so that the
+// node's capacity is its devices. Devices and cores come from the device plugin's capacity
+// (aws.amazon.com/neurondevice or neuron, and neuroncore), the instance type's shape filling
+// what the capacity does not tell.
+void AddNeuronNode(Assembly& a, NodeIndex n, Node node, double cap_devices, double cap_cores) {
+  const NeuronShape* shape = FindNeuronShape(node.instance_type);
+  int devices = static_cast<int>(std::lround(cap_devices));
+  const int cores = static_cast<int>(std::lround(cap_cores));
+  int per_device = 0;
+  if (devices > 0 && cores > 0) {
+    if (cores % devices == 0) {
+      per_device = cores / devices;
+    } else {
+      a.diag.Warn(StrCat("neuron-shape:", node.name), "", 0,
+                  StrCat("node ", node.name, ": capacity says ", cores, " ", kNeuronCoreResource,
+                         " on ", devices, " devices, not a whole number per device; ",
+                         shape != nullptr ? StrCat("taking ", shape->cores_per_device,
+                                                   " per device from ", node.instance_type)
+                                          : std::string("taking 1 per device")));
+    }
+  }
+  if (per_device == 0 && shape != nullptr) per_device = shape->cores_per_device;
+  if (devices == 0 && cores > 0 && per_device > 0) devices = (cores + per_device - 1) / per_device;
+  if (devices == 0 && shape != nullptr) devices = shape->devices;
+  if (per_device == 0) {
+    a.diag.Warn(StrCat("neuron-shape:", node.name), "", 0,
+                StrCat("node ", node.name, ": NeuronCores per device unknown (no ",
+                       kNeuronCoreResource, " capacity and instance type \"", node.instance_type,
+                       "\" not known); each device is taken as one core, so a core request holds a "
+                       "whole device"));
+    per_device = 1;
+  }
+  a.neuron_cores_per_device[n] = per_device;
+  node.physical_gpus = devices;
+  node.gpu_model = NeuronDeviceModel(node.instance_type);
+  node.sharing = SharingMode::kNone;
+  a.inventory.nodes.push_back(node);
+  NodeUnits units(a, n);
+  for (int d = 0; d < devices; ++d) {
+    for (int c = 0; c < per_device; ++c) {
+      GpuUnit u;
+      u.gpu_uuid = StrCat(node.name, "-neuron", d);
+      u.gpu_model = node.gpu_model;
+      u.partition = {PartitionKind::kCore, c};
+      u.gpu_instance_id = c;
+      u.fraction = 1.0 / per_device;
+      u.resource = std::string(kNeuronCoreResource);
+      units.Add(std::move(u));
+    }
+  }
+}
+
 }  // namespace
 
 void BuildNodesAndUnits(Assembly& a) {
@@ -297,6 +350,14 @@ void BuildNodesAndUnits(Assembly& a) {
     if (node.zone.empty()) node.zone = StrLabel(l, "failure_domain_beta_kubernetes_io_zone");
     node.region = StrLabel(l, "topology_kubernetes_io_region");
     if (node.region.empty()) node.region = StrLabel(l, "failure_domain_beta_kubernetes_io_region");
+
+    const double cap_neuron_cores = Capacity(kn, std::string(kNeuronCoreResource));
+    const double cap_neuron_devices = std::max(Capacity(kn, std::string(kNeuronDeviceResource)),
+                                               Capacity(kn, std::string(kNeuronLegacyResource)));
+    if ((cap_neuron_cores > 0 || cap_neuron_devices > 0) && node_gpus[nk].empty()) {
+      AddNeuronNode(a, n, std::move(node), cap_neuron_devices, cap_neuron_cores);
+      continue;
+    }
 
     std::vector<const KnownGpu*> gpus;
     for (const auto& [uuid, g] : node_gpus[nk]) gpus.push_back(&g);

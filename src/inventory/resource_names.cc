@@ -51,6 +51,12 @@ ResourceName CanonicalResourceName(std::string_view name) {
     out = {ResourceKind::kHamiMemPercentage, "nvidia.com/gpumem-percentage", ""};
   } else if (s == "amd_com_gpu") {
     out = {ResourceKind::kAmdGpu, "amd.com/gpu", ""};
+  } else if (s == "aws_amazon_com_neurondevice") {
+    out = {ResourceKind::kNeuronDevice, std::string(kNeuronDeviceResource), ""};
+  } else if (s == "aws_amazon_com_neuron") {
+    out = {ResourceKind::kNeuronDevice, std::string(kNeuronLegacyResource), ""};
+  } else if (s == "aws_amazon_com_neuroncore") {
+    out = {ResourceKind::kNeuronCore, std::string(kNeuronCoreResource), ""};
   } else if (s == "nvidia_com_priority") {
     out = {ResourceKind::kNotGpu, "nvidia.com/priority", ""};
   } else if (s.starts_with("nvidia_com_mig_")) {
@@ -68,7 +74,8 @@ ResourceName CanonicalResourceName(std::string_view name) {
       out.kind = ResourceKind::kUnknownGpu;
     }
   } else if (s.find("gpu") != std::string::npos || s.starts_with("nvidia_com_") ||
-             s.starts_with("amd_com_") || s.find("_mig") != std::string::npos) {
+             s.starts_with("amd_com_") || s.starts_with("aws_amazon_com_neuron") ||
+             s.find("_mig") != std::string::npos) {
     out.kind = ResourceKind::kUnknownGpu;
   } else {
     out.kind = ResourceKind::kNotGpu;

@@ -9,15 +9,17 @@
 namespace gpucost {
 
 enum class ResourceKind : uint8_t {
-  kNotGpu,            // cpu, memory, pods, ephemeral-storage, nvidia.com/priority, ...
-  kUnknownGpu,        // looks like a GPU resource but is not one we know (warn)
-  kNvidiaGpu,         // nvidia.com/gpu
-  kNvidiaGpuShared,   // nvidia.com/gpu.shared (time-slicing/MPS with renameByDefault)
-  kNvidiaMig,         // nvidia.com/mig-<profile>
-  kHamiCores,         // nvidia.com/gpucores, percent of one GPU
-  kHamiMem,           // nvidia.com/gpumem, MiB per GPU
-  kHamiMemPercentage, // nvidia.com/gpumem-percentage
-  kAmdGpu,            // amd.com/gpu
+  kNotGpu,             // cpu, memory, pods, ephemeral-storage, nvidia.com/priority, ...
+  kUnknownGpu,         // looks like a GPU resource but is not one we know (warn)
+  kNvidiaGpu,          // nvidia.com/gpu
+  kNvidiaGpuShared,    // nvidia.com/gpu.shared (time-slicing/MPS with renameByDefault)
+  kNvidiaMig,          // nvidia.com/mig-<profile>
+  kHamiCores,          // nvidia.com/gpucores, percent of one GPU
+  kHamiMem,            // nvidia.com/gpumem, MiB per GPU
+  kHamiMemPercentage,  // nvidia.com/gpumem-percentage
+  kAmdGpu,             // amd.com/gpu
+  kNeuronDevice,       // aws.amazon.com/neurondevice, or its older name aws.amazon.com/neuron
+  kNeuronCore,         // aws.amazon.com/neuroncore: one (logical) NeuronCore of a device
 };
 
 struct ResourceName {
@@ -27,7 +29,10 @@ struct ResourceName {
   // True for kinds that name devices (a Request's resource); false for HAMi's fraction amounts.
   bool IsDevice() const {
     return kind == ResourceKind::kNvidiaGpu || kind == ResourceKind::kNvidiaGpuShared ||
-           kind == ResourceKind::kNvidiaMig || kind == ResourceKind::kAmdGpu;
+           kind == ResourceKind::kNvidiaMig || kind == ResourceKind::kAmdGpu || IsNeuron();
+  }
+  bool IsNeuron() const {
+    return kind == ResourceKind::kNeuronDevice || kind == ResourceKind::kNeuronCore;
   }
   bool IsHami() const {
     return kind == ResourceKind::kHamiCores || kind == ResourceKind::kHamiMem ||
@@ -37,6 +42,11 @@ struct ResourceName {
 
 // Accepts both the raw and the KSM-sanitized spelling.
 ResourceName CanonicalResourceName(std::string_view name);
+
+// The Neuron device plugin's resources. A device request takes every core of the device.
+inline constexpr std::string_view kNeuronCoreResource = "aws.amazon.com/neuroncore";
+inline constexpr std::string_view kNeuronDeviceResource = "aws.amazon.com/neurondevice";
+inline constexpr std::string_view kNeuronLegacyResource = "aws.amazon.com/neuron";
 
 // The device-plugin resource for a MIG profile: "1g.10gb+me" -> "nvidia.com/mig-1g.10gb.me".
 std::string MigResourceName(std::string_view profile);

@@ -33,6 +33,7 @@ Partition ParsePartition(const std::string& text) {
   p.index = std::atoi(text.c_str() + colon + 1);
   p.kind = kind == "mig"       ? PartitionKind::kMig
            : kind == "replica" ? PartitionKind::kReplica
+           : kind == "core"    ? PartitionKind::kCore
                                : PartitionKind::kWhole;
   return p;
 }

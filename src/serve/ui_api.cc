@@ -22,6 +22,8 @@ std::string_view PartitionKindName(PartitionKind k) {
       return "mig";
     case PartitionKind::kReplica:
       return "replica";
+    case PartitionKind::kCore:
+      return "core";
     case PartitionKind::kWhole:
       break;
   }
