@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "core/strings.h"
+#include "inventory/amd_partitions.h"
 #include "inventory/assembly.h"
 #include "inventory/mig_profiles.h"
 #include "inventory/neuron_shapes.h"
@@ -208,6 +209,83 @@ void AddNeuronNode(Assembly& a, NodeIndex n, Node node, double cap_devices, doub
   }
 }
 
+// The GPU model of an AMD node: the node labeller's product name ("AMD_Instinct_MI300X_OAM"),
+// underscores as spaces.
+std::string AmdModel(const std::map<std::string, std::string>& l) {
+  std::string model = StrLabel(l, "amd_com_gpu_product_name");
+  std::replace(model.begin(), model.end(), '_', ' ');
+  return model.empty() ? std::string("AMD GPU") : model;
+}
+
+// An AMD node with partitioned GPUs: one unit per compute partition, f = 1 / partitions per GPU,
+// so that the node's capacity is its physical GPUs. The device plugin advertises partitions as
+// amd.com/gpu (single naming, the node labeller's compute-memory-partition label says which) or
+// as amd.com/<mode> per mode (mixed naming), and GPUs that are not partitioned as amd.com/gpu.
+void AddAmdPartitionedNode(Assembly& a, NodeIndex n, Node node,
+                           const std::vector<std::pair<std::string, double>>& resources,
+                           const std::map<std::string, std::string>& labels) {
+  node.gpu_model = AmdModel(labels);
+  a.inventory.nodes.push_back(node);
+  NodeUnits units(a, n);
+  bool mixed = false;
+  for (const auto& [resource, count] : resources) {
+    mixed = mixed || CanonicalResourceName(resource).kind == ResourceKind::kAmdPartition;
+  }
+  int gpu = 0;
+  for (const auto& [resource, count] : resources) {
+    const ResourceName rn = CanonicalResourceName(resource);
+    // Under mixed naming amd.com/gpu is the GPUs that cannot be partitioned (MI210); under single
+    // naming it is every partition, of the mode the node labeller names.
+    std::string profile = rn.mig_profile;
+    if (rn.kind == ResourceKind::kAmdGpu && !mixed) {
+      profile = ToLower(StrLabel(labels, "amd_com_compute_memory_partition"));
+    }
+    AmdPartitioning parts = AmdPartitionsPerGpu(profile, node.gpu_model);
+    if (profile.empty()) parts.partitions = 1;  // GPUs that are not partitioned
+    if (parts.partitions <= 0) {
+      a.diag.Warn(StrCat("amd-partition:", node.name, ":", profile), "", 0,
+                  StrCat("node ", node.name, ": AMD partition mode \"", profile, "\" of ", resource,
+                         " is not known; each of its ", count, " devices is taken as a whole GPU"));
+      parts.partitions = 1;
+      profile.clear();
+    }
+    if (parts.xcds_assumed) {
+      a.diag.Warn(StrCat("amd-xcds:", node.name), "", 0,
+                  StrCat("node ", node.name, ": GPU model \"", node.gpu_model,
+                         "\" has no known XCD "
+                         "count; ",
+                         profile, " is taken as 8 partitions per GPU (MI300X class)"));
+    }
+    const int devices = static_cast<int>(std::lround(count));
+    const int gpus = (devices + parts.partitions - 1) / parts.partitions;
+    if (devices % parts.partitions != 0) {
+      a.diag.Warn(
+          StrCat("amd-uneven:", node.name, ":", resource), "", 0,
+          StrCat("node ", node.name, ": ", devices, " ", resource, " is not a whole number of ",
+                 profile, " GPUs (", parts.partitions, " partitions each); ", gpus,
+                 " GPUs taken, the partitions not advertised are idle capacity"));
+    }
+    for (int g = 0; g < gpus; ++g, ++gpu) {
+      for (int p = 0; p < parts.partitions; ++p) {
+        GpuUnit u;
+        u.gpu_uuid = StrCat(node.name, "-gpu", gpu);
+        u.gpu_model = node.gpu_model;
+        u.resource = rn.canonical;
+        if (parts.partitions > 1) {
+          u.partition = {PartitionKind::kXcp, p};
+          u.gpu_instance_id = p;
+          u.fraction = 1.0 / parts.partitions;
+          u.mig_profile = profile;
+          // Partitions past the advertised count (an uneven count) exist but nobody can hold them.
+          u.holdable = g * parts.partitions + p < devices;
+        }
+        units.Add(std::move(u));
+      }
+    }
+  }
+  a.inventory.nodes[n].physical_gpus = gpu;
+}
+
 }  // namespace
 
 void BuildNodesAndUnits(Assembly& a) {
@@ -351,6 +429,29 @@ void BuildNodesAndUnits(Assembly& a) {
     node.region = StrLabel(l, "topology_kubernetes_io_region");
     if (node.region.empty()) node.region = StrLabel(l, "failure_domain_beta_kubernetes_io_region");
 
+    // AMD partitions: mixed naming's amd.com/<mode> capacity, or amd.com/gpu capacity under a
+    // compute-memory-partition label that partitions the GPU.
+    if (kn != nullptr && node_gpus[nk].empty()) {
+      std::vector<std::pair<std::string, double>> amd_resources;
+      bool partitioned = false;
+      for (const auto& [res, v] : kn->capacity) {
+        const ResourceName rn = CanonicalResourceName(res);
+        if (v <= 0) continue;
+        if (rn.kind == ResourceKind::kAmdPartition) {
+          partitioned = true;  // mixed naming, even where every mode is SPX: the names differ
+          amd_resources.emplace_back(rn.canonical, v);
+        } else if (rn.kind == ResourceKind::kAmdGpu) {
+          const std::string mode = StrLabel(l, "amd_com_compute_memory_partition");
+          partitioned =
+              partitioned || (!mode.empty() && AmdPartitionsPerGpu(mode, "").partitions != 1);
+          amd_resources.emplace_back(rn.canonical, v);
+        }
+      }
+      if (partitioned) {
+        AddAmdPartitionedNode(a, n, std::move(node), amd_resources, l);
+        continue;
+      }
+    }
     const double cap_neuron_cores = Capacity(kn, std::string(kNeuronCoreResource));
     const double cap_neuron_devices = std::max(Capacity(kn, std::string(kNeuronDeviceResource)),
                                                Capacity(kn, std::string(kNeuronLegacyResource)));
@@ -441,6 +542,7 @@ void BuildNodesAndUnits(Assembly& a) {
       physical = std::max(physical, label_physical);
     }
     const bool amd = cap_amd > 0 && cap_gpu + cap_shared <= 0 && gpus.empty();
+    if (amd && node.gpu_model.empty()) node.gpu_model = AmdModel(l);
     node.physical_gpus = physical;
     a.inventory.nodes.push_back(node);
 

@@ -18,6 +18,7 @@ enum class ResourceKind : uint8_t {
   kHamiMem,            // nvidia.com/gpumem, MiB per GPU
   kHamiMemPercentage,  // nvidia.com/gpumem-percentage
   kAmdGpu,             // amd.com/gpu
+  kAmdPartition,       // amd.com/<compute>_<memory> ("amd.com/cpx_nps4"): a partition of a GPU
   kNeuronDevice,       // aws.amazon.com/neurondevice, or its older name aws.amazon.com/neuron
   kNeuronCore,         // aws.amazon.com/neuroncore: one (logical) NeuronCore of a device
 };
@@ -25,11 +26,12 @@ enum class ResourceKind : uint8_t {
 struct ResourceName {
   ResourceKind kind = ResourceKind::kNotGpu;
   std::string canonical;    // "nvidia.com/mig-1g.10gb.me"; the input as given for unknown kinds
-  std::string mig_profile;  // "1g.10gb+me" for kNvidiaMig, else ""
+  std::string mig_profile;  // "1g.10gb+me" for kNvidiaMig, "cpx_nps4" for kAmdPartition, else ""
   // True for kinds that name devices (a Request's resource); false for HAMi's fraction amounts.
   bool IsDevice() const {
     return kind == ResourceKind::kNvidiaGpu || kind == ResourceKind::kNvidiaGpuShared ||
-           kind == ResourceKind::kNvidiaMig || kind == ResourceKind::kAmdGpu || IsNeuron();
+           kind == ResourceKind::kNvidiaMig || kind == ResourceKind::kAmdGpu ||
+           kind == ResourceKind::kAmdPartition || IsNeuron();
   }
   bool IsNeuron() const {
     return kind == ResourceKind::kNeuronDevice || kind == ResourceKind::kNeuronCore;

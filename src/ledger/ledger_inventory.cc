@@ -34,6 +34,7 @@ Partition ParsePartition(const std::string& text) {
   p.kind = kind == "mig"       ? PartitionKind::kMig
            : kind == "replica" ? PartitionKind::kReplica
            : kind == "core"    ? PartitionKind::kCore
+           : kind == "xcp"     ? PartitionKind::kXcp
                                : PartitionKind::kWhole;
   return p;
 }

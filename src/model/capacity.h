@@ -26,8 +26,9 @@ struct Interval {
   friend bool operator==(const Interval&, const Interval&) = default;
 };
 
-// kCore: one (logical) NeuronCore of an AWS Neuron device.
-enum class PartitionKind : uint8_t { kWhole, kMig, kReplica, kCore };
+// kCore: one (logical) NeuronCore of an AWS Neuron device. kXcp: one compute partition (XCP) of
+// an AMD Instinct GPU (CPX, DPX, QPX, TPX modes).
+enum class PartitionKind : uint8_t { kWhole, kMig, kReplica, kCore, kXcp };
 
 struct Partition {
   PartitionKind kind = PartitionKind::kWhole;
@@ -38,10 +39,11 @@ struct Partition {
   friend bool operator==(const Partition&, const Partition&) = default;
 };
 
-// Partitions whose own activity is measured (a MIG instance, a NeuronCore): a holder's
+// Partitions whose own activity is measured (a MIG instance, a NeuronCore, an AMD partition,
+// which the exporters report as a device of its own): a holder's
 // utilization is the partition's activity, never a split of its device's.
 inline bool MeasuredAlone(PartitionKind k) {
-  return k == PartitionKind::kMig || k == PartitionKind::kCore;
+  return k == PartitionKind::kMig || k == PartitionKind::kCore || k == PartitionKind::kXcp;
 }
 
 // What a unit's fraction is a fraction of: a GPU, or an AWS Neuron device (Trainium,
@@ -81,7 +83,7 @@ struct GpuUnit {
   Partition partition;
   double fraction = 1.0;    // f in GPU-equivalents
   std::string gpu_model;
-  std::string mig_profile;  // "1g.5gb" for MIG units, "" otherwise
+  std::string mig_profile;  // "1g.5gb" for MIG units, "cpx_nps4" for AMD partitions, "" otherwise
   // The resource name a request must use to draw this unit from the node's pool:
   // "nvidia.com/gpu", "nvidia.com/mig-1g.5gb", "nvidia.com/gpu.shared", "amd.com/gpu",
   // "aws.amazon.com/neuroncore" (Neuron device requests draw every core of a device).

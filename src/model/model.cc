@@ -12,6 +12,8 @@ std::string Partition::ToString() const {
     case PartitionKind::kReplica: return StrCat("replica:", index);
     case PartitionKind::kCore:
       return StrCat("core:", index);
+    case PartitionKind::kXcp:
+      return StrCat("xcp:", index);
   }
   return "whole";
 }

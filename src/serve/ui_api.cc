@@ -24,6 +24,8 @@ std::string_view PartitionKindName(PartitionKind k) {
       return "replica";
     case PartitionKind::kCore:
       return "core";
+    case PartitionKind::kXcp:
+      return "xcp";
     case PartitionKind::kWhole:
       break;
   }

@@ -995,6 +995,45 @@ accelerator-hours at $0.7582, each kind has its own idle row (7 GPUs, half a dev
                  "cost_usd": (8 * pg + pn) * H}})
 
 
+# ----------------------------------------------------------------------------- AMD Instinct
+# Partitions per GPU: MI300X has 8 XCDs, so CPX cuts it into 8 partitions (AMD's partitioning
+# guides); the AMD GPU device plugin advertises partitions as amd.com/gpu under single naming and
+# as amd.com/<compute>_<memory> under mixed naming (ROCm/k8s-device-plugin README).
+
+def amd_node(s, name, capacity, partition_label=None):
+    labels = [("node", name), ("label_amd_com_gpu_product_name", "AMD_Instinct_MI300X_OAM")]
+    if partition_label:
+        labels.append(("label_amd_com_compute_memory_partition", partition_label))
+    s.add("kube_node_labels", labels, 1)
+    for res, amount in capacity:
+        s.add("kube_node_status_capacity", [("node", name), ("resource", res), ("unit", "integer")], amount)
+
+
+s = Scrape()
+amd_node(s, "mi-single", [("amd_com_gpu", 16)], partition_label="cpx_nps4")
+amd_node(s, "mi-mixed", [("amd_com_spx_nps1", 1), ("amd_com_cpx_nps1", 8)])
+pod(s, "vision", "a", "mi-single", [("amd_com_gpu", 2)])
+pod(s, "llm", "b", "mi-single", [("amd_com_gpu", 8)])
+pod(s, "vision", "c", "mi-mixed", [("amd_com_cpx_nps1", 3)])
+pod(s, "llm", "d", "mi-mixed", [("amd_com_spx_nps1", 1)])
+p = 5.0
+vision = 2 / 8 + 3 / 8
+llm = 8 / 8 + 1
+case("amd_partitions", """AMD Instinct MI300X compute partitions, $5/GPU-hour. `mi-single` runs its GPUs
+in CPX-NPS4 under the device plugin's single naming: `amd.com/gpu: 16` with the node labeller's
+`amd.com/compute-memory-partition=cpx_nps4` is 2 GPUs of 8 partitions (f = 1/8), not 16 GPUs;
+vision/a requests 2 (2/8 of a GPU) and llm/b 8 (one GPU's worth). `mi-mixed` uses mixed naming:
+`amd.com/spx_nps1: 1` (a whole GPU) and `amd.com/cpx_nps1: 8` (one GPU of 8 partitions); vision/c
+requests 3 `cpx_nps1` (3/8), llm/d the `spx_nps1` GPU. Proves partitions are units with their
+fraction of the physical GPU, capacity is 4 GPUs, the 11/8 unheld GPUs are idle, allocated + idle
+is 4 GPUs x $5 x 1/6 h, and with no exporter data the time is unmeasured.""", s,
+     f"{WINDOW_ARGS} --by namespace --price-per-gpu-hour 5",
+     expect(["namespace"], [row({"namespace": "llm"}, llm * H, llm * p * H, None, unmeasured=llm * H),
+                            row({"namespace": "vision"}, vision * H, vision * p * H, None, unmeasured=vision * H)],
+            idle_row(["namespace"], (4 - llm - vision) * H, (4 - llm - vision) * p * H),
+            cost=4 * p * H))
+
+
 def main():
     root = os.path.join(HERE, "cases")
     for name, readme, scrape, args, expected, openmetrics, extra in CASES:
