@@ -1,5 +1,5 @@
-// The metric names InventoryBuilder reads (kube-state-metrics, dcgm-exporter, the node agent and
-// the AWS Neuron monitor).
+// The metric names InventoryBuilder reads (kube-state-metrics, dcgm-exporter, AMD's device
+// metrics exporter, the node agent and the AWS Neuron monitor).
 // Sources that must ask for series by name (a Prometheus API) fetch exactly these; keep it in step
 // with ksm_reader.cc, dcgm_reader.cc, agent_reader.cc and neuron_reader.cc.
 #pragma once
@@ -9,7 +9,7 @@
 
 namespace gpucost {
 
-inline constexpr std::array<std::string_view, 25> kInventoryMetricNames = {
+inline constexpr std::array<std::string_view, 27> kInventoryMetricNames = {
     "kube_pod_container_resource_requests",
     "kube_pod_container_resource_limits",
     "kube_pod_status_phase",
@@ -35,6 +35,8 @@ inline constexpr std::array<std::string_view, 25> kInventoryMetricNames = {
     "gpucost_agent_nvml_supported",
     "neuroncore_utilization_ratio",
     "neuron_hardware_info",
+    "gpu_gfx_activity",
+    "amd_gpu_gfx_activity",
 };
 
 }  // namespace gpucost

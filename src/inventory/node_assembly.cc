@@ -431,7 +431,9 @@ void BuildNodesAndUnits(Assembly& a) {
 
     // AMD partitions: mixed naming's amd.com/<mode> capacity, or amd.com/gpu capacity under a
     // compute-memory-partition label that partitions the GPU.
-    if (kn != nullptr && node_gpus[nk].empty()) {
+    // (AMD's exporter measures unpartitioned GPUs only; on a partitioned node its series of the
+    // node's SPX GPUs are not matched to the partition units, which stay unmeasured.)
+    if (kn != nullptr) {
       std::vector<std::pair<std::string, double>> amd_resources;
       bool partitioned = false;
       for (const auto& [res, v] : kn->capacity) {
@@ -541,7 +543,16 @@ void BuildNodesAndUnits(Assembly& a) {
                          "gpu.count says ", label_physical, "; using ", std::max(physical, label_physical)));
       physical = std::max(physical, label_physical);
     }
-    const bool amd = cap_amd > 0 && cap_gpu + cap_shared <= 0 && gpus.empty();
+    // AMD's exporter reports its GPUs as dcgm-exporter does (dcgm_reader.cc): they are the node's
+    // GPUs, and amd.com/gpu capacity beyond them has placeholder ids as GPUs without series.
+    const bool amd = cap_amd > 0 && cap_gpu + cap_shared <= 0;
+    if (amd && !gpus.empty() && cap_amd > physical) {
+      a.diag.Warn(StrCat("node ", node.name, ": ", physical,
+                         " GPUs in AMD exporter data but capacity "
+                         "says amd.com/gpu ",
+                         cap_amd, "; using ", cap_amd));
+      physical = static_cast<int>(cap_amd);
+    }
     if (amd && node.gpu_model.empty()) node.gpu_model = AmdModel(l);
     node.physical_gpus = physical;
     a.inventory.nodes.push_back(node);

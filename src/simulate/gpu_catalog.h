@@ -11,7 +11,7 @@
 namespace gpucost::simulate {
 
 // Who makes the accelerator, which decides its resources and exporter: NVIDIA (nvidia.com/gpu,
-// dcgm-exporter), AMD Instinct (amd.com/gpu; no exporter simulated), AWS Neuron
+// dcgm-exporter), AMD Instinct (amd.com/gpu, AMD's device metrics exporter), AWS Neuron
 // (aws.amazon.com/neurondevice and neuroncore, the Neuron monitor).
 enum class Vendor : uint8_t { kNvidia, kAmd, kAwsNeuron };
 

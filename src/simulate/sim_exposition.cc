@@ -2,6 +2,7 @@
 // and dcgm-exporter's per-GPU (and per-MIG-instance) activity, as ClusterSimulator::Scrape writes
 // them to its handler.
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <string_view>
 
@@ -150,6 +151,39 @@ void ClusterSimulator::Impl::DcgmExporter() {
         L("pod", label->pod.name);
       }
       Emit("DCGM_FI_PROF_GR_ENGINE_ACTIVE", Round6(activity));
+    }
+  }
+}
+
+void ClusterSimulator::Impl::AmdExporter() {
+  bool any = false;
+  for (const Node& node : nodes_) any = any || node.model->vendor == Vendor::kAmd;
+  if (!any) return;
+  Family("gpu_gfx_activity", "Graphics engine usage percentage (0 - 100)");
+  for (const Node& node : nodes_) {
+    if (node.model->vendor != Vendor::kAmd) continue;
+    for (const Unit& u : node.units) {
+      double activity = 0;
+      const Slot* holder = nullptr;
+      for (int si : u.slots) {
+        const Slot& s = node.slots[static_cast<size_t>(si)];
+        if (!s.pod.alive || t_ms_ < s.pod.running_ms || t_ms_ >= s.pod.ends_ms) continue;
+        activity += Load(s) * s.load_scale;
+        if (holder == nullptr) holder = &s;
+      }
+      Begin();
+      L("card_series", node.model->model_name);
+      L("gpu_compute_partition_type", "spx");
+      L("gpu_id", gpu_index_[static_cast<size_t>(u.gpu)]);
+      L("gpu_memory_partition_type", "nps1");
+      L("gpu_partition_id", "0");
+      L("gpu_uuid", u.uuid);
+      L("hostname", node.name);
+      // The exporter's mandatory pod labels, empty while no pod holds the GPU.
+      L("container", holder != nullptr ? std::string_view(holder->pod.container) : "");
+      L("namespace", holder != nullptr ? kNamespaces[holder->ns].ns : "");
+      L("pod", holder != nullptr ? std::string_view(holder->pod.name) : "");
+      Emit("gpu_gfx_activity", std::round(std::clamp(activity, 0.0, 1.0) * 1000) / 10);
     }
   }
 }

@@ -38,6 +38,7 @@ class ClusterSimulator::Impl {
     if ((parts & kKubeStateMetrics) != 0) NeuronNodeInfo();
     if ((parts & kDcgmExporter) != 0) {
       DcgmExporter();
+      AmdExporter();
       NeuronMonitor();
     }
     out_ = nullptr;
@@ -94,6 +95,9 @@ class ClusterSimulator::Impl {
   // provider ID that names the EC2 instance the monitor reports); nothing without such nodes.
   void NeuronMonitor();
   void NeuronNodeInfo();
+  // AMD's device metrics exporter on AMD nodes (gpu_gfx_activity, percent, labelled with the pod
+  // holding each GPU); nothing without such nodes.
+  void AmdExporter();
 
   // --- pods -----------------------------------------------------------------------------------
 

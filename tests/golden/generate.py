@@ -1034,6 +1034,35 @@ is 4 GPUs x $5 x 1/6 h, and with no exporter data the time is unmeasured.""", s,
             cost=4 * p * H))
 
 
+def amd_gfx(s, gpu_id, uuid, percent, pod_labels=()):
+    """rocm/device-metrics-exporter's gpu_gfx_activity (percent, unpartitioned GPUs): its mandatory
+    pod, namespace and container labels are empty while no pod holds the GPU."""
+    labels = [("card_model", "102-G30211-0C"), ("card_series", "AMD Instinct MI300X OAM"), ("card_vendor", "AMD"),
+              ("gpu_compute_partition_type", "spx"), ("gpu_id", str(gpu_id)),
+              ("gpu_memory_partition_type", "nps1"), ("gpu_partition_id", "0"), ("gpu_uuid", uuid),
+              ("hostname", "mi-1"), ("serial_number", f"69240900{gpu_id}")]
+    pl = dict(pod_labels)
+    labels += [("container", pl.get("container", "")), ("namespace", pl.get("namespace", "")),
+               ("pod", pl.get("pod", ""))]
+    s.add("gpu_gfx_activity", labels, percent, help_="Graphics engine usage percentage")
+
+
+s = Scrape()
+amd_node(s, "mi-1", [("amd_com_gpu", 2)])
+pod(s, "ml", "train-0", "mi-1", [("amd_com_gpu", 1)])
+amd_gfx(s, 0, "ccff74a1-0000-1000-80e0-c6d49f5b0d86", 0)
+amd_gfx(s, 1, "c3ff74a1-0000-0000-80ff-88426fc31c9e", 75, podlabels("ml", "train-0"))
+p = 3.0
+case("amd_exporter_utilization", """AMD utilization from rocm/device-metrics-exporter. Two unpartitioned
+MI300X at $3/GPU-hour; ml/train-0 requests one `amd.com/gpu`. The exporter's `gpu_gfx_activity`
+(percent) labels GPU 1 with the pod (75 %) and leaves GPU 0's pod labels empty (0 %). Proves the
+percent is divided by 100 (u = 0.75, never 75), the pod labels pin the GPU the pod holds (not the
+idle one), the free GPU is idle, and allocated + idle = 2 GPUs x $3 x 1/6 h.""", s,
+     f"{WINDOW_ARGS} --by namespace --price-per-gpu-hour 3",
+     expect(["namespace"], [row({"namespace": "ml"}, H, p * H, 0.75 * p * H)],
+            idle_row(["namespace"], H, p * H), cost=2 * p * H))
+
+
 def main():
     root = os.path.join(HERE, "cases")
     for name, readme, scrape, args, expected, openmetrics, extra in CASES:

@@ -107,5 +107,57 @@ TEST(AmdInventory, UnevenAndUnknownWarn) {
   EXPECT_TRUE(HasWarning(u, "no known XCD count"));
 }
 
+std::string Gfx(const std::string& gpu_id, const std::string& uuid, const std::string& extra,
+                double percent) {
+  return "gpu_gfx_activity{card_series=\"AMD Instinct MI300X OAM\",gpu_id=\"" + gpu_id +
+         "\",gpu_uuid=\"" + uuid + "\",hostname=\"mi\"," + extra + "} " + std::to_string(percent) +
+         " %T\n";
+}
+
+TEST(AmdInventory, ExporterActivityAndPins) {
+  const std::string pod =
+      "kube_pod_info{namespace=\"ml\",pod=\"p\",uid=\"u-p\",node=\"mi\"} 1 %T\n"
+      "kube_pod_status_phase{namespace=\"ml\",pod=\"p\",uid=\"u-p\",phase=\"Running\"} 1 %T\n"
+      "kube_pod_container_resource_requests{namespace=\"ml\",pod=\"p\",uid=\"u-p\","
+      "container=\"main\",node=\"mi\",resource=\"amd_com_gpu\",unit=\"integer\"} 1 %T\n";
+  auto t = Load(Every30s(AmdNode("mi", kMi300x, {{"amd_com_gpu", 3}}) + pod +
+                             Gfx("0", "u0", "pod=\"\",namespace=\"\",container=\"\"", 0) +
+                             Gfx("1", "u1", "pod=\"p\",namespace=\"ml\",container=\"main\"", 60),
+                         2));
+  const Node* n = FindNode(t, "mi");
+  ASSERT_NE(n, nullptr);
+  EXPECT_EQ(n->physical_gpus, 3);  // capacity beyond the exporter's two GPUs
+  EXPECT_EQ(n->gpu_model, "AMD Instinct MI300X OAM");
+  const auto units = UnitsOf(t, "mi");
+  ASSERT_EQ(units.size(), 3u);
+  EXPECT_EQ(units[1]->gpu_uuid, "u1");
+  EXPECT_EQ(units[1]->resource, "amd.com/gpu");
+  EXPECT_EQ(units[2]->gpu_uuid, "mi-gpu2");
+  EXPECT_TRUE(
+      HasWarning(t, "node mi: 2 GPUs in AMD exporter data but capacity says amd.com/gpu 3"));
+  // Percent, divided by 100; the pod's labels pin the GPU it holds.
+  std::vector<double> u1;
+  for (const DeviceSeries& d : t.usage.devices) {
+    if (d.gpu_uuid == "u1") {
+      for (const UsageSample& s : d.samples) u1.push_back(s.value);
+    }
+  }
+  EXPECT_EQ(u1, (std::vector<double>{0.6, 0.6}));
+  ASSERT_EQ(t.inventory.holdings.size(), 1u);
+  ASSERT_EQ(t.inventory.holdings[0].units.size(), 1u);
+  EXPECT_EQ(t.inventory.units[t.inventory.holdings[0].units[0]].gpu_uuid, "u1");
+}
+
+TEST(AmdInventory, PartitionActivityIsNotRead) {
+  auto t = Load(
+      Every30s(AmdNode("mi", kMi300x + ",label_amd_com_compute_memory_partition=\"cpx_nps4\"",
+                       {{"amd_com_gpu", 8}}) +
+                   Gfx("0", "u0", "gpu_compute_partition_type=\"cpx\",gpu_partition_id=\"0\"", 50),
+               2));
+  EXPECT_TRUE(t.usage.devices.empty());
+  EXPECT_TRUE(HasWarning(t, "gfx activity of a cpx partition is not measured by this metric"));
+  EXPECT_EQ(FindNode(t, "mi")->physical_gpus, 1);
+}
+
 }  // namespace
 }  // namespace gpucost

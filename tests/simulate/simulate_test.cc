@@ -223,8 +223,8 @@ INSTANTIATE_TEST_SUITE_P(Sharing, EveryMode,
                          });
 
 // AMD and AWS Neuron nodes: capacity is physical devices (never devices + cores), Neuron units
-// are NeuronCores of half a device, the Neuron monitor's per-core series measure every held
-// core, AMD nodes (no exporter simulated) are unmeasured, and cost is conserved.
+// are NeuronCores of half a device, the Neuron monitor's per-core series and AMD's exporter
+// measure every held unit, and cost is conserved.
 TEST(ClusterSimulator, AmdAndNeuronNodes) {
   SimOptions o = Small({{"whole", 1}}, 3);
   o.gpu_models = {{"trn1", 1}, {"inf2", 1}, {"mi300x", 1}};
@@ -256,10 +256,10 @@ TEST(ClusterSimulator, AmdAndNeuronNodes) {
   Attributed a = Attribute(std::move(loaded).value());
   const double want = 36 * kPrice * 6;
   EXPECT_NEAR(a.totals.allocated + a.totals.idle, want, 1e-9 * want);
-  EXPECT_GT(a.totals.effective, 0) << "Neuron cores are measured";
-  // Only the AMD node's held hours are unmeasured: at most its 8 GPUs for 6 hours.
-  EXPECT_GT(a.totals.unmeasured, 0);
-  EXPECT_LE(a.totals.unmeasured, 8 * 6 + 1e-9);
+  EXPECT_GT(a.totals.effective, 0);
+  EXPECT_LT(a.totals.effective, a.totals.allocated);
+  EXPECT_LT(a.totals.unmeasured, 1e-9 * a.totals.gpu_hours + 1e-9) << "every held unit measured";
+  EXPECT_GT(a.totals.by_kind["Job"].second, 0) << "training measured";
   EXPECT_EQ(neuron_nodes.size(), 2u);
 }
 
