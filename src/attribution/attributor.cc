@@ -105,7 +105,7 @@ Result<AttributionSummary> Attribute(const Inventory& inventory, const Usage& us
        gpu = builder.Next(timelines)) {
     for (const UnitIndex u : gpu) {
       const GpuUnit& unit = inventory.units[u];
-      const bool mig = unit.partition.kind == PartitionKind::kMig;
+      const bool mig = MeasuredAlone(unit.partition.kind);
       // Per-holder series apply to whole-GPU and replica units (HAMi and time-slicing fractions).
       if (!mig && !usage.holders.empty()) {
         const attribution::UnitTimeline& t = timelines.units[u];

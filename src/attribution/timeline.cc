@@ -108,7 +108,7 @@ void EmitPiece(const Inventory& inv, TimelineScratch& s, Span span, double gpu_s
   p.gpu_share_sum = gpu_share_sum;
   const double idle = unit.fraction - s.held;
   p.idle_share = s.oversubscribed || idle < unit.fraction * 1e-12 ? 0.0 : idle;
-  const bool mig = unit.partition.kind == PartitionKind::kMig;
+  const bool mig = MeasuredAlone(unit.partition.kind);
   for (PieceClaim pc : s.current) {
     pc.inv_share = pc.share > 0 ? 1.0 / pc.share : 0.0;
     if (mig) {
@@ -168,11 +168,11 @@ void SweepGroup(const Inventory& inv, const std::vector<ClaimSpan>& claims,
     for (TimelineScratch& s : units) {
       if (!s.present) continue;
       ComputeCurrent(inv, claims, s);
-      if (inv.units[s.unit].partition.kind != PartitionKind::kMig) gpu_share_sum += s.held;
+      if (!MeasuredAlone(inv.units[s.unit].partition.kind)) gpu_share_sum += s.held;
     }
     for (TimelineScratch& s : units) {
       if (!s.present) continue;
-      const bool mig = inv.units[s.unit].partition.kind == PartitionKind::kMig;
+      const bool mig = MeasuredAlone(inv.units[s.unit].partition.kind);
       EmitPiece(inv, s, span, mig ? 0.0 : gpu_share_sum, warnings);
     }
   }

@@ -139,7 +139,7 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--by", f->by,
                   "Dimensions: cluster, node, namespace, team, workload, workload_kind, pod, "
-                  "container, gpu_model, mig_profile, capacity_type, label:KEY")
+                  "container, gpu_model, mig_profile, capacity_type, unit_kind, label:KEY")
       ->capture_default_str();
   AddEveryFlags(*cmd, f->every, f->accumulate);
   cmd->add_flag("--no-rollups", f->no_rollups,

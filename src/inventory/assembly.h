@@ -17,6 +17,7 @@
 #include "inventory/inventory_builder.h"
 #include "inventory/ksm_reader.h"
 #include "inventory/kube_state.h"
+#include "inventory/neuron_reader.h"
 #include "inventory/resource_names.h"
 #include "inventory/series_timeline.h"
 #include "model/inventory.h"
@@ -68,6 +69,7 @@ struct Assembly {
   AgentData& agent;
   HamiData& hami;
   Diagnostics& diag;
+  const std::map<NeuronInstanceKey, NeuronInstance>& neuron;
 
   Inventory inventory;
   Usage usage;
@@ -81,6 +83,7 @@ struct Assembly {
   std::vector<std::string> holder_uids;  // per holder, for matching dcgm pod_uid
   std::vector<std::vector<Interval>> holder_active;  // per holder: its pod's active intervals
   DraData dra;
+  std::map<NodeIndex, int> neuron_cores_per_device;  // AWS Neuron nodes: cores per device
 };
 
 // A unit a container holds by an exact device assignment (a dcgm-exporter pod label or a node
@@ -123,6 +126,8 @@ void AddHamiPins(Assembly& a, PinMap& pins);
 // HAMi's GPU and container utilization where neither dcgm-exporter nor the node agent measured
 // the GPU or the holder (hami_assembly.cc). Runs after BuildAgentUsage.
 void BuildHamiUsage(Assembly& a);
+// NeuronCore activity from the Neuron monitor, one series per core unit (neuron_usage.cc).
+void BuildNeuronUsage(Assembly& a);
 // Units dcgm-exporter labelled with an hpc_job, and when (usage_assembly.cc).
 std::vector<DeviceJob> BuildDeviceJobs(Assembly& a);
 

@@ -17,7 +17,17 @@ struct MetricInfo {
   ValueUnit default_unit;
 };
 
+// AMD's device metrics exporter: graphics engine activity in percent, "applicable for
+// unpartitioned GPU" (its metrics list); some deployments prefix the names with "amd_".
+bool IsAmdActivity(std::string_view name) {
+  return name == "gpu_gfx_activity" || name == "amd_gpu_gfx_activity";
+}
+
 bool UsageMetricOf(std::string_view name, MetricInfo& out) {
+  if (IsAmdActivity(name)) {
+    out = {UsageMetric::kGpuUtil, ValueUnit::kPercent};
+    return true;
+  }
   if (name == "DCGM_FI_PROF_GR_ENGINE_ACTIVE" || name == "DCGM_FI_PROF_GR_ENGINE_UTIL_RATIO") {
     out = {UsageMetric::kGrEngine, ValueUnit::kRatio};
     return true;
@@ -105,7 +115,8 @@ double CheckedUsageValue(const SampleView& s, const std::string& source, Diagnos
 
 bool DcgmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& source,
                           Diagnostics& diag) {
-  if (!s.name.starts_with("DCGM_")) return false;
+  const bool amd = IsAmdActivity(s.name);
+  if (!s.name.starts_with("DCGM_") && !amd) return false;
   if (const Resolved* known = resolved_.Find(s)) {
     known->device->seen.Add(t_ms, 1);
     if (known->pod_labels != nullptr) known->pod_labels->Add(t_ms, 1);
@@ -115,6 +126,23 @@ bool DcgmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& 
   }
   std::string uuid = LabelString(s, "UUID");
   if (uuid.empty()) uuid = LabelString(s, "uuid");
+  if (amd) {
+    // A partition's activity is not this metric's (AMD reports it per XCP in another one):
+    // partitioned GPUs stay unmeasured rather than get a number that means something else.
+    const std::string mode = ToLower(LabelValue(s, "gpu_compute_partition_type"));
+    if (!mode.empty() && mode != "spx") {
+      diag.Warn("amd-partition-activity", source, s.line,
+                StrCat(SeriesText(s), ": gfx activity of a ", mode,
+                       " partition is not measured by "
+                       "this metric (AMD: unpartitioned GPUs only); ignored, the partition is "
+                       "unmeasured"));
+      return true;
+    }
+    uuid = LabelString(s, "gpu_uuid");
+    if (uuid.empty()) uuid = LabelString(s, "serial_number");
+    if (uuid.empty() && !LabelValue(s, "gpu_id").empty())
+      uuid = StrCat("amd-gpu", LabelValue(s, "gpu_id"));
+  }
   if (uuid.empty()) return true;  // NVSwitch, CPU and link entities: not GPUs
   DeviceKey dev;
   const std::string_view cluster = LabelValue(s, "cluster");
@@ -141,13 +169,14 @@ bool DcgmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& 
   const bool memo = resolved_.Worth(s) && dev.host != dev.uuid;
   Resolved next;
   next.device = &device;
-  if (const std::string_view g = LabelValue(s, "gpu"); !g.empty() && device.gpu_index < 0) {
+  if (const std::string_view g = LabelValue(s, amd ? "gpu_id" : "gpu");
+      !g.empty() && device.gpu_index < 0) {
     int idx = -1;
     if (std::from_chars(g.data(), g.data() + g.size(), idx).ec == std::errc()) {
       device.gpu_index = idx;
     }
   }
-  if (device.model.empty()) device.model = LabelString(s, "modelName");
+  if (device.model.empty()) device.model = LabelString(s, amd ? "card_series" : "modelName");
   if (const std::string_view prof = LabelValue(s, "GPU_I_PROFILE");
       device.profile.empty() && !prof.empty() && prof != "<<<NULL>>>") {
     device.profile = std::string(prof);

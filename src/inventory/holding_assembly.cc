@@ -241,6 +241,16 @@ LabelSet HolderLabels(const std::map<std::string, std::string>& pod_labels,
   return made.ok() ? std::move(made).value() : LabelSet();
 }
 
+// A Neuron device request holds every core of each device it gets: on a Neuron node it draws
+// cores-per-device core units per device. Elsewhere it stays as it is (and finds no unit).
+void NeuronDevicesToCores(const Assembly& a, NodeIndex n, Request& r) {
+  if (CanonicalResourceName(r.resource).kind != ResourceKind::kNeuronDevice) return;
+  auto it = a.neuron_cores_per_device.find(n);
+  if (it == a.neuron_cores_per_device.end()) return;
+  r.resource = std::string(kNeuronCoreResource);
+  r.count *= it->second;
+}
+
 HolderIndex AddHolder(Assembly& a, Holder h, const std::string& uid,
                       const std::vector<Interval>& active) {
   const HolderIndex idx = static_cast<HolderIndex>(a.inventory.holders.size());
@@ -330,6 +340,7 @@ void BuildHoldersAndHoldings(Assembly& a) {
         holding.node = node_it->second;
         holding.interval = iv;
         holding.request = cr.request;
+        NeuronDevicesToCores(a, holding.node, holding.request);
         if (pin_it != pins.end()) {
           std::vector<UnitIndex> units;
           const bool from_agent = pin_it->second.front().from_agent;

@@ -1,6 +1,7 @@
-// The metric names InventoryBuilder reads (kube-state-metrics, dcgm-exporter and the node agent).
+// The metric names InventoryBuilder reads (kube-state-metrics, dcgm-exporter, AMD's device
+// metrics exporter, the node agent and the AWS Neuron monitor).
 // Sources that must ask for series by name (a Prometheus API) fetch exactly these; keep it in step
-// with ksm_reader.cc, dcgm_reader.cc, agent_reader.cc and hami_reader.cc.
+// with ksm_reader.cc, dcgm_reader.cc, agent_reader.cc, hami_reader.cc and neuron_reader.cc.
 #pragma once
 
 #include <array>
@@ -8,7 +9,7 @@
 
 namespace gpucost {
 
-inline constexpr std::array<std::string_view, 27> kInventoryMetricNames = {
+inline constexpr std::array<std::string_view, 31> kInventoryMetricNames = {
     "kube_pod_container_resource_requests",
     "kube_pod_container_resource_limits",
     "kube_pod_status_phase",
@@ -36,6 +37,10 @@ inline constexpr std::array<std::string_view, 27> kInventoryMetricNames = {
     "hami_container_device_utilization_ratio",
     "HostCoreUtilization",
     "Device_utilization_desc_of_container",
+    "neuroncore_utilization_ratio",
+    "neuron_hardware_info",
+    "gpu_gfx_activity",
+    "amd_gpu_gfx_activity",
 };
 
 }  // namespace gpucost

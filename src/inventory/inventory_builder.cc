@@ -13,6 +13,7 @@ InventoryBuilder::InventoryBuilder(TimelineOptions options)
       dcgm_(options_.cluster, options_.dcgm_pod_labels),
       agent_(options_.cluster),
       hami_(options_.cluster),
+      neuron_(options_.cluster),
       kube_(std::move(options_.kube_states)) {
   // Which seconds of the window (and the lookback before it) have a sample: only a window's
   // are asked about, and an input's span is unbounded.
@@ -58,9 +59,11 @@ void InventoryBuilder::OnSample(const SampleView& sample) {
                       " (seconds given as milliseconds, or the reverse?); sample skipped"));
     return;
   }
-  const bool used =
-      ksm_.OnSample(sample, t_ms, source_, diag_) || dcgm_.OnSample(sample, t_ms, source_, diag_) ||
-      agent_.OnSample(sample, t_ms, source_, diag_) || hami_.OnSample(sample, t_ms, source_, diag_);
+  const bool used = ksm_.OnSample(sample, t_ms, source_, diag_) ||
+                    dcgm_.OnSample(sample, t_ms, source_, diag_) ||
+                    agent_.OnSample(sample, t_ms, source_, diag_) ||
+                    hami_.OnSample(sample, t_ms, source_, diag_) ||
+                    neuron_.OnSample(sample, t_ms, source_, diag_);
   if (!used) return;
   sampled_.Add(t_ms);
   min_t_ms_ = std::min(min_t_ms_, t_ms);
@@ -132,25 +135,13 @@ Result<LoadedTimeline> InventoryBuilder::Build() {
   }
   out.window = options_.window.value_or(out.span);
 
-  Assembly a{options_,
-             presence,
-             out.window,
-             ksm_.data(),
-             dcgm_.data(),
-             agent_.data(),
-             hami_.data(),
-             diag_,
-             {},
-             {},
-             {},
-             {},
-             {},
-             {},
-             {},
-             {},
-             {},
-             {},
-             {}};
+  Assembly a{options_,     presence,     out.window,
+             ksm_.data(),  dcgm_.data(), agent_.data(),
+             hami_.data(), diag_,        neuron_.data(),
+             {},           {},           {},
+             {},           {},           {},
+             {},           {},           {},
+             {},           {},           {}};
   MergeKubeStates(kube_, a);
   BuildPodTimelines(a);
   BuildNodesAndUnits(a);
@@ -158,6 +149,7 @@ Result<LoadedTimeline> InventoryBuilder::Build() {
   BuildUsage(a);
   BuildAgentUsage(a);
   BuildHamiUsage(a);
+  BuildNeuronUsage(a);
   out.device_jobs = BuildDeviceJobs(a);
   out.agent_jobs = std::move(a.agent.slurm_jobs);
 

@@ -21,6 +21,7 @@
 #include "inventory/ksm_reader.h"
 #include "inventory/kube_state.h"
 #include "inventory/mig_profiles.h"
+#include "inventory/neuron_reader.h"
 #include "model/inventory.h"
 #include "model/usage.h"
 
@@ -115,6 +116,7 @@ class InventoryBuilder final : public ExpositionHandler {
   DcgmReader dcgm_;
   AgentReader agent_;
   HamiReader hami_;
+  NeuronReader neuron_;
   std::vector<KubeState> kube_;
   uint64_t samples_ = 0;
   uint64_t errors_ = 0;

@@ -7,8 +7,10 @@
 #include <cmath>
 
 #include "core/strings.h"
+#include "inventory/amd_partitions.h"
 #include "inventory/assembly.h"
 #include "inventory/mig_profiles.h"
+#include "inventory/neuron_shapes.h"
 #include "inventory/workload_identity.h"
 
 namespace gpucost {
@@ -154,6 +156,135 @@ class NodeUnits {
   Assembly& a_;
   NodeIndex n_;
 };
+
+// An AWS Neuron node: one unit per (logical) NeuronCore, f = 1 / cores per device, so that the
+// node's capacity is its devices. Devices and cores come from the device plugin's capacity
+// (aws.amazon.com/neurondevice or neuron, and neuroncore), the instance type's shape filling
+// what the capacity does not tell.
+void AddNeuronNode(Assembly& a, NodeIndex n, Node node, double cap_devices, double cap_cores) {
+  const NeuronShape* shape = FindNeuronShape(node.instance_type);
+  int devices = static_cast<int>(std::lround(cap_devices));
+  const int cores = static_cast<int>(std::lround(cap_cores));
+  int per_device = 0;
+  if (devices > 0 && cores > 0) {
+    if (cores % devices == 0) {
+      per_device = cores / devices;
+    } else {
+      a.diag.Warn(StrCat("neuron-shape:", node.name), "", 0,
+                  StrCat("node ", node.name, ": capacity says ", cores, " ", kNeuronCoreResource,
+                         " on ", devices, " devices, not a whole number per device; ",
+                         shape != nullptr ? StrCat("taking ", shape->cores_per_device,
+                                                   " per device from ", node.instance_type)
+                                          : std::string("taking 1 per device")));
+    }
+  }
+  if (per_device == 0 && shape != nullptr) per_device = shape->cores_per_device;
+  if (devices == 0 && cores > 0 && per_device > 0) devices = (cores + per_device - 1) / per_device;
+  if (devices == 0 && shape != nullptr) devices = shape->devices;
+  if (per_device == 0) {
+    a.diag.Warn(StrCat("neuron-shape:", node.name), "", 0,
+                StrCat("node ", node.name, ": NeuronCores per device unknown (no ",
+                       kNeuronCoreResource, " capacity and instance type \"", node.instance_type,
+                       "\" not known); each device is taken as one core, so a core request holds a "
+                       "whole device"));
+    per_device = 1;
+  }
+  a.neuron_cores_per_device[n] = per_device;
+  node.physical_gpus = devices;
+  node.gpu_model = NeuronDeviceModel(node.instance_type);
+  node.sharing = SharingMode::kNone;
+  a.inventory.nodes.push_back(node);
+  NodeUnits units(a, n);
+  for (int d = 0; d < devices; ++d) {
+    for (int c = 0; c < per_device; ++c) {
+      GpuUnit u;
+      u.gpu_uuid = StrCat(node.name, "-neuron", d);
+      u.gpu_model = node.gpu_model;
+      u.partition = {PartitionKind::kCore, c};
+      u.gpu_instance_id = c;
+      u.fraction = 1.0 / per_device;
+      u.resource = std::string(kNeuronCoreResource);
+      units.Add(std::move(u));
+    }
+  }
+}
+
+// The GPU model of an AMD node: the node labeller's product name ("AMD_Instinct_MI300X_OAM"),
+// underscores as spaces.
+std::string AmdModel(const std::map<std::string, std::string>& l) {
+  std::string model = StrLabel(l, "amd_com_gpu_product_name");
+  std::replace(model.begin(), model.end(), '_', ' ');
+  return model.empty() ? std::string("AMD GPU") : model;
+}
+
+// An AMD node with partitioned GPUs: one unit per compute partition, f = 1 / partitions per GPU,
+// so that the node's capacity is its physical GPUs. The device plugin advertises partitions as
+// amd.com/gpu (single naming, the node labeller's compute-memory-partition label says which) or
+// as amd.com/<mode> per mode (mixed naming), and GPUs that are not partitioned as amd.com/gpu.
+void AddAmdPartitionedNode(Assembly& a, NodeIndex n, Node node,
+                           const std::vector<std::pair<std::string, double>>& resources,
+                           const std::map<std::string, std::string>& labels) {
+  node.gpu_model = AmdModel(labels);
+  a.inventory.nodes.push_back(node);
+  NodeUnits units(a, n);
+  bool mixed = false;
+  for (const auto& [resource, count] : resources) {
+    mixed = mixed || CanonicalResourceName(resource).kind == ResourceKind::kAmdPartition;
+  }
+  int gpu = 0;
+  for (const auto& [resource, count] : resources) {
+    const ResourceName rn = CanonicalResourceName(resource);
+    // Under mixed naming amd.com/gpu is the GPUs that cannot be partitioned (MI210); under single
+    // naming it is every partition, of the mode the node labeller names.
+    std::string profile = rn.mig_profile;
+    if (rn.kind == ResourceKind::kAmdGpu && !mixed) {
+      profile = ToLower(StrLabel(labels, "amd_com_compute_memory_partition"));
+    }
+    AmdPartitioning parts = AmdPartitionsPerGpu(profile, node.gpu_model);
+    if (profile.empty()) parts.partitions = 1;  // GPUs that are not partitioned
+    if (parts.partitions <= 0) {
+      a.diag.Warn(StrCat("amd-partition:", node.name, ":", profile), "", 0,
+                  StrCat("node ", node.name, ": AMD partition mode \"", profile, "\" of ", resource,
+                         " is not known; each of its ", count, " devices is taken as a whole GPU"));
+      parts.partitions = 1;
+      profile.clear();
+    }
+    if (parts.xcds_assumed) {
+      a.diag.Warn(StrCat("amd-xcds:", node.name), "", 0,
+                  StrCat("node ", node.name, ": GPU model \"", node.gpu_model,
+                         "\" has no known XCD "
+                         "count; ",
+                         profile, " is taken as 8 partitions per GPU (MI300X class)"));
+    }
+    const int devices = static_cast<int>(std::lround(count));
+    const int gpus = (devices + parts.partitions - 1) / parts.partitions;
+    if (devices % parts.partitions != 0) {
+      a.diag.Warn(
+          StrCat("amd-uneven:", node.name, ":", resource), "", 0,
+          StrCat("node ", node.name, ": ", devices, " ", resource, " is not a whole number of ",
+                 profile, " GPUs (", parts.partitions, " partitions each); ", gpus,
+                 " GPUs taken, the partitions not advertised are idle capacity"));
+    }
+    for (int g = 0; g < gpus; ++g, ++gpu) {
+      for (int p = 0; p < parts.partitions; ++p) {
+        GpuUnit u;
+        u.gpu_uuid = StrCat(node.name, "-gpu", gpu);
+        u.gpu_model = node.gpu_model;
+        u.resource = rn.canonical;
+        if (parts.partitions > 1) {
+          u.partition = {PartitionKind::kXcp, p};
+          u.gpu_instance_id = p;
+          u.fraction = 1.0 / parts.partitions;
+          u.mig_profile = profile;
+          // Partitions past the advertised count (an uneven count) exist but nobody can hold them.
+          u.holdable = g * parts.partitions + p < devices;
+        }
+        units.Add(std::move(u));
+      }
+    }
+  }
+  a.inventory.nodes[n].physical_gpus = gpu;
+}
 
 }  // namespace
 
@@ -346,6 +477,39 @@ void BuildNodesAndUnits(Assembly& a) {
     node.region = StrLabel(l, "topology_kubernetes_io_region");
     if (node.region.empty()) node.region = StrLabel(l, "failure_domain_beta_kubernetes_io_region");
 
+    // AMD partitions: mixed naming's amd.com/<mode> capacity, or amd.com/gpu capacity under a
+    // compute-memory-partition label that partitions the GPU.
+    // (AMD's exporter measures unpartitioned GPUs only; on a partitioned node its series of the
+    // node's SPX GPUs are not matched to the partition units, which stay unmeasured.)
+    if (kn != nullptr) {
+      std::vector<std::pair<std::string, double>> amd_resources;
+      bool partitioned = false;
+      for (const auto& [res, v] : kn->capacity) {
+        const ResourceName rn = CanonicalResourceName(res);
+        if (v <= 0) continue;
+        if (rn.kind == ResourceKind::kAmdPartition) {
+          partitioned = true;  // mixed naming, even where every mode is SPX: the names differ
+          amd_resources.emplace_back(rn.canonical, v);
+        } else if (rn.kind == ResourceKind::kAmdGpu) {
+          const std::string mode = StrLabel(l, "amd_com_compute_memory_partition");
+          partitioned =
+              partitioned || (!mode.empty() && AmdPartitionsPerGpu(mode, "").partitions != 1);
+          amd_resources.emplace_back(rn.canonical, v);
+        }
+      }
+      if (partitioned) {
+        AddAmdPartitionedNode(a, n, std::move(node), amd_resources, l);
+        continue;
+      }
+    }
+    const double cap_neuron_cores = Capacity(kn, std::string(kNeuronCoreResource));
+    const double cap_neuron_devices = std::max(Capacity(kn, std::string(kNeuronDeviceResource)),
+                                               Capacity(kn, std::string(kNeuronLegacyResource)));
+    if ((cap_neuron_cores > 0 || cap_neuron_devices > 0) && node_gpus[nk].empty()) {
+      AddNeuronNode(a, n, std::move(node), cap_neuron_devices, cap_neuron_cores);
+      continue;
+    }
+
     std::vector<const KnownGpu*> gpus;
     for (const auto& [uuid, g] : node_gpus[nk]) gpus.push_back(&g);
     std::sort(gpus.begin(), gpus.end(), [](const KnownGpu* x, const KnownGpu* y) {
@@ -427,7 +591,17 @@ void BuildNodesAndUnits(Assembly& a) {
                          "gpu.count says ", label_physical, "; using ", std::max(physical, label_physical)));
       physical = std::max(physical, label_physical);
     }
-    const bool amd = cap_amd > 0 && cap_gpu + cap_shared <= 0 && gpus.empty();
+    // AMD's exporter reports its GPUs as dcgm-exporter does (dcgm_reader.cc): they are the node's
+    // GPUs, and amd.com/gpu capacity beyond them has placeholder ids as GPUs without series.
+    const bool amd = cap_amd > 0 && cap_gpu + cap_shared <= 0;
+    if (amd && !gpus.empty() && cap_amd > physical) {
+      a.diag.Warn(StrCat("node ", node.name, ": ", physical,
+                         " GPUs in AMD exporter data but capacity "
+                         "says amd.com/gpu ",
+                         cap_amd, "; using ", cap_amd));
+      physical = static_cast<int>(cap_amd);
+    }
+    if (amd && node.gpu_model.empty()) node.gpu_model = AmdModel(l);
     node.physical_gpus = physical;
     a.inventory.nodes.push_back(node);
 

@@ -27,6 +27,19 @@ std::string UnsanitizeProfile(std::string_view s) {
   return out;
 }
 
+// "cpx_nps4": an AMD compute partition mode and a memory partition mode, as the AMD GPU device
+// plugin's mixed resource naming spells them.
+bool IsAmdPartitionProfile(std::string_view p) {
+  const size_t us = p.find('_');
+  if (us == std::string_view::npos) return false;
+  const std::string_view compute = p.substr(0, us), memory = p.substr(us + 1);
+  const bool compute_ok = compute == "spx" || compute == "dpx" || compute == "tpx" ||
+                          compute == "qpx" || compute == "cpx";
+  const bool memory_ok =
+      memory == "nps1" || memory == "nps2" || memory == "nps4" || memory == "nps8";
+  return compute_ok && memory_ok;
+}
+
 }  // namespace
 
 std::string MigResourceName(std::string_view profile) {
@@ -57,6 +70,14 @@ ResourceName CanonicalResourceName(std::string_view name) {
     out = {ResourceKind::kHamiMemPercentage, "nvidia.com/gpumem-percentage", ""};
   } else if (s == "amd_com_gpu") {
     out = {ResourceKind::kAmdGpu, "amd.com/gpu", ""};
+  } else if (s.starts_with("amd_com_") && IsAmdPartitionProfile(s.substr(8))) {
+    out = {ResourceKind::kAmdPartition, StrCat("amd.com/", s.substr(8)), s.substr(8)};
+  } else if (s == "aws_amazon_com_neurondevice") {
+    out = {ResourceKind::kNeuronDevice, std::string(kNeuronDeviceResource), ""};
+  } else if (s == "aws_amazon_com_neuron") {
+    out = {ResourceKind::kNeuronDevice, std::string(kNeuronLegacyResource), ""};
+  } else if (s == "aws_amazon_com_neuroncore") {
+    out = {ResourceKind::kNeuronCore, std::string(kNeuronCoreResource), ""};
   } else if (s == "nvidia_com_priority") {
     out = {ResourceKind::kNotGpu, "nvidia.com/priority", ""};
   } else if (s.starts_with("nvidia_com_mig_")) {
@@ -74,7 +95,8 @@ ResourceName CanonicalResourceName(std::string_view name) {
       out.kind = ResourceKind::kUnknownGpu;
     }
   } else if (s.find("gpu") != std::string::npos || s.starts_with("nvidia_com_") ||
-             s.starts_with("amd_com_") || s.find("_mig") != std::string::npos) {
+             s.starts_with("amd_com_") || s.starts_with("aws_amazon_com_neuron") ||
+             s.find("_mig") != std::string::npos) {
     out.kind = ResourceKind::kUnknownGpu;
   } else {
     out.kind = ResourceKind::kNotGpu;

@@ -18,18 +18,24 @@ enum class ResourceKind : uint8_t {
   kHamiMem,            // nvidia.com/gpumem, MiB per GPU
   kHamiMemPercentage,  // nvidia.com/gpumem-percentage
   kAmdGpu,             // amd.com/gpu
+  kAmdPartition,       // amd.com/<compute>_<memory> ("amd.com/cpx_nps4"): a partition of a GPU
+  kNeuronDevice,       // aws.amazon.com/neurondevice, or its older name aws.amazon.com/neuron
+  kNeuronCore,         // aws.amazon.com/neuroncore: one (logical) NeuronCore of a device
   kDraClaim,           // resource.k8s.io/claim/<name>: the devices of a DRA ResourceClaim
 };
 
 struct ResourceName {
   ResourceKind kind = ResourceKind::kNotGpu;
   std::string canonical;    // "nvidia.com/mig-1g.10gb.me"; the input as given for unknown kinds
-  std::string mig_profile;  // "1g.10gb+me" for kNvidiaMig, else ""
+  std::string mig_profile;  // "1g.10gb+me" for kNvidiaMig, "cpx_nps4" for kAmdPartition, else ""
   // True for kinds that name devices (a Request's resource); false for HAMi's fraction amounts.
   bool IsDevice() const {
     return kind == ResourceKind::kNvidiaGpu || kind == ResourceKind::kNvidiaGpuShared ||
            kind == ResourceKind::kNvidiaMig || kind == ResourceKind::kAmdGpu ||
-           kind == ResourceKind::kDraClaim;
+           kind == ResourceKind::kAmdPartition || IsNeuron() || kind == ResourceKind::kDraClaim;
+  }
+  bool IsNeuron() const {
+    return kind == ResourceKind::kNeuronDevice || kind == ResourceKind::kNeuronCore;
   }
   bool IsHami() const {
     return kind == ResourceKind::kHamiCores || kind == ResourceKind::kHamiMem ||
@@ -39,6 +45,11 @@ struct ResourceName {
 
 // Accepts both the raw and the KSM-sanitized spelling.
 ResourceName CanonicalResourceName(std::string_view name);
+
+// The Neuron device plugin's resources. A device request takes every core of the device.
+inline constexpr std::string_view kNeuronCoreResource = "aws.amazon.com/neuroncore";
+inline constexpr std::string_view kNeuronDeviceResource = "aws.amazon.com/neurondevice";
+inline constexpr std::string_view kNeuronLegacyResource = "aws.amazon.com/neuron";
 
 // The device-plugin resource for a MIG profile: "1g.10gb+me" -> "nvidia.com/mig-1g.10gb.me".
 std::string MigResourceName(std::string_view profile);

@@ -33,6 +33,8 @@ Partition ParsePartition(const std::string& text) {
   p.index = std::atoi(text.c_str() + colon + 1);
   p.kind = kind == "mig"       ? PartitionKind::kMig
            : kind == "replica" ? PartitionKind::kReplica
+           : kind == "core"    ? PartitionKind::kCore
+           : kind == "xcp"     ? PartitionKind::kXcp
                                : PartitionKind::kWhole;
   return p;
 }

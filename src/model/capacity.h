@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/labels.h"
@@ -25,15 +26,33 @@ struct Interval {
   friend bool operator==(const Interval&, const Interval&) = default;
 };
 
-enum class PartitionKind : uint8_t { kWhole, kMig, kReplica };
+// kCore: one (logical) NeuronCore of an AWS Neuron device. kXcp: one compute partition (XCP) of
+// an AMD Instinct GPU (CPX, DPX, QPX, TPX modes).
+enum class PartitionKind : uint8_t { kWhole, kMig, kReplica, kCore, kXcp };
 
 struct Partition {
   PartitionKind kind = PartitionKind::kWhole;
-  int index = 0;  // GPU instance id for kMig, replica number for kReplica
-  // "whole", "mig:3", "replica:2"
+  int index =
+      0;  // GPU instance id for kMig, replica number for kReplica, core in its device for kCore
+  // "whole", "mig:3", "replica:2", "core:1"
   std::string ToString() const;
   friend bool operator==(const Partition&, const Partition&) = default;
 };
+
+// Partitions whose own activity is measured (a MIG instance, a NeuronCore, an AMD partition,
+// which the exporters report as a device of its own): a holder's
+// utilization is the partition's activity, never a split of its device's.
+inline bool MeasuredAlone(PartitionKind k) {
+  return k == PartitionKind::kMig || k == PartitionKind::kCore || k == PartitionKind::kXcp;
+}
+
+// What a unit's fraction is a fraction of: a GPU, or an AWS Neuron device (Trainium,
+// Inferentia). Reports count GPU-hours for the first and accelerator-hours for the second.
+enum class UnitKind : uint8_t { kGpu, kNeuronDevice };
+// "gpu", "neuron_device"
+std::string_view UnitKindName(UnitKind k);
+// From a unit's resource name: aws.amazon.com/neuron* is a Neuron device's, anything else a GPU's.
+UnitKind UnitKindOfResource(std::string_view resource);
 
 enum class SharingMode : uint8_t { kNone, kMig, kTimeSlicing, kMps, kHami };
 std::string_view SharingModeName(SharingMode m);
@@ -64,13 +83,16 @@ struct GpuUnit {
   Partition partition;
   double fraction = 1.0;    // f in GPU-equivalents
   std::string gpu_model;
-  std::string mig_profile;  // "1g.5gb" for MIG units, "" otherwise
+  std::string mig_profile;  // "1g.5gb" for MIG units, "cpx_nps4" for AMD partitions, "" otherwise
   // The resource name a request must use to draw this unit from the node's pool:
-  // "nvidia.com/gpu", "nvidia.com/mig-1g.5gb", "nvidia.com/gpu.shared", "amd.com/gpu".
+  // "nvidia.com/gpu", "nvidia.com/mig-1g.5gb", "nvidia.com/gpu.shared", "amd.com/gpu",
+  // "aws.amazon.com/neuroncore" (Neuron device requests draw every core of a device).
   std::string resource;
   bool holdable = true;     // false for unpartitioned MIG slices: capacity nobody can request
-  int gpu_instance_id = -1; // MIG GPU instance id, -1 otherwise
+  int gpu_instance_id = -1;       // MIG GPU instance id, NeuronCore in its device, -1 otherwise
   std::vector<Interval> present;  // empty means "whenever its node is present"
+
+  UnitKind kind() const { return UnitKindOfResource(resource); }
 };
 
 // What names a node and a unit across inventories, sources and time (the ledger's keys): a node

@@ -10,8 +10,26 @@ std::string Partition::ToString() const {
     case PartitionKind::kWhole: return "whole";
     case PartitionKind::kMig: return StrCat("mig:", index);
     case PartitionKind::kReplica: return StrCat("replica:", index);
+    case PartitionKind::kCore:
+      return StrCat("core:", index);
+    case PartitionKind::kXcp:
+      return StrCat("xcp:", index);
   }
   return "whole";
+}
+
+std::string_view UnitKindName(UnitKind k) {
+  switch (k) {
+    case UnitKind::kGpu:
+      return "gpu";
+    case UnitKind::kNeuronDevice:
+      return "neuron_device";
+  }
+  return "gpu";
+}
+
+UnitKind UnitKindOfResource(std::string_view resource) {
+  return resource.starts_with("aws.amazon.com/neuron") ? UnitKind::kNeuronDevice : UnitKind::kGpu;
 }
 
 // '\x1f' (unit separator) cannot appear in Kubernetes names.

@@ -170,6 +170,7 @@ void Aggregator::Consume(std::span<const CostRecord> records) {
       cell.acc.AddHolder(r, inventory_->holders[r.holder].billing_per_gpu_hour);
       if (count_holders) CountHolder(bucket, info.scope, r.holder, cell);
     }
+    kind_hours_[static_cast<size_t>(inventory_->units[r.unit].kind())].Add(r.gpu_hours);
     if (r.price_known && std::isfinite(r.allocated_usd)) {
       cost_usd_.Add(r.allocated_usd);
       source_hours_[static_cast<size_t>(r.price_source)].Add(r.gpu_hours);
@@ -195,6 +196,8 @@ void Aggregator::ConsumeRolled(std::span<const RolledRecord> rolled) {
       if (count_holders) CountHolder(bucket, info.scope, r.holder, cell);
     }
     if (r.unpriced_records > 0) any_unpriced_ = true;
+    kind_hours_[static_cast<size_t>(inventory_->units[r.unit].kind())].Add(r.sums.priced_hours +
+                                                                           r.sums.unpriced_hours);
   }
   if (!rolled.empty()) sources_known_ = false;
 }
@@ -240,6 +243,10 @@ Report Aggregator::Finish() const {
   }
   std::sort(report.rows.begin(), report.rows.end(), RowBefore);
 
+  for (UnitKind kind : {UnitKind::kGpu, UnitKind::kNeuronDevice}) {
+    const double hours = kind_hours_[static_cast<size_t>(kind)].value();
+    if (hours > 0) report.unit_kind_hours.emplace_back(UnitKindName(kind), hours);
+  }
   if (sources_known_) {
     for (size_t i = 0; i < kPriceSourceCount; ++i) {
       const double hours = source_hours_[i].value();

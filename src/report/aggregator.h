@@ -111,6 +111,7 @@ class Aggregator final : public CostSink {
   // GPU-hours of capacity (held and idle) by the source of their price (PriceSource order);
   // roll-ups carry no source, so a report that reads any does not say.
   std::array<CompensatedSum, kPriceSourceCount> source_hours_;
+  std::array<CompensatedSum, 2> kind_hours_;  // by UnitKind: GPU-hours, accelerator-hours
   bool sources_known_ = true;
 };
 

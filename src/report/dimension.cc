@@ -10,7 +10,7 @@
 namespace gpucost {
 namespace {
 
-constexpr std::array<std::pair<DimensionKind, std::string_view>, 11> kNamed = {{
+constexpr std::array<std::pair<DimensionKind, std::string_view>, 12> kNamed = {{
     {DimensionKind::kCluster, "cluster"},
     {DimensionKind::kNode, "node"},
     {DimensionKind::kNamespace, "namespace"},
@@ -22,6 +22,7 @@ constexpr std::array<std::pair<DimensionKind, std::string_view>, 11> kNamed = {{
     {DimensionKind::kGpuModel, "gpu_model"},
     {DimensionKind::kMigProfile, "mig_profile"},
     {DimensionKind::kCapacityType, "capacity_type"},
+    {DimensionKind::kUnitKind, "unit_kind"},
 }};
 
 constexpr std::string_view kLabelPrefix = "label:";
@@ -83,6 +84,7 @@ bool DescribesCapacity(const Dimension& dim) {
     case DimensionKind::kGpuModel:
     case DimensionKind::kMigProfile:
     case DimensionKind::kCapacityType:
+    case DimensionKind::kUnitKind:
     case DimensionKind::kLabel:
       return true;
     case DimensionKind::kNamespace:
@@ -98,7 +100,8 @@ bool DescribesCapacity(const Dimension& dim) {
 
 namespace {
 
-// The value of a capacity dimension (node, GPU model, MIG profile, capacity type) on a unit;
+// The value of a capacity dimension (node, GPU model, MIG profile, capacity type, unit kind) on a
+// unit;
 // nullopt for the cluster, labels and the holder's dimensions.
 std::optional<std::string_view> CapacityValue(const Node& node, const GpuUnit& u,
                                               const Dimension& dim) {
@@ -111,6 +114,8 @@ std::optional<std::string_view> CapacityValue(const Node& node, const GpuUnit& u
       return OrUnallocated(u.mig_profile);
     case DimensionKind::kCapacityType:
       return OrUnallocated(node.capacity_type);
+    case DimensionKind::kUnitKind:
+      return UnitKindName(u.kind());
     default:
       return std::nullopt;
   }

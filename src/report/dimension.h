@@ -1,7 +1,7 @@
 // Report dimensions: the keys rows are grouped by (cluster, node, namespace, team, workload,
-// workload_kind, pod, container, gpu_model, mig_profile, capacity_type, label:KEY) and how each
-// is read from the inventory for a (unit, holder) pair or for a unit's idle capacity. Stateless
-// and thread-safe.
+// workload_kind, pod, container, gpu_model, mig_profile, capacity_type, unit_kind, label:KEY) and
+// how each is read from the inventory for a (unit, holder) pair or for a unit's idle capacity.
+// Stateless and thread-safe.
 //
 //   Result<std::vector<Dimension>> ParseDimensions(std::string_view comma_list);
 //   std::string Dimension::Name() const;                     // "namespace", "label:team"
@@ -30,6 +30,7 @@ enum class DimensionKind : uint8_t {
   kGpuModel,
   kMigProfile,
   kCapacityType,
+  kUnitKind,  // "gpu" or "neuron_device": what the row's hours are hours of
   kLabel,
 };
 
@@ -54,8 +55,8 @@ Result<Dimension> ParseDimension(std::string_view name);
 Result<std::vector<Dimension>> ParseDimensions(std::string_view comma_list);
 
 // Whether `dim` can describe capacity, so that idle rows carry its value: the node's and the
-// unit's dimensions (cluster, node, gpu_model, mig_profile, capacity_type) and labels, which may
-// be the node's.
+// unit's dimensions (cluster, node, gpu_model, mig_profile, capacity_type, unit_kind) and labels,
+// which may be the node's.
 bool DescribesCapacity(const Dimension& dim);
 
 // The value of `dim` for a holder on a unit; kUnallocatedValue when empty. Labels are the

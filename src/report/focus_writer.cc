@@ -63,6 +63,8 @@ const std::vector<std::string_view>& ColumnsOf(FocusVersion v) {
 }
 
 constexpr std::string_view kGpuHours = "GPU-Hours";
+// An AWS Neuron device held for an hour (docs/report.md "Unit kinds").
+constexpr std::string_view kAcceleratorHours = "Accelerator-Hours";
 constexpr std::string_view kCurrency = "USD";
 
 // FOCUS NumericFormat: plain decimal, no exponent, no "+", shortest text that reads back as the
@@ -283,12 +285,13 @@ std::string JoinUnique(std::vector<std::string> v) {
   return out;
 }
 
-std::string MethodDetails(const FocusCharge& c, const FocusTable& t, const Node& node) {
+std::string MethodDetails(const FocusCharge& c, const FocusTable& t, const Node& node,
+                          std::string_view hours_unit) {
   std::string e = R"({"Elements":[)";
   const auto element = [&](double ratio, double hours, std::string_view component) {
     if (e.back() == '}') e += ',';
-    e += StrCat(R"({"AllocatedRatio":)", Num(ratio), R"(,"UsageUnit":"GPU-Hours","UsageQuantity":)",
-                Num(hours), R"(,"x_Component":")", component, "\"}");
+    e += StrCat(R"({"AllocatedRatio":)", Num(ratio), R"(,"UsageUnit":")", hours_unit,
+                R"(","UsageQuantity":)", Num(hours), R"(,"x_Component":")", component, "\"}");
   };
   if (c.holder == kNoIndex) {
     element(c.held_ratio, c.held_gpu_hours, "Idle");
@@ -318,8 +321,14 @@ void WriteFocusCsv(const FocusTable& t, std::ostream& out) {
   }
   out << '\n';
   const Inventory& inv = *t.inventory;
+  // Nodes whose units are Neuron devices' cores: their hours are accelerator-hours.
+  std::vector<bool> neuron_node(inv.nodes.size(), false);
+  for (const GpuUnit& u : inv.units) {
+    if (u.kind() == UnitKind::kNeuronDevice) neuron_node[u.node] = true;
+  }
   for (const FocusCharge& c : t.charges) {
     const Node& node = inv.nodes[c.node];
+    const std::string hours_unit(neuron_node[c.node] ? kAcceleratorHours : kGpuHours);
     // The cloud that sold and hosts the node's GPUs, where its provider ID says; gpucost's name
     // otherwise; --focus-provider's on every row when given.
     const std::string provider =
@@ -343,7 +352,7 @@ void WriteFocusCsv(const FocusTable& t, std::ostream& out) {
     }
 
     Line l(version);
-    l.Put("AllocatedMethodDetails", MethodDetails(c, t, node));
+    l.Put("AllocatedMethodDetails", MethodDetails(c, t, node, hours_unit));
     l.Put("AllocatedMethodId", std::string(kFocusAllocatedMethodId));
     if (h != nullptr) {
       const bool job = h->kind == HolderKind::kSlurmJob;
@@ -378,8 +387,9 @@ void WriteFocusCsv(const FocusTable& t, std::ostream& out) {
     l.Null("ChargeClass");
     std::string what = node.gpu_model.empty() ? std::string("GPUs") : node.gpu_model;
     if (node.physical_gpus > 0) what = StrCat(node.physical_gpus, " x ", what);
-    l.Put("ChargeDescription", StrCat("GPU time of ", slurm ? "Slurm" : "Kubernetes", " node ",
-                                      node.name, " (", what, ")"));
+    l.Put("ChargeDescription",
+          StrCat(neuron_node[c.node] ? "Neuron device time of " : "GPU time of ",
+                 slurm ? "Slurm" : "Kubernetes", " node ", node.name, " (", what, ")"));
     l.Put("ChargeFrequency", "Usage-Based");
     l.Put("ChargePeriodEnd", Time(c.period_end, true));
     l.Put("ChargePeriodStart", Time(c.period_start, false));
@@ -393,7 +403,7 @@ void WriteFocusCsv(const FocusTable& t, std::ostream& out) {
       l.Put("CommitmentDiscountQuantity", Num(quantity));
       l.Put("CommitmentDiscountStatus", "Used");
       l.Put("CommitmentDiscountType", std::string(kCommitmentType));
-      l.Put("CommitmentDiscountUnit", std::string(kGpuHours));
+      l.Put("CommitmentDiscountUnit", hours_unit);
       // 1.4: the program a commitment discount applied from is one the charge is eligible for.
       // gpucost knows no other program the GPU time could be eligible for.
       l.Put("CommitmentProgramEligibilityDetails",
@@ -407,7 +417,7 @@ void WriteFocusCsv(const FocusTable& t, std::ostream& out) {
       }
     }
     l.Put("ConsumedQuantity", Num(quantity));
-    l.Put("ConsumedUnit", std::string(kGpuHours));
+    l.Put("ConsumedUnit", hours_unit);
     l.Null("ContractApplied");
     // Contracted = before commitment discounts: the list price where a commitment applied,
     // otherwise the price itself (docs/focus.md "Costs").
@@ -427,7 +437,7 @@ void WriteFocusCsv(const FocusTable& t, std::ostream& out) {
     l.Put("PricingCurrencyEffectiveCost", Num(effective));
     l.Put("PricingCurrencyListUnitPrice", Num(list_unit));
     l.Put("PricingQuantity", Num(quantity));
-    l.Put("PricingUnit", std::string(kGpuHours));
+    l.Put("PricingUnit", hours_unit);
     l.Put("ProviderName", provider);
     l.Put("PublisherName", provider);
     l.Put("RegionId", NonEmpty(node.region));
@@ -445,7 +455,7 @@ void WriteFocusCsv(const FocusTable& t, std::ostream& out) {
     l.Put("ServiceProviderName", provider);
     l.Put("ServiceSubcategory", slurm ? "Other (Compute)" : "Containers");
     l.Put("SkuId", sku);
-    l.Put("SkuMeter", std::string(kGpuHours));
+    l.Put("SkuMeter", hours_unit);
     l.Put("SkuPriceDetails",
           JsonObject({{"x_EffectiveFrom", JsonString(Time(price.effective_from, false))},
                       {"x_ListUsdPerGpuHour", Num(list_unit)},

@@ -1,6 +1,7 @@
 // JSON:
 // {"window":{start,end},"covered":{start,end,hours,complete},"step_s","currency",
-// "price_sources":{source: GPU-hours} (null: not known),"by","accumulated","idle_policy","idle_scope",
+// "price_sources":{source: GPU-hours} (null: not known),"unit_kind_hours":{kind: hours} (only with
+// units that are not GPUs),"by","accumulated","idle_policy","idle_scope",
 // "rows":[...],"totals":{...}}, null where a value is unknown.
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -50,6 +51,13 @@ void RenderJson(const Report& report, std::ostream& out) {
     doc["price_sources"] = std::move(sources);
   } else {
     doc["price_sources"] = nullptr;
+  }
+  // Only where some hours are not GPU-hours, so GPU-only documents stay as they were.
+  if (report.unit_kind_hours.size() > 1 ||
+      (report.unit_kind_hours.size() == 1 && report.unit_kind_hours[0].first != "gpu")) {
+    Json kinds = Json::object();
+    for (const auto& [kind, hours] : report.unit_kind_hours) kinds[kind] = hours;
+    doc["unit_kind_hours"] = std::move(kinds);
   }
   Json by = Json::array();
   for (const Dimension& d : report.by) by.push_back(d.Name());

@@ -93,6 +93,10 @@ struct Report {
   // for a report read from ledger roll-ups, which keep no price source.
   std::vector<std::pair<std::string, double>> price_sources;
   bool price_sources_known = true;
+  // Hours of capacity (held and idle) by unit kind ("gpu": GPU-hours, "neuron_device":
+  // accelerator-hours of AWS Neuron devices), kinds with hours only. Rows add both kinds into
+  // gpu_hours; --by unit_kind keeps them apart.
+  std::vector<std::pair<std::string, double>> unit_kind_hours;
   Duration step{0};          // bucket length; the window length when accumulated
   Duration engine_step{0};   // the attribution step (JSON step_s)
   bool accumulated = false;  // one bucket for the whole window; rows carry no start/end

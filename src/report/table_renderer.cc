@@ -142,17 +142,32 @@ void RenderTable(const Report& report, std::ostream& out) {
               : FormatUnits(RoundUnits(totals.cost_usd, kDecimals), kDecimals))
       << " USD over " << FormatRfc3339(report.window.start) << " to "
       << FormatRfc3339(report.window.end) << '\n';
+  // Hours of units that are not GPUs (AWS Neuron devices) are accelerator-hours.
+  bool accelerators = false, by_unit_kind = false;
+  for (const auto& [kind, hours] : report.unit_kind_hours)
+    accelerators = accelerators || kind != "gpu";
+  for (const Dimension& d : report.by)
+    by_unit_kind = by_unit_kind || d.kind == DimensionKind::kUnitKind;
+  const std::string_view hours_word = accelerators ? "GPU- and accelerator-hours" : "GPU-hours";
   if (!report.price_sources.empty()) {
     // Which prices the money rests on, so that a catalog price or an assumed spot discount is
     // never used without saying so (docs/pricing.md).
     out << "prices:";
     const char* sep = " ";
     for (const auto& [source, hours] : report.price_sources) {
-      out << sep << source << " " << FormatUnits(RoundUnits(hours, kDecimals), kDecimals)
-          << " GPU-hours";
+      out << sep << source << " " << FormatUnits(RoundUnits(hours, kDecimals), kDecimals) << ' '
+          << hours_word;
       sep = ", ";
     }
     out << " (docs/pricing.md)\n";
+  }
+  for (const auto& [kind, hours] : report.unit_kind_hours) {
+    if (kind == "gpu" || by_unit_kind) continue;
+    // A Neuron device is no GPU: its hours are accelerator-hours, counted in gpu_hours with
+    // the GPU-hours of the same rows.
+    out << "note: gpu_hours include " << FormatUnits(RoundUnits(hours, kDecimals), kDecimals)
+        << " accelerator-hours of " << kind << " units (one device for one hour); --by unit_kind "
+        << "keeps them apart (docs/report.md, \"Unit kinds\")\n";
   }
   if (report.covered &&
       (report.covered->start != report.window.start || report.covered->end != report.window.end)) {
@@ -172,11 +187,12 @@ void RenderTable(const Report& report, std::ostream& out) {
   }
   if (!totals.prices_known) {
     out << "note: " << FormatUnits(RoundUnits(totals.unpriced_gpu_hours, kDecimals), kDecimals)
-        << " GPU-hours have no known price; money covers the priced part only\n";
+        << ' ' << hours_word << " have no known price; money covers the priced part only\n";
   }
   if (totals.unmeasured_gpu_hours > 0) {
     out << "note: " << FormatUnits(RoundUnits(totals.unmeasured_gpu_hours, kDecimals), kDecimals)
-        << " GPU-hours had no usage sample; effective and waste cover the measured part only\n";
+        << ' ' << hours_word
+        << " had no usage sample; effective and waste cover the measured part only\n";
   }
 }
 

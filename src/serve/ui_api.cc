@@ -22,6 +22,10 @@ std::string_view PartitionKindName(PartitionKind k) {
       return "mig";
     case PartitionKind::kReplica:
       return "replica";
+    case PartitionKind::kCore:
+      return "core";
+    case PartitionKind::kXcp:
+      return "xcp";
     case PartitionKind::kWhole:
       break;
   }

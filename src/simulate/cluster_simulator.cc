@@ -34,15 +34,18 @@ void ClusterSimulator::Impl::Build() {
   for (int i = 0; i < options_.nodes; ++i) {
     const Sharing sharing =
         modes[static_cast<size_t>(mode_cycle.Next([](size_t) { return true; }))];
-    const int m = model_cycle.Next(
-        [&](size_t k) { return sharing != Sharing::kMig || models[k]->mig_capable(); });
+    const int m = model_cycle.Next([&](size_t k) {
+      return (sharing != Sharing::kMig || models[k]->mig_capable()) &&
+             (sharing == Sharing::kWhole || models[k]->vendor == Vendor::kNvidia);
+    });
     nodes_.push_back(MakeNode(i, sharing, *models[static_cast<size_t>(m)]));
     const Node& n = nodes_.back();
     for (const Slot& s : n.slots) used_ns.insert(s.ns);
     shape_.gpus += n.gpus;
     shape_.units += n.sharing == Sharing::kTimeSlicing || n.sharing == Sharing::kMps
                         ? n.gpus * options_.replicas
-                        : static_cast<int>(n.units.size());
+                    : n.model->vendor == Vendor::kAwsNeuron ? n.gpus * n.model->neuron_cores
+                                                            : static_cast<int>(n.units.size());
     shape_.spot_nodes += n.spot ? 1 : 0;
     shape_.node_summaries.push_back(StrCat(n.name, " ", n.model->key, " ", SharingName(n.sharing),
                                            " ", n.gpus, " ", n.spot ? "spot" : "on-demand"));
@@ -180,13 +183,22 @@ Node ClusterSimulator::Impl::MakeNode(int i, Sharing sharing, const GpuModelSpec
         {"label_topology_kubernetes_io_region", "us-east-1"},
         {"label_topology_kubernetes_io_zone", StrCat("us-east-1", static_cast<char>('a' + i % 3))},
         {"label_karpenter_sh_capacity_type", node.spot ? "spot" : "on-demand"},
-        {"label_karpenter_sh_nodepool", node.spot ? "gpu-spot" : "gpu-on-demand"},
-        {"label_nvidia_com_gpu_present", "true"},
-        {"label_nvidia_com_gpu_count", std::to_string(node.gpus)},
-        {"label_nvidia_com_gpu_memory", std::to_string(model.memory_mib)},
-        {"label_nvidia_com_cuda_driver_major", "550"}};
+        {"label_karpenter_sh_nodepool", node.spot ? "gpu-spot" : "gpu-on-demand"}};
+  node.zone = StrCat("us-east-1", static_cast<char>('a' + i % 3));
+  if (model.vendor == Vendor::kAwsNeuron) {
+    node.instance_id = StrCat("i-0", r.Hex(16));
+  } else if (model.vendor == Vendor::kAmd) {
+    lb.emplace_back("label_amd_com_gpu_product_name", std::string(model.product));
+  } else {
+    lb.emplace_back("label_nvidia_com_gpu_present", "true");
+    lb.emplace_back("label_nvidia_com_gpu_count", std::to_string(node.gpus));
+    lb.emplace_back("label_nvidia_com_gpu_memory", std::to_string(model.memory_mib));
+    lb.emplace_back("label_nvidia_com_cuda_driver_major", "550");
+  }
   std::string product(model.product);
-  if (sharing == Sharing::kMig) {
+  if (model.vendor != Vendor::kNvidia) {
+    // No NVIDIA labels: the AMD node labeller's and the Neuron device plugin's are above.
+  } else if (sharing == Sharing::kMig) {
     lb.emplace_back("label_nvidia_com_mig_strategy", "mixed");
     lb.emplace_back("label_nvidia_com_mig_capable", "true");
   } else {
@@ -197,7 +209,7 @@ Node ClusterSimulator::Impl::MakeNode(int i, Sharing sharing, const GpuModelSpec
                                                                                         : "none");
     if (shared) product += "-SHARED";
   }
-  lb.emplace_back("label_nvidia_com_gpu_product", product);
+  if (model.vendor == Vendor::kNvidia) lb.emplace_back("label_nvidia_com_gpu_product", product);
   node.capacity.emplace_back("cpu", model.cpus);
 
   std::vector<std::string> uuids;
@@ -222,9 +234,16 @@ Node ClusterSimulator::Impl::MakeNode(int i, Sharing sharing, const GpuModelSpec
   };
   switch (sharing) {
     case Sharing::kWhole: {
-      node.capacity.emplace_back("nvidia_com_gpu", node.gpus);
+      const bool neuron = model.vendor == Vendor::kAwsNeuron;
+      const std::string device_resource = neuron ? "aws_amazon_com_neurondevice"
+                                          : model.vendor == Vendor::kAmd ? "amd_com_gpu"
+                                                                         : "nvidia_com_gpu";
+      if (neuron)
+        node.capacity.emplace_back("aws_amazon_com_neuroncore", node.gpus * model.neuron_cores);
+      node.capacity.emplace_back(device_resource, node.gpus);
       // GPU groups, halving: 8 GPUs -> pods of 4, 2, 1, 1. Groups of two or more train; single
-      // GPUs serve inference or notebooks in turn.
+      // GPUs serve inference or notebooks in turn. On Neuron nodes a notebook takes one
+      // NeuronCore of its device.
       int g = 0, singles = 0;
       while (g < node.gpus) {
         const int left = node.gpus - g;
@@ -232,7 +251,9 @@ Node ClusterSimulator::Impl::MakeNode(int i, Sharing sharing, const GpuModelSpec
         while (left >= 4 && n * 2 <= left / 2) n *= 2;
         const Kind kind =
             n >= 2 ? Kind::kTraining : (singles++ % 2 == 0 ? Kind::kInference : Kind::kNotebook);
-        const int si = add_slot(kind, {{"nvidia_com_gpu", n}});
+        const bool one_core = neuron && kind == Kind::kNotebook;
+        const int si =
+            add_slot(kind, {{one_core ? "aws_amazon_com_neuroncore" : device_resource, n}});
         for (int k = 0; k < n; ++k, ++g) add_unit(g, "", -1).slots.push_back(si);
       }
       break;
@@ -307,8 +328,11 @@ Node ClusterSimulator::Impl::MakeNode(int i, Sharing sharing, const GpuModelSpec
       break;
     }
   }
-  while (gpu_index_.size() < static_cast<size_t>(node.gpus))
-    gpu_index_.push_back(std::to_string(gpu_index_.size()));
+  // Index labels: GPUs, and on Neuron nodes the device count, core indexes and runtime tags.
+  const size_t indexes = std::max({static_cast<size_t>(node.gpus) + 1,
+                                   static_cast<size_t>(node.gpus * std::max(1, model.neuron_cores)),
+                                   node.slots.size()});
+  while (gpu_index_.size() < indexes) gpu_index_.push_back(std::to_string(gpu_index_.size()));
   return node;
 }
 

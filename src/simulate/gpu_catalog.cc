@@ -35,6 +35,19 @@ const std::vector<GpuModelSpec>& GpuModels() {
       {"l4", "NVIDIA L4", "NVIDIA-L4", 23034, 8, "g6.48xlarge", 192, {}},
       {"a10g", "NVIDIA A10G", "NVIDIA-A10G", 23028, 4, "g5.12xlarge", 48, {}},
       {"t4", "Tesla T4", "Tesla-T4", 15360, 4, "g4dn.12xlarge", 48, {}},
+      // AMD Instinct MI300X: Azure's ND MI300X v5 (8 GPUs of 192 GB, 96 vCPUs).
+      {"mi300x",
+       "AMD Instinct MI300X OAM",
+       "AMD_Instinct_MI300X_OAM",
+       196608,
+       8,
+       "Standard_ND96isr_MI300X_v5",
+       96,
+       {},
+       Vendor::kAmd},
+      // AWS Trainium and Inferentia2: devices of 32 GiB with two NeuronCore-v2 each.
+      {"trn1", "AWS Trainium", "", 32768, 16, "trn1.32xlarge", 128, {}, Vendor::kAwsNeuron, 2},
+      {"inf2", "AWS Inferentia2", "", 32768, 12, "inf2.48xlarge", 192, {}, Vendor::kAwsNeuron, 2},
   };
   return kModels;
 }

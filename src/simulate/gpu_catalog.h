@@ -10,17 +10,24 @@
 
 namespace gpucost::simulate {
 
+// Who makes the accelerator, which decides its resources and exporter: NVIDIA (nvidia.com/gpu,
+// dcgm-exporter), AMD Instinct (amd.com/gpu, AMD's device metrics exporter), AWS Neuron
+// (aws.amazon.com/neurondevice and neuroncore, the Neuron monitor).
+enum class Vendor : uint8_t { kNvidia, kAmd, kAwsNeuron };
+
 struct GpuModelSpec {
   std::string_view key;            // what --gpu-models names it by: "a100-80gb"
   std::string_view model_name;     // dcgm-exporter `modelName`
-  std::string_view product;        // GFD `nvidia.com/gpu.product`
+  std::string_view product;        // GFD `nvidia.com/gpu.product`; AMD: labeller product name
   int memory_mib = 0;              // GFD `nvidia.com/gpu.memory`
-  int gpus_per_node = 8;           // of `instance_type`
+  int gpus_per_node = 8;           // of `instance_type` (AWS Neuron: devices)
   std::string_view instance_type;  // `node.kubernetes.io/instance-type`
   int cpus = 96;
   // MIG profile by compute slices (index 1..7, "" where the model has no such profile); all
   // empty for models without MIG.
   std::array<std::string_view, 8> mig_profiles{};
+  Vendor vendor = Vendor::kNvidia;
+  int neuron_cores = 0;  // AWS Neuron: NeuronCores per device the device plugin advertises
   bool mig_capable() const { return !mig_profiles[1].empty(); }
 };
 

@@ -2,6 +2,7 @@
 // and dcgm-exporter's per-GPU (and per-MIG-instance) activity, as ClusterSimulator::Scrape writes
 // them to its handler.
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <string_view>
 
@@ -122,6 +123,7 @@ void ClusterSimulator::Impl::KubeStateMetrics() {
 void ClusterSimulator::Impl::DcgmExporter() {
   Family("DCGM_FI_PROF_GR_ENGINE_ACTIVE", "Ratio of time the graphics engine is active.");
   for (const Node& node : nodes_) {
+    if (node.model->vendor != Vendor::kNvidia) continue;  // dcgm-exporter sees NVIDIA GPUs only
     for (const Unit& u : node.units) {
       double activity = 0;
       const Slot* label = nullptr;
@@ -149,6 +151,99 @@ void ClusterSimulator::Impl::DcgmExporter() {
         L("pod", label->pod.name);
       }
       Emit("DCGM_FI_PROF_GR_ENGINE_ACTIVE", Round6(activity));
+    }
+  }
+}
+
+void ClusterSimulator::Impl::AmdExporter() {
+  bool any = false;
+  for (const Node& node : nodes_) any = any || node.model->vendor == Vendor::kAmd;
+  if (!any) return;
+  Family("gpu_gfx_activity", "Graphics engine usage percentage (0 - 100)");
+  for (const Node& node : nodes_) {
+    if (node.model->vendor != Vendor::kAmd) continue;
+    for (const Unit& u : node.units) {
+      double activity = 0;
+      const Slot* holder = nullptr;
+      for (int si : u.slots) {
+        const Slot& s = node.slots[static_cast<size_t>(si)];
+        if (!s.pod.alive || t_ms_ < s.pod.running_ms || t_ms_ >= s.pod.ends_ms) continue;
+        activity += Load(s) * s.load_scale;
+        if (holder == nullptr) holder = &s;
+      }
+      Begin();
+      L("card_series", node.model->model_name);
+      L("gpu_compute_partition_type", "spx");
+      L("gpu_id", gpu_index_[static_cast<size_t>(u.gpu)]);
+      L("gpu_memory_partition_type", "nps1");
+      L("gpu_partition_id", "0");
+      L("gpu_uuid", u.uuid);
+      L("hostname", node.name);
+      // The exporter's mandatory pod labels, empty while no pod holds the GPU.
+      L("container", holder != nullptr ? std::string_view(holder->pod.container) : "");
+      L("namespace", holder != nullptr ? kNamespaces[holder->ns].ns : "");
+      L("pod", holder != nullptr ? std::string_view(holder->pod.name) : "");
+      Emit("gpu_gfx_activity", std::round(std::clamp(activity, 0.0, 1.0) * 1000) / 10);
+    }
+  }
+}
+
+void ClusterSimulator::Impl::NeuronNodeInfo() {
+  bool any = false;
+  for (const Node& node : nodes_) any = any || !node.instance_id.empty();
+  if (!any) return;
+  Family("kube_node_info", "Information about a cluster node.");
+  for (const Node& node : nodes_) {
+    if (node.instance_id.empty()) continue;
+    Begin();
+    L("node", node.name);
+    provider_id_ = StrCat("aws:///", node.zone, "/", node.instance_id);
+    L("provider_id", provider_id_);
+    Emit("kube_node_info", 1);
+  }
+}
+
+void ClusterSimulator::Impl::NeuronMonitor() {
+  bool any = false;
+  for (const Node& node : nodes_) any = any || node.model->vendor == Vendor::kAwsNeuron;
+  if (!any) return;
+  // neuron-monitor-prometheus.py's instance labels, in its order.
+  const auto instance = [&](const Node& node) {
+    L("availability_zone", node.zone);
+    L("instance_id", node.instance_id);
+    L("instance_name", "");
+    L("instance_type", node.model->instance_type);
+    L("region", "us-east-1");
+    L("subnet_id", "subnet-0sim");
+  };
+  Family("neuron_hardware_info", "Neuron Hardware Information");
+  for (const Node& node : nodes_) {
+    if (node.model->vendor != Vendor::kAwsNeuron) continue;
+    Begin();
+    instance(node);
+    L("neuron_device_count", gpu_index_[static_cast<size_t>(node.gpus)]);
+    L("neuroncore_per_device_count", gpu_index_[static_cast<size_t>(node.model->neuron_cores)]);
+    Emit("neuron_hardware_info", 1);
+  }
+  // One series per core a running pod uses (the exporter drops the others): every core of a
+  // device request, the first core of a one-core request.
+  Family("neuroncore_utilization_ratio", "NeuronCore utilization ratio");
+  for (const Node& node : nodes_) {
+    if (node.model->vendor != Vendor::kAwsNeuron) continue;
+    const int cores = node.model->neuron_cores;
+    for (const Unit& u : node.units) {
+      for (int si : u.slots) {
+        const Slot& s = node.slots[static_cast<size_t>(si)];
+        if (!s.pod.alive || t_ms_ < s.pod.running_ms || t_ms_ >= s.pod.ends_ms) continue;
+        const bool one_core = s.requests.front().resource == "aws_amazon_com_neuroncore";
+        for (int c = 0; c < (one_core ? 1 : cores); ++c) {
+          Begin();
+          instance(node);
+          L("neuroncore", gpu_index_[static_cast<size_t>(u.gpu * cores + c)]);
+          L("runtime_tag", gpu_index_[static_cast<size_t>(si)]);
+          Emit("neuroncore_utilization_ratio", Round6(Load(s)));
+        }
+      }
     }
   }
 }

@@ -35,7 +35,12 @@ class ClusterSimulator::Impl {
     t_ms_ = t;
     out_ = &out;
     if ((parts & kKubeStateMetrics) != 0) KubeStateMetrics();
-    if ((parts & kDcgmExporter) != 0) DcgmExporter();
+    if ((parts & kKubeStateMetrics) != 0) NeuronNodeInfo();
+    if ((parts & kDcgmExporter) != 0) {
+      DcgmExporter();
+      AmdExporter();
+      NeuronMonitor();
+    }
     out_ = nullptr;
   }
 
@@ -86,6 +91,14 @@ class ClusterSimulator::Impl {
 
   void DcgmExporter();
 
+  // The Neuron monitor's Prometheus exporter on AWS Neuron nodes, and their kube_node_info (the
+  // provider ID that names the EC2 instance the monitor reports); nothing without such nodes.
+  void NeuronMonitor();
+  void NeuronNodeInfo();
+  // AMD's device metrics exporter on AMD nodes (gpu_gfx_activity, percent, labelled with the pod
+  // holding each GPU); nothing without such nodes.
+  void AmdExporter();
+
   // --- pods -----------------------------------------------------------------------------------
 
   // The activity a slot's pod would give a whole GPU to itself, 0..1.
@@ -115,6 +128,7 @@ class ClusterSimulator::Impl {
   ClusterShape shape_;
   ExpositionHandler* out_ = nullptr;
   std::vector<LabelView> labels_;
+  std::string provider_id_;  // kube_node_info's, alive until the sample is emitted
 };
 
 }  // namespace gpucost::simulate

@@ -116,6 +116,7 @@ struct Node {
   Sharing sharing = Sharing::kWhole;
   const GpuModelSpec* model = nullptr;
   std::string name, host_ip;
+  std::string instance_id, zone;  // EC2 instance id (AWS Neuron nodes' provider ID and monitor)
   int gpus = 0;
   bool spot = false;
   std::vector<std::pair<std::string, std::string>> labels;  // KSM spelling, node first

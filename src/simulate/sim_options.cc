@@ -55,7 +55,7 @@ Status Validate(const SimOptions& o) {
   if (o.scrape_interval < std::chrono::seconds(1) || o.scrape_interval.count() % 1000 != 0) {
     return Status::InvalidArgument("--scrape-interval must be whole seconds, at least 1s");
   }
-  double models = 0, mig_models = 0, modes = 0;
+  double models = 0, mig_models = 0, nvidia_models = 0, modes = 0;
   for (const Weighted& w : o.gpu_models) {
     const GpuModelSpec* m = FindGpuModel(w.key);
     if (m == nullptr) {
@@ -64,8 +64,9 @@ Status Validate(const SimOptions& o) {
     }
     models += w.weight;
     if (m->mig_capable()) mig_models += w.weight;
+    if (m->vendor == Vendor::kNvidia) nvidia_models += w.weight;
   }
-  bool mig = false;
+  bool mig = false, shared = false;
   for (const Weighted& w : o.sharing) {
     bool known = false;
     for (std::string_view n : kSharingNames) known = known || n == w.key;
@@ -75,9 +76,15 @@ Status Validate(const SimOptions& o) {
     }
     modes += w.weight;
     mig = mig || (w.key == "mig" && w.weight > 0);
+    shared = shared || (w.key != "whole" && w.weight > 0);
   }
   if (models <= 0) return Status::InvalidArgument("--gpu-models: weights sum to 0");
   if (modes <= 0) return Status::InvalidArgument("--sharing: weights sum to 0");
+  if (shared && nvidia_models <= 0) {
+    return Status::InvalidArgument(
+        "--sharing other than whole needs an NVIDIA model in --gpu-models: AMD and AWS Neuron "
+        "nodes are simulated with whole devices only");
+  }
   if (mig && mig_models <= 0) {
     return Status::InvalidArgument(
         "--sharing mig needs a MIG-capable model in --gpu-models (a100-80gb, a100-40gb, "

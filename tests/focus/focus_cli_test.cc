@@ -213,3 +213,35 @@ TEST(FocusCli, IdleSharedWithinTheNode) {
 
 }  // namespace
 }  // namespace gpucost
+
+namespace gpucost {
+namespace {
+
+// A GPU node and a Neuron node (the golden case neuron_and_gpu_by_unit_kind): the Neuron node's
+// rows count accelerator-hours, the GPU node's GPU-hours, and the file still validates and
+// carries the report's money.
+TEST(FocusCli, NeuronRowsCountAcceleratorHours) {
+  const std::string dir = kSource + "/tests/golden/cases/neuron_and_gpu_by_unit_kind";
+  const std::string args = "--input " + dir + "/input --window 1790812800,1790813400 --step 60s";
+  const RunResult r = RunShell(kBinary + " report " + args + " --format focus 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto rep = Validate(r.output);
+  ASSERT_TRUE(rep.ok()) << rep.ToString();
+  const focus_test::Table& t = *rep.table;
+  std::map<std::string, std::set<std::string>> units;  // ResourceName -> PricingUnit
+  std::map<std::string, double> quantity;
+  for (size_t row = 0; row < t.rows.size(); ++row) {
+    units[t.Str(row, "ResourceName")].insert(t.Str(row, "PricingUnit"));
+    EXPECT_EQ(t.Str(row, "PricingUnit"), t.Str(row, "ConsumedUnit"));
+    quantity[t.Str(row, "ResourceName")] += t.Num(row, "PricingQuantity");
+  }
+  EXPECT_EQ(units["inf-b"], std::set<std::string>{"Accelerator-Hours"});
+  EXPECT_EQ(units["gpu-a"], std::set<std::string>{"GPU-Hours"});
+  EXPECT_NEAR(quantity["inf-b"], 1.0 / 6, 1e-9);  // one device for ten minutes
+  EXPECT_NEAR(quantity["gpu-a"], 8.0 / 6, 1e-9);
+  const double cost = ReportCost(args);
+  EXPECT_NEAR(SumColumn(t, "EffectiveCost"), cost, 1e-9 * cost);
+}
+
+}  // namespace
+}  // namespace gpucost

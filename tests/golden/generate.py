@@ -923,6 +923,205 @@ gets its sixth of the hour.""", s,
      f"{WINDOW_ARGS} --by namespace --bill ${{CASE}}/bill.csv",
      expect(["namespace"], rows, idle), extra_files={"bill.csv": CUR_HEADER + BILLED_ROW})
 
+# ----------------------------------------------------------------------------- AWS Neuron
+# Neuron devices per instance and cores per device: the AWS Neuron documentation (Trn1/Trn1n: 16
+# Trainium of two NeuronCore-v2; Inferentia2: two NeuronCore-v2). Prices are the catalog's, from
+# Karpenter's us-east-1 price file (2026-01-19): the instance price over its devices.
+TRN1_32_HR = 21.50    # trn1.32xlarge, 16 devices
+INF2_X_HR = 0.7582    # inf2.xlarge, 1 device
+
+
+def neuron_node(s, name, instance_type, capacity):
+    """A Neuron node as kube-state-metrics shows it: no NVIDIA labels, the device plugin's
+    resources in kube_node_status_capacity (KSM-sanitized names)."""
+    s.add("kube_node_labels", [("node", name), ("label_node_kubernetes_io_instance_type", instance_type),
+                               ("label_topology_kubernetes_io_region", "us-east-1"),
+                               ("label_karpenter_sh_capacity_type", "on-demand")], 1)
+    for res, amount in capacity:
+        s.add("kube_node_status_capacity", [("node", name), ("resource", res), ("unit", "integer")], amount)
+
+
+s = Scrape()
+neuron_node(s, "trn1-a", "trn1.32xlarge", [("aws_amazon_com_neuroncore", 32), ("aws_amazon_com_neurondevice", 16),
+                                            ("aws_amazon_com_neuron", 16)])
+neuron_node(s, "inf2-b", "inf2.xlarge", [("aws_amazon_com_neuroncore", 2)])
+pod(s, "train", "trainer-0", "trn1-a", [("aws_amazon_com_neurondevice", 4)])
+pod(s, "infer", "server-0", "trn1-a", [("aws_amazon_com_neuroncore", 1)])
+pod(s, "infer", "server-1", "trn1-a", [("aws_amazon_com_neuron", 1)])
+pod(s, "infer", "small-0", "inf2-b", [("aws_amazon_com_neuroncore", 1)])
+p1 = TRN1_32_HR / 16
+p2 = INF2_X_HR / 1
+# Shares in Neuron devices: 4 devices; one core of a two-core device; one device (the older
+# resource name); one core of inf2.xlarge's single device.
+train_dev = 4.0
+infer_trn = 0.5 + 1.0
+infer_inf = 0.5
+idle_dev_trn = 16 - train_dev - infer_trn
+idle_dev_inf = 1 - infer_inf
+case("neuron_cores_and_devices", """AWS Neuron requests. A trn1.32xlarge node (16 Trainium devices of two
+NeuronCores; the device plugin advertises `aws.amazon.com/neuroncore: 32`, `neurondevice: 16` and the
+older `neuron: 16`) and an inf2.xlarge node that advertises only `neuroncore: 2` (its one device is
+taken from the cores and the instance type), both priced from the built-in catalog: the instance's
+price over its devices ($21.50/16 and $0.7582 per accelerator-hour). train/trainer-0 requests 4
+`neurondevice` (every core of 4 devices: 4 device-equivalents), infer/server-0 one `neuroncore` (half
+a device), infer/server-1 one `neuron` (a device), infer/small-0 one core of the inf2 device. Proves
+device and core requests become shares of a device, node capacity is devices (not devices + cores +
+legacy devices), the unheld 10.5 + 0.5 devices are idle, allocated + idle is both instances' price
+for the window, the report counts 17 device-hours x 1/6 h as accelerator-hours (`unit_kind_hours`),
+and with no neuron-monitor series the time is unmeasured (effective and waste null, never zero).""", s,
+     f"{WINDOW_ARGS} --by namespace",
+     expect(["namespace"], [row({"namespace": "train"}, train_dev * H, train_dev * p1 * H, None, unmeasured=train_dev * H),
+                            row({"namespace": "infer"}, (infer_trn + infer_inf) * H,
+                                (infer_trn * p1 + infer_inf * p2) * H, None,
+                                unmeasured=(infer_trn + infer_inf) * H)],
+            idle_row(["namespace"], (idle_dev_trn + idle_dev_inf) * H, (idle_dev_trn * p1 + idle_dev_inf * p2) * H),
+            cost=(16 * p1 + 1 * p2) * H) | {"unit_kind_hours": {"neuron_device": 17 * H}})
+
+
+def neuron_series(s, metric, instance_id, instance_type, extra, values, times=SCRAPES, node_label=None):
+    """A neuron-monitor-prometheus.py series: the instance's labels, then the metric's own."""
+    labels = [("availability_zone", "us-east-1a"), ("instance_id", instance_id), ("instance_name", ""),
+              ("instance_type", instance_type)]
+    if node_label:
+        labels.append(("node", node_label))
+    labels += [("region", "us-east-1"), ("subnet_id", "subnet-0a1b2c3d")] + list(extra)
+    help_ = {"neuroncore_utilization_ratio": "NeuronCore utilization ratio",
+             "neuron_hardware_info": "Neuron Hardware Information"}[metric]
+    s.add(metric, labels, values, times=times, help_=help_)
+
+
+TRN1_2X_HR = 1.34375  # trn1.2xlarge, 1 device of two cores
+s = Scrape()
+neuron_node(s, "inf2-m", "inf2.xlarge", [("aws_amazon_com_neuroncore", 2), ("aws_amazon_com_neurondevice", 1)])
+s.add("kube_node_info", [("node", "inf2-m"), ("provider_id", "aws:///us-east-1a/i-0aaa1111bbbb2222c")], 1)
+neuron_node(s, "trn1-u", "trn1.2xlarge", [("aws_amazon_com_neuroncore", 2), ("aws_amazon_com_neurondevice", 1)])
+pod(s, "serve", "llm-0", "inf2-m", [("aws_amazon_com_neurondevice", 1)])
+pod(s, "train", "small-0", "trn1-u", [("aws_amazon_com_neurondevice", 1)])
+# inf2-m: the monitor runs (neuron_hardware_info every scrape); runtime 1 uses core 0 at 0.8, and a
+# second runtime reports the same core at 0.3 (never summed: the core's value is 0.8); core 1 has
+# no runtime, so no series: measured idle (0).
+neuron_series(s, "neuron_hardware_info", "i-0aaa1111bbbb2222c", "inf2.xlarge",
+              [("neuron_device_count", "1"), ("neuroncore_per_device_count", "2")], 1)
+neuron_series(s, "neuroncore_utilization_ratio", "i-0aaa1111bbbb2222c", "inf2.xlarge",
+              [("neuroncore", "0"), ("runtime_tag", "1")], 0.8)
+neuron_series(s, "neuroncore_utilization_ratio", "i-0aaa1111bbbb2222c", "inf2.xlarge",
+              [("neuroncore", "0"), ("runtime_tag", "2")], 0.3)
+# trn1-u: only core 0's series, matched by the node label a scrape added; no neuron_hardware_info,
+# so core 1 is unmeasured, not idle.
+neuron_series(s, "neuroncore_utilization_ratio", "i-0ccc3333dddd4444e", "trn1.2xlarge",
+              [("neuroncore", "0"), ("runtime_tag", "7")], 0.6, node_label="trn1-u")
+pa = INF2_X_HR
+pb = TRN1_2X_HR
+case("neuron_monitor_utilization", """NeuronCore utilization from the Neuron monitor (neuron-monitor-prometheus.py's
+`neuroncore_utilization_ratio`, a ratio, one series per core a runtime uses, labelled with the EC2
+instance). serve/llm-0 holds the one device of inf2.xlarge `inf2-m` (matched to its monitor by the
+instance id in the node's provider ID): core 0 runs at 0.8 (a second runtime's 0.3 for the same core
+is not added), core 1 has no series while the monitor reports the instance (`neuron_hardware_info`),
+so it is measured idle; u = (0.8 + 0) / 2 = 0.4. train/small-0 holds the device of trn1.2xlarge
+`trn1-u` (matched by a `node` label): core 0 at 0.6, core 1 with neither a series nor the monitor is
+unmeasured, so half the hours are unmeasured and the measured half has u = 0.6. Proves per-core
+activity (each core f = 1/2 of a device), copies never summed, monitor-present-but-no-series as 0 and
+no-monitor as unmeasured; allocated = the whole of each instance's price (no idle).""", s,
+     f"{WINDOW_ARGS} --by namespace",
+     expect(["namespace"], [row({"namespace": "serve"}, H, pa * H, 0.5 * 0.8 * pa * H),
+                            row({"namespace": "train"}, H, pb * H, 0.5 * 0.6 * pb * H, unmeasured=0.5 * H)],
+            cost=(pa + pb) * H))
+
+
+s = Scrape()
+cloud_node(s, "gpu-a", 8, "NVIDIA-A100-SXM4-40GB", "p4d.24xlarge")
+pod(s, "ml", "train-0", "gpu-a", [("nvidia_com_gpu", 1)])
+dcgm(s, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "gpu-a", 0, "GPU-abcd0000-0000-4000-8000-000000000000", A100_40, 0.5,
+     pod_labels=podlabels("ml", "train-0"))
+neuron_node(s, "inf-b", "inf2.xlarge", [("aws_amazon_com_neuroncore", 2), ("aws_amazon_com_neurondevice", 1)])
+pod(s, "ml", "embed-0", "inf-b", [("aws_amazon_com_neuroncore", 1)])
+pg = P4D_HR / 8
+pn = INF2_X_HR
+case("neuron_and_gpu_by_unit_kind", """GPU-hours and accelerator-hours kept apart. A p4d.24xlarge (8 A100s) where
+ml/train-0 holds one GPU at 50 % activity, and an inf2.xlarge (one Inferentia2 device of two cores)
+where ml/embed-0 holds one NeuronCore with no monitor data, both priced from the catalog. Grouped by
+`unit_kind`: the GPU row counts GPU-hours at $21.957642/8, the `neuron_device` row half a device's
+accelerator-hours at $0.7582, each kind has its own idle row (7 GPUs, half a device), and
+`unit_kind_hours` gives the capacity of each kind: 8 GPU-hours and 1 device-hour per hour.""", s,
+     f"{WINDOW_ARGS} --by unit_kind",
+     {"by": ["unit_kind"],
+      "unit_kind_hours": {"gpu": 8 * H, "neuron_device": 1 * H},
+      "rows": [row({"unit_kind": "gpu"}, H, pg * H, 0.5 * pg * H),
+               row({"unit_kind": "neuron_device"}, 0.5 * H, 0.5 * pn * H, None, unmeasured=0.5 * H),
+               {"unit_kind": "gpu", "idle": True, "gpu_hours": 7 * H, "idle_usd": 7 * pg * H},
+               {"unit_kind": "neuron_device", "idle": True, "gpu_hours": 0.5 * H, "idle_usd": 0.5 * pn * H}],
+      "totals": {"allocated_usd": (pg + 0.5 * pn) * H, "idle_usd": (7 * pg + 0.5 * pn) * H,
+                 "cost_usd": (8 * pg + pn) * H}})
+
+
+# ----------------------------------------------------------------------------- AMD Instinct
+# Partitions per GPU: MI300X has 8 XCDs, so CPX cuts it into 8 partitions (AMD's partitioning
+# guides); the AMD GPU device plugin advertises partitions as amd.com/gpu under single naming and
+# as amd.com/<compute>_<memory> under mixed naming (ROCm/k8s-device-plugin README).
+
+def amd_node(s, name, capacity, partition_label=None):
+    labels = [("node", name), ("label_amd_com_gpu_product_name", "AMD_Instinct_MI300X_OAM")]
+    if partition_label:
+        labels.append(("label_amd_com_compute_memory_partition", partition_label))
+    s.add("kube_node_labels", labels, 1)
+    for res, amount in capacity:
+        s.add("kube_node_status_capacity", [("node", name), ("resource", res), ("unit", "integer")], amount)
+
+
+s = Scrape()
+amd_node(s, "mi-single", [("amd_com_gpu", 16)], partition_label="cpx_nps4")
+amd_node(s, "mi-mixed", [("amd_com_spx_nps1", 1), ("amd_com_cpx_nps1", 8)])
+pod(s, "vision", "a", "mi-single", [("amd_com_gpu", 2)])
+pod(s, "llm", "b", "mi-single", [("amd_com_gpu", 8)])
+pod(s, "vision", "c", "mi-mixed", [("amd_com_cpx_nps1", 3)])
+pod(s, "llm", "d", "mi-mixed", [("amd_com_spx_nps1", 1)])
+p = 5.0
+vision = 2 / 8 + 3 / 8
+llm = 8 / 8 + 1
+case("amd_partitions", """AMD Instinct MI300X compute partitions, $5/GPU-hour. `mi-single` runs its GPUs
+in CPX-NPS4 under the device plugin's single naming: `amd.com/gpu: 16` with the node labeller's
+`amd.com/compute-memory-partition=cpx_nps4` is 2 GPUs of 8 partitions (f = 1/8), not 16 GPUs;
+vision/a requests 2 (2/8 of a GPU) and llm/b 8 (one GPU's worth). `mi-mixed` uses mixed naming:
+`amd.com/spx_nps1: 1` (a whole GPU) and `amd.com/cpx_nps1: 8` (one GPU of 8 partitions); vision/c
+requests 3 `cpx_nps1` (3/8), llm/d the `spx_nps1` GPU. Proves partitions are units with their
+fraction of the physical GPU, capacity is 4 GPUs, the 11/8 unheld GPUs are idle, allocated + idle
+is 4 GPUs x $5 x 1/6 h, and with no exporter data the time is unmeasured.""", s,
+     f"{WINDOW_ARGS} --by namespace --price-per-gpu-hour 5",
+     expect(["namespace"], [row({"namespace": "llm"}, llm * H, llm * p * H, None, unmeasured=llm * H),
+                            row({"namespace": "vision"}, vision * H, vision * p * H, None, unmeasured=vision * H)],
+            idle_row(["namespace"], (4 - llm - vision) * H, (4 - llm - vision) * p * H),
+            cost=4 * p * H))
+
+
+def amd_gfx(s, gpu_id, uuid, percent, pod_labels=()):
+    """rocm/device-metrics-exporter's gpu_gfx_activity (percent, unpartitioned GPUs): its mandatory
+    pod, namespace and container labels are empty while no pod holds the GPU."""
+    labels = [("card_model", "102-G30211-0C"), ("card_series", "AMD Instinct MI300X OAM"), ("card_vendor", "AMD"),
+              ("gpu_compute_partition_type", "spx"), ("gpu_id", str(gpu_id)),
+              ("gpu_memory_partition_type", "nps1"), ("gpu_partition_id", "0"), ("gpu_uuid", uuid),
+              ("hostname", "mi-1"), ("serial_number", f"69240900{gpu_id}")]
+    pl = dict(pod_labels)
+    labels += [("container", pl.get("container", "")), ("namespace", pl.get("namespace", "")),
+               ("pod", pl.get("pod", ""))]
+    s.add("gpu_gfx_activity", labels, percent, help_="Graphics engine usage percentage")
+
+
+s = Scrape()
+amd_node(s, "mi-1", [("amd_com_gpu", 2)])
+pod(s, "ml", "train-0", "mi-1", [("amd_com_gpu", 1)])
+amd_gfx(s, 0, "ccff74a1-0000-1000-80e0-c6d49f5b0d86", 0)
+amd_gfx(s, 1, "c3ff74a1-0000-0000-80ff-88426fc31c9e", 75, podlabels("ml", "train-0"))
+p = 3.0
+case("amd_exporter_utilization", """AMD utilization from rocm/device-metrics-exporter. Two unpartitioned
+MI300X at $3/GPU-hour; ml/train-0 requests one `amd.com/gpu`. The exporter's `gpu_gfx_activity`
+(percent) labels GPU 1 with the pod (75 %) and leaves GPU 0's pod labels empty (0 %). Proves the
+percent is divided by 100 (u = 0.75, never 75), the pod labels pin the GPU the pod holds (not the
+idle one), the free GPU is idle, and allocated + idle = 2 GPUs x $3 x 1/6 h.""", s,
+     f"{WINDOW_ARGS} --by namespace --price-per-gpu-hour 3",
+     expect(["namespace"], [row({"namespace": "ml"}, H, p * H, 0.75 * p * H)],
+            idle_row(["namespace"], H, p * H), cost=2 * p * H))
+
+
 def main():
     root = os.path.join(HERE, "cases")
     for name, readme, scrape, args, expected, openmetrics, extra in CASES:

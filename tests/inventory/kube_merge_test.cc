@@ -2,6 +2,7 @@
 // kube-state-metrics series (docs/k8s.md "Merging with kube-state-metrics").
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 
 #include "inventory/inventory_builder.h"
@@ -211,6 +212,41 @@ TEST(KubeMergeTest, UnscheduledApiPodHoldsNothingAndIsReported) {
   EXPECT_EQ(FindHolder(*r, "waiting"), nullptr);
   EXPECT_DOUBLE_EQ(HeldHours(*r, "waiting"), 0);
   EXPECT_TRUE(Warned(*r, "never scheduled"));
+}
+
+}  // namespace
+}  // namespace gpucost
+
+namespace gpucost {
+namespace {
+
+// The API's raw resource names and dotted label keys for AWS Neuron and partitioned AMD nodes.
+TEST(KubeMergeTest, ApiNeuronAndAmdPartitionNodes) {
+  KubeState k;
+  k.observed_at = T(3600);
+  k.nodes.push_back(
+      ApiNode("trn", {{"node.kubernetes.io/instance-type", "trn1.32xlarge"}},
+              {{"aws.amazon.com/neuroncore", 32}, {"aws.amazon.com/neurondevice", 16}}));
+  k.nodes.push_back(ApiNode("mi",
+                            {{"amd.com/gpu.product-name", "AMD_Instinct_MI300X_OAM"},
+                             {"amd.com/compute-memory-partition", "dpx_nps1"}},
+                            {{"amd.com/gpu", 16}}));
+  k.pods.push_back(
+      ApiPod("ml", "dev", "trn", "aws.amazon.com/neurondevice", 2, Interval{T(0), T(3600)}));
+  k.pods.push_back(ApiPod("ml", "part", "mi", "amd.com/gpu", 3, Interval{T(0), T(3600)}));
+  auto t = BuildFirstHour(k);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(FindNode(*t, "trn")->physical_gpus, 16);
+  EXPECT_EQ(UnitsOf(*t, "trn").size(), 32u);
+  EXPECT_EQ(FindNode(*t, "mi")->physical_gpus, 8);  // 16 DPX partitions are 8 GPUs
+  EXPECT_DOUBLE_EQ(UnitsOf(*t, "mi")[0]->fraction, 0.5);
+  std::map<std::string, Request> by_pod;
+  for (const Holding& h : t->inventory.holdings)
+    by_pod[t->inventory.holders[h.holder].pod] = h.request;
+  EXPECT_EQ(by_pod["dev"].resource, "aws.amazon.com/neuroncore");
+  EXPECT_EQ(by_pod["dev"].count, 4);
+  EXPECT_EQ(by_pod["part"].resource, "amd.com/gpu");
+  EXPECT_EQ(by_pod["part"].count, 3);
 }
 
 }  // namespace

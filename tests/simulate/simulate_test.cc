@@ -222,6 +222,56 @@ INSTANTIATE_TEST_SUITE_P(Sharing, EveryMode,
                            return n;
                          });
 
+// AMD and AWS Neuron nodes: capacity is physical devices (never devices + cores), Neuron units
+// are NeuronCores of half a device, the Neuron monitor's per-core series and AMD's exporter
+// measure every held unit, and cost is conserved.
+TEST(ClusterSimulator, AmdAndNeuronNodes) {
+  SimOptions o = Small({{"whole", 1}}, 3);
+  o.gpu_models = {{"trn1", 1}, {"inf2", 1}, {"mi300x", 1}};
+  const Window w = HoursFrom(kStartMs, 6);
+  auto sim = ClusterSimulator::Create(o, w.start);
+  ASSERT_TRUE(sim.ok()) << sim.status().ToString();
+  EXPECT_EQ((*sim)->shape().gpus, 16 + 12 + 8);
+  EXPECT_EQ((*sim)->shape().units, 32 + 24 + 8);
+  auto loaded = LoadTimelineFromText(Generate(o, w), TimelineOptions{}, "sim.om");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ(Warnings(*loaded), "");
+  std::map<std::string, int> devices;
+  for (const Node& n : loaded->inventory.nodes) devices[n.gpu_model] = n.physical_gpus;
+  EXPECT_EQ(devices["AWS Trainium"], 16);
+  EXPECT_EQ(devices["AWS Inferentia2"], 12);
+  EXPECT_EQ(devices["AMD Instinct MI300X OAM"], 8);
+  int cores = 0;
+  for (const GpuUnit& u : loaded->inventory.units) {
+    if (u.partition.kind != PartitionKind::kCore) continue;
+    ++cores;
+    EXPECT_DOUBLE_EQ(u.fraction, 0.5);
+  }
+  EXPECT_EQ(cores, 32 + 24);
+  const Inventory& inv = loaded->inventory;
+  std::set<NodeIndex> neuron_nodes;
+  for (const GpuUnit& u : inv.units) {
+    if (u.kind() == UnitKind::kNeuronDevice) neuron_nodes.insert(u.node);
+  }
+  Attributed a = Attribute(std::move(loaded).value());
+  const double want = 36 * kPrice * 6;
+  EXPECT_NEAR(a.totals.allocated + a.totals.idle, want, 1e-9 * want);
+  EXPECT_GT(a.totals.effective, 0);
+  EXPECT_LT(a.totals.effective, a.totals.allocated);
+  EXPECT_LT(a.totals.unmeasured, 1e-9 * a.totals.gpu_hours + 1e-9) << "every held unit measured";
+  EXPECT_GT(a.totals.by_kind["Job"].second, 0) << "training measured";
+  EXPECT_EQ(neuron_nodes.size(), 2u);
+}
+
+TEST(SimOptions, AcceleratorsOnlyWithWholeDevices) {
+  SimOptions o = Small({{"whole", 1}, {"time-slicing", 1}});
+  o.gpu_models = {{"trn1", 1}, {"mi300x", 1}};
+  EXPECT_FALSE(ClusterSimulator::Create(o, InstantFromUnixMs(kStartMs)).ok());
+  o.gpu_models = {{"trn1", 1}, {"t4", 1}};  // the time-sliced node takes the T4
+  auto sim = ClusterSimulator::Create(o, InstantFromUnixMs(kStartMs));
+  ASSERT_TRUE(sim.ok()) << sim.status().ToString();
+}
+
 TEST(ClusterSimulator, DirectFeedPromTextAndOpenMetricsAgree) {
   SimOptions o;
   o.nodes = 5;
