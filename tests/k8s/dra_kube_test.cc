@@ -50,21 +50,20 @@ json Slice(const std::string& name, int generation, json devices) {
 
 json Claim(const std::string& name, const std::string& device, json reserved_for,
            json owners = json::array()) {
-  return {{"metadata", {{"namespace", "ml"}, {"name", name}, {"ownerReferences", owners}}},
-          {"spec",
-           {{"devices",
-             {{"requests",
-               {{{"name", "gpu"},
-                 {"exactly", {{"deviceClassName", "gpu.nvidia.com"}, {"count", 1}}}}}}}}}},
-          {"status",
-           {{"allocation",
-             {{"devices",
-               {{"results",
-                 {{{"request", "gpu"},
-                   {"driver", "gpu.nvidia.com"},
-                   {"pool", "dra-1"},
-                   {"device", device}}}}}}}},
-            {"reservedFor", std::move(reserved_for)}}}};
+  json c = json::object();
+  c["metadata"] = {{"namespace", "ml"}, {"name", name}, {"ownerReferences", std::move(owners)}};
+  json request = json::object();
+  request["name"] = "gpu";
+  request["exactly"] = {{"deviceClassName", "gpu.nvidia.com"}, {"count", 1}};
+  c["spec"]["devices"]["requests"] = json::array({request});
+  json result = json::object();
+  result["request"] = "gpu";
+  result["driver"] = "gpu.nvidia.com";
+  result["pool"] = "dra-1";
+  result["device"] = device;
+  c["status"]["allocation"]["devices"]["results"] = json::array({result});
+  c["status"]["reservedFor"] = std::move(reserved_for);
+  return c;
 }
 
 json Reserved(const std::string& pod) {
@@ -83,12 +82,17 @@ json DraPod(const std::string& name, const std::string& claim, bool from_templat
   json ref = {{"name", "gpu"}};
   if (from_template) {
     ref["resourceClaimTemplateName"] = "one-gpu";
-    p["status"]["resourceClaimStatuses"] = {{{"name", "gpu"}, {"resourceClaimName", claim}}};
+    json status = json::object();
+    status["name"] = "gpu";
+    status["resourceClaimName"] = claim;
+    p["status"]["resourceClaimStatuses"] = json::array({status});
   } else {
     ref["resourceClaimName"] = claim;
   }
-  p["spec"]["resourceClaims"] = {ref};
-  p["spec"]["containers"][0]["resources"]["claims"] = {{{"name", "gpu"}}};
+  p["spec"]["resourceClaims"] = json::array({ref});
+  json use = json::object();
+  use["name"] = "gpu";
+  p["spec"]["containers"][0]["resources"]["claims"] = json::array({use});
   return p;
 }
 
@@ -98,19 +102,22 @@ json DraPod(const std::string& name, const std::string& claim, bool from_templat
 void LoadDraCluster(FakeApiServer& server) {
   server.Upsert("nodes", fx::Node({.name = "dra-1", .created = "2026-09-01T00:00:00Z"}));
   server.Upsert("namespaces", fx::Namespace({.name = "ml"}));
-  server.Upsert("resourceslices",
-                Slice("dra-1-gpu.nvidia.com-old", 1, {GpuDevice("gpu-9", "GPU-9999")}));
-  server.Upsert("resourceslices",
-                Slice("dra-1-gpu.nvidia.com-x7k2p", 2,
-                      {GpuDevice("gpu-0", "GPU-aaaa"), GpuDevice("gpu-1", "GPU-bbbb")}));
-  server.Upsert("resourceclaims", Claim("train-0-gpu-x7k2p", "gpu-0", {Reserved("train-0")},
-                                        {{{"apiVersion", "v1"},
-                                          {"kind", "Pod"},
-                                          {"name", "train-0"},
-                                          {"uid", fx::UidFor("Pod", "ml", "train-0")},
-                                          {"controller", true}}}));
-  server.Upsert("resourceclaims",
-                Claim("shared-gpu", "gpu-1", {Reserved("infer-a"), Reserved("infer-b")}));
+  server.Upsert("resourceslices", Slice("dra-1-gpu.nvidia.com-old", 1,
+                                        json::array({GpuDevice("gpu-9", "GPU-9999")})));
+  server.Upsert(
+      "resourceslices",
+      Slice("dra-1-gpu.nvidia.com-x7k2p", 2,
+            json::array({GpuDevice("gpu-0", "GPU-aaaa"), GpuDevice("gpu-1", "GPU-bbbb")})));
+  json owner = json::object();
+  owner["apiVersion"] = "v1";
+  owner["kind"] = "Pod";
+  owner["name"] = "train-0";
+  owner["uid"] = fx::UidFor("Pod", "ml", "train-0");
+  owner["controller"] = true;
+  server.Upsert("resourceclaims", Claim("train-0-gpu-x7k2p", "gpu-0",
+                                        json::array({Reserved("train-0")}), json::array({owner})));
+  server.Upsert("resourceclaims", Claim("shared-gpu", "gpu-1",
+                                        json::array({Reserved("infer-a"), Reserved("infer-b")})));
   // A claim not yet allocated: the store keeps only allocated claims.
   json pending = Claim("pending", "gpu-0", json::array());
   pending["status"] = json::object();
