@@ -10,32 +10,21 @@ namespace {
 
 using json = nlohmann::json;
 
-const json* DraField(const json& o, std::string_view key) {
-  if (!o.is_object()) return nullptr;
-  auto it = o.find(key);
-  return it == o.end() || it->is_null() ? nullptr : &*it;
-}
-
-std::string DraStr(const json& o, std::string_view key) {
-  const json* v = DraField(o, key);
-  return v != nullptr && v->is_string() ? v->get<std::string>() : std::string();
-}
-
 // An attribute's value as text: {"string": s} | {"int": n} | {"bool": b} | {"version": v}.
 // Driver-local keys are unqualified ("uuid"); a key qualified with the driver's domain
 // ("gpu.nvidia.com/uuid") is the same attribute.
 std::string AttributeText(const json& attributes, const std::string& driver, std::string_view key) {
-  const json* a = DraField(attributes, key);
-  if (a == nullptr) a = DraField(attributes, StrCat(driver, "/", key));
+  const json* a = JsonField(attributes, key);
+  if (a == nullptr) a = JsonField(attributes, StrCat(driver, "/", key));
   if (a == nullptr || !a->is_object()) return "";
   for (const char* kind : {"string", "version"}) {
-    if (const json* v = DraField(*a, kind); v != nullptr && v->is_string())
+    if (const json* v = JsonField(*a, kind); v != nullptr && v->is_string())
       return v->get<std::string>();
   }
-  if (const json* v = DraField(*a, "int"); v != nullptr && v->is_number_integer()) {
+  if (const json* v = JsonField(*a, "int"); v != nullptr && v->is_number_integer()) {
     return std::to_string(v->get<int64_t>());
   }
-  if (const json* v = DraField(*a, "bool"); v != nullptr && v->is_boolean()) {
+  if (const json* v = JsonField(*a, "bool"); v != nullptr && v->is_boolean()) {
     return v->get<bool>() ? "true" : "false";
   }
   return "";
@@ -47,7 +36,7 @@ Status DecodeCapacity(const json& capacity, const std::string& where,
                       std::map<std::string, double>& out) {
   if (!capacity.is_object()) return Status::ParseError(StrCat(where, ": not a map"));
   for (const auto& [k, v] : capacity.items()) {
-    const json* q = v.is_object() ? DraField(v, "value") : &v;
+    const json* q = v.is_object() ? JsonField(v, "value") : &v;
     if (q == nullptr || !q->is_string()) continue;
     Result<double> parsed = ParseQuantity(q->get_ref<const std::string&>());
     if (!parsed.ok())
@@ -65,44 +54,44 @@ Result<ResourceSliceObject> DecodeResourceSlice(const json& object, const LabelF
   ResourceSliceObject s;
   s.meta = std::move(meta).value();
   const std::string where = StrCat("resourceslice ", s.meta.name);
-  const json* spec = DraField(object, "spec");
+  const json* spec = JsonField(object, "spec");
   if (spec == nullptr) return Status::ParseError(StrCat(where, ": no spec"));
-  s.driver = DraStr(*spec, "driver");
-  const std::string node = DraStr(*spec, "nodeName");
-  if (const json* pool = DraField(*spec, "pool")) {
-    s.pool = DraStr(*pool, "name");
-    if (const json* g = DraField(*pool, "generation"); g != nullptr && g->is_number_integer()) {
+  s.driver = JsonText(*spec, "driver");
+  const std::string node = JsonText(*spec, "nodeName");
+  if (const json* pool = JsonField(*spec, "pool")) {
+    s.pool = JsonText(*pool, "name");
+    if (const json* g = JsonField(*pool, "generation"); g != nullptr && g->is_number_integer()) {
       s.generation = g->get<int64_t>();
     }
   }
-  const json* devices = DraField(*spec, "devices");
+  const json* devices = JsonField(*spec, "devices");
   if (devices == nullptr) return s;  // a slice of shared counters only (1.35+)
   if (!devices->is_array()) return Status::ParseError(StrCat(where, ": spec.devices: not a list"));
   for (size_t i = 0; i < devices->size(); ++i) {
     const json& dj = (*devices)[i];
     // v1beta1 put attributes and capacity under "basic"; v1 and v1beta2 on the device.
-    const json* basic = DraField(dj, "basic");
+    const json* basic = JsonField(dj, "basic");
     const json& body = basic != nullptr ? *basic : dj;
     KubeDraDevice d;
     d.driver = s.driver;
     d.pool = s.pool;
-    d.name = DraStr(dj, "name");
-    d.node = DraStr(dj, "nodeName");  // perDeviceNodeSelection
+    d.name = JsonText(dj, "name");
+    d.node = JsonText(dj, "nodeName");  // perDeviceNodeSelection
     if (d.node.empty()) d.node = node;
     static const json kNone = json::object();
-    const json* attributes = DraField(body, "attributes");
+    const json* attributes = JsonField(body, "attributes");
     const json& attrs = attributes != nullptr ? *attributes : kNone;
     d.type = AttributeText(attrs, s.driver, "type");
     d.uuid = AttributeText(attrs, s.driver, "uuid");
     d.parent_uuid = AttributeText(attrs, s.driver, "parentUUID");
     d.product = AttributeText(attrs, s.driver, "productName");
     d.profile = AttributeText(attrs, s.driver, "profile");
-    if (const json* cap = DraField(body, "capacity")) {
+    if (const json* cap = JsonField(body, "capacity")) {
       Status st =
           DecodeCapacity(*cap, StrCat(where, ": spec.devices[", i, "].capacity"), d.capacity);
       if (!st.ok()) return st;
     }
-    if (const json* m = DraField(body, "allowMultipleAllocations");
+    if (const json* m = JsonField(body, "allowMultipleAllocations");
         m != nullptr && m->is_boolean()) {
       d.multiple_allocations = m->get<bool>();
     }
@@ -117,36 +106,36 @@ Result<ResourceClaimObject> DecodeResourceClaim(const json& object, const LabelF
   ResourceClaimObject c;
   c.meta = std::move(meta).value();
   const std::string where = StrCat("resourceclaim ", c.meta.namespace_name, "/", c.meta.name);
-  const json* status = DraField(object, "status");
-  const json* allocation = status != nullptr ? DraField(*status, "allocation") : nullptr;
-  const json* devices = allocation != nullptr ? DraField(*allocation, "devices") : nullptr;
-  const json* results = devices != nullptr ? DraField(*devices, "results") : nullptr;
+  const json* status = JsonField(object, "status");
+  const json* allocation = status != nullptr ? JsonField(*status, "allocation") : nullptr;
+  const json* devices = allocation != nullptr ? JsonField(*allocation, "devices") : nullptr;
+  const json* results = devices != nullptr ? JsonField(*devices, "results") : nullptr;
   if (results == nullptr) return c;  // not allocated
   if (!results->is_array()) {
     return Status::ParseError(StrCat(where, ": status.allocation.devices.results: not a list"));
   }
   std::vector<std::string> pods;
-  if (const json* rf = DraField(*status, "reservedFor"); rf != nullptr && rf->is_array()) {
+  if (const json* rf = JsonField(*status, "reservedFor"); rf != nullptr && rf->is_array()) {
     for (const json& r : *rf) {
-      if (DraStr(r, "resource") == "pods" && DraStr(r, "apiGroup").empty()) {
-        pods.push_back(DraStr(r, "name"));
+      if (JsonText(r, "resource") == "pods" && JsonText(r, "apiGroup").empty()) {
+        pods.push_back(JsonText(r, "name"));
       }
     }
   }
   for (size_t i = 0; i < results->size(); ++i) {
     const json& r = (*results)[i];
-    if (const json* admin = DraField(r, "adminAccess");
+    if (const json* admin = JsonField(r, "adminAccess");
         admin != nullptr && admin->is_boolean() && admin->get<bool>()) {
       continue;  // monitoring access to a device another claim holds: not a holding
     }
     KubeDraAllocation x;
     x.namespace_name = c.meta.namespace_name;
     x.claim = c.meta.name;
-    x.driver = DraStr(r, "driver");
-    x.pool = DraStr(r, "pool");
-    x.device = DraStr(r, "device");
-    x.share_id = DraStr(r, "shareID");
-    if (const json* consumed = DraField(r, "consumedCapacity")) {
+    x.driver = JsonText(r, "driver");
+    x.pool = JsonText(r, "pool");
+    x.device = JsonText(r, "device");
+    x.share_id = JsonText(r, "shareID");
+    if (const json* consumed = JsonField(r, "consumedCapacity")) {
       if (!consumed->is_object()) {
         return Status::ParseError(StrCat(where, ": status.allocation.devices.results[", i,
                                          "].consumedCapacity: not a map"));

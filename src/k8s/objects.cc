@@ -10,20 +10,24 @@
 #include "inventory/resource_names.h"
 
 namespace gpucost::k8s {
-namespace {
 
 using nlohmann::json;
 
-const json* Field(const json& o, std::string_view key) {
+const json* JsonField(const json& o, std::string_view key) {
   if (!o.is_object()) return nullptr;
   auto it = o.find(key);
   return it == o.end() || it->is_null() ? nullptr : &*it;
 }
 
-std::string Str(const json& o, std::string_view key) {
-  const json* f = Field(o, key);
+std::string JsonText(const json& o, std::string_view key) {
+  const json* f = JsonField(o, key);
   return f != nullptr && f->is_string() ? f->get<std::string>() : std::string();
 }
+
+namespace {
+
+const json* Field(const json& o, std::string_view key) { return JsonField(o, key); }
+std::string Str(const json& o, std::string_view key) { return JsonText(o, key); }
 
 // An RFC 3339 time field; absent is nullopt, malformed an error naming the field.
 Result<std::optional<Instant>> Time(const json& o, std::string_view key, std::string_view where) {

@@ -73,6 +73,11 @@ struct LabelFilter {
   bool KeepsAnnotation(std::string_view key) const;
 };
 
+// The decoders' field look-ups: a member of an object, null when absent or JSON null; a member's
+// string, "" when absent or not a string.
+const nlohmann::json* JsonField(const nlohmann::json& object, std::string_view key);
+std::string JsonText(const nlohmann::json& object, std::string_view key);
+
 // "1" -> 1, "500m" -> 0.5, "8Gi" -> 8589934592, "1e3" -> 1000. Errors name the text.
 Result<double> ParseQuantity(std::string_view text);
 
