@@ -1,7 +1,8 @@
 // Nodes and their GPU units: presence from kube_node_* series (or dcgm or node agent data for
 // nodes KSM does not show), physical GPUs from the GPU UUIDs dcgm-exporter and the node agent
 // report or GFD gpu.count (never the replica-inflated capacity), the sharing mode, and one unit
-// per whole GPU, MIG instance (plus the unpartitioned rest) or time-slicing/MPS replica.
+// per whole GPU, MIG instance (plus the unpartitioned rest) or time-slicing/MPS replica. Which
+// GPUs each node has comes from known_gpus.cc.
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -9,25 +10,13 @@
 #include "core/strings.h"
 #include "inventory/amd_partitions.h"
 #include "inventory/assembly.h"
+#include "inventory/known_gpus.h"
 #include "inventory/mig_profiles.h"
 #include "inventory/neuron_shapes.h"
 #include "inventory/workload_identity.h"
 
 namespace gpucost {
 namespace {
-
-struct MigInstance {
-  std::string profile;
-  const PresenceSeries* seen = nullptr;
-};
-
-// A physical GPU as dcgm-exporter or the node agent reports it (dcgm first where both do).
-struct KnownGpu {
-  std::string uuid;
-  int index = -1;
-  std::string model;
-  std::map<int, MigInstance> instances;  // GPU instance id -> instance
-};
 
 int IntLabel(const std::map<std::string, std::string>& labels, const std::string& key) {
   auto it = labels.find(key);
@@ -289,158 +278,13 @@ void AddAmdPartitionedNode(Assembly& a, NodeIndex n, Node node,
 }  // namespace
 
 void BuildNodesAndUnits(Assembly& a) {
-  // GPUs per dcgm host.
-  std::map<NodeKey, std::map<std::string, KnownGpu>> host_gpus;
-  for (const auto& [key, dev] : a.dcgm.devices) {
-    KnownGpu& g = host_gpus[{key.cluster, key.host}][key.uuid];
-    g.uuid = key.uuid;
-    if (dev.gpu_index >= 0) g.index = dev.gpu_index;
-    if (g.model.empty()) g.model = dev.model;
-    if (key.gpu_instance_id >= 0) {
-      g.instances[key.gpu_instance_id] = MigInstance{dev.profile, &dev.seen};
-    }
-  }
-  // (cluster, GPU UUID) -> the node the agent runs on: UUIDs are unique, the agent's node label
-  // is the Kubernetes node name.
-  std::map<std::pair<std::string, std::string>, NodeKey> agent_node_of_gpu;
-  for (const auto& [key, g] : a.agent.gpus) {
-    agent_node_of_gpu.try_emplace({key.cluster, key.uuid}, NodeKey{key.cluster, key.node});
-  }
-  // dcgm hosts -> node names: the node itself, else the node the agent reports the same GPUs on,
-  // else (an exporter pod's name in old releases) the node of the pods it labels, else a node of
-  // that name.
-  for (const auto& [hk, gpus] : host_gpus) {
-    if (a.ksm.nodes.contains(hk)) {
-      a.host_to_node[hk] = hk;
-      continue;
-    }
-    const NodeKey* agent_node = nullptr;
-    for (const auto& [uuid, g] : gpus) {
-      auto it = agent_node_of_gpu.find({hk.first, uuid});
-      if (it != agent_node_of_gpu.end()) agent_node = &it->second;
-    }
-    if (agent_node != nullptr) {
-      a.host_to_node[hk] = *agent_node;
-      continue;
-    }
-    std::map<std::string, int> votes;
-    for (const auto& [pk, series] : a.dcgm.pod_labels) {
-      if (pk.device.cluster != hk.first || pk.device.host != hk.second) continue;
-      for (const auto& [podkey, pt] : a.pods) {
-        if (podkey.cluster == hk.first && podkey.namespace_name == pk.pod.namespace_name &&
-            podkey.pod == pk.pod.pod) {
-          ++votes[pt.node];
-        }
-      }
-    }
-    auto best = std::max_element(votes.begin(), votes.end(),
-                                 [](const auto& x, const auto& y) { return x.second < y.second; });
-    a.host_to_node[hk] = best == votes.end() ? hk : NodeKey{hk.first, best->first};
-  }
-
-  std::set<NodeKey> names;
-  for (const auto& [k, n] : a.ksm.nodes) names.insert(k);
-  for (const auto& [hk, nk] : a.host_to_node) names.insert(nk);
-  for (const auto& [key, g] : a.agent.gpus) names.insert({key.cluster, key.node});
-  for (const auto& [key, u] : a.agent.units) names.insert({key.cluster, key.node});
-  for (const auto& [key, g] : a.hami.gpus) names.insert({key.cluster, key.node});
-  for (const auto& [cluster, d] : a.dra.devices) {
-    if (!d.node.empty()) names.insert({cluster, d.node});
-  }
-  std::map<NodeKey, std::vector<Interval>> pod_presence;
-  std::set<NodeKey> hami_nodes, shared_nodes;
-  for (const auto& [pk, pt] : a.pods) {
-    const NodeKey nk{pk.cluster, pt.node};
-    if (pt.uses_hami) hami_nodes.insert(nk);
-    if (pt.uses_shared) shared_nodes.insert(nk);
-    if (!names.contains(nk)) pod_presence[nk] = UnionIntervals(pod_presence[nk], pt.active);
-  }
-  for (const auto& [nk, iv] : pod_presence) {
-    a.diag.Warn(StrCat("node-unknown:", nk.second), "", 0,
-                StrCat("node ", nk.second, " has GPU pods but no kube_node_* or dcgm series; "
-                       "its GPU capacity is unknown"));
-    names.insert(nk);
-  }
-  // GPUs per node (a node may have several dcgm host names), then the agent's GPUs and MIG
-  // instances where dcgm-exporter did not report them.
-  std::map<NodeKey, std::map<std::string, KnownGpu>> node_gpus;
-  std::map<NodeKey, std::vector<Interval>> dcgm_presence;  // and the agent's
-  for (const auto& [hk, gpus] : host_gpus) {
-    std::map<std::string, KnownGpu>& known = node_gpus[a.host_to_node[hk]];
-    for (const auto& [uuid, g] : gpus) {
-      auto [it, fresh] = known.try_emplace(uuid, g);
-      if (!fresh) it->second.instances.insert(g.instances.begin(), g.instances.end());
-    }
-  }
-  for (const auto& [key, ag] : a.agent.gpus) {
-    KnownGpu& g = node_gpus[{key.cluster, key.node}][key.uuid];
-    g.uuid = key.uuid;
-    if (key.gpu_instance_id < 0) {
-      if (g.index < 0) g.index = ag.gpu_index;
-      if (g.model.empty()) g.model = ag.model;
-    } else {
-      auto [it, fresh] = g.instances.try_emplace(key.gpu_instance_id, MigInstance{ag.profile, &ag.seen});
-      if (!fresh && it->second.profile.empty()) it->second.profile = ag.profile;
-    }
-  }
-  // HAMi's vGPU monitor names each GPU of its node by UUID and index, where neither dcgm-exporter
-  // nor the agent did. Its device type is "NVIDIA-" and the product name.
-  for (const auto& [key, hg] : a.hami.gpus) {
-    KnownGpu& g = node_gpus[{key.cluster, key.node}][key.uuid];
-    g.uuid = key.uuid;
-    if (g.index < 0) g.index = hg.index;
-    if (g.model.empty()) {
-      std::string_view type = hg.device_type;
-      if (type.starts_with("NVIDIA-")) type.remove_prefix(7);
-      g.model = std::string(type);
-    }
-    const NodeKey nk{key.cluster, key.node};
-    dcgm_presence[nk] =
-        UnionIntervals(dcgm_presence[nk], PresentIntervals(hg.utilization.points(), a.presence));
-  }
-  // DRA devices (docs/k8s.md "Dynamic Resource Allocation"): a "gpu" device names a GPU by its
-  // UUID; a "mig" device a MIG instance of its parent GPU, as one of that GPU's instances unless
-  // dcgm-exporter or the agent report them (their instance ids are the GPU's own; DRA's devices
-  // are then matched to them by profile, dra_assembly.cc). Instances DRA alone names are numbered
-  // in the order of their device names.
-  {
-    std::vector<const std::pair<std::string, KubeDraDevice>*> devices;
-    for (const auto& cd : a.dra.devices) devices.push_back(&cd);
-    std::sort(devices.begin(), devices.end(), [](const auto* x, const auto* y) {
-      return std::tie(x->first, x->second.node, x->second.name) <
-             std::tie(y->first, y->second.node, y->second.name);
-    });
-    std::set<std::pair<NodeKey, std::string>> dra_numbered;  // GPUs whose instances DRA numbers
-    for (const auto* cd : devices) {
-      const KubeDraDevice& d = cd->second;
-      const NodeKey nk{cd->first, d.node};
-      const bool mig = d.type == "mig";
-      const std::string& uuid = mig ? d.parent_uuid : d.uuid;
-      if (d.node.empty() || uuid.empty() || (!mig && d.type != "gpu")) continue;
-      KnownGpu& g = node_gpus[nk][uuid];
-      g.uuid = uuid;
-      if (g.model.empty()) g.model = d.product;
-      if (!mig) continue;
-      if (g.instances.empty()) dra_numbered.insert({nk, uuid});
-      if (!dra_numbered.contains({nk, uuid})) continue;
-      const int gi = g.instances.empty() ? 0 : g.instances.rbegin()->first + 1;
-      g.instances[gi] = MigInstance{d.profile, nullptr};
-    }
-  }
-  for (const auto& [key, dev] : a.dcgm.devices) {
-    const NodeKey nk = a.host_to_node[{key.cluster, key.host}];
-    dcgm_presence[nk] = UnionIntervals(dcgm_presence[nk], PresentIntervals(dev.seen, a.presence));
-  }
-  for (const auto& [key, ag] : a.agent.gpus) {
-    const NodeKey nk{key.cluster, key.node};
-    dcgm_presence[nk] = UnionIntervals(dcgm_presence[nk], PresentIntervals(ag.seen, a.presence));
-  }
-  for (const auto& [key, u] : a.agent.units) {
-    const NodeKey nk{key.cluster, key.node};
-    for (const PointSeries* p : {&u.gpm, &u.utilization}) {
-      dcgm_presence[nk] = UnionIntervals(dcgm_presence[nk], PresentIntervals(p->points(), a.presence));
-    }
-  }
+  KnownGpus known = GatherKnownGpus(a);
+  const std::set<NodeKey>& names = known.names;
+  std::map<NodeKey, std::map<std::string, KnownGpu>>& node_gpus = known.gpus;
+  std::map<NodeKey, std::vector<Interval>>& dcgm_presence = known.device_presence;
+  std::map<NodeKey, std::vector<Interval>>& pod_presence = known.pod_presence;
+  const std::set<NodeKey>& hami_nodes = known.hami_nodes;
+  const std::set<NodeKey>& shared_nodes = known.shared_nodes;
   const LabelKeyRestorer restorer(KnownLabelKeys(a));
 
   for (const NodeKey& nk : names) {
