@@ -1,6 +1,10 @@
 #include "agent/assignment_resolver.h"
 
+#include <charconv>
+#include <string_view>
+
 #include "agent/device_id.h"
+#include "core/strings.h"
 
 namespace gpucost::agent {
 namespace {
@@ -72,7 +76,32 @@ void AddResolved(const ResourceDevices& r, const NvmlReading& reading, const Dev
   }
 }
 
+// NVIDIA's DRA driver names a GPU "gpu-<minor>" (older releases: by NVML index) and a MIG device
+// "gpu-<parent minor>-mig-<profile id>-<placement start>-<size>". A GPU name resolves to the GPU
+// with that minor number (its index where NVML gave no minor numbers); a MIG name names no
+// instance the agent can tell from NVML's reading (placements are not read), so it stays
+// unresolved, as does any other driver's device.
+std::string DraGpuUuid(const ClaimDevice& d, const NvmlReading& reading) {
+  if (d.driver_name != "gpu.nvidia.com") return "";
+  const std::string_view name = d.device_name;
+  if (!name.starts_with("gpu-")) return "";
+  int n = -1;
+  const char* end = name.data() + name.size();
+  const auto [ptr, ec] = std::from_chars(name.data() + 4, end, n);
+  if (ec != std::errc() || ptr != end || n < 0) return "";
+  bool minors = false;
+  for (const NvmlGpu& g : reading.gpus) minors |= g.minor_number >= 0;
+  for (const NvmlGpu& g : reading.gpus) {
+    if (minors ? g.minor_number == n : static_cast<int>(g.index) == n) return g.uuid;
+  }
+  return "";
+}
+
 }  // namespace
+
+std::string DraClaimResource(std::string_view claim) {
+  return StrCat(kDraClaimResourcePrefix, claim);
+}
 
 std::vector<DeviceAssignment> ResolveAssignments(const PodResourcesList& list,
                                                  const NvmlReading& reading) {
@@ -85,6 +114,13 @@ std::vector<DeviceAssignment> ResolveAssignments(const PodResourcesList& list,
       who.container = c.container_name;
       for (const ResourceDevices& r : c.devices) {
         if (IsGpuResource(r)) AddResolved(r, reading, who, out);
+      }
+      for (const ClaimDevice& d : c.claim_devices) {
+        DeviceAssignment a = who;
+        a.resource = DraClaimResource(d.claim_name);
+        a.device_id = StrCat(d.driver_name, "/", d.pool_name, "/", d.device_name);
+        a.gpu_uuid = DraGpuUuid(d, reading);
+        out.push_back(std::move(a));
       }
     }
   }

@@ -163,6 +163,57 @@ void AddSlurmJobActivity(
   }
 }
 
+// Whole GPUs DRA holdings share (Holding::unit_share below 1), with their holders.
+std::map<GpuRef, std::set<HolderIndex>> DraSharedGpus(const Assembly& a) {
+  std::map<GpuRef, std::set<HolderIndex>> out;
+  for (const Holding& h : a.inventory.holdings) {
+    if (h.units.size() != 1 || h.unit_share >= 1.0) continue;
+    const GpuUnit& u = a.inventory.units[h.units.front()];
+    if (u.partition.kind == PartitionKind::kWhole) out[{u.node, u.gpu_uuid}].insert(h.holder);
+  }
+  return out;
+}
+
+// The node agent's DRA assignments against the API's claims. They place nothing (the API's
+// claims do, exactly), but a claim the API data lacks holds a GPU nobody is charged for, and a
+// device the two place on different GPUs is worth a look.
+void CheckAgentDraAssignments(Assembly& a) {
+  if (a.agent.dra_assignments.empty()) return;
+  std::map<std::pair<HolderIndex, std::string>, std::set<std::string>> held;  // -> GPU UUIDs
+  for (const Holding& h : a.inventory.holdings) {
+    if (!h.request.resource.starts_with(kDraClaimPrefix)) continue;
+    std::set<std::string>& uuids = held[{h.holder, h.request.resource}];
+    for (UnitIndex u : h.units) uuids.insert(a.inventory.units[u].gpu_uuid);
+  }
+  for (const auto& [key, x] : a.agent.dra_assignments) {
+    const std::string resource = DraClaimResource(key.claim);
+    const std::set<std::string>* uuids = nullptr;
+    auto holders =
+        a.holders_by_container.find({key.cluster, key.namespace_name, key.pod, key.container});
+    if (holders != a.holders_by_container.end()) {
+      for (HolderIndex h : holders->second) {
+        if (auto it = held.find({h, resource}); it != held.end()) uuids = &it->second;
+      }
+    }
+    const std::string what =
+        StrCat("node agent: ", key.namespace_name, "/", key.pod, " container ", key.container,
+               " holds device ", key.device_id, " of DRA claim ", key.claim, " on node ", key.node);
+    if (uuids == nullptr) {
+      a.diag.Warn(StrCat("agent-dra-claim-unknown:", key.node), x.source, x.first_line,
+                  StrCat(what,
+                         ", which the Kubernetes API data does not show allocated to it: the "
+                         "device's time is not charged to the pod (idle); read the API "
+                         "(--kubeconfig, or serve's Kubernetes source) to attribute DRA claims"));
+    } else if (!x.gpu_uuid.empty() && !uuids->contains(x.gpu_uuid)) {
+      a.diag.Warn(StrCat("agent-dra-claim-mismatch:", key.namespace_name, "/", key.claim), x.source,
+                  x.first_line,
+                  StrCat(what, " (GPU ", x.gpu_uuid, "), but the API places the claim on ",
+                         Join(std::vector<std::string>(uuids->begin(), uuids->end()), ", "),
+                         "; the API's placement is used"));
+    }
+  }
+}
+
 }  // namespace
 
 void AddAgentPins(Assembly& a, PinMap& pins) {
@@ -200,6 +251,7 @@ void AddAgentPins(Assembly& a, PinMap& pins) {
 }
 
 void BuildAgentUsage(Assembly& a) {
+  CheckAgentDraAssignments(a);
   if (a.agent.units.empty() && a.agent.holders.empty()) return;
   const Window keep{a.window.start - SampleLookback(a.options.staleness), a.window.end};
   // Whole GPUs with a Slurm job's series: when the agent measured them, for measured idle.
@@ -212,9 +264,15 @@ void BuildAgentUsage(Assembly& a) {
   // Per-holder activity is used on shared whole GPUs (time-slicing, MPS, HAMi). A MIG instance's
   // activity is its holder's, and so is an unshared GPU's (DESIGN.md: the GPU's own activity,
   // GPM preferred, stands for its one holder).
-  auto shared = [&](NodeIndex n) {
+  // So is a whole GPU that DRA claims share (a claim reserved for several pods, a claim several
+  // containers of a pod use, consumable capacity): each holder's part is measured per claim.
+  const std::map<GpuRef, std::set<HolderIndex>> dra_shared = DraSharedGpus(a);
+  auto shared_node = [&](NodeIndex n) {
     const SharingMode m = a.inventory.nodes[n].sharing;
     return m == SharingMode::kTimeSlicing || m == SharingMode::kMps || m == SharingMode::kHami;
+  };
+  auto shared = [&](NodeIndex n, const std::string& uuid) {
+    return shared_node(n) || dra_shared.contains({n, uuid});
   };
 
   // Unit activity: GPM where the agent has it, else NVML's utilization rate.
@@ -242,7 +300,7 @@ void BuildAgentUsage(Assembly& a) {
     const std::vector<Interval> present = PresentIntervals(points.points(), a.presence);
     unit = AgentUnitActivity{};  // the raw points are not needed again
     auto slurm_gpu = slurm_measured.find(key);
-    const bool for_shared = key.gpu_instance_id < 0 && shared(node);
+    const bool for_shared = key.gpu_instance_id < 0 && shared(node, key.uuid);
     if (for_shared || slurm_gpu != slurm_measured.end()) {
       // Only instants where the agent also measured every process of the GPU.
       std::set<int64_t> measured;
@@ -299,7 +357,7 @@ void BuildAgentUsage(Assembly& a) {
       continue;
     }
     auto node_it = a.node_index.find({key.gpu.cluster, key.gpu.node});
-    if (node_it == a.node_index.end() || !shared(node_it->second)) continue;
+    if (node_it == a.node_index.end() || !shared(node_it->second, key.gpu.uuid)) continue;
     const NodeIndex node = node_it->second;
     placed[{node, key.gpu.uuid}].insert(h);
     AddParts(series[{h, node, key.gpu.uuid}], activity.points);
@@ -311,11 +369,13 @@ void BuildAgentUsage(Assembly& a) {
     auto holders =
         a.holders_by_container.find({key.cluster, key.namespace_name, key.pod, key.container});
     if (node == a.node_index.end() || holders == a.holders_by_container.end() ||
-        !shared(node->second)) {
+        !shared(node->second, key.gpu_uuid)) {
       continue;
     }
     for (HolderIndex h : holders->second) placed[{node->second, key.gpu_uuid}].insert(h);
   }
+  // The API places a DRA claim's holders exactly.
+  for (const auto& [gpu, holders] : dra_shared) placed[gpu].insert(holders.begin(), holders.end());
   // A holder the agent places on a GPU, with no sample where the GPU has one, ran no process on
   // it then: measured idle, not unmeasured. Only while its pod is active (and one staleness
   // before, for the sample that stands for its start): the series grow with pod time, not with

@@ -4,6 +4,7 @@
 
 #include "core/strings.h"
 #include "inventory/ksm_reader.h"
+#include "inventory/kube_state.h"
 #include "inventory/sample_labels.h"
 
 namespace gpucost {
@@ -97,6 +98,17 @@ bool AgentReader::OnSample(const SampleView& s, int64_t t_ms, const std::string&
     key.container = std::string(ExporterLabel(s, "container"));
     key.device_id = LabelString(s, "device_id");
     key.gpu_uuid = LabelString(s, "gpu_uuid");
+    if (const std::string_view resource = LabelValue(s, "resource");
+        resource.starts_with(kDraClaimPrefix)) {
+      if (key.node.empty() || key.pod.empty() || s.value < 0.5) return true;
+      AgentDraAssignmentKey dra{
+          key.cluster,  key.node,      key.namespace_name,
+          key.pod,      key.container, std::string(resource.substr(kDraClaimPrefix.size())),
+          key.device_id};
+      auto [it, added] = data_.dra_assignments.try_emplace(std::move(dra));
+      if (added) it->second = AgentDraAssignment{key.gpu_uuid, source, s.line};
+      return true;
+    }
     std::string_view replica = LabelValue(s, "replica");
     // A replica id is "GPU-<uuid>::<n>": read what the labels leave out from it.
     if (const size_t sep = key.device_id.find("::"); sep != std::string::npos) {

@@ -89,6 +89,26 @@ struct AgentAssignment {
   uint64_t first_line = 0;
 };
 
+// gpucost_agent_device_assignment of a device from a DRA claim (resource
+// "resource.k8s.io/claim/<claim>", device_id "<driver>/<pool>/<device>"): not a pin, the API
+// places claims exactly; kept to tell where the API's data lacks the claim or disagrees.
+struct AgentDraAssignmentKey {
+  std::string cluster;
+  std::string node;
+  std::string namespace_name;
+  std::string pod;
+  std::string container;
+  std::string claim;
+  std::string device_id;
+  auto operator<=>(const AgentDraAssignmentKey&) const = default;
+};
+
+struct AgentDraAssignment {
+  std::string gpu_uuid;  // where the agent resolved the device to a whole GPU, else ""
+  std::string source;
+  uint64_t first_line = 0;
+};
+
 // A Slurm job's part of a unit's activity as the agent measured it (`slurm_job` label, from the
 // job's cgroup), resolved to the inventory's unit, for the Slurm source to join to the job's
 // holder (slurm/slurm_timeline.h). Built by the inventory builder; the Slurm source decides what
@@ -114,6 +134,7 @@ struct AgentData {
   std::map<AgentGpuKey, AgentUnitActivity> units;
   std::map<AgentHolderKey, AgentHolderActivity> holders;
   std::map<AgentAssignmentKey, AgentAssignment> assignments;
+  std::map<AgentDraAssignmentKey, AgentDraAssignment> dra_assignments;
   // gpucost_agent_nvml_supported{call="nvmlDeviceGetProcessUtilization"} per GPU: where it is 1
   // the agent measured every process, so a holder without a series used nothing.
   std::map<AgentGpuKey, PointSeries> process_measured;

@@ -7,6 +7,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/time.h"
@@ -22,6 +23,9 @@ struct KubeContainerResource {
   std::string resource;  // as the API spells it: "nvidia.com/mig-1g.5gb"
   double quantity = 0;
   bool from_limits = false;
+  // A DRA claim the scheduler made for DRA-backed extended resources
+  // (status.extendedResourceClaimStatus): the extended resources of the container it serves.
+  std::vector<std::string> replaces;
 };
 
 struct KubePod {
@@ -93,8 +97,9 @@ struct KubeState {
 
 // The resource by which a container's use of ResourceClaim `claim` (of its pod's namespace) is
 // spelled among its GPU resources: "resource.k8s.io/claim/<claim>".
+inline constexpr std::string_view kDraClaimPrefix = "resource.k8s.io/claim/";
 inline std::string DraClaimResource(std::string_view claim) {
-  return "resource.k8s.io/claim/" + std::string(claim);
+  return std::string(kDraClaimPrefix) + std::string(claim);
 }
 
 }  // namespace gpucost

@@ -210,6 +210,35 @@ TEST_F(AgentEndToEnd, AnOlderKubeletWithoutAllocatableResourcesIsAskedOnce) {
   EXPECT_FALSE(Contains(once.output, "gpucost_agent_allocatable_device{"));
 }
 
+// A container that got the GPU through a DRA claim: the kubelet lists it under dynamic_resources,
+// and the agent reports it as an assignment of the claim, resolved to the GPU by NVIDIA's DRA
+// driver's device name ("gpu-<minor>"; the fake GPU's minor is its index, 0).
+TEST_F(AgentEndToEnd, DraClaimDevicesAreReportedAsAssignmentsOfTheirClaim) {
+  FakeKubelet::Script script;
+  auto* pod = script.list.add_pod_resources();
+  pod->set_name("llm-0");
+  pod->set_namespace_("ml");
+  auto* c = pod->add_containers();
+  c->set_name("main");
+  auto* claim = c->add_dynamic_resources();
+  claim->set_claim_name("llm-0-gpu-x7k2");
+  claim->set_claim_namespace("ml");
+  auto* device = claim->add_claim_resources();
+  device->set_driver_name("gpu.nvidia.com");
+  device->set_pool_name("ts-node");
+  device->set_device_name("gpu-0");
+  kubelet_->SetScript(std::move(script));
+  const auto once = RunShell(kBinary + " agent --once" + AgentFlags() + " 2>/dev/null");
+  ASSERT_EQ(once.exit_code, 0) << once.output;
+  EXPECT_TRUE(
+      Contains(once.output,
+               "gpucost_agent_device_assignment{node=\"ts-node\",namespace=\"ml\",pod=\"llm-0\","
+               "container=\"main\",resource=\"resource.k8s.io/claim/llm-0-gpu-x7k2\","
+               "device_id=\"gpu.nvidia.com/ts-node/gpu-0\",gpu_uuid=\"" +
+                   kGpu + "\"} 1"))
+      << once.output;
+}
+
 // The same /metrics without the collection's own timing, which differs run to run.
 std::string WithoutTiming(const std::string& metrics) {
   std::istringstream in(metrics);

@@ -88,5 +88,50 @@ TEST(AssignmentResolver, OtherVendorsDevicesAreNoGpus) {
   EXPECT_EQ(ResolveAssignments(Assigned("nvidia.com/mig-1g.10gb", {"MIG-gi2"}), Node()).size(), 1u);
 }
 
+// DRA devices (PodResources dynamic_resources): one assignment per allocated device, named as the
+// API names it; NVIDIA's "gpu-<minor>" resolves by the device's minor number, not NVML's index.
+TEST(AssignmentResolver, DraClaimDevicesAreAssignmentsOfTheirClaim) {
+  PodResourcesList list;
+  PodDevices pod;
+  pod.pod_namespace = "ml";
+  pod.pod_name = "train";
+  ContainerDevices c;
+  c.container_name = "main";
+  c.claim_devices = {
+      {"ml", "gpus", "gpu.nvidia.com", "node-1", "gpu-3", std::nullopt, {}},
+      {"ml", "gpus", "gpu.nvidia.com", "node-1", "gpu-0", std::string("4f3c"), {}},
+      {"ml", "gpus", "gpu.nvidia.com", "node-1", "gpu-0-mig-9-4-1", std::nullopt, {}},
+      {"ml", "gpus", "gpu.nvidia.com", "node-1", "gpu-5", std::nullopt, {}},
+      {"ml", "nic", "rdma.example.com", "node-1", "gpu-0", std::nullopt, {}},
+  };
+  pod.containers.push_back(c);
+  list.pods.push_back(pod);
+  const std::vector<DeviceAssignment> got = ResolveAssignments(list, Node());
+  ASSERT_EQ(got.size(), 5u);
+  const std::vector<std::pair<std::string, std::string>> wants = {
+      {"gpu.nvidia.com/node-1/gpu-3", "GPU-whole"},   // minor 3 is NVML's GPU 0
+      {"gpu.nvidia.com/node-1/gpu-0", "GPU-mig"},     // minor 0
+      {"gpu.nvidia.com/node-1/gpu-0-mig-9-4-1", ""},  // a MIG device: not resolved
+      {"gpu.nvidia.com/node-1/gpu-5", ""},            // no such GPU here
+      {"rdma.example.com/node-1/gpu-0", ""},          // another driver's device
+  };
+  for (size_t i = 0; i < wants.size(); ++i) {
+    SCOPED_TRACE(wants[i].first);
+    EXPECT_EQ(got[i].resource, i == 4 ? "resource.k8s.io/claim/nic" : "resource.k8s.io/claim/gpus");
+    EXPECT_EQ(got[i].device_id, wants[i].first);
+    EXPECT_EQ(got[i].gpu_uuid, wants[i].second);
+    EXPECT_EQ(got[i].gpu_instance_id, -1);
+    EXPECT_EQ(got[i].pod, "train");
+    EXPECT_EQ(got[i].container, "main");
+  }
+
+  // Drivers before v25.8 named GPUs by NVML index; NVML then gave no minor numbers.
+  NvmlReading no_minors = Node();
+  for (NvmlGpu& g : no_minors.gpus) g.minor_number = -1;
+  const std::vector<DeviceAssignment> by_index = ResolveAssignments(list, no_minors);
+  EXPECT_EQ(by_index[0].gpu_uuid, "");  // no GPU 3
+  EXPECT_EQ(by_index[1].gpu_uuid, "GPU-whole");
+}
+
 }  // namespace
 }  // namespace gpucost::agent

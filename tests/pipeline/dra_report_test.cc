@@ -13,7 +13,8 @@
 namespace gpucost {
 namespace {
 
-Instant T(int64_t s) { return InstantFromUnixMs(s * 1000); }
+constexpr int64_t kBase = 1790812800;  // 2026-10-01T00:00:00Z
+Instant T(int64_t s) { return InstantFromUnixMs((kBase + s) * 1000); }
 constexpr double kPrice = 4.0;  // USD per GPU-hour
 
 KubeNode DraNode(const std::string& name) {
@@ -67,7 +68,7 @@ KubePod Pod(const std::string& name, const std::string& node,
   p.node = node;
   p.phase = "Running";
   for (const auto& [container, claim] : uses) {
-    p.resources.push_back({container, DraClaimResource(claim), 1, false});
+    p.resources.push_back({container, DraClaimResource(claim), 1, false, {}});
   }
   p.active = {Interval{T(from), T(to)}};
   return p;
@@ -75,17 +76,24 @@ KubePod Pod(const std::string& name, const std::string& node,
 
 struct Money {
   std::map<std::string, double> allocated;  // by "pod/container"
+  std::map<std::string, double> effective;
+  std::map<std::string, bool> estimated;
   std::map<std::string, double> gpu_hours;
   double idle = 0;
   double cost = 0;
   std::vector<std::string> warnings;
 };
 
-Money Attribute(const KubeState& k) {
+// `agent`: node agent series (exposition text) read beside the API.
+Money Attribute(const KubeState& k, const std::string& agent = "") {
   TimelineOptions o;
   o.window = Window{T(0), T(3600)};
   o.kube_states.push_back(k);
   InventoryBuilder b(o);
+  if (!agent.empty()) {
+    const Status added = b.AddText(agent, "agent.prom");
+    EXPECT_TRUE(added.ok()) << added.ToString();
+  }
   Result<LoadedTimeline> t = b.Build();
   EXPECT_TRUE(t.ok()) << t.status().ToString();
   Money m;
@@ -108,6 +116,8 @@ Money Attribute(const KubeState& k) {
       continue;
     }
     m.allocated[r.values[0] + "/" + r.values[1]] += r.allocated_usd;
+    m.effective[r.values[0] + "/" + r.values[1]] += r.effective_usd;
+    m.estimated[r.values[0] + "/" + r.values[1]] = r.estimated;
     m.gpu_hours[r.values[0] + "/" + r.values[1]] += r.gpu_hours;
   }
   m.cost = run->report.totals.cost_usd;
@@ -151,6 +161,119 @@ TEST(DraReport, SharedClaimSplitsItsGpuAmongItsPods) {
   for (const std::string& w : m.warnings) {
     EXPECT_EQ(w.find("oversubscribed"), std::string::npos) << w;
   }
+}
+
+// The node agent's series for one whole GPU of node n1, a sample a minute: the GPU's activity
+// and, with `per_process`, that every process was measured and the parts of the GPU's activity
+// the listed pods' "main" containers ran.
+std::string AgentSeries(const std::string& uuid, double gpu, bool per_process,
+                        const std::vector<std::pair<std::string, double>>& pods = {}) {
+  std::string out;
+  for (int64_t t = 0; t < 3600; t += 60) {
+    const std::string at = " " + std::to_string((kBase + t) * 1000) + "\n";
+    const std::string gpu_labels = "node=\"n1\",gpu_uuid=\"" + uuid + "\"";
+    out += "gpucost_agent_gpu_info{" + gpu_labels +
+           ",gpu_index=\"0\",model=\"NVIDIA A100-SXM4-40GB\",mig_mode=\"disabled\"} 1" + at;
+    out += "gpucost_agent_unit_activity_ratio{" + gpu_labels + ",source=\"gpm\"} " +
+           std::to_string(gpu) + at;
+    if (!per_process) continue;
+    out += "gpucost_agent_nvml_supported{" + gpu_labels +
+           ",call=\"nvmlDeviceGetProcessUtilization\"} 1" + at;
+    for (const auto& [pod, part] : pods) {
+      out += "gpucost_agent_holder_activity_ratio{" + gpu_labels + ",pod_uid=\"uid-" + pod +
+             "\",namespace=\"ml\",pod=\"" + pod + "\",container=\"main\"} " + std::to_string(part) +
+             at;
+    }
+  }
+  return out;
+}
+
+// With the node agent, a shared claim's pods are measured per claim, as on a time-sliced GPU: a
+// pod's part of the GPU's activity is its own processes', and a pod with no process on the GPU
+// is measured idle. Without the agent's per-process series the GPU's activity is split by share
+// (estimated).
+TEST(DraReport, SharedClaimIsMeasuredPerPodByTheAgent) {
+  KubeState k;
+  k.observed_at = T(3600);
+  k.nodes.push_back(DraNode("n1"));
+  k.dra_devices = {Gpu("n1", "gpu-0", "GPU-a")};
+  k.dra_allocations = {Allocation("shared", "n1", "gpu-0", {"infer-a", "infer-b"})};
+  k.pods = {Pod("infer-a", "n1", {{"main", "shared"}}, 0, 3600),
+            Pod("infer-b", "n1", {{"main", "shared"}}, 0, 3600)};
+
+  Money measured = Attribute(k, AgentSeries("GPU-a", 0.6, true, {{"infer-a", 0.45}}));
+  EXPECT_NEAR(measured.allocated["infer-a/main"], 0.5 * kPrice, 1e-9);
+  EXPECT_NEAR(measured.effective["infer-a/main"], 0.45 * kPrice, 1e-9);  // u = 0.45 / 0.5
+  EXPECT_NEAR(measured.effective["infer-b/main"], 0, 1e-9);              // no process: idle
+  EXPECT_FALSE(measured.estimated["infer-a/main"]);
+  EXPECT_FALSE(measured.estimated["infer-b/main"]);
+
+  // Only the GPU's activity (per-process utilization not supported): each pod is credited half
+  // of it, marked estimated.
+  Money split = Attribute(k, AgentSeries("GPU-a", 0.6, false));
+  EXPECT_NEAR(split.effective["infer-a/main"], 0.3 * kPrice, 1e-9);
+  EXPECT_NEAR(split.effective["infer-b/main"], 0.3 * kPrice, 1e-9);
+  EXPECT_TRUE(split.estimated["infer-a/main"]);
+}
+
+// The node agent's DRA assignments (PodResources dynamic_resources) place nothing, but tell a claim
+// the API data lacks (its GPU would be idle unnoticed) and a device placed elsewhere than the API
+// says.
+TEST(DraReport, AgentClaimAssignmentsAreCheckedAgainstTheApi) {
+  KubeState k;
+  k.observed_at = T(3600);
+  k.nodes.push_back(DraNode("n1"));
+  k.dra_devices = {Gpu("n1", "gpu-0", "GPU-a"), Gpu("n1", "gpu-1", "GPU-b")};
+  k.dra_allocations = {Allocation("own", "n1", "gpu-0", {"train-0"})};
+  k.pods = {Pod("train-0", "n1", {{"main", "own"}}, 0, 3600)};
+  const auto assignment = [](const std::string& pod, const std::string& claim,
+                             const std::string& device, const std::string& uuid) {
+    std::string out;
+    for (int64_t t = 0; t < 3600; t += 60) {
+      out += "gpucost_agent_device_assignment{node=\"n1\",namespace=\"ml\",pod=\"" + pod +
+             "\",container=\"main\",resource=\"resource.k8s.io/claim/" + claim +
+             "\",device_id=\"gpu.nvidia.com/n1/" + device + "\",gpu_uuid=\"" + uuid +
+             "\",gpu_instance_id=\"\",replica=\"\"} 1 " + std::to_string((kBase + t) * 1000) + "\n";
+    }
+    return out;
+  };
+  const auto told = [](const Money& m, const std::string& text) {
+    for (const std::string& w : m.warnings) {
+      if (w.find(text) != std::string::npos) return true;
+    }
+    return false;
+  };
+
+  Money agree = Attribute(k, assignment("train-0", "own", "gpu-0", "GPU-a"));
+  EXPECT_TRUE(agree.warnings.empty()) << agree.warnings.front();
+  EXPECT_NEAR(agree.allocated["train-0/main"], kPrice, 1e-9);
+
+  Money unknown = Attribute(k, assignment("serve-0", "serve-0-gpu", "gpu-1", "GPU-b"));
+  EXPECT_TRUE(told(unknown,
+                   "node agent: ml/serve-0 container main holds device gpu.nvidia.com/n1/gpu-1 of "
+                   "DRA claim serve-0-gpu on node n1, which the Kubernetes API data does not show "
+                   "allocated to it"))
+      << ::testing::PrintToString(unknown.warnings);
+  EXPECT_NEAR(unknown.idle, kPrice, 1e-9);  // money unchanged: GPU-b stays idle
+
+  Money elsewhere = Attribute(k, assignment("train-0", "own", "gpu-1", "GPU-b"));
+  EXPECT_TRUE(told(elsewhere, "(GPU GPU-b), but the API places the claim on GPU-a"))
+      << ::testing::PrintToString(elsewhere.warnings);
+  EXPECT_NEAR(elsewhere.allocated["train-0/main"], kPrice, 1e-9);
+}
+
+// An exclusive claim's GPU stands for its one pod (DESIGN.md): its activity is the pod's, even
+// where the agent's per-process part is lower.
+TEST(DraReport, ExclusiveClaimTakesItsGpusActivity) {
+  KubeState k;
+  k.observed_at = T(3600);
+  k.nodes.push_back(DraNode("n1"));
+  k.dra_devices = {Gpu("n1", "gpu-0", "GPU-a")};
+  k.dra_allocations = {Allocation("own", "n1", "gpu-0", {"train-0"})};
+  k.pods = {Pod("train-0", "n1", {{"main", "own"}}, 0, 3600)};
+  Money m = Attribute(k, AgentSeries("GPU-a", 0.6, true, {{"train-0", 0.4}}));
+  EXPECT_NEAR(m.effective["train-0/main"], 0.6 * kPrice, 1e-9);
+  EXPECT_FALSE(m.estimated["train-0/main"]);
 }
 
 // MIG devices through DRA: units with their profile's fraction of the parent GPU; the GPU's
