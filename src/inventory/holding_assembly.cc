@@ -47,6 +47,27 @@ ContainerResources SeriesResources(const KsmPod& pod, const Assembly& a) {
   return out;
 }
 
+// The API's DRA claims of a pod the series tell: each claim is held while the extended resources
+// it serves are (their series then stand for the claim, not for a device plugin), else while the
+// API shows the pod holding it.
+void AddApiClaims(const KsmPod& pod, ContainerResources& out) {
+  for (const ApiClaimUse& use : pod.api_claims) {
+    auto& slot = out[use.container];
+    ResourceSpan span;
+    span.count = span.last = 1;
+    bool served = false;
+    for (const std::string& x : use.replaces) {
+      auto it = slot.find(x);
+      if (it == slot.end()) continue;
+      served = true;
+      span.intervals = UnionIntervals(span.intervals, it->second.intervals);
+      slot.erase(it);
+    }
+    if (!served) span.intervals = use.active;
+    slot[use.resource] = std::move(span);
+  }
+}
+
 ContainerResources ApiResources(const ApiPodSchedule& api) {
   ContainerResources out;
   for (const auto& [rk, quantity] : api.resources) {
@@ -132,7 +153,9 @@ void BuildPodTimelines(Assembly& a) {
       continue;  // else holds no GPU
     }
     PodTimeline pt;
-    pt.requests = ContainerRequests(key, SeriesResources(pod, a), a, pt.uses_hami, pt.uses_shared);
+    ContainerResources resources = SeriesResources(pod, a);
+    AddApiClaims(pod, resources);
+    pt.requests = ContainerRequests(key, resources, a, pt.uses_hami, pt.uses_shared);
     if (pt.requests.empty()) continue;
     std::vector<Interval> scheduled;
     int64_t node_last = INT64_MIN;

@@ -143,6 +143,7 @@ KnownGpus GatherKnownGpus(Assembly& a) {
       const std::string& uuid = mig ? d.parent_uuid : d.uuid;
       if (d.node.empty() || uuid.empty() || (!mig && d.type != "gpu")) continue;
       KnownGpu& g = node_gpus[nk][uuid];
+      if (g.uuid.empty()) g.dra_only = true;
       g.uuid = uuid;
       if (g.model.empty()) g.model = d.product;
       if (!mig) continue;

@@ -23,6 +23,7 @@ struct KnownGpu {
   int index = -1;
   std::string model;
   std::map<int, MigInstance> instances;  // GPU instance id -> instance
+  bool dra_only = false;                 // only a DRA ResourceSlice names it
 };
 
 struct KnownGpus {

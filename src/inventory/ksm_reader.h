@@ -43,6 +43,15 @@ struct ApiPodSchedule {
   std::map<ContainerResourceKey, double> resources;
 };
 
+// A DRA claim a container uses, as the Kubernetes API tells it, for a pod whose schedule
+// kube-state-metrics series tell (kube_merge.cc): KSM has no series for claims.
+struct ApiClaimUse {
+  std::string container;
+  std::string resource;               // DraClaimResource(claim)
+  std::vector<std::string> replaces;  // canonical extended resources the claim serves
+  std::vector<Interval> active;       // the API's: scheduled and not terminated
+};
+
 struct KsmPod {
   std::map<std::string, PresenceSeries> phases;  // phase -> 0/1 series
   // kube_pod_info by its node label ("" unscheduled)
@@ -53,6 +62,7 @@ struct KsmPod {
   std::map<ContainerResourceKey, PresenceSeries> resources;
   std::string request_node;                        // node label of the resource series
   std::optional<ApiPodSchedule> api;  // known from the Kubernetes API alone
+  std::vector<ApiClaimUse> api_claims;  // with series: the claims the API adds
 };
 
 struct KsmNode {

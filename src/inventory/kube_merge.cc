@@ -76,7 +76,20 @@ void MergeOne(const KubeState& state, Assembly& a, std::set<std::string>& origin
     pod->owners = p.owners;
     pod->labels = std::move(labels);
     pod->labels_t = INT64_MAX;
-    if (!pod->resources.empty()) continue;  // the series tell its schedule
+    if (!pod->resources.empty()) {
+      // The series tell its schedule, but not its DRA claims: KSM has no series for them, and
+      // shows an extended resource a claim serves as if a device plugin did.
+      pod->api_claims.clear();
+      for (const KubeContainerResource& r : p.resources) {
+        if (CanonicalResourceName(r.resource).kind != ResourceKind::kDraClaim) continue;
+        ApiClaimUse use{r.container, r.resource, {}, NormalizeIntervals(p.active)};
+        for (const std::string& x : r.replaces) {
+          use.replaces.push_back(CanonicalResourceName(x).canonical);
+        }
+        pod->api_claims.push_back(std::move(use));
+      }
+      continue;
+    }
     ApiPodSchedule schedule;
     schedule.node = p.node;
     schedule.active = NormalizeIntervals(p.active);

@@ -414,6 +414,15 @@ void BuildNodesAndUnits(Assembly& a) {
     if (node.mig_single && gfd_count > 0) {
       label_physical = per_gpu_single > 0 ? (gfd_count + per_gpu_single - 1) / per_gpu_single : -1;
     }
+    // A device plugin's GPUs beside DRA's on one node: DRA's slices name only DRA's GPUs (and a
+    // DRA-backed extended resource adds no node capacity), so the plugin's capacity is more GPUs.
+    const bool dra_only =
+        std::all_of(gpus.begin(), gpus.end(), [](const KnownGpu* g) { return g->dra_only; });
+    const bool plugin_mig =
+        (mig_strategy == "single" && !product_profile.empty()) || !mig_capacity.empty();
+    if (physical > 0 && dra_only && !plugin_mig && cap_gpu + cap_shared > 0) {
+      physical += static_cast<int>(std::lround((cap_gpu + cap_shared) / node.replicas));
+    }
     if (physical == 0) {
       if (label_physical > 0) {
         physical = label_physical;

@@ -78,7 +78,7 @@ Status DecodeResources(const json& container, std::string_view where,
       chosen[k] = {*q, std::string_view(part) == "limits"};  // requests, read second, win
     }
   }
-  for (const auto& [k, q] : chosen) out.push_back({name, k, q.first, q.second});
+  for (const auto& [k, q] : chosen) out.push_back({name, k, q.first, q.second, {}});
   return Status::Ok();
 }
 
@@ -111,7 +111,7 @@ void DecodePodClaims(const json& spec, const json& status, PodObject& p) {
       for (const json& use : *claims) {
         auto it = claim_of.find(Str(use, "name"));
         if (it == claim_of.end() || !seen.insert(it->second).second) continue;
-        p.resources.push_back({Str(c, "name"), DraClaimResource(it->second), 1, false});
+        p.resources.push_back({Str(c, "name"), DraClaimResource(it->second), 1, false, {}});
       }
     }
   }
@@ -120,16 +120,21 @@ void DecodePodClaims(const json& spec, const json& status, PodObject& p) {
   const std::string claim = Str(*ext, "resourceClaimName");
   const json* maps = Field(*ext, "requestMappings");
   if (claim.empty() || maps == nullptr || !maps->is_array()) return;
-  std::set<std::string> containers;
+  const std::string claim_resource = DraClaimResource(claim);
   for (const json& m : *maps) {
     const std::string container = Str(m, "containerName");
     const std::string resource = Str(m, "resourceName");
     std::erase_if(p.resources, [&](const KubeContainerResource& r) {
       return r.container == container && r.resource == resource;
     });
-    if (containers.insert(container).second) {
-      p.resources.push_back({container, DraClaimResource(claim), 1, false});
+    auto use = std::find_if(p.resources.begin(), p.resources.end(), [&](const auto& r) {
+      return r.container == container && r.resource == claim_resource;
+    });
+    if (use == p.resources.end()) {
+      p.resources.push_back({container, claim_resource, 1, false, {}});
+      use = std::prev(p.resources.end());
     }
+    use->replaces.push_back(resource);
   }
 }
 

@@ -33,7 +33,7 @@ KubePod ApiPod(const std::string& ns, const std::string& name, const std::string
   p.uid = "uid-" + name;
   p.node = node;
   p.phase = "Running";
-  p.resources.push_back({"main", resource, quantity, false});
+  p.resources.push_back({"main", resource, quantity, false, {}});
   p.active = {active};
   return p;
 }

@@ -198,6 +198,158 @@ TEST(DraKubeTest, ReportPricesEachClaimsShare) {
   EXPECT_NEAR(doc["totals"]["cost_usd"].get<double>(), 24.0, 1e-9);
 }
 
+// Node mix-1 runs NVIDIA's device plugin (one GPU, nvidia.com/gpu capacity 1) beside the DRA
+// driver, whose slice lists three more GPUs: gpu-0 shared by consumable capacity (80 GiB), a
+// 1g.10gb MIG device of gpu-1, and gpu-3, which serves a pod's nvidia.com/gpu through a DRA-backed
+// extended resource (status.extendedResourceClaimStatus).
+void LoadMixedNode(FakeApiServer& server) {
+  server.Upsert("nodes", fx::Node({.name = "mix-1",
+                                   .capacity = {{"nvidia.com/gpu", "1"}},
+                                   .created = "2026-09-01T00:00:00Z"}));
+  server.Upsert("namespaces", fx::Namespace({.name = "ml"}));
+  json shared = GpuDevice("gpu-0", "GPU-eeee");
+  shared["allowMultipleAllocations"] = true;
+  shared["capacity"] = {{"memory", {{"value", "80Gi"}}}};
+  json mig = GpuDevice("gpu-1-mig-19-0-1", "MIG-1111");
+  mig["attributes"]["type"] = {{"string", "mig"}};
+  mig["attributes"]["parentUUID"] = {{"string", "GPU-ffff"}};
+  mig["attributes"]["profile"] = {{"string", "1g.10gb"}};
+  json slice = Slice("mix-1-gpu.nvidia.com-a1", 1,
+                     json::array({shared, mig, GpuDevice("gpu-3", "GPU-gggg")}));
+  slice["spec"]["nodeName"] = "mix-1";
+  slice["spec"]["pool"]["name"] = "mix-1";
+  server.Upsert("resourceslices", slice);
+  const auto claim = [&](const std::string& name, const std::string& device,
+                         const std::string& pod) {
+    json c = Claim(name, device, json::array({Reserved(pod)}));
+    c["status"]["allocation"]["devices"]["results"][0]["pool"] = "mix-1";
+    return c;
+  };
+  for (const auto& [pod, gib] : {std::pair{"llm-a", 20}, std::pair{"llm-b", 40}}) {
+    json c = claim(std::string(pod) + "-slice", "gpu-0", pod);
+    json& result = c["status"]["allocation"]["devices"]["results"][0];
+    result["shareID"] = std::string("share-") + pod;
+    result["consumedCapacity"] = {{"memory", std::to_string(gib) + "Gi"}};
+    server.Upsert("resourceclaims", c);
+  }
+  server.Upsert("resourceclaims", claim("nb-mig", "gpu-1-mig-19-0-1", "nb-0"));
+  server.Upsert("resourceclaims", claim("ext-0-extended-resources-q8x", "gpu-3", "ext-0"));
+  const auto on_mix = [](json pod) {
+    pod["spec"]["nodeName"] = "mix-1";
+    return pod;
+  };
+  server.Upsert("pods", on_mix(DraPod("llm-a", "llm-a-slice", false)));
+  server.Upsert("pods", on_mix(DraPod("llm-b", "llm-b-slice", false)));
+  server.Upsert("pods", on_mix(DraPod("nb-0", "nb-mig", false)));
+  server.Upsert("pods", fx::Pod({.ns = "ml",
+                                 .name = "dp-0",
+                                 .node = "mix-1",
+                                 .containers = {fx::Container{.limits = {{"nvidia.com/gpu", "1"}}}},
+                                 .created = kStart,
+                                 .started = kStart}));
+  json ext = fx::Pod({.ns = "ml",
+                      .name = "ext-0",
+                      .node = "mix-1",
+                      .containers = {fx::Container{.limits = {{"nvidia.com/gpu", "1"}}}},
+                      .created = kStart,
+                      .started = kStart});
+  json mapping = json::object();
+  mapping["containerName"] = "main";
+  mapping["requestName"] = "container-0-request-0";
+  mapping["resourceName"] = "nvidia.com/gpu";
+  ext["status"]["extendedResourceClaimStatus"] = {
+      {"resourceClaimName", "ext-0-extended-resources-q8x"},
+      {"requestMappings", json::array({mapping})}};
+  server.Upsert("pods", ext);
+}
+
+// kube-state-metrics' series of ext-0 for the hour: KSM shows its DRA-backed nvidia.com/gpu as a
+// plain extended resource request.
+std::string ExtPodSeries() {
+  std::string out;
+  const std::string pod =
+      "namespace=\"ml\",pod=\"ext-0\",uid=\"" + fx::UidFor("Pod", "ml", "ext-0") + "\"";
+  for (int64_t t = 1790812800; t < 1790816400; t += 60) {
+    const std::string at = " " + std::to_string(t * 1000) + "\n";
+    out += "kube_pod_info{" + pod + ",node=\"mix-1\",created_by_kind=\"\",created_by_name=\"\"} 1" +
+           at;
+    out += "kube_pod_status_phase{" + pod + ",phase=\"Running\"} 1" + at;
+    out += "kube_pod_container_resource_requests{" + pod +
+           ",container=\"main\",node=\"mix-1\",resource=\"nvidia_com_gpu\",unit=\"integer\"} 1" +
+           at;
+  }
+  return out;
+}
+
+// Every DRA case on one node beside the device plugin, priced by the real binary, from the API
+// alone and with kube-state-metrics series read beside it: the same money either way, each GPU
+// counted once, and cost conserved.
+TEST(DraKubeTest, DevicePluginAndEveryKindOfClaimOnOneNode) {
+  FakeApiServer server;
+  LoadMixedNode(server);
+  TempDir dir;
+  const std::string kc = (dir.path() / "kc.yaml").string();
+  std::ofstream(kc) << "apiVersion: v1\nkind: Config\ncurrent-context: t\nclusters:\n- name: f\n"
+                    << "  cluster:\n    server: " << server.url() << "\ncontexts:\n- name: t\n"
+                    << "  context:\n    cluster: f\n    user: u\nusers:\n- name: u\n  user: {}\n";
+  const std::string ksm = (dir.path() / "ksm.prom").string();
+  std::ofstream(ksm) << ExtPodSeries();
+  for (const std::string& input : {std::string(), " --input " + ksm}) {
+    SCOPED_TRACE(input.empty() ? "API alone" : "API and kube-state-metrics");
+    const auto r = RunShell(std::string(GPUCOST_BINARY) + " report --kubeconfig " + kc + input +
+                            " --by pod --accumulate --format json --price-per-gpu-hour 12 "
+                            "--window 2026-10-01T00:00:00Z,2026-10-01T01:00:00Z 2>" +
+                            (dir.path() / "err.txt").string());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const json doc = json::parse(r.output);
+    std::map<std::string, double> allocated;
+    double idle = 0;
+    for (const json& row : doc["rows"]) {
+      if (row["pod"] == "__idle__") {
+        idle += row["idle_usd"].get<double>();
+      } else {
+        allocated[row["pod"].get<std::string>()] = row["allocated_usd"].get<double>();
+      }
+    }
+    EXPECT_NEAR(doc["totals"]["cost_usd"].get<double>(), 48.0, 1e-9) << "four GPUs";
+    EXPECT_NEAR(allocated["dp-0"], 12.0, 1e-9);
+    EXPECT_NEAR(allocated["ext-0"], 12.0, 1e-9);
+    EXPECT_NEAR(allocated["llm-a"], 3.0, 1e-9);  // 20 of 80 GiB
+    EXPECT_NEAR(allocated["llm-b"], 6.0, 1e-9);  // 40 of 80 GiB
+    EXPECT_NEAR(allocated["nb-0"], 12.0 / 7, 1e-9);
+    EXPECT_NEAR(idle, 3.0 + 12.0 * 6 / 7, 1e-9);
+    std::ifstream err(dir.path() / "err.txt");
+    const std::string warnings((std::istreambuf_iterator<char>(err)), {});
+    EXPECT_EQ(warnings.find("oversubscribed"), std::string::npos) << warnings;
+  }
+
+  // The series' nvidia.com/gpu of ext-0 stands for its claim: it holds the claim's GPU exactly,
+  // not one drawn from the node's pool.
+  FakeClock clock(At("2026-10-01T01:00:00Z"));
+  KubeConnection c;
+  c.server = server.url();
+  KubeSource source(c, {}, clock);
+  ASSERT_TRUE(source.List().ok());
+  TimelineOptions t;
+  t.window = Window{At(kStart), At("2026-10-01T01:00:00Z")};
+  t.kube_states.push_back(source.Snapshot());
+  InventoryBuilder b(t);
+  ASSERT_TRUE(b.AddText(ExtPodSeries(), "ksm.prom").ok());
+  auto built = b.Build();
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  const Inventory& inv = built->inventory;
+  int ext_holdings = 0;
+  for (const Holding& h : inv.holdings) {
+    if (inv.holders[h.holder].pod != "ext-0") continue;
+    ++ext_holdings;
+    ASSERT_EQ(h.units.size(), 1u);
+    EXPECT_EQ(inv.units[h.units[0]].gpu_uuid, "GPU-gggg");
+    EXPECT_EQ(h.request.resource, "resource.k8s.io/claim/ext-0-extended-resources-q8x");
+    EXPECT_EQ(h.interval, (Interval{At(kStart), At("2026-10-01T01:00:00Z")}));
+  }
+  EXPECT_EQ(ext_holdings, 1);
+}
+
 // A cluster that does not serve resource.k8s.io/v1 (before Kubernetes 1.34), or an account that
 // may not read it: empty lists, said in the informer's stats, and everything else still read.
 TEST(DraKubeTest, AClusterWithoutDraStillReads) {
