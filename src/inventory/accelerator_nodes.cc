@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "core/strings.h"
 #include "inventory/amd_partitions.h"
@@ -15,6 +16,16 @@ namespace {
 std::string NodeLabel(const std::map<std::string, std::string>& labels, const std::string& key) {
   auto it = labels.find(key);
   return it == labels.end() ? std::string() : it->second;
+}
+
+// "cpx_nps4" -> "cpx".
+std::string ComputeMode(std::string_view profile) {
+  return ToLower(profile.substr(0, profile.find('_')));
+}
+
+// The partition mode of a GPU AMD's exporter reports: its partitions' mode, "" for a whole GPU.
+std::string ExporterMode(const KnownGpu& g) {
+  return g.instances.empty() ? std::string() : ComputeMode(g.instances.begin()->second.profile);
 }
 
 }  // namespace
@@ -77,13 +88,31 @@ void AddNeuronNode(Assembly& a, NodeIndex n, Node node, double cap_devices, doub
 // GPUs that are not partitioned as amd.com/gpu.
 void AddAmdPartitionedNode(Assembly& a, NodeIndex n, Node node,
                            const std::vector<std::pair<std::string, double>>& resources,
-                           const std::map<std::string, std::string>& labels) {
+                           const std::map<std::string, std::string>& labels,
+                           const std::map<std::string, KnownGpu>& known) {
   node.gpu_model = AmdModel(labels);
   a.inventory.nodes.push_back(node);
   bool mixed = false;
   for (const auto& [resource, count] : resources) {
     mixed = mixed || CanonicalResourceName(resource).kind == ResourceKind::kAmdPartition;
   }
+  // The exporter's GPUs in index order: each GPU of a resource takes the next one of its mode
+  // (partitioned GPUs by their serial number, whole GPUs by their id), so that the exporter's
+  // activity meets the units; GPUs it does not report are named <node>-gpu<g>.
+  std::vector<const KnownGpu*> reported;
+  for (const auto& [uuid, g] : known) reported.push_back(&g);
+  std::sort(reported.begin(), reported.end(), [](const KnownGpu* x, const KnownGpu* y) {
+    return std::tie(x->index, x->uuid) < std::tie(y->index, y->uuid);
+  });
+  std::vector<bool> taken(reported.size(), false);
+  const auto next_reported = [&](const std::string& mode) -> const KnownGpu* {
+    for (size_t i = 0; i < reported.size(); ++i) {
+      if (taken[i] || ExporterMode(*reported[i]) != mode) continue;
+      taken[i] = true;
+      return reported[i];
+    }
+    return nullptr;
+  };
   int gpu = 0;
   for (const auto& [resource, count] : resources) {
     const ResourceName rn = CanonicalResourceName(resource);
@@ -118,10 +147,14 @@ void AddAmdPartitionedNode(Assembly& a, NodeIndex n, Node node,
                  profile, " GPUs (", parts.partitions, " partitions each); ", gpus,
                  " GPUs taken, the partitions not advertised are idle capacity"));
     }
+    const std::string mode = parts.partitions > 1 ? ComputeMode(profile) : std::string();
     for (int g = 0; g < gpus; ++g, ++gpu) {
+      const KnownGpu* exported = next_reported(mode);
+      const std::string uuid =
+          exported != nullptr ? exported->uuid : StrCat(node.name, "-gpu", gpu);
       for (int p = 0; p < parts.partitions; ++p) {
         GpuUnit u;
-        u.gpu_uuid = StrCat(node.name, "-gpu", gpu);
+        u.gpu_uuid = uuid;
         u.gpu_model = node.gpu_model;
         u.resource = rn.canonical;
         if (parts.partitions > 1) {
@@ -135,6 +168,15 @@ void AddAmdPartitionedNode(Assembly& a, NodeIndex n, Node node,
         AddNodeUnit(a, n, std::move(u));
       }
     }
+  }
+  for (size_t i = 0; i < reported.size(); ++i) {
+    if (taken[i]) continue;
+    const std::string mode = ExporterMode(*reported[i]);
+    a.diag.Warn(
+        StrCat("amd-unmatched:", node.name, ":", reported[i]->uuid), "", 0,
+        StrCat("node ", node.name, ": AMD exporter GPU ", reported[i]->uuid, " (",
+               mode.empty() ? std::string("unpartitioned") : mode,
+               ") matches no GPU its advertised resources leave; its activity is not used"));
   }
   a.inventory.nodes[n].physical_gpus = gpu;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "inventory/assembly.h"
+#include "inventory/known_gpus.h"
 
 namespace gpucost {
 
@@ -27,9 +28,11 @@ void AddNeuronNode(Assembly& a, NodeIndex n, Node node, double cap_devices, doub
 
 // An AMD node with partitioned GPUs: one unit per compute partition, f = 1 / partitions per GPU,
 // so that the node's capacity is its physical GPUs. `resources` are its AMD resources and their
-// capacity.
+// capacity; `known` the GPUs AMD's exporter reports on it (by serial number with their
+// partitions, or whole GPUs), which name the node's GPUs so that their activity meets the units.
 void AddAmdPartitionedNode(Assembly& a, NodeIndex n, Node node,
                            const std::vector<std::pair<std::string, double>>& resources,
-                           const std::map<std::string, std::string>& labels);
+                           const std::map<std::string, std::string>& labels,
+                           const std::map<std::string, KnownGpu>& known);
 
 }  // namespace gpucost

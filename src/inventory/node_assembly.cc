@@ -196,9 +196,8 @@ void BuildNodesAndUnits(Assembly& a) {
     if (node.region.empty()) node.region = StrLabel(l, "failure_domain_beta_kubernetes_io_region");
 
     // AMD partitions: mixed naming's amd.com/<mode> capacity, or amd.com/gpu capacity under a
-    // compute-memory-partition label that partitions the GPU (accelerator_nodes.cc).
-    // (AMD's exporter measures unpartitioned GPUs only; on a partitioned node its series of the
-    // node's SPX GPUs are not matched to the partition units, which stay unmeasured.)
+    // compute-memory-partition label that partitions the GPU (accelerator_nodes.cc). AMD's
+    // exporter's GPUs name the node's GPUs there, so that its partition activity meets them.
     if (kn != nullptr) {
       std::vector<std::pair<std::string, double>> amd_resources;
       bool partitioned = false;
@@ -216,7 +215,7 @@ void BuildNodesAndUnits(Assembly& a) {
         }
       }
       if (partitioned) {
-        AddAmdPartitionedNode(a, n, std::move(node), amd_resources, l);
+        AddAmdPartitionedNode(a, n, std::move(node), amd_resources, l, node_gpus[nk]);
         continue;
       }
     }
