@@ -1,12 +1,15 @@
 // AMD Instinct nodes in the InventoryBuilder: whole GPUs, and compute partitions under the AMD GPU
-// device plugin's single and mixed resource naming, each partition a unit with its fraction.
+// device plugin's single and mixed resource naming, each partition a unit with its fraction and
+// its own activity from AMD's exporter.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "inventory/amd_partitions.h"
+#include "inventory/input_metrics.h"
 #include "inventory/inventory_builder.h"
 #include "inventory/inventory_test_util.h"
 #include "inventory/resource_names.h"
@@ -216,6 +219,15 @@ TEST(AmdInventory, PartitionActivityFromXccBusy) {
   const GpuUnit& held = t.inventory.units[t.inventory.holdings[0].units[0]];
   EXPECT_EQ(held.gpu_uuid, "SA");
   EXPECT_EQ(held.gpu_instance_id, 1);
+}
+
+TEST(AmdInventory, PrometheusSourcesAskForTheExportersSeries) {
+  for (const char* name : {"gpu_gfx_activity", "amd_gpu_gfx_activity", "gpu_gfx_busy_instantaneous",
+                           "amd_gpu_gfx_busy_instantaneous"}) {
+    EXPECT_NE(std::find(kInventoryMetricNames.begin(), kInventoryMetricNames.end(), name),
+              kInventoryMetricNames.end())
+        << name;
+  }
 }
 
 TEST(AmdInventory, PartitionActivityIsTheMeanOfItsXccs) {
