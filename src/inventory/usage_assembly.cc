@@ -1,7 +1,7 @@
-// Usage: one activity series per device (whole GPU or MIG instance), GR_ENGINE_ACTIVE preferred
-// over GPU_UTIL, in ratio units; per-holder series only where dcgm-exporter measured per process.
-// Copies of one device value (one pod label per shared GPU, or per-pod copies in virtual-GPU
-// mode) are device activity and are never summed.
+// Usage: one activity series per device (whole GPU, MIG instance or AMD compute partition, the
+// mean of its XCCs), GR_ENGINE_ACTIVE preferred over GPU_UTIL, in ratio units; per-holder series
+// only where dcgm-exporter measured per process. Copies of one device value (one pod label per
+// shared GPU, or per-pod copies in virtual-GPU mode) are device activity and are never summed.
 #include <algorithm>
 #include <cmath>
 #include <map>
