@@ -1,5 +1,6 @@
 #include "inventory/dcgm_reader.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -23,8 +24,23 @@ bool IsAmdActivity(std::string_view name) {
   return name == "gpu_gfx_activity" || name == "amd_gpu_gfx_activity";
 }
 
+// The same exporter's per-XCC activity, in percent (its GPUUsage.GFXBusyInst: "instantaneous
+// graphics utilization per accelerated compute core as a percentage"), labelled xcc_index: on a
+// partitioned GPU each partition is a device of its own (gpu_partition_id) with its XCCs.
+bool IsAmdXccBusy(std::string_view name) {
+  return name == "gpu_gfx_busy_instantaneous" || name == "amd_gpu_gfx_busy_instantaneous";
+}
+
+// A non-negative integer label, or -1.
+int AmdIndexLabel(const SampleView& s, std::string_view key) {
+  const std::string_view v = LabelValue(s, key);
+  int out = -1;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  return ec == std::errc() && p == v.data() + v.size() && out >= 0 ? out : -1;
+}
+
 bool UsageMetricOf(std::string_view name, MetricInfo& out) {
-  if (IsAmdActivity(name)) {
+  if (IsAmdActivity(name) || IsAmdXccBusy(name)) {
     out = {UsageMetric::kGpuUtil, ValueUnit::kPercent};
     return true;
   }
@@ -115,7 +131,8 @@ double CheckedUsageValue(const SampleView& s, const std::string& source, Diagnos
 
 bool DcgmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& source,
                           Diagnostics& diag) {
-  const bool amd = IsAmdActivity(s.name);
+  const bool xcc_busy = IsAmdXccBusy(s.name);
+  const bool amd = IsAmdActivity(s.name) || xcc_busy;
   if (!s.name.starts_with("DCGM_") && !amd) return false;
   if (const Resolved* known = resolved_.Find(s)) {
     known->device->seen.Add(t_ms, 1);
@@ -126,22 +143,43 @@ bool DcgmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& 
   }
   std::string uuid = LabelString(s, "UUID");
   if (uuid.empty()) uuid = LabelString(s, "uuid");
+  std::string amd_mode;  // the compute partition mode of an AMD partition's series
+  int partition = -1;
+  int xcc = -1;
   if (amd) {
-    // A partition's activity is not this metric's (AMD reports it per XCP in another one):
-    // partitioned GPUs stay unmeasured rather than get a number that means something else.
     const std::string mode = ToLower(LabelValue(s, "gpu_compute_partition_type"));
-    if (!mode.empty() && mode != "spx") {
+    const bool partitioned = !mode.empty() && mode != "spx";
+    // gpu_gfx_activity measures unpartitioned GPUs only (on a partition it is the primary
+    // partition's copy of the GPU's value); the XCC series measure partitions, and unpartitioned
+    // GPUs are measured by gpu_gfx_activity.
+    if (xcc_busy && !partitioned) return true;
+    if (!xcc_busy && partitioned) {
       diag.Warn("amd-partition-activity", source, s.line,
                 StrCat(SeriesText(s), ": gfx activity of a ", mode,
-                       " partition is not measured by "
-                       "this metric (AMD: unpartitioned GPUs only); ignored, the partition is "
-                       "unmeasured"));
+                       " partition is not measured by this metric (AMD: unpartitioned GPUs only); "
+                       "ignored, the partition is measured by gpu_gfx_busy_instantaneous"));
       return true;
     }
-    uuid = LabelString(s, "gpu_uuid");
-    if (uuid.empty()) uuid = LabelString(s, "serial_number");
-    if (uuid.empty() && !LabelValue(s, "gpu_id").empty())
-      uuid = StrCat("amd-gpu", LabelValue(s, "gpu_id"));
+    if (xcc_busy) {
+      // One device per partition: GPU serial_number (the partitions of one GPU share it),
+      // instance gpu_partition_id.
+      uuid = LabelString(s, "serial_number");
+      partition = AmdIndexLabel(s, "gpu_partition_id");
+      xcc = std::max(0, AmdIndexLabel(s, "xcc_index"));
+      if (uuid.empty() || partition < 0) {
+        diag.Warn("amd-partition-unplaced", source, s.line,
+                  StrCat(SeriesText(s), ": a ", mode,
+                         " partition's activity without a serial_number or numeric "
+                         "gpu_partition_id cannot be placed on its GPU; ignored"));
+        return true;
+      }
+      amd_mode = mode;
+    } else {
+      uuid = LabelString(s, "gpu_uuid");
+      if (uuid.empty()) uuid = LabelString(s, "serial_number");
+      if (uuid.empty() && !LabelValue(s, "gpu_id").empty())
+        uuid = StrCat("amd-gpu", LabelValue(s, "gpu_id"));
+    }
   }
   if (uuid.empty()) return true;  // NVSwitch, CPU and link entities: not GPUs
   DeviceKey dev;
@@ -156,7 +194,9 @@ bool DcgmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& 
     dev.host = dev.uuid;
   }
   const std::string_view gi_text = LabelValue(s, "GPU_I_ID");
-  if (!gi_text.empty()) {
+  if (partition >= 0) {
+    dev.gpu_instance_id = partition;
+  } else if (!gi_text.empty()) {
     int gi = -1;
     auto [p, ec] = std::from_chars(gi_text.data(), gi_text.data() + gi_text.size(), gi);
     if (ec == std::errc() && p == gi_text.data() + gi_text.size() && gi >= 0) {
@@ -177,6 +217,7 @@ bool DcgmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& 
     }
   }
   if (device.model.empty()) device.model = LabelString(s, amd ? "card_series" : "modelName");
+  if (device.profile.empty() && !amd_mode.empty()) device.profile = amd_mode;
   if (const std::string_view prof = LabelValue(s, "GPU_I_PROFILE");
       device.profile.empty() && !prof.empty() && prof != "<<<NULL>>>") {
     device.profile = std::string(prof);
@@ -224,14 +265,15 @@ bool DcgmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& 
   };
 
   MetricInfo info{};
-  // GPU_UTIL is not supported on MIG instances and reads 0 there (dcgm-exporter #216).
+  // GPU_UTIL is not supported on MIG instances and reads 0 there (dcgm-exporter #216); AMD's
+  // per-XCC activity of a partition is the partition's own.
   if (!UsageMetricOf(s.name, info) ||
-      (info.metric == UsageMetric::kGpuUtil && dev.gpu_instance_id >= 0)) {
+      (info.metric == UsageMetric::kGpuUtil && dev.gpu_instance_id >= 0 && !xcc_busy)) {
     remember();
     return true;
   }
   DcgmUsageSeries& series =
-      data_.usage[DcgmUsageKey{std::move(dev), info.metric, pod, vgpu, from_direct}];
+      data_.usage[DcgmUsageKey{std::move(dev), info.metric, pod, vgpu, from_direct, xcc}];
   if (series.first_line == 0) {
     series.source = source;
     series.first_line = s.line;

@@ -50,6 +50,9 @@ struct DcgmUsageKey {
   PodRef pod;
   std::string vgpu;
   bool pod_from_direct_labels = false;  // pod/namespace, not exported_* (may be the exporter's)
+  // AMD partition activity: the XCC (compute die) of the partition the series measures, -1 for
+  // a series of the whole device. A partition's activity is the mean over its XCCs.
+  int xcc = -1;
   auto operator<=>(const DcgmUsageKey&) const = default;
 };
 

@@ -9,7 +9,7 @@
 
 namespace gpucost {
 
-inline constexpr std::array<std::string_view, 31> kInventoryMetricNames = {
+inline constexpr std::array<std::string_view, 33> kInventoryMetricNames = {
     "kube_pod_container_resource_requests",
     "kube_pod_container_resource_limits",
     "kube_pod_status_phase",
@@ -41,6 +41,8 @@ inline constexpr std::array<std::string_view, 31> kInventoryMetricNames = {
     "neuron_hardware_info",
     "gpu_gfx_activity",
     "amd_gpu_gfx_activity",
+    "gpu_gfx_busy_instantaneous",
+    "amd_gpu_gfx_busy_instantaneous",
 };
 
 }  // namespace gpucost

@@ -15,7 +15,8 @@ KnownGpus GatherKnownGpus(Assembly& a) {
   for (const auto& [key, dev] : a.dcgm.devices) {
     KnownGpu& g = host_gpus[{key.cluster, key.host}][key.uuid];
     g.uuid = key.uuid;
-    if (dev.gpu_index >= 0) g.index = dev.gpu_index;
+    // The lowest index of its devices: AMD's exporter numbers each partition of a GPU apart.
+    if (dev.gpu_index >= 0 && (g.index < 0 || dev.gpu_index < g.index)) g.index = dev.gpu_index;
     if (g.model.empty()) g.model = dev.model;
     if (key.gpu_instance_id >= 0) {
       g.instances[key.gpu_instance_id] = MigInstance{dev.profile, &dev.seen};

@@ -2,17 +2,18 @@
 // nodes KSM does not show), physical GPUs from the GPU UUIDs dcgm-exporter and the node agent
 // report or GFD gpu.count (never the replica-inflated capacity), the sharing mode, and one unit
 // per whole GPU, MIG instance (plus the unpartitioned rest) or time-slicing/MPS replica. Which
-// GPUs each node has comes from known_gpus.cc.
+// GPUs each node has comes from known_gpus.cc; AWS Neuron nodes and AMD nodes with compute
+// partitions are made in accelerator_nodes.cc.
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 
 #include "core/strings.h"
+#include "inventory/accelerator_nodes.h"
 #include "inventory/amd_partitions.h"
 #include "inventory/assembly.h"
 #include "inventory/known_gpus.h"
 #include "inventory/mig_profiles.h"
-#include "inventory/neuron_shapes.h"
 #include "inventory/workload_identity.h"
 
 namespace gpucost {
@@ -83,17 +84,7 @@ class NodeUnits {
  public:
   NodeUnits(Assembly& a, NodeIndex n) : a_(a), n_(n) {}
 
-  UnitIndex Add(GpuUnit u) {
-    u.node = n_;
-    const UnitIndex idx = static_cast<UnitIndex>(a_.inventory.units.size());
-    if (u.partition.kind == PartitionKind::kReplica) {
-      a_.replica_units[{n_, u.gpu_uuid, u.partition.index}] = idx;
-    } else if (u.holdable) {
-      a_.unit_by_device[{n_, u.gpu_uuid, u.gpu_instance_id}] = idx;
-    }
-    a_.inventory.units.push_back(std::move(u));
-    return idx;
-  }
+  UnitIndex Add(GpuUnit u) { return AddNodeUnit(a_, n_, std::move(u)); }
 
   void Mig(const std::string& uuid, const std::string& model, const std::vector<MigSlot>& slots) {
     const Node& node = a_.inventory.nodes[n_];
@@ -146,136 +137,19 @@ class NodeUnits {
   NodeIndex n_;
 };
 
-// An AWS Neuron node: one unit per (logical) NeuronCore, f = 1 / cores per device, so that the
-// node's capacity is its devices. Devices and cores come from the device plugin's capacity
-// (aws.amazon.com/neurondevice or neuron, and neuroncore), the instance type's shape filling
-// what the capacity does not tell.
-void AddNeuronNode(Assembly& a, NodeIndex n, Node node, double cap_devices, double cap_cores) {
-  const NeuronShape* shape = FindNeuronShape(node.instance_type);
-  int devices = static_cast<int>(std::lround(cap_devices));
-  const int cores = static_cast<int>(std::lround(cap_cores));
-  int per_device = 0;
-  if (devices > 0 && cores > 0) {
-    if (cores % devices == 0) {
-      per_device = cores / devices;
-    } else {
-      a.diag.Warn(StrCat("neuron-shape:", node.name), "", 0,
-                  StrCat("node ", node.name, ": capacity says ", cores, " ", kNeuronCoreResource,
-                         " on ", devices, " devices, not a whole number per device; ",
-                         shape != nullptr ? StrCat("taking ", shape->cores_per_device,
-                                                   " per device from ", node.instance_type)
-                                          : std::string("taking 1 per device")));
-    }
-  }
-  if (per_device == 0 && shape != nullptr) per_device = shape->cores_per_device;
-  if (devices == 0 && cores > 0 && per_device > 0) devices = (cores + per_device - 1) / per_device;
-  if (devices == 0 && shape != nullptr) devices = shape->devices;
-  if (per_device == 0) {
-    a.diag.Warn(StrCat("neuron-shape:", node.name), "", 0,
-                StrCat("node ", node.name, ": NeuronCores per device unknown (no ",
-                       kNeuronCoreResource, " capacity and instance type \"", node.instance_type,
-                       "\" not known); each device is taken as one core, so a core request holds a "
-                       "whole device"));
-    per_device = 1;
-  }
-  a.neuron_cores_per_device[n] = per_device;
-  node.physical_gpus = devices;
-  node.gpu_model = NeuronDeviceModel(node.instance_type);
-  node.sharing = SharingMode::kNone;
-  a.inventory.nodes.push_back(node);
-  NodeUnits units(a, n);
-  for (int d = 0; d < devices; ++d) {
-    for (int c = 0; c < per_device; ++c) {
-      GpuUnit u;
-      u.gpu_uuid = StrCat(node.name, "-neuron", d);
-      u.gpu_model = node.gpu_model;
-      u.partition = {PartitionKind::kCore, c};
-      u.gpu_instance_id = c;
-      u.fraction = 1.0 / per_device;
-      u.resource = std::string(kNeuronCoreResource);
-      units.Add(std::move(u));
-    }
-  }
-}
-
-// The GPU model of an AMD node: the node labeller's product name ("AMD_Instinct_MI300X_OAM"),
-// underscores as spaces.
-std::string AmdModel(const std::map<std::string, std::string>& l) {
-  std::string model = StrLabel(l, "amd_com_gpu_product_name");
-  std::replace(model.begin(), model.end(), '_', ' ');
-  return model.empty() ? std::string("AMD GPU") : model;
-}
-
-// An AMD node with partitioned GPUs: one unit per compute partition, f = 1 / partitions per GPU,
-// so that the node's capacity is its physical GPUs. The device plugin advertises partitions as
-// amd.com/gpu (single naming, the node labeller's compute-memory-partition label says which) or
-// as amd.com/<mode> per mode (mixed naming), and GPUs that are not partitioned as amd.com/gpu.
-void AddAmdPartitionedNode(Assembly& a, NodeIndex n, Node node,
-                           const std::vector<std::pair<std::string, double>>& resources,
-                           const std::map<std::string, std::string>& labels) {
-  node.gpu_model = AmdModel(labels);
-  a.inventory.nodes.push_back(node);
-  NodeUnits units(a, n);
-  bool mixed = false;
-  for (const auto& [resource, count] : resources) {
-    mixed = mixed || CanonicalResourceName(resource).kind == ResourceKind::kAmdPartition;
-  }
-  int gpu = 0;
-  for (const auto& [resource, count] : resources) {
-    const ResourceName rn = CanonicalResourceName(resource);
-    // Under mixed naming amd.com/gpu is the GPUs that cannot be partitioned (MI210); under single
-    // naming it is every partition, of the mode the node labeller names.
-    std::string profile = rn.mig_profile;
-    if (rn.kind == ResourceKind::kAmdGpu && !mixed) {
-      profile = ToLower(StrLabel(labels, "amd_com_compute_memory_partition"));
-    }
-    AmdPartitioning parts = AmdPartitionsPerGpu(profile, node.gpu_model);
-    if (profile.empty()) parts.partitions = 1;  // GPUs that are not partitioned
-    if (parts.partitions <= 0) {
-      a.diag.Warn(StrCat("amd-partition:", node.name, ":", profile), "", 0,
-                  StrCat("node ", node.name, ": AMD partition mode \"", profile, "\" of ", resource,
-                         " is not known; each of its ", count, " devices is taken as a whole GPU"));
-      parts.partitions = 1;
-      profile.clear();
-    }
-    if (parts.xcds_assumed) {
-      a.diag.Warn(StrCat("amd-xcds:", node.name), "", 0,
-                  StrCat("node ", node.name, ": GPU model \"", node.gpu_model,
-                         "\" has no known XCD "
-                         "count; ",
-                         profile, " is taken as 8 partitions per GPU (MI300X class)"));
-    }
-    const int devices = static_cast<int>(std::lround(count));
-    const int gpus = (devices + parts.partitions - 1) / parts.partitions;
-    if (devices % parts.partitions != 0) {
-      a.diag.Warn(
-          StrCat("amd-uneven:", node.name, ":", resource), "", 0,
-          StrCat("node ", node.name, ": ", devices, " ", resource, " is not a whole number of ",
-                 profile, " GPUs (", parts.partitions, " partitions each); ", gpus,
-                 " GPUs taken, the partitions not advertised are idle capacity"));
-    }
-    for (int g = 0; g < gpus; ++g, ++gpu) {
-      for (int p = 0; p < parts.partitions; ++p) {
-        GpuUnit u;
-        u.gpu_uuid = StrCat(node.name, "-gpu", gpu);
-        u.gpu_model = node.gpu_model;
-        u.resource = rn.canonical;
-        if (parts.partitions > 1) {
-          u.partition = {PartitionKind::kXcp, p};
-          u.gpu_instance_id = p;
-          u.fraction = 1.0 / parts.partitions;
-          u.mig_profile = profile;
-          // Partitions past the advertised count (an uneven count) exist but nobody can hold them.
-          u.holdable = g * parts.partitions + p < devices;
-        }
-        units.Add(std::move(u));
-      }
-    }
-  }
-  a.inventory.nodes[n].physical_gpus = gpu;
-}
-
 }  // namespace
+
+UnitIndex AddNodeUnit(Assembly& a, NodeIndex n, GpuUnit u) {
+  u.node = n;
+  const UnitIndex idx = static_cast<UnitIndex>(a.inventory.units.size());
+  if (u.partition.kind == PartitionKind::kReplica) {
+    a.replica_units[{n, u.gpu_uuid, u.partition.index}] = idx;
+  } else if (u.holdable) {
+    a.unit_by_device[{n, u.gpu_uuid, u.gpu_instance_id}] = idx;
+  }
+  a.inventory.units.push_back(std::move(u));
+  return idx;
+}
 
 void BuildNodesAndUnits(Assembly& a) {
   KnownGpus known = GatherKnownGpus(a);
@@ -322,9 +196,8 @@ void BuildNodesAndUnits(Assembly& a) {
     if (node.region.empty()) node.region = StrLabel(l, "failure_domain_beta_kubernetes_io_region");
 
     // AMD partitions: mixed naming's amd.com/<mode> capacity, or amd.com/gpu capacity under a
-    // compute-memory-partition label that partitions the GPU.
-    // (AMD's exporter measures unpartitioned GPUs only; on a partitioned node its series of the
-    // node's SPX GPUs are not matched to the partition units, which stay unmeasured.)
+    // compute-memory-partition label that partitions the GPU (accelerator_nodes.cc). AMD's
+    // exporter's GPUs name the node's GPUs there, so that its partition activity meets them.
     if (kn != nullptr) {
       std::vector<std::pair<std::string, double>> amd_resources;
       bool partitioned = false;
@@ -342,7 +215,7 @@ void BuildNodesAndUnits(Assembly& a) {
         }
       }
       if (partitioned) {
-        AddAmdPartitionedNode(a, n, std::move(node), amd_resources, l);
+        AddAmdPartitionedNode(a, n, std::move(node), amd_resources, l, node_gpus[nk]);
         continue;
       }
     }

@@ -1,9 +1,11 @@
-// Usage: one activity series per device (whole GPU or MIG instance), GR_ENGINE_ACTIVE preferred
-// over GPU_UTIL, in ratio units; per-holder series only where dcgm-exporter measured per process.
-// Copies of one device value (one pod label per shared GPU, or per-pod copies in virtual-GPU
-// mode) are device activity and are never summed.
+// Usage: one activity series per device (whole GPU, MIG instance or AMD compute partition, the
+// mean of its XCCs), GR_ENGINE_ACTIVE preferred over GPU_UTIL, in ratio units; per-holder series
+// only where dcgm-exporter measured per process. Copies of one device value (one pod label per
+// shared GPU, or per-pod copies in virtual-GPU mode) are device activity and are never summed.
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <tuple>
 
 #include "core/strings.h"
 #include "inventory/assembly.h"
@@ -93,6 +95,43 @@ Normalised Normalise(const DcgmUsageKey& key, const DcgmUsageSeries& s, Assembly
   return out;
 }
 
+// AMD partitions: the series of one device that differ only in their XCC become one, each
+// instant the mean of the XCCs measured then (a partition's activity is its XCCs' mean).
+std::vector<Normalised> MeanOverXccs(std::vector<Normalised> list) {
+  const auto same_but_xcc = [](const DcgmUsageKey& x, const DcgmUsageKey& y) {
+    return std::tie(x.pod, x.vgpu, x.pod_from_direct_labels) ==
+           std::tie(y.pod, y.vgpu, y.pod_from_direct_labels);
+  };
+  std::vector<Normalised> out;
+  std::vector<bool> done(list.size(), false);
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (done[i]) continue;
+    if (list[i].key->xcc < 0) {
+      out.push_back(std::move(list[i]));
+      continue;
+    }
+    std::map<int64_t, std::pair<double, int>> sums;  // t -> (sum, XCCs measured)
+    for (size_t j = i; j < list.size(); ++j) {
+      if (done[j] || list[j].key->xcc < 0 || !same_but_xcc(*list[i].key, *list[j].key)) continue;
+      done[j] = true;
+      for (const Point& p : list[j].values) {
+        auto& [sum, n] = sums[p.t_ms];
+        if (!std::isnan(p.v)) {
+          sum += p.v;
+          ++n;
+        }
+      }
+    }
+    Normalised merged{list[i].key, {}, list[i].has_pod};
+    merged.values.reserve(sums.size());
+    for (const auto& [t, sn] : sums) {
+      merged.values.push_back(Point{t, sn.second > 0 ? sn.first / sn.second : std::nan("")});
+    }
+    out.push_back(std::move(merged));
+  }
+  return out;
+}
+
 bool DiffersAtSomeInstant(const std::vector<Point>& x, const std::vector<Point>& y) {
   size_t j = 0;
   for (const Point& p : x) {
@@ -157,6 +196,8 @@ void BuildUsage(Assembly& a) {
       n.has_pod = !k->pod.empty() && TrustPodLabels(a, k->pod_from_direct_labels);
       (n.has_pod ? per_pod : device_level).push_back(std::move(n));
     }
+    device_level = MeanOverXccs(std::move(device_level));
+    per_pod = MeanOverXccs(std::move(per_pod));
     // Per-process values (dcgm-exporter >= 4.8.2, virtual-GPU mode, GPU_UTIL with pod_uid): the
     // per-pod series of one device differ from each other or from the device series.
     bool per_process = false;

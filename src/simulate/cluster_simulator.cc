@@ -189,6 +189,10 @@ Node ClusterSimulator::Impl::MakeNode(int i, Sharing sharing, const GpuModelSpec
     node.instance_id = StrCat("i-0", r.Hex(16));
   } else if (model.vendor == Vendor::kAmd) {
     lb.emplace_back("label_amd_com_gpu_product_name", std::string(model.product));
+    if (model.amd_partitions > 1) {
+      lb.emplace_back("label_amd_com_compute_memory_partition",
+                      std::string(model.amd_partition_mode));
+    }
   } else {
     lb.emplace_back("label_nvidia_com_gpu_present", "true");
     lb.emplace_back("label_nvidia_com_gpu_count", std::to_string(node.gpus));
@@ -234,6 +238,36 @@ Node ClusterSimulator::Impl::MakeNode(int i, Sharing sharing, const GpuModelSpec
   };
   switch (sharing) {
     case Sharing::kWhole: {
+      if (model.amd_partitions > 1) {
+        // AMD compute partitions under single naming: amd.com/gpu counts partitions. Each GPU's
+        // partitions go to pods of half, a quarter, ... of them (8: 4, 2, 1, 1): groups of two or
+        // more train, single partitions serve or host notebooks; on every other GPU the last
+        // partition is left unheld.
+        const int parts = model.amd_partitions;
+        node.capacity.emplace_back("amd_com_gpu", node.gpus * parts);
+        const std::string mode(
+            model.amd_partition_mode.substr(0, model.amd_partition_mode.find('_')));
+        int singles = 0;
+        for (int g = 0; g < node.gpus; ++g) {
+          int p = 0;
+          while (p < parts) {
+            const int left = parts - p;
+            const int n = left >= 2 ? std::max(1, left / 2) : 1;
+            const bool unheld = n == 1 && left == 1 && g % 2 == 1;
+            int si = -1;
+            if (!unheld) {
+              const Kind kind = n >= 2 ? Kind::kTraining
+                                       : (singles++ % 2 == 0 ? Kind::kInference : Kind::kNotebook);
+              si = add_slot(kind, {{"amd_com_gpu", n}});
+            }
+            for (int k = 0; k < n; ++k, ++p) {
+              Unit& u = add_unit(g, mode, p);
+              if (si >= 0) u.slots.push_back(si);
+            }
+          }
+        }
+        break;
+      }
       const bool neuron = model.vendor == Vendor::kAwsNeuron;
       const std::string device_resource = neuron ? "aws_amazon_com_neurondevice"
                                           : model.vendor == Vendor::kAmd ? "amd_com_gpu"
@@ -328,10 +362,12 @@ Node ClusterSimulator::Impl::MakeNode(int i, Sharing sharing, const GpuModelSpec
       break;
     }
   }
-  // Index labels: GPUs, and on Neuron nodes the device count, core indexes and runtime tags.
-  const size_t indexes = std::max({static_cast<size_t>(node.gpus) + 1,
-                                   static_cast<size_t>(node.gpus * std::max(1, model.neuron_cores)),
-                                   node.slots.size()});
+  // Index labels: GPUs, on Neuron nodes the device count, core indexes and runtime tags, and on
+  // partitioned AMD nodes the partitions' ids.
+  const size_t indexes = std::max(
+      {static_cast<size_t>(node.gpus) + 1,
+       static_cast<size_t>(node.gpus * std::max(1, model.neuron_cores)),
+       static_cast<size_t>(node.gpus * std::max(1, model.amd_partitions)), node.slots.size()});
   while (gpu_index_.size() < indexes) gpu_index_.push_back(std::to_string(gpu_index_.size()));
   return node;
 }

@@ -45,6 +45,20 @@ const std::vector<GpuModelSpec>& GpuModels() {
        96,
        {},
        Vendor::kAmd},
+      // The same in CPX-NPS4: each GPU's 8 XCDs are 8 compute partitions, advertised under the
+      // device plugin's default single naming as amd.com/gpu.
+      {"mi300x-cpx",
+       "AMD Instinct MI300X OAM",
+       "AMD_Instinct_MI300X_OAM",
+       196608,
+       8,
+       "Standard_ND96isr_MI300X_v5",
+       96,
+       {},
+       Vendor::kAmd,
+       0,
+       8,
+       "cpx_nps4"},
       // AWS Trainium and Inferentia2: devices of 32 GiB with two NeuronCore-v2 each.
       {"trn1", "AWS Trainium", "", 32768, 16, "trn1.32xlarge", 128, {}, Vendor::kAwsNeuron, 2},
       {"inf2", "AWS Inferentia2", "", 32768, 12, "inf2.48xlarge", 192, {}, Vendor::kAwsNeuron, 2},

@@ -28,6 +28,10 @@ struct GpuModelSpec {
   std::array<std::string_view, 8> mig_profiles{};
   Vendor vendor = Vendor::kNvidia;
   int neuron_cores = 0;  // AWS Neuron: NeuronCores per device the device plugin advertises
+  // AMD Instinct in a compute partition mode: partitions per GPU and the node labeller's
+  // compute-memory-partition ("cpx_nps4"); 0 and "" for unpartitioned GPUs.
+  int amd_partitions = 0;
+  std::string_view amd_partition_mode;
   bool mig_capable() const { return !mig_profiles[1].empty(); }
 };
 

@@ -156,12 +156,19 @@ void ClusterSimulator::Impl::DcgmExporter() {
 }
 
 void ClusterSimulator::Impl::AmdExporter() {
-  bool any = false;
-  for (const Node& node : nodes_) any = any || node.model->vendor == Vendor::kAmd;
-  if (!any) return;
-  Family("gpu_gfx_activity", "Graphics engine usage percentage (0 - 100)");
+  bool whole = false, partitioned = false;
   for (const Node& node : nodes_) {
     if (node.model->vendor != Vendor::kAmd) continue;
+    (node.model->amd_partitions > 1 ? partitioned : whole) = true;
+  }
+  if (whole) AmdWholeGpus();
+  if (partitioned) AmdPartitions();
+}
+
+void ClusterSimulator::Impl::AmdWholeGpus() {
+  Family("gpu_gfx_activity", "Graphics engine usage percentage (0 - 100)");
+  for (const Node& node : nodes_) {
+    if (node.model->vendor != Vendor::kAmd || node.model->amd_partitions > 1) continue;
     for (const Unit& u : node.units) {
       double activity = 0;
       const Slot* holder = nullptr;
@@ -184,6 +191,39 @@ void ClusterSimulator::Impl::AmdExporter() {
       L("namespace", holder != nullptr ? kNamespaces[holder->ns].ns : "");
       L("pod", holder != nullptr ? std::string_view(holder->pod.name) : "");
       Emit("gpu_gfx_activity", std::round(std::clamp(activity, 0.0, 1.0) * 1000) / 10);
+    }
+  }
+}
+
+void ClusterSimulator::Impl::AmdPartitions() {
+  Family("gpu_gfx_busy_instantaneous", "GFX busy of each XCC of a compute partition");
+  for (const Node& node : nodes_) {
+    if (node.model->vendor != Vendor::kAmd || node.model->amd_partitions <= 1) continue;
+    const int parts = node.model->amd_partitions;
+    for (const Unit& u : node.units) {
+      const Slot* holder = nullptr;
+      for (int si : u.slots) {
+        const Slot& s = node.slots[static_cast<size_t>(si)];
+        if (s.pod.alive && t_ms_ >= s.pod.running_ms && t_ms_ < s.pod.ends_ms) holder = &s;
+      }
+      const double activity = holder != nullptr ? Load(*holder) * holder->load_scale : 0;
+      const size_t p = static_cast<size_t>(std::stoi(u.gi));
+      // Partitions share their GPU's serial number; the exporter numbers each partition as a
+      // GPU of its own (gpu_id), and a CPX partition has one XCC.
+      const std::string serial = StrCat(u.uuid.substr(4, 8), u.uuid.substr(13, 4));
+      Begin();
+      L("card_model", "102-G30211-0C");
+      L("gpu_compute_partition_type", u.profile);
+      L("gpu_id", gpu_index_[static_cast<size_t>(u.gpu * parts) + p]);
+      L("gpu_memory_partition_type", "nps4");
+      L("gpu_partition_id", gpu_index_[p]);
+      L("hostname", node.name);
+      L("serial_number", serial);
+      L("xcc_index", gpu_index_[0]);
+      L("container", holder != nullptr ? std::string_view(holder->pod.container) : "");
+      L("namespace", holder != nullptr ? kNamespaces[holder->ns].ns : "");
+      L("pod", holder != nullptr ? std::string_view(holder->pod.name) : "");
+      Emit("gpu_gfx_busy_instantaneous", std::round(std::clamp(activity, 0.0, 1.0) * 1000) / 10);
     }
   }
 }

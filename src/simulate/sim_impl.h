@@ -95,9 +95,12 @@ class ClusterSimulator::Impl {
   // provider ID that names the EC2 instance the monitor reports); nothing without such nodes.
   void NeuronMonitor();
   void NeuronNodeInfo();
-  // AMD's device metrics exporter on AMD nodes (gpu_gfx_activity, percent, labelled with the pod
-  // holding each GPU); nothing without such nodes.
+  // AMD's device metrics exporter on AMD nodes (gpu_gfx_activity of whole GPUs and
+  // gpu_gfx_busy_instantaneous of compute partitions, percent, labelled with the pod holding
+  // each); nothing without such nodes.
   void AmdExporter();
+  void AmdWholeGpus();   // gpu_gfx_activity of unpartitioned GPUs
+  void AmdPartitions();  // gpu_gfx_busy_instantaneous per XCC of each compute partition
 
   // --- pods -----------------------------------------------------------------------------------
 

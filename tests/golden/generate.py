@@ -1122,6 +1122,67 @@ idle one), the free GPU is idle, and allocated + idle = 2 GPUs x $3 x 1/6 h.""",
             idle_row(["namespace"], H, p * H), cost=2 * p * H))
 
 
+def amd_busy(s, host, gpu_id, serial, mode, partition, xcc, percent, pod_labels=()):
+    """rocm/device-metrics-exporter's gpu_gfx_busy_instantaneous on a partitioned GPU: each
+    partition is a device of its own (gpu_id, gpu_partition_id) carrying its GPU's serial_number,
+    one series per XCC of the partition (xcc_index), percent; the pod labels name the pod holding
+    the partition."""
+    labels = [("card_model", "102-G30211-0C"), ("gpu_compute_partition_type", mode), ("gpu_id", str(gpu_id)),
+              ("gpu_memory_partition_type", "nps4" if mode == "cpx" else "nps1"),
+              ("gpu_partition_id", str(partition)), ("hostname", host), ("serial_number", serial),
+              ("xcc_index", str(xcc))]
+    pl = dict(pod_labels)
+    labels += [("container", pl.get("container", "")), ("namespace", pl.get("namespace", "")),
+               ("pod", pl.get("pod", ""))]
+    s.add("gpu_gfx_busy_instantaneous", labels, percent, help_="GFX busy of one XCC of a compute partition")
+
+
+s = Scrape()
+amd_node(s, "mi-cpx", [("amd_com_gpu", 8)], partition_label="cpx_nps4")
+amd_node(s, "mi-dpx", [("amd_com_dpx_nps1", 2)])
+pod(s, "vision", "a", "mi-cpx", [("amd_com_gpu", 2)])
+pod(s, "llm", "b", "mi-cpx", [("amd_com_gpu", 1)])
+pod(s, "llm", "c", "mi-dpx", [("amd_com_dpx_nps1", 1)])
+# mi-cpx: one GPU in CPX, a partition per XCD and one XCC each; the exporter numbers partition p
+# as gpu_id p. vision/a holds partitions 0 and 1, llm/b partition 2; 5 is free but busy.
+cpx_busy = {0: (60, podlabels("vision", "a")), 1: (20, podlabels("vision", "a")),
+            2: (90, podlabels("llm", "b")), 5: (30, ())}
+for part in range(8):
+    pct, labels = cpx_busy.get(part, (0, ()))
+    amd_busy(s, "mi-cpx", part, "692409001", "cpx", part, 0, pct, labels)
+# The primary partition's gpu_gfx_activity is the whole GPU's figure, not partition 0's: not read.
+s.add("gpu_gfx_activity", [("card_model", "102-G30211-0C"), ("gpu_compute_partition_type", "cpx"),
+                           ("gpu_id", "0"), ("gpu_partition_id", "0"), ("hostname", "mi-cpx"),
+                           ("serial_number", "692409001"), ("container", ""), ("namespace", ""),
+                           ("pod", "")], 25, help_="Graphics engine usage percentage")
+# mi-dpx: one GPU in DPX, two partitions of four XCCs; llm/c holds partition 1, whose XCCs are
+# 40/50/60/70 % busy (the partition 55 %); partition 0 is free.
+for x in range(4):
+    amd_busy(s, "mi-dpx", 0, "692409002", "dpx", 0, x, 10)
+    amd_busy(s, "mi-dpx", 1, "692409002", "dpx", 1, x, 40 + 10 * x, podlabels("llm", "c"))
+p = 4.0
+u_a = (0.60 + 0.20) / 2  # vision/a's two partitions, each measured alone
+u_b = 0.90
+u_c = (0.40 + 0.50 + 0.60 + 0.70) / 4
+held = 2 / 8 + 1 / 8 + 1 / 2
+case("amd_partition_activity", """AMD partition activity from rocm/device-metrics-exporter's
+`gpu_gfx_busy_instantaneous` (percent, per XCC of each compute partition), $4/GPU-hour. `mi-cpx`:
+one MI300X in CPX-NPS4 (single naming, 8 partitions of f = 1/8); the exporter reports each partition
+as a device with its GPU's `serial_number` and `gpu_partition_id`, and its pod labels pin vision/a to
+partitions 0 and 1 (60 % and 20 %) and llm/b to partition 2 (90 %); free partition 5 is busy (30 %)
+but idle; partition 0's `gpu_gfx_activity` (the whole GPU's figure) is not read. `mi-dpx`: one
+MI300X in DPX (mixed naming `amd.com/dpx_nps1`, 2 partitions of f = 1/2), llm/c holds partition 1,
+whose four XCCs are 40/50/60/70 % busy: its activity is their mean, 55 %. Proves each partition
+unit gets its own activity (percent / 100), the XCCs of a partition are averaged, nothing is
+unmeasured, and allocated + idle = 2 GPUs x $4 x 1/6 h.""", s,
+     f"{WINDOW_ARGS} --by namespace,pod --price-per-gpu-hour 4",
+     expect(["namespace", "pod"],
+            [row({"namespace": "vision", "pod": "a"}, 2 / 8 * H, 2 / 8 * p * H, u_a * 2 / 8 * p * H),
+             row({"namespace": "llm", "pod": "b"}, 1 / 8 * H, 1 / 8 * p * H, u_b * 1 / 8 * p * H),
+             row({"namespace": "llm", "pod": "c"}, 1 / 2 * H, 1 / 2 * p * H, u_c * 1 / 2 * p * H)],
+            idle_row(["namespace", "pod"], (2 - held) * H, (2 - held) * p * H), cost=2 * p * H))
+
+
 def main():
     root = os.path.join(HERE, "cases")
     for name, readme, scrape, args, expected, openmetrics, extra in CASES:

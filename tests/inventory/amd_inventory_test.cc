@@ -1,12 +1,15 @@
 // AMD Instinct nodes in the InventoryBuilder: whole GPUs, and compute partitions under the AMD GPU
-// device plugin's single and mixed resource naming, each partition a unit with its fraction.
+// device plugin's single and mixed resource naming, each partition a unit with its fraction and
+// its own activity from AMD's exporter.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "inventory/amd_partitions.h"
+#include "inventory/input_metrics.h"
 #include "inventory/inventory_builder.h"
 #include "inventory/inventory_test_util.h"
 #include "inventory/resource_names.h"
@@ -157,6 +160,96 @@ TEST(AmdInventory, PartitionActivityIsNotRead) {
   EXPECT_TRUE(t.usage.devices.empty());
   EXPECT_TRUE(HasWarning(t, "gfx activity of a cpx partition is not measured by this metric"));
   EXPECT_EQ(FindNode(t, "mi")->physical_gpus, 1);
+}
+
+// AMD's exporter on a partitioned GPU: one device per partition (gpu_partition_id), its GPU's
+// serial_number, and gpu_gfx_busy_instantaneous per XCC of the partition (xcc_index), percent.
+std::string AmdBusy(const std::string& host, int gpu_id, const std::string& serial,
+                    const std::string& mode, int partition, int xcc, const std::string& pod,
+                    double percent) {
+  return "gpu_gfx_busy_instantaneous{card_model=\"102-G30211-0C\",gpu_compute_partition_type=\"" +
+         mode + "\",gpu_id=\"" + std::to_string(gpu_id) + "\",gpu_partition_id=\"" +
+         std::to_string(partition) + "\",hostname=\"" + host + "\",serial_number=\"" + serial +
+         "\",xcc_index=\"" + std::to_string(xcc) + "\"," + pod + "} " + std::to_string(percent) +
+         " %T\n";
+}
+
+std::vector<double> AmdDeviceValues(const LoadedTimeline& t, const std::string& uuid, int gi) {
+  std::vector<double> out;
+  for (const DeviceSeries& d : t.usage.devices) {
+    if (d.gpu_uuid != uuid || d.gpu_instance_id != gi) continue;
+    for (const UsageSample& s : d.samples) out.push_back(s.value);
+  }
+  return out;
+}
+
+TEST(AmdInventory, PartitionActivityFromXccBusy) {
+  const std::string none = "pod=\"\",namespace=\"\",container=\"\"";
+  const std::string pod =
+      "kube_pod_info{namespace=\"ml\",pod=\"p\",uid=\"u-p\",node=\"mi\"} 1 %T\n"
+      "kube_pod_status_phase{namespace=\"ml\",pod=\"p\",uid=\"u-p\",phase=\"Running\"} 1 %T\n"
+      "kube_pod_container_resource_requests{namespace=\"ml\",pod=\"p\",uid=\"u-p\","
+      "container=\"main\",node=\"mi\",resource=\"amd_com_gpu\",unit=\"integer\"} 1 %T\n";
+  // Two CPX GPUs; the exporter numbers serial SA's partitions 0-7 and SB's 8-15, so SA is the
+  // node's first GPU. SA's partition 1 is held by ml/p at 40 %, SB's partition 0 is free at 80 %.
+  // An SPX series of the same metric is not a partition's and is not read.
+  auto t = Load(Every30s(
+      AmdNode("mi", kMi300x + ",label_amd_com_compute_memory_partition=\"cpx_nps4\"",
+              {{"amd_com_gpu", 16}}) +
+          pod + AmdBusy("mi", 9, "SB", "cpx", 0, 0, none, 80) +
+          AmdBusy("mi", 1, "SA", "cpx", 1, 0, "pod=\"p\",namespace=\"ml\",container=\"main\"", 40) +
+          AmdBusy("mi", 0, "SA", "cpx", 0, 0, none, 0) +
+          AmdBusy("mi", 8, "SB", "cpx", 1, 0, none, 0) +
+          AmdBusy("mi", 2, "SX", "spx", 0, 0, none, 55),
+      2));
+  EXPECT_EQ(FindNode(t, "mi")->physical_gpus, 2);
+  const auto units = UnitsOf(t, "mi");
+  ASSERT_EQ(units.size(), 16u);
+  EXPECT_EQ(units[1]->gpu_uuid, "SA");
+  EXPECT_EQ(units[1]->partition.ToString(), "xcp:1");
+  EXPECT_EQ(units[8]->gpu_uuid, "SB");
+  // Percent, divided by 100, each partition its own device.
+  EXPECT_EQ(AmdDeviceValues(t, "SA", 1), (std::vector<double>{0.4, 0.4}));
+  EXPECT_EQ(AmdDeviceValues(t, "SB", 0), (std::vector<double>{0.8, 0.8}));
+  EXPECT_TRUE(AmdDeviceValues(t, "SX", -1).empty());
+  EXPECT_TRUE(AmdDeviceValues(t, "SX", 0).empty());
+  // The partition's pod labels pin the partition the pod holds.
+  ASSERT_EQ(t.inventory.holdings.size(), 1u);
+  ASSERT_EQ(t.inventory.holdings[0].units.size(), 1u);
+  const GpuUnit& held = t.inventory.units[t.inventory.holdings[0].units[0]];
+  EXPECT_EQ(held.gpu_uuid, "SA");
+  EXPECT_EQ(held.gpu_instance_id, 1);
+}
+
+TEST(AmdInventory, PrometheusSourcesAskForTheExportersSeries) {
+  for (const char* name : {"gpu_gfx_activity", "amd_gpu_gfx_activity", "gpu_gfx_busy_instantaneous",
+                           "amd_gpu_gfx_busy_instantaneous"}) {
+    EXPECT_NE(std::find(kInventoryMetricNames.begin(), kInventoryMetricNames.end(), name),
+              kInventoryMetricNames.end())
+        << name;
+  }
+}
+
+TEST(AmdInventory, PartitionActivityIsTheMeanOfItsXccs) {
+  // DPX on an MI300X: two partitions of four XCCs each; partition 0's XCCs at 10/20/30/40 %.
+  const std::string none = "pod=\"\",namespace=\"\",container=\"\"";
+  std::string busy;
+  for (int x = 0; x < 4; ++x) {
+    busy += AmdBusy("md", 0, "SD", "dpx", 0, x, none, 10.0 * (x + 1));
+    busy += AmdBusy("md", 1, "SD", "dpx", 1, x, none, 100);
+  }
+  auto t = Load(Every30s(AmdNode("md", kMi300x, {{"amd_com_dpx_nps1", 2}}) + busy, 2));
+  const auto units = UnitsOf(t, "md");
+  ASSERT_EQ(units.size(), 2u);
+  EXPECT_EQ(units[0]->gpu_uuid, "SD");
+  EXPECT_DOUBLE_EQ(units[0]->fraction, 0.5);
+  const std::vector<double> p0 = AmdDeviceValues(t, "SD", 0);
+  ASSERT_EQ(p0.size(), 2u);
+  EXPECT_DOUBLE_EQ(p0[0], 0.25);
+  EXPECT_EQ(AmdDeviceValues(t, "SD", 1), (std::vector<double>{1.0, 1.0}));
+  // An exporter GPU the advertised resources leave no room for is named, not silently dropped.
+  auto u = Load(Every30s(AmdNode("md", kMi300x, {{"amd_com_cpx_nps1", 8}}) + busy, 2));
+  EXPECT_TRUE(HasWarning(u, "AMD exporter GPU SD (dpx) matches no GPU"));
 }
 
 }  // namespace

@@ -263,6 +263,41 @@ TEST(ClusterSimulator, AmdAndNeuronNodes) {
   EXPECT_EQ(neuron_nodes.size(), 2u);
 }
 
+// AMD GPUs in CPX: capacity is physical GPUs, each partition a unit of 1/8 measured by its own
+// gpu_gfx_busy_instantaneous series, and cost is conserved.
+TEST(ClusterSimulator, AmdPartitionedNodes) {
+  SimOptions o = Small({{"whole", 1}}, 2);
+  o.gpu_models = {{"mi300x-cpx", 1}};
+  const Window w = HoursFrom(kStartMs, 6);
+  auto sim = ClusterSimulator::Create(o, w.start);
+  ASSERT_TRUE(sim.ok()) << sim.status().ToString();
+  EXPECT_EQ((*sim)->shape().gpus, 16);
+  EXPECT_EQ((*sim)->shape().units, 128);
+  const std::string text = Generate(o, w);
+  EXPECT_NE(text.find("label_amd_com_compute_memory_partition=\"cpx_nps4\""), std::string::npos);
+  auto loaded = LoadTimelineFromText(text, TimelineOptions{}, "sim.om");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ(Warnings(*loaded), "");
+  int gpus = 0;
+  for (const Node& n : loaded->inventory.nodes) gpus += n.physical_gpus;
+  EXPECT_EQ(gpus, 16);
+  int partitions = 0;
+  for (const GpuUnit& u : loaded->inventory.units) {
+    if (u.partition.kind != PartitionKind::kXcp) continue;
+    ++partitions;
+    EXPECT_DOUBLE_EQ(u.fraction, 1.0 / 8);
+  }
+  EXPECT_EQ(partitions, 128);
+  Attributed a = Attribute(std::move(loaded).value());
+  const double want = 16 * kPrice * 6;
+  EXPECT_NEAR(a.totals.allocated + a.totals.idle, want, 1e-9 * want);
+  EXPECT_GT(a.totals.idle, 0) << "unheld partitions are idle";
+  EXPECT_GT(a.totals.effective, 0);
+  EXPECT_LT(a.totals.effective, a.totals.allocated);
+  EXPECT_LT(a.totals.unmeasured, 1e-9 * a.totals.gpu_hours + 1e-9)
+      << "every held partition measured";
+}
+
 TEST(SimOptions, AcceleratorsOnlyWithWholeDevices) {
   SimOptions o = Small({{"whole", 1}, {"time-slicing", 1}});
   o.gpu_models = {{"trn1", 1}, {"mi300x", 1}};
