@@ -31,7 +31,7 @@ struct GpuModelSpec {
   // AMD Instinct in a compute partition mode: partitions per GPU and the node labeller's
   // compute-memory-partition ("cpx_nps4"); 0 and "" for unpartitioned GPUs.
   int amd_partitions = 0;
-  std::string_view amd_partition_mode;
+  std::string_view amd_partition_mode{};
   bool mig_capable() const { return !mig_profiles[1].empty(); }
 };
 
