@@ -3,8 +3,10 @@
 // node answers `report --ledger --by unit_kind` and serve's /api/v1/report?by=unit_kind with the
 // dollars `report --by unit_kind` gives for the same inputs, to 1e-9; the fleet names the Neuron
 // node's kind; and statements of Neuron capacity say accelerator-hours (/metrics:
-// tests/serve/unit_kind_metrics_test.cc).
+// tests/serve/unit_kind_metrics_test.cc); a ledger of schema 7 gets its totals' unit kinds from
+// its nodes.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <chrono>
 #include <cmath>
@@ -14,6 +16,7 @@
 
 #include "cli/cli_test_util.h"
 #include "common/child_process.h"
+#include "ledger/ledger.h"
 #include "ledger/serve_test_util.h"
 
 namespace gpucost {
@@ -209,6 +212,83 @@ TEST(UnitKindStatements, AStatementOfNeuronDevicesOnlySaysAcceleratorHours) {
   EXPECT_NE(html.output.find("<th>Accelerator and capacity</th><th class=\"n\">Accelerator-hours"),
             std::string::npos);
   EXPECT_EQ(html.output.find("GPU-hours"), std::string::npos);
+}
+
+// The totals of a ledger from before schema 8 had no unit kind: migrating gives each the kind of
+// the nodes it names, and moves no money.
+TEST(UnitKindLedger, ASchema7LedgersTotalsGetTheUnitKindsOfTheirNodes) {
+  TempDir dir;
+  const std::string db = (dir.path() / "costs.db").string();
+  const RunResult wrote = RunShell(kBinary + " ledger write " + db + " --input " +
+                                   CaseInput("neuron_and_gpu_by_unit_kind") + " --window " +
+                                   kWindow + " --step 60s 2>&1");
+  ASSERT_EQ(wrote.exit_code, 0) << wrote.output;
+  double holder_usd = 0;
+  double idle_usd = 0;
+  {
+    Result<std::unique_ptr<ledger::Ledger>> l = ledger::Ledger::Open(db);
+    ASSERT_TRUE(l.ok()) << l.status().message();
+    Result<ledger::LedgerTotals> t = (*l)->Totals();
+    ASSERT_TRUE(t.ok()) << t.status().message();
+    for (const ledger::HolderTotal& h : t->holders) holder_usd += h.allocated_usd;
+    for (const ledger::NodeIdleTotal& n : t->idle) idle_usd += n.idle_usd;
+  }
+  // The totals as schema 7 kept them: no unit kind, in the key or anywhere.
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
+  const char* kToSchema7 = R"sql(
+CREATE TABLE h7 AS SELECT cluster, namespace, team, workload, workload_kind, gpu_model,
+  capacity_type, allocated_usd, effective_usd, waste_usd, gpu_hours, unmeasured_gpu_hours
+  FROM holder_totals;
+DROP TABLE holder_totals;
+CREATE TABLE holder_totals (
+  cluster TEXT NOT NULL, namespace TEXT NOT NULL, team TEXT NOT NULL, workload TEXT NOT NULL,
+  workload_kind TEXT NOT NULL, gpu_model TEXT NOT NULL, capacity_type TEXT NOT NULL,
+  allocated_usd DOUBLE PRECISION NOT NULL, effective_usd DOUBLE PRECISION NOT NULL,
+  waste_usd DOUBLE PRECISION NOT NULL, gpu_hours DOUBLE PRECISION NOT NULL,
+  unmeasured_gpu_hours DOUBLE PRECISION NOT NULL,
+  PRIMARY KEY (cluster, namespace, team, workload, workload_kind, gpu_model, capacity_type));
+INSERT INTO holder_totals SELECT * FROM h7;
+DROP TABLE h7;
+CREATE TABLE i7 AS SELECT cluster, node, gpu_model, capacity_type, idle_usd, idle_gpu_hours
+  FROM idle_totals;
+DROP TABLE idle_totals;
+CREATE TABLE idle_totals (
+  cluster TEXT NOT NULL, node TEXT NOT NULL, gpu_model TEXT NOT NULL,
+  capacity_type TEXT NOT NULL, idle_usd DOUBLE PRECISION NOT NULL,
+  idle_gpu_hours DOUBLE PRECISION NOT NULL,
+  PRIMARY KEY (cluster, node, gpu_model, capacity_type));
+INSERT INTO idle_totals SELECT * FROM i7;
+DROP TABLE i7;
+UPDATE meta SET value = '7' WHERE key = 'schema_version';
+)sql";
+  char* error = nullptr;
+  const int rc = sqlite3_exec(raw, kToSchema7, nullptr, nullptr, &error);
+  const std::string message = error != nullptr ? error : "";
+  sqlite3_free(error);
+  sqlite3_close(raw);
+  ASSERT_EQ(rc, SQLITE_OK) << message;
+
+  Result<std::unique_ptr<ledger::Ledger>> l = ledger::Ledger::Open(db);
+  ASSERT_TRUE(l.ok()) << l.status().message();
+  EXPECT_EQ((*l)->Info()->schema_version, 8);
+  Result<ledger::LedgerTotals> t = (*l)->Totals();
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  ASSERT_EQ(t->holders.size(), 2u);
+  double holder_after = 0;
+  double idle_after = 0;
+  for (const ledger::HolderTotal& h : t->holders) {
+    holder_after += h.allocated_usd;
+    EXPECT_EQ(h.unit_kind, h.gpu_model.find("A100") != std::string::npos ? "gpu" : "neuron_device")
+        << h.gpu_model;
+  }
+  ASSERT_EQ(t->idle.size(), 2u);
+  for (const ledger::NodeIdleTotal& n : t->idle) {
+    idle_after += n.idle_usd;
+    EXPECT_EQ(n.unit_kind, n.node == "inf-b" ? "neuron_device" : "gpu") << n.node;
+  }
+  EXPECT_DOUBLE_EQ(holder_after, holder_usd);
+  EXPECT_DOUBLE_EQ(idle_after, idle_usd);
 }
 
 }  // namespace
