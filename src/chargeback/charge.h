@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/time.h"
+#include "model/capacity.h"
 
 namespace gpucost::chargeback {
 
@@ -19,6 +20,8 @@ struct ChargeLabels {
   std::string workload_kind;   // Job, Deployment, ..., SlurmJob
   std::string gpu_model;       // e.g. "NVIDIA A100-SXM4-80GB"
   std::string capacity_type;   // "on_demand", "spot", "reserved" or "" when unknown
+  // What the hours are hours of: GPU-hours, or accelerator-hours of an AWS Neuron device.
+  UnitKind unit_kind = UnitKind::kGpu;
 };
 
 struct ChargeAmounts {

@@ -21,6 +21,7 @@ StatementBuilder::Key ChargeSink::KeyFor(UnitIndex unit, HolderIndex holder) {
   if (unit < inventory_->units.size()) {
     const GpuUnit& u = inventory_->units[unit];
     labels.gpu_model = u.gpu_model;
+    labels.unit_kind = u.kind();
     if (u.node < inventory_->nodes.size()) {
       const Node& n = inventory_->nodes[u.node];
       if (labels.gpu_model.empty()) labels.gpu_model = n.gpu_model;

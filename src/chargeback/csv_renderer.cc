@@ -1,10 +1,12 @@
 // CSV: a header row, then one row per team and charge line. `amount_usd` is the line's money
 // rounded to cents as printed (each on its own, docs/chargeback.md "Rounding"); the other
-// numbers carry full precision. Unknown values are empty fields; RFC 4180 quoting.
+// numbers carry full precision. Unknown values are empty fields; RFC 4180 quoting. A last column,
+// unit_kind, where some line is of AWS Neuron devices.
 #include <cmath>
 #include <ostream>
 #include <string>
 
+#include "chargeback/format.h"
 #include "chargeback/render.h"
 #include "chargeback/rounding.h"
 #include "core/strings.h"
@@ -22,9 +24,14 @@ std::string CentsCell(int64_t cents) {
 }  // namespace
 
 void RenderCsv(const StatementSet& set, std::ostream& out) {
+  // A unit_kind column only where some line is of AWS Neuron devices (accelerator-hours), so
+  // that GPU statements keep their columns.
+  bool unit_kinds = false;
+  for (const Statement& s : set.statements) unit_kinds = unit_kinds || HoursNounOf(s).accelerators;
   out << "team,period_start,period_end,gpu_model,capacity_type,rate_usd_per_gpu_hour,gpu_hours,"
          "amount_usd,allocated_usd,effective_usd,waste_usd,idle_gpu_hours,idle_usd,"
-         "unmeasured_gpu_hours,spot,price_known\n";
+         "unmeasured_gpu_hours,spot,price_known"
+      << (unit_kinds ? ",unit_kind\n" : "\n");
   const std::string start = FormatRfc3339(set.period.window.start);
   const std::string end = FormatRfc3339(set.period.window.end);
   for (const Statement& s : set.statements) {
@@ -41,7 +48,9 @@ void RenderCsv(const StatementSet& set, std::ostream& out) {
           << (priced ? NumberCell(t.waste_usd()) : "") << ',' << NumberCell(t.idle_gpu_hours) << ','
           << (priced ? NumberCell(t.idle_usd) : "") << ',' << NumberCell(t.unmeasured_gpu_hours())
           << ',' << (l.capacity_type == "spot" ? "true" : "false") << ','
-          << (priced ? "true" : "false") << "\n";
+          << (priced ? "true" : "false");
+      if (unit_kinds) out << ',' << UnitKindName(l.unit_kind);
+      out << "\n";
     }
   }
 }

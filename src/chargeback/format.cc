@@ -154,6 +154,44 @@ std::string EscapeXml(std::string_view raw) {
   return out;
 }
 
+std::string HoursNoun::Hours() const {
+  if (accelerators && gpus) return "GPU- and accelerator-hours";
+  return accelerators ? "accelerator-hours" : "GPU-hours";
+}
+
+std::string HoursNoun::Hrs() const {
+  if (accelerators && gpus) return "GPU- and accelerator-hrs";
+  return accelerators ? "accelerator-hrs" : "GPU-hrs";
+}
+
+std::string HoursNoun::HoursCapitalised() const {
+  return accelerators && !gpus ? "Accelerator-hours" : Hours();
+}
+
+std::string HoursNoun::Thing() const {
+  if (accelerators && gpus) return "GPU and accelerator";
+  return accelerators ? "Accelerator" : "GPU";
+}
+
+HoursNoun HoursNounOf(const Statement& s) {
+  HoursNoun n;
+  for (const StatementLine& line : s.lines) {
+    (line.unit_kind == UnitKind::kGpu ? n.gpus : n.accelerators) = true;
+  }
+  if (!n.accelerators) n.gpus = true;  // no lines: a GPU statement, as ever
+  return n;
+}
+
+HoursNoun HoursNounOf(const std::vector<std::pair<std::string, double>>& unit_kind_hours) {
+  HoursNoun n;
+  for (const auto& [kind, hours] : unit_kind_hours) {
+    if (!(hours > 0)) continue;
+    (kind == UnitKindName(UnitKind::kGpu) ? n.gpus : n.accelerators) = true;
+  }
+  if (!n.accelerators) n.gpus = true;
+  return n;
+}
+
 std::string GpuShortName(std::string_view model) {
   const std::string_view rest = StripVendor(model);
   if (rest.empty()) return "GPU";

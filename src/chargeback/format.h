@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "chargeback/statement.h"
@@ -42,6 +43,25 @@ std::string FormatReadablePeriod(Window w);
 // UTF-8 and control characters as U+FFFD (PrintableText, core/utf8.h): a control character is
 // not allowed in XML, so one in a name would make the SVG unreadable.
 std::string EscapeXml(std::string_view text);
+
+// What a statement's hours are hours of, from its lines' unit kinds: "GPU-hours",
+// "accelerator-hours" (AWS Neuron devices only) or "GPU- and accelerator-hours" (both), so that a
+// statement of GPUs only reads as it always has (docs/chargeback.md, "Accelerators").
+struct HoursNoun {
+  bool gpus = false;
+  bool accelerators = false;
+  // "GPU-hours", "accelerator-hours", "GPU- and accelerator-hours"
+  std::string Hours() const;
+  // "GPU-hrs", "accelerator-hrs", "GPU- and accelerator-hrs"
+  std::string Hrs() const;
+  // The same, capitalised: "GPU-hours", "Accelerator-hours", "GPU- and accelerator-hours".
+  std::string HoursCapitalised() const;
+  // "GPU", "Accelerator", "GPU and accelerator"
+  std::string Thing() const;
+};
+HoursNoun HoursNounOf(const Statement& statement);
+// Of unit kinds with hours (Report::unit_kind_hours: "gpu", "neuron_device").
+HoursNoun HoursNounOf(const std::vector<std::pair<std::string, double>>& unit_kind_hours);
 
 // The GPU's name without its vendor and variant: "NVIDIA A100-SXM4-80GB" -> "A100",
 // "Tesla T4" -> "T4", "NVIDIA GeForce RTX 4090" -> "GeForce RTX 4090"; "" -> "GPU".

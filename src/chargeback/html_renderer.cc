@@ -63,7 +63,8 @@ void RenderConsumers(const StatementText& t, const std::vector<std::string>& nam
                      std::ostream& out) {
   if (t.consumers.empty()) return;
   out << "<h3>Top consumers</h3>\n<table>\n<thead><tr><th class=\"n\">#</th><th>workload</th>"
-         "<th class=\"n\">GPU-hours</th><th class=\"n\">amount</th></tr></thead>\n<tbody>\n";
+         "<th class=\"n\">"
+      << t.hours_heading << "</th><th class=\"n\">amount</th></tr></thead>\n<tbody>\n";
   for (const StatementText::Consumer& c : t.consumers) {
     out << "<tr><td class=\"n\">" << c.rank << "</td><td>"
         << EscapeXml(names[static_cast<size_t>(c.rank - 1)]) << "</td><td class=\"n\">" << c.hours
@@ -76,8 +77,9 @@ void RenderStatement(const StatementSet& set, const Statement& s, std::ostream& 
   const StatementText t = DescribeStatement(set, s);
   out << "<section>\n<h2>" << EscapeXml(t.title) << "</h2>\n";
   out << "<p class=\"period\">" << EscapeXml(t.readable_period) << "</p>\n";
-  out << "<table>\n<thead><tr><th>GPU and capacity</th><th class=\"n\">GPU-hours</th>"
-         "<th class=\"n\">rate</th><th class=\"n\">amount</th></tr></thead>\n<tbody>\n";
+  out << "<table>\n<thead><tr><th>" << t.thing << " and capacity</th><th class=\"n\">"
+      << t.hours_heading
+      << "</th><th class=\"n\">rate</th><th class=\"n\">amount</th></tr></thead>\n<tbody>\n";
   for (const StatementText::Line& l : t.lines) {
     out << "<tr><td>" << EscapeXml(l.label) << "</td><td class=\"n\">" << l.hours
         << "</td><td class=\"n\">" << EscapeXml(l.rate) << "</td><td class=\"n\">"
@@ -174,8 +176,8 @@ void RenderHtml(const StatementSet& set, std::ostream& out) {
       out << "<tr><td>" << EscapeXml(p.label) << "</td><td class=\"n\">" << EscapeXml(p.amount)
           << "</td></tr>\n";
     }
-    out << "</tbody>\n<tfoot><tr><td>Total GPU cost</td><td class=\"n\">" << EscapeXml(c.total)
-        << "</td></tr></tfoot>\n</table>\n";
+    out << "</tbody>\n<tfoot><tr><td>" << c.total_label << "</td><td class=\"n\">"
+        << EscapeXml(c.total) << "</td></tr></tfoot>\n</table>\n";
     if (!c.prices.empty())
       out << "<p>Prices: " << EscapeXml(c.prices) << " (docs/pricing.md)</p>\n";
     if (!c.note.empty()) out << "<p>Note: " << EscapeXml(c.note) << "</p>\n";

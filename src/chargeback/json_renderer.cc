@@ -1,5 +1,7 @@
-// JSON: {"currency","period","covered","settings","statements":[{team, totals, lines, workloads, days}]}.
-// `amount_usd` fields are cents as printed (lines and workloads add up to `total_usd`); the
+// JSON: {"currency","period","covered","settings","statements":[{team, totals, lines, workloads,
+// days}]}. Lines of AWS Neuron devices carry "unit_kind" (their hours are accelerator-hours), and
+// the cluster "unit_kind_hours" where some capacity is not GPUs. `amount_usd` fields are cents as
+// printed (lines and workloads add up to `total_usd`); the
 // `*_usd` sums beside them carry full precision; null where a value is unknown.
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -63,6 +65,8 @@ Json StatementJson(const StatementSet& set, const Statement& s) {
     line["capacity_type"] = l.capacity_type;
     line["rate_usd_per_gpu_hour"] = JsonNumber(l.rate_usd_per_gpu_hour);
     line["amount_usd"] = Cents(r.line_cents[i]);
+    // Only on lines of AWS Neuron devices (accelerator-hours), so GPU statements stay as they were.
+    if (l.unit_kind != UnitKind::kGpu) line["unit_kind"] = UnitKindName(l.unit_kind);
     PutTotals(l.totals, line);
     lines.push_back(std::move(line));
   }
@@ -126,6 +130,11 @@ void RenderJson(const StatementSet& set, std::ostream& out) {
                       {"idle_policy", c.idle_policy},
                       {"idle_scope", c.idle_scope},
                       {"price_sources", std::move(prices)}};
+    if (HoursNounOf(c.unit_kind_hours).accelerators) {
+      Json kinds = Json::object();
+      for (const auto& [kind, hours] : c.unit_kind_hours) kinds[kind] = hours;
+      doc["cluster"]["unit_kind_hours"] = std::move(kinds);
+    }
   }
   out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }

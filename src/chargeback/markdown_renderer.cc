@@ -21,7 +21,7 @@ std::string Cell(const std::string& s) {
 void RenderOne(const StatementText& t, std::ostream& out) {
   out << "## " << Cell(t.title) << "\n\n";
   out << "Period: " << t.period << "\n\n";
-  out << "| GPU and capacity | GPU-hours | rate | amount |\n";
+  out << "| " << t.thing << " and capacity | " << t.hours_heading << " | rate | amount |\n";
   out << "|---|--:|--:|--:|\n";
   for (const StatementText::Line& l : t.lines) {
     out << "| " << Cell(l.label) << " | " << l.hours << " | " << l.rate << " | " << l.amount
@@ -37,7 +37,7 @@ void RenderOne(const StatementText& t, std::ostream& out) {
   if (!t.unmeasured.empty()) out << "- Unmeasured: " << t.unmeasured << "\n";
   if (!t.consumers.empty()) {
     out << "\nTop consumers:\n\n";
-    out << "| # | workload | GPU-hours | amount |\n";
+    out << "| # | workload | " << t.hours_heading << " | amount |\n";
     out << "|--:|---|--:|--:|\n";
     for (const StatementText::Consumer& c : t.consumers) {
       out << "| " << c.rank << " | " << Cell(c.name) << " | " << c.hours << " | " << c.amount
@@ -55,7 +55,7 @@ void RenderMarkdown(const StatementSet& set, std::ostream& out) {
   out << "\n## " << Cell(c.title) << "\n\n| part | amount |\n|---|--:|\n";
   for (const ClusterText::Part& p : c.parts)
     out << "| " << Cell(p.label) << " | " << p.amount << " |\n";
-  out << "| **Total GPU cost** | **" << c.total << "** |\n";
+  out << "| **" << c.total_label << "** | **" << c.total << "** |\n";
   if (!c.prices.empty()) out << "\nPrices: " << c.prices << " (docs/pricing.md)\n";
   if (!c.note.empty()) out << "\nNote: " << c.note << "\n";
 }

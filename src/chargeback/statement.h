@@ -12,6 +12,7 @@
 #include "chargeback/charge_totals.h"
 #include "chargeback/period.h"
 #include "chargeback/settings.h"
+#include "model/capacity.h"
 
 namespace gpucost::chargeback {
 
@@ -22,6 +23,8 @@ struct StatementLine {
   // unknown. The line's money is the exact sum of its charges, not hours x this rate.
   double rate_usd_per_gpu_hour = NAN;
   ChargeTotals totals;
+  // GPU-hours, or accelerator-hours (an AWS Neuron device for one hour; rate per device-hour).
+  UnitKind unit_kind = UnitKind::kGpu;
 
   bool priced() const { return std::isfinite(rate_usd_per_gpu_hour); }
 };
@@ -62,6 +65,8 @@ struct ClusterSummary {
   std::string idle_policy = "separate";  // how idle was charged, and within what
   std::string idle_scope = "cluster";
   std::vector<std::pair<std::string, double>> price_sources;  // GPU-hours by price source
+  // Hours of the capacity by unit kind (the report's unit_kind_hours: "gpu", "neuron_device").
+  std::vector<std::pair<std::string, double>> unit_kind_hours;
 };
 
 struct StatementSet {

@@ -23,8 +23,9 @@ StatementBuilder::StatementBuilder(Period period, ChargebackSettings settings)
     : period_(std::move(period)), settings_(settings) {}
 
 StatementBuilder::Key StatementBuilder::Intern(const ChargeLabels& l) {
-  const std::string id = StrCat(l.team, kSep, l.namespace_name, kSep, l.workload, kSep,
-                                l.workload_kind, kSep, l.gpu_model, kSep, l.capacity_type);
+  const std::string id =
+      StrCat(l.team, kSep, l.namespace_name, kSep, l.workload, kSep, l.workload_kind, kSep,
+             l.gpu_model, kSep, l.capacity_type, kSep, static_cast<int>(l.unit_kind));
   if (auto it = key_ids_.find(id); it != key_ids_.end()) return it->second;
 
   auto [team_it, new_team] = team_ids_.try_emplace(l.team, static_cast<uint32_t>(teams_.size()));
@@ -44,6 +45,7 @@ StatementBuilder::Key StatementBuilder::Intern(const ChargeLabels& l) {
   info.workload = wl_it->second;
   info.gpu_model = l.gpu_model;
   info.capacity_type = l.capacity_type;
+  info.unit_kind = l.unit_kind;
   info.spot = l.capacity_type == "spot";
   const Key key = static_cast<Key>(keys_.size());
   keys_.push_back(std::move(info));
@@ -56,9 +58,10 @@ uint32_t StatementBuilder::LineFor(KeyInfo& key, int64_t rate_key) {
     if (rate == rate_key) return line;
   }
   TeamAcc& team = teams_[key.team];
-  const std::string id = StrCat(key.gpu_model, kSep, key.capacity_type, kSep, rate_key);
+  const std::string id = StrCat(key.gpu_model, kSep, key.capacity_type, kSep, rate_key, kSep,
+                                static_cast<int>(key.unit_kind));
   auto [it, added] = team.line_ids.try_emplace(id, static_cast<uint32_t>(team.lines.size()));
-  if (added) team.lines.push_back({key.gpu_model, key.capacity_type, rate_key, {}});
+  if (added) team.lines.push_back({key.gpu_model, key.capacity_type, rate_key, {}, key.unit_kind});
   key.lines.emplace_back(rate_key, it->second);
   return it->second;
 }
@@ -94,6 +97,7 @@ Statement StatementBuilder::Build(const TeamAcc& team) const {
     StatementLine& line = s.lines.emplace_back();
     line.gpu_model = acc.gpu_model;
     line.capacity_type = acc.capacity_type;
+    line.unit_kind = acc.unit_kind;
     line.totals = acc.sums.Totals();
     if (acc.rate_key >= 0) {
       line.rate_usd_per_gpu_hour = static_cast<double>(acc.rate_key) / kRateKeyScale;
@@ -104,8 +108,8 @@ Statement StatementBuilder::Build(const TeamAcc& team) const {
     // Unknown rates (NaN) sort last within their model and capacity type.
     const double ra = a.priced() ? a.rate_usd_per_gpu_hour : INFINITY;
     const double rb = b.priced() ? b.rate_usd_per_gpu_hour : INFINITY;
-    return std::tuple(a.gpu_model, CapacityOrder(a.capacity_type), ra) <
-           std::tuple(b.gpu_model, CapacityOrder(b.capacity_type), rb);
+    return std::tuple(a.gpu_model, CapacityOrder(a.capacity_type), ra, a.unit_kind) <
+           std::tuple(b.gpu_model, CapacityOrder(b.capacity_type), rb, b.unit_kind);
   });
   for (const WorkloadAcc& acc : team.workloads) {
     s.workloads.push_back({acc.namespace_name, acc.workload, acc.workload_kind, acc.sums.Totals()});

@@ -50,6 +50,7 @@ class StatementBuilder {
     std::string capacity_type;
     int64_t rate_key = -1;  // micro-dollars per GPU-hour; -1: unknown price
     ChargeSums sums;
+    UnitKind unit_kind = UnitKind::kGpu;
   };
   struct WorkloadAcc {
     std::string namespace_name;
@@ -70,6 +71,7 @@ class StatementBuilder {
     uint32_t workload = 0;
     std::string gpu_model;
     std::string capacity_type;
+    UnitKind unit_kind = UnitKind::kGpu;
     bool spot = false;
     std::vector<std::pair<int64_t, uint32_t>> lines;  // rate key -> line of the team
   };

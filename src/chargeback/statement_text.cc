@@ -31,9 +31,17 @@ StatementText DescribeStatement(const StatementSet& set, const Statement& s) {
   const ChargebackSettings& cfg = set.settings;
   const int hd = r.hours_decimals;
   StatementText out;
+  // A statement of GPUs says GPU-hours; one with AWS Neuron devices says accelerator-hours.
+  const HoursNoun noun = HoursNounOf(s);
+  out.hours_heading = noun.HoursCapitalised();
+  out.hrs = noun.Hrs();
+  out.thing = noun.Thing();
+  const std::string_view report =
+      noun.accelerators ? (noun.gpus ? "GPU and Accelerator Report" : "Accelerator Report")
+                        : "GPU Report";
   // Names are bytes from outside: they print as PrintableText (core/utf8.h), as in every format.
-  out.title = StrCat(set.period.month.empty() ? "GPU Report" : "Monthly GPU Report", " — ",
-                     PrintableText(s.team));
+  out.title =
+      StrCat(set.period.month.empty() ? "" : "Monthly ", report, " — ", PrintableText(s.team));
   out.period =
       StrCat(FormatRfc3339(set.period.window.start), " to ", FormatRfc3339(set.period.window.end));
   if (set.covered && !(*set.covered == set.period.window)) {
@@ -90,9 +98,11 @@ StatementText DescribeStatement(const StatementSet& set, const Statement& s) {
                           Target(efficiency, cfg.efficiency_target));
   // With no priced hour, efficiency comes from the hours (docs/chargeback.md): say so, so that
   // a percent beside "unknown" money reads for what it is.
-  if (!t.any_priced() && std::isfinite(efficiency)) out.efficiency += ", of GPU-hours: no price";
-  out.waste = StrCat("idle GPU-hours ", idle_hours, " hrs (", FormatPercent(t.idle_ratio()),
-                     "), idle cost ", idle_cost, ", efficiency ", out.efficiency);
+  if (!t.any_priced() && std::isfinite(efficiency))
+    out.efficiency += StrCat(", of ", noun.Hours(), ": no price");
+  out.waste =
+      StrCat("idle ", noun.Hours(), " ", idle_hours, " hrs (", FormatPercent(t.idle_ratio()),
+             "), idle cost ", idle_cost, ", efficiency ", out.efficiency);
   out.waste_detail = StrCat("utilization-weighted waste ", Money(r.waste_cents, false),
                             ", effective cost ", Money(r.effective_cents, false),
                             " (idle: utilization under ", FormatTarget(cfg.idle_threshold), ")");
@@ -122,6 +132,11 @@ ClusterText DescribeCluster(const StatementSet& set) {
   ClusterText out;
   if (!set.cluster) return out;
   const ClusterSummary& c = *set.cluster;
+  const HoursNoun noun = HoursNounOf(c.unit_kind_hours);
+  const std::string hrs = noun.Hrs();
+  if (noun.accelerators) {
+    out.total_label = StrCat("Total ", noun.gpus ? "GPU and accelerator" : "accelerator", " cost");
+  }
   const Window w = set.covered ? *set.covered : set.period.window;
   out.title = StrCat("Cluster — ", FormatRfc3339(w.start), " to ", FormatRfc3339(w.end));
   const size_t n = set.statements.size();
@@ -135,7 +150,7 @@ ClusterText DescribeCluster(const StatementSet& set) {
   if (c.other_teams_usd != 0) add("Other teams", c.other_teams_usd);
   const int hd = HoursDecimals(c.idle_gpu_hours);
   add(c.idle_policy == "separate"
-          ? StrCat("Idle, charged to no team (", FormatHours(c.idle_gpu_hours, hd), " GPU-hrs)")
+          ? StrCat("Idle, charged to no team (", FormatHours(c.idle_gpu_hours, hd), " ", hrs, ")")
           : StrCat("Idle with no team to share it to"),
       c.idle_usd);
   const int64_t total = RoundUnits(c.cost_usd, 2);
@@ -145,11 +160,11 @@ ClusterText DescribeCluster(const StatementSet& set) {
   out.total = FormatCents(total);
   for (const auto& [source, hours] : c.price_sources) {
     out.prices += StrCat(out.prices.empty() ? "" : ", ", source, " ",
-                         FormatHours(hours, HoursDecimals(hours)), " GPU-hrs");
+                         FormatHours(hours, HoursDecimals(hours)), " ", hrs);
   }
   if (c.unpriced_gpu_hours > 0) {
-    out.note = StrCat(FormatHours(c.unpriced_gpu_hours, HoursDecimals(c.unpriced_gpu_hours)),
-                      " GPU-hrs have no price and are in no figure above");
+    out.note = StrCat(FormatHours(c.unpriced_gpu_hours, HoursDecimals(c.unpriced_gpu_hours)), " ",
+                      hrs, " have no price and are in no figure above");
   }
   return out;
 }

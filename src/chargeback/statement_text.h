@@ -30,6 +30,10 @@ struct StatementText {
   // The same for people, the last day included: "Oct 1–Oct 31, 2026" (and what the data covers).
   std::string readable_period;
   std::string hours;   // "2,847 hrs"
+  // What the hours are hours of (HoursNoun, format.h): GPUs, AWS Neuron devices or both.
+  std::string hours_heading = "GPU-hours";  // "Accelerator-hours", "GPU- and accelerator-hours"
+  std::string hrs = "GPU-hrs";              // "accelerator-hrs", "GPU- and accelerator-hrs"
+  std::string thing = "GPU";                // "Accelerator", "GPU and accelerator"
   std::vector<Line> lines;
   // "" or "$12.34": the cluster's idle shared to the team; its label names the policy.
   std::string shared_idle;
@@ -61,6 +65,7 @@ struct ClusterText {
   std::string title;  // "Cluster — 2026-10-01T00:00:00Z to 2026-10-08T00:00:00Z"
   std::vector<Part> parts;
   std::string total;   // "$39,163.48"
+  std::string total_label = "Total GPU cost";  // "Total GPU and accelerator cost"
   std::string prices;  // "catalog 8,064.00 GPU-hrs, spot 4,032.00 GPU-hrs"; "" when unknown
   std::string note;    // "" or what the cost leaves out (unpriced hours)
 };

@@ -21,7 +21,7 @@ std::string PadLeft(const std::string& s, size_t width) {
 void RenderOne(const StatementText& t, std::ostream& out) {
   out << t.title << "\n";
   out << "Period: " << t.period << "\n";
-  out << "GPU-hours consumed: " << t.hours << "\n";
+  out << t.hours_heading << " consumed: " << t.hours << "\n";
   size_t label_w = 0, hours_w = 0, rate_w = 0;
   for (const StatementText::Line& l : t.lines) {
     label_w = std::max(label_w, l.label.size() + 1);
@@ -52,7 +52,7 @@ void RenderOne(const StatementText& t, std::ostream& out) {
   const std::string indent(std::string("Top consumers: ").size(), ' ');
   for (const StatementText::Consumer& c : t.consumers) {
     out << (c.rank == 1 ? "Top consumers: " : indent) << c.rank << ". " << c.name << " " << c.hours
-        << " GPU-hrs (" << c.amount << ")\n";
+        << " " << t.hrs << " (" << c.amount << ")\n";
   }
 }
 
@@ -64,7 +64,7 @@ void RenderCluster(const ClusterText& c, std::ostream& out) {
     out << (i + 1 == c.parts.size() ? "└── " : "├── ") << PadRight(c.parts[i].label + ":", label_w)
         << " " << c.parts[i].amount << "\n";
   }
-  out << "Total GPU cost: " << c.total << "\n";
+  out << c.total_label << ": " << c.total << "\n";
   if (!c.prices.empty()) out << "Prices: " << c.prices << " (docs/pricing.md)\n";
   if (!c.note.empty()) out << "Note: " << c.note << "\n";
 }

@@ -87,6 +87,7 @@ void Summarize(const Report& report, const IdleOptions& idle, chargeback::Statem
   c.idle_policy = std::string(IdlePolicyName(idle.policy));
   c.idle_scope = std::string(IdleScopeName(idle.scope));
   c.price_sources = report.price_sources;
+  c.unit_kind_hours = report.unit_kind_hours;
   c.cost_usd = std::isnan(report.totals.cost_usd) ? 0 : report.totals.cost_usd;
   c.unpriced_gpu_hours = report.totals.unpriced_gpu_hours;
   double held_hours = 0;

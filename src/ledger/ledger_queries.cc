@@ -67,9 +67,9 @@ Result<LedgerTotals> Ledger::Totals(std::span<const std::string> clusters) {
       clusters.empty() ? "" : StrCat(" WHERE cluster IN (", Params(1, clusters.size()), ")");
   Result<std::unique_ptr<Statement>> q = db_->Prepare(
       StrCat("SELECT cluster, namespace, team, workload, workload_kind, gpu_model, capacity_type, "
-             "allocated_usd, effective_usd, waste_usd, gpu_hours, unmeasured_gpu_hours "
+             "allocated_usd, effective_usd, waste_usd, gpu_hours, unmeasured_gpu_hours, unit_kind "
              "FROM holder_totals",
-             where, " ORDER BY 1, 2, 3, 4, 5, 6, 7"));
+             where, " ORDER BY 1, 2, 3, 4, 5, 6, 7, 13"));
   if (!q.ok()) return Fail("reading totals", q.status());
   BindAll(**q, 1, clusters);
   Status s = EachRow(**q, [&](const Statement& r) {
@@ -86,13 +86,14 @@ Result<LedgerTotals> Ledger::Totals(std::span<const std::string> clusters) {
     t.waste_usd = r.Double(9);
     t.gpu_hours = r.Double(10);
     t.unmeasured_gpu_hours = r.Double(11);
+    t.unit_kind = r.Text(12);
     out.holders.push_back(std::move(t));
   });
   if (!s.ok()) return Fail("reading totals", s);
   Result<std::unique_ptr<Statement>> idle =
       db_->Prepare(StrCat("SELECT cluster, node, gpu_model, capacity_type, idle_usd, "
-                          "idle_gpu_hours FROM idle_totals",
-                          where, " ORDER BY 1, 2"));
+                          "idle_gpu_hours, unit_kind FROM idle_totals",
+                          where, " ORDER BY 1, 2, 3, 4, 7"));
   if (!idle.ok()) return Fail("reading totals", idle.status());
   BindAll(**idle, 1, clusters);
   s = EachRow(**idle, [&](const Statement& r) {
@@ -103,6 +104,7 @@ Result<LedgerTotals> Ledger::Totals(std::span<const std::string> clusters) {
     t.capacity_type = r.Text(3);
     t.idle_usd = r.Double(4);
     t.idle_gpu_hours = r.Double(5);
+    t.unit_kind = r.Text(6);
     out.idle.push_back(std::move(t));
   });
   if (!s.ok()) return Fail("reading totals", s);
@@ -159,10 +161,12 @@ Status Ledger::AddGauges(Window step, const std::string& cluster, LedgerLatest& 
       "h.workload, h.workload_kind, n.gpu_model, n.capacity_type, "
       "COALESCE(SUM(r.gpu_hours), 0), COALESCE(SUM(r.allocated_usd), 0), "
       "COALESCE(SUM(r.activity_gpu_hours), 0), COALESCE(SUM(CASE WHEN r.activity_gpu_hours IS "
-      "NULL THEN 0 ELSE r.gpu_hours - r.unmeasured_gpu_hours END), 0) FROM cost_records r JOIN "
+      "NULL THEN 0 ELSE r.gpu_hours - r.unmeasured_gpu_hours END), 0), ",
+      kUnitKindOfU,
+      " FROM cost_records r JOIN "
       "holders h ON h.id = r.holder_id JOIN units u ON u.id = r.unit_id JOIN nodes n ON n.id = "
       "u.node_id WHERE r.step_start_ms = $1 AND r.step_ms = $2",
-      only, " GROUP BY 1, 2, 3, 4, 5, 6, 7 ORDER BY 1, 2, 3, 4, 5, 6, 7"));
+      only, " GROUP BY 1, 2, 3, 4, 5, 6, 7, 12 ORDER BY 1, 2, 3, 4, 5, 6, 7, 12"));
   if (!h.ok()) return Fail(kWhat, h.status());
   (*h)->Bind(1, last).Bind(2, step_ms);
   if (!cluster.empty()) (*h)->Bind(3, cluster);
@@ -179,18 +183,21 @@ Status Ledger::AddGauges(Window step, const std::string& cluster, LedgerLatest& 
     g.usd_per_hour = r.Double(8) / hours;
     const double measured = r.Double(10);
     if (measured > 0) g.utilization = std::min(1.0, r.Double(9) / measured);
+    g.unit_kind = r.Text(11);
     out.holders.push_back(std::move(g));
   });
   if (!s.ok()) return Fail(kWhat, s);
-  Result<std::unique_ptr<Statement>> n = db_->Prepare(StrCat(
-      "SELECT n.cluster, n.name, n.gpu_model, n.capacity_type, n.physical_gpus, "
-      "COALESCE(SUM(CASE WHEN r.holder_id != 0 THEN r.gpu_hours ELSE 0 END), 0), "
-      "MIN(r.flags & 4), COALESCE(SUM(r.allocated_usd), 0), COALESCE(SUM(r.gpu_hours), 0), "
-      "MAX(r.price_source), (SELECT CASE WHEN x.last_usage_end_ms > $1 THEN "
-      "x.last_usage_end_ms END FROM node_usage x WHERE x.node_id = n.id) FROM cost_records r "
-      "JOIN units u ON u.id = r.unit_id JOIN nodes n ON n.id = u.node_id WHERE "
-      "r.step_start_ms = $2 AND r.step_ms = $3",
-      cluster.empty() ? "" : " AND n.cluster = $4", " GROUP BY n.id ORDER BY 1, 2"));
+  Result<std::unique_ptr<Statement>> n = db_->Prepare(
+      StrCat("SELECT n.cluster, n.name, n.gpu_model, n.capacity_type, n.physical_gpus, "
+             "COALESCE(SUM(CASE WHEN r.holder_id != 0 THEN r.gpu_hours ELSE 0 END), 0), "
+             "MIN(r.flags & 4), COALESCE(SUM(r.allocated_usd), 0), COALESCE(SUM(r.gpu_hours), 0), "
+             "MAX(r.price_source), (SELECT CASE WHEN x.last_usage_end_ms > $1 THEN "
+             "x.last_usage_end_ms END FROM node_usage x WHERE x.node_id = n.id), MAX(",
+             kUnitKindOfU,
+             ") FROM cost_records r "
+             "JOIN units u ON u.id = r.unit_id JOIN nodes n ON n.id = u.node_id WHERE "
+             "r.step_start_ms = $2 AND r.step_ms = $3",
+             cluster.empty() ? "" : " AND n.cluster = $4", " GROUP BY n.id ORDER BY 1, 2"));
   if (!n.ok()) return Fail(kWhat, n.status());
   // Usage in the last day: a step that started after last - 1 day.
   (*n)->Bind(1, last - 86'400'000 + step_ms).Bind(2, last).Bind(3, step_ms);
@@ -210,6 +217,7 @@ Status Ledger::AddGauges(Window step, const std::string& cluster, LedgerLatest& 
       g.price_source = static_cast<PriceSource>(r.Int(9));
     }
     if (!r.IsNull(10)) g.last_usage = InstantFromUnixMs(r.Int(10));
+    g.unit_kind = r.Text(11);
     out.nodes.push_back(std::move(g));
   });
   if (!s.ok()) return Fail(kWhat, s);

@@ -32,8 +32,11 @@ struct LedgerCheck {
 
 // Totals since the ledger began, for counters: per holder group (known money only; unknown
 // money is in no sum) and per node for capacity nobody held.
+// unit_kind: "gpu", or "neuron_device" where the hours are accelerator-hours of AWS Neuron
+// devices (docs/report.md, "Unit kinds").
 struct HolderTotal {
   std::string cluster, namespace_name, team, workload, workload_kind, gpu_model, capacity_type;
+  std::string unit_kind = "gpu";
   double allocated_usd = 0;
   double effective_usd = 0;
   double waste_usd = 0;
@@ -42,6 +45,7 @@ struct HolderTotal {
 };
 struct NodeIdleTotal {
   std::string cluster, node, gpu_model, capacity_type;
+  std::string unit_kind = "gpu";
   double idle_usd = 0;
   double idle_gpu_hours = 0;
 };
@@ -53,12 +57,14 @@ struct LedgerTotals {
 // The newest step of the ledger, for gauges: per holder group and per node.
 struct HolderGauge {
   std::string cluster, namespace_name, team, workload, workload_kind, gpu_model, capacity_type;
+  std::string unit_kind = "gpu";
   double gpus = 0;           // GPU-equivalents held
   double usd_per_hour = 0;   // allocated cost rate, known prices only
   double utilization = NAN;  // activity / measured share; NaN when unmeasured
 };
 struct NodeGauge {
   std::string cluster, node, gpu_model, capacity_type;
+  std::string unit_kind = "gpu";
   int physical_gpus = 0;
   double allocated_gpus = 0;  // GPU-equivalents held
   bool price_known = false;

@@ -1,4 +1,5 @@
-// The ledger's running totals (schema v2: holder_totals, idle_totals; v3: node_usage), which
+// The ledger's running totals (schema v2: holder_totals, idle_totals, by unit kind since v8;
+// v3: node_usage), which
 // every write keeps in step with its clusters' records; retention (ledger_retention.cc) removes
 // records but never lowers a total.
 #include <iterator>
@@ -18,13 +19,14 @@ Status Ledger::AddToTotals(int64_t start_ms, int64_t end_ms, double sign,
       "n.capacity_type, $3 * COALESCE(SUM(r.allocated_usd), 0), "
       "$3 * COALESCE(SUM(r.effective_usd), 0), "
       "$3 * COALESCE(SUM(r.allocated_usd - r.effective_usd), 0), "
-      "$3 * COALESCE(SUM(r.gpu_hours), 0), $3 * COALESCE(SUM(r.unmeasured_gpu_hours), 0) "
+      "$3 * COALESCE(SUM(r.gpu_hours), 0), $3 * COALESCE(SUM(r.unmeasured_gpu_hours), 0), "
+      "{unit_kind} "
       "FROM cost_records r JOIN holders h ON h.id = r.holder_id JOIN units u ON u.id = "
       "r.unit_id JOIN nodes n ON n.id = u.node_id "
       "WHERE r.step_start_ms >= $1 AND r.step_start_ms < $2 AND r.holder_id <> 0 {clusters} "
-      "GROUP BY 1, 2, 3, 4, 5, 6, 7 "
+      "GROUP BY 1, 2, 3, 4, 5, 6, 7, 13 "
       "ON CONFLICT (cluster, namespace, team, workload, workload_kind, gpu_model, "
-      "capacity_type) DO UPDATE SET "
+      "capacity_type, unit_kind) DO UPDATE SET "
       "allocated_usd = holder_totals.allocated_usd + excluded.allocated_usd, "
       "effective_usd = holder_totals.effective_usd + excluded.effective_usd, "
       "waste_usd = holder_totals.waste_usd + excluded.waste_usd, "
@@ -32,11 +34,11 @@ Status Ledger::AddToTotals(int64_t start_ms, int64_t end_ms, double sign,
       "unmeasured_gpu_hours = holder_totals.unmeasured_gpu_hours + "
       "excluded.unmeasured_gpu_hours",
       "INSERT INTO idle_totals SELECT n.cluster, n.name, n.gpu_model, n.capacity_type, "
-      "$3 * COALESCE(SUM(r.allocated_usd), 0), $3 * COALESCE(SUM(r.gpu_hours), 0) "
+      "$3 * COALESCE(SUM(r.allocated_usd), 0), $3 * COALESCE(SUM(r.gpu_hours), 0), {unit_kind} "
       "FROM cost_records r JOIN units u ON u.id = r.unit_id JOIN nodes n ON n.id = u.node_id "
       "WHERE r.step_start_ms >= $1 AND r.step_start_ms < $2 AND r.holder_id = 0 {clusters} "
-      "GROUP BY 1, 2, 3, 4 "
-      "ON CONFLICT (cluster, node, gpu_model, capacity_type) DO UPDATE SET "
+      "GROUP BY 1, 2, 3, 4, 7 "
+      "ON CONFLICT (cluster, node, gpu_model, capacity_type, unit_kind) DO UPDATE SET "
       "idle_usd = idle_totals.idle_usd + excluded.idle_usd, "
       "idle_gpu_hours = idle_totals.idle_gpu_hours + excluded.idle_gpu_hours",
       // The newest usage per node, which only moves forward: after a write only.
@@ -56,6 +58,10 @@ Status Ledger::AddToTotals(int64_t start_ms, int64_t end_ms, double sign,
     std::string sql = kSql[i];
     // As a list of unit ids, which the records' key can narrow by (unit_id is its second column).
     sql.replace(sql.find("{clusters}"), 10, UnitsOfClusters("r.unit_id", first, clusters.size()));
+    // The kind of each unit (schema v8), so that GPU- and accelerator-hours keep apart.
+    if (const size_t at = sql.find("{unit_kind}"); at != std::string::npos) {
+      sql.replace(at, 11, kUnitKindOfU);
+    }
     Result<std::unique_ptr<Statement>> q = db_->Prepare(sql);
     if (!q.ok()) return Fail("updating the totals", q.status());
     (*q)->Bind(1, start_ms);

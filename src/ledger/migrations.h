@@ -203,6 +203,52 @@ INSERT INTO unit_last_steps
 SELECT u.id, COALESCE((SELECT MAX(r.step_start_ms) FROM cost_records r), 0) FROM units u
 WHERE 1 = 1 ON CONFLICT DO NOTHING;
 )sql"},
+    // Unit kinds in the counters: the totals keep GPU-hours and accelerator-hours of AWS Neuron
+    // devices apart (unit_kind 'gpu' or 'neuron_device', from the unit's resource), so that
+    // /metrics labels Neuron series as such (docs/metrics.md). A ledger from before gets the kind
+    // of the nodes its totals name ('gpu' where none is left). The tables are made again with
+    // the kind in their key; applied again, the step sums rows that come to share a key, so it
+    // is idempotent and moves no money (their keys' names are left to the backend, which picks
+    // a free one).
+    {8, R"sql(
+ALTER TABLE holder_totals RENAME TO holder_totals_v7;
+CREATE TABLE holder_totals (
+  cluster TEXT NOT NULL, namespace TEXT NOT NULL, team TEXT NOT NULL, workload TEXT NOT NULL,
+  workload_kind TEXT NOT NULL, gpu_model TEXT NOT NULL, capacity_type TEXT NOT NULL,
+  allocated_usd DOUBLE PRECISION NOT NULL, effective_usd DOUBLE PRECISION NOT NULL,
+  waste_usd DOUBLE PRECISION NOT NULL, gpu_hours DOUBLE PRECISION NOT NULL,
+  unmeasured_gpu_hours DOUBLE PRECISION NOT NULL, unit_kind TEXT NOT NULL,
+  PRIMARY KEY (cluster, namespace, team, workload, workload_kind, gpu_model, capacity_type,
+    unit_kind));
+INSERT INTO holder_totals
+SELECT cluster, namespace, team, workload, workload_kind, gpu_model, capacity_type,
+  SUM(allocated_usd), SUM(effective_usd), SUM(waste_usd), SUM(gpu_hours),
+  SUM(unmeasured_gpu_hours), kind
+FROM (SELECT t.cluster, t.namespace, t.team, t.workload, t.workload_kind, t.gpu_model,
+    t.capacity_type, t.allocated_usd, t.effective_usd, t.waste_usd, t.gpu_hours,
+    t.unmeasured_gpu_hours,
+    CASE WHEN EXISTS (SELECT 1 FROM nodes n JOIN units u ON u.node_id = n.id
+      WHERE n.cluster = t.cluster AND n.gpu_model = t.gpu_model
+        AND u.resource LIKE 'aws.amazon.com/neuron%') THEN 'neuron_device' ELSE 'gpu' END AS kind
+  FROM holder_totals_v7 t) x
+GROUP BY cluster, namespace, team, workload, workload_kind, gpu_model, capacity_type, kind;
+DROP TABLE holder_totals_v7;
+ALTER TABLE idle_totals RENAME TO idle_totals_v7;
+CREATE TABLE idle_totals (
+  cluster TEXT NOT NULL, node TEXT NOT NULL, gpu_model TEXT NOT NULL,
+  capacity_type TEXT NOT NULL, idle_usd DOUBLE PRECISION NOT NULL,
+  idle_gpu_hours DOUBLE PRECISION NOT NULL, unit_kind TEXT NOT NULL,
+  PRIMARY KEY (cluster, node, gpu_model, capacity_type, unit_kind));
+INSERT INTO idle_totals
+SELECT cluster, node, gpu_model, capacity_type, SUM(idle_usd), SUM(idle_gpu_hours), kind
+FROM (SELECT t.cluster, t.node, t.gpu_model, t.capacity_type, t.idle_usd, t.idle_gpu_hours,
+    CASE WHEN EXISTS (SELECT 1 FROM nodes n JOIN units u ON u.node_id = n.id
+      WHERE n.cluster = t.cluster AND n.name = t.node
+        AND u.resource LIKE 'aws.amazon.com/neuron%') THEN 'neuron_device' ELSE 'gpu' END AS kind
+  FROM idle_totals_v7 t) x
+GROUP BY cluster, node, gpu_model, capacity_type, kind;
+DROP TABLE idle_totals_v7;
+)sql"},
 };
 
 inline constexpr int kLatestSchemaVersion = std::end(kMigrations)[-1].version;

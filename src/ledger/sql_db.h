@@ -115,6 +115,11 @@ void BindAll(Statement& s, int first, std::span<const std::string> values);
 // records of a write's clusters.
 std::string UnitsOfClusters(std::string_view unit_column, int first, size_t count);
 
+// The unit kind of the unit row `u` (UnitKindOfResource, model/capacity.h, in SQL): 'gpu', or
+// 'neuron_device' for an AWS Neuron device's units, the same on both backends.
+inline constexpr std::string_view kUnitKindOfU =
+    "CASE WHEN u.resource LIKE 'aws.amazon.com/neuron%' THEN 'neuron_device' ELSE 'gpu' END";
+
 // A postgresql:// or postgres:// URI rather than a file path.
 bool IsPostgresTarget(std::string_view target);
 

@@ -54,6 +54,14 @@ std::string Labels(std::initializer_list<std::pair<std::string_view, std::string
   return out + "}";
 }
 
+// The labels with unit_kind="neuron_device" where the series counts accelerator-hours of AWS
+// Neuron devices; GPU series carry no unit_kind, as they always have (docs/metrics.md).
+std::string WithUnitKind(std::string labels, std::string_view unit_kind) {
+  if (unit_kind.empty() || unit_kind == "gpu") return labels;
+  labels.insert(labels.size() - 1, fmt::format(",unit_kind=\"{}\"", Escape(unit_kind)));
+  return labels;
+}
+
 void Header(std::string& out, std::string_view name) {
   const m::MetricDef* def = m::FindMetric(name);
   if (def == nullptr) return;
@@ -62,20 +70,22 @@ void Header(std::string& out, std::string_view name) {
 }
 
 std::string HolderLabels(const ledger::HolderGauge& t) {
-  return Labels({{"cluster", t.cluster},
-                 {"namespace", t.namespace_name},
-                 {"team", t.team},
-                 {"workload", t.workload},
-                 {"workload_kind", t.workload_kind},
-                 {"gpu_model", t.gpu_model},
-                 {"capacity_type", t.capacity_type}});
+  return WithUnitKind(Labels({{"cluster", t.cluster},
+                              {"namespace", t.namespace_name},
+                              {"team", t.team},
+                              {"workload", t.workload},
+                              {"workload_kind", t.workload_kind},
+                              {"gpu_model", t.gpu_model},
+                              {"capacity_type", t.capacity_type}}),
+                      t.unit_kind);
 }
 
 std::string NodeLabels(const ledger::NodeGauge& n) {
-  return Labels({{"cluster", n.cluster},
-                 {"node", n.node},
-                 {"gpu_model", n.gpu_model},
-                 {"capacity_type", n.capacity_type}});
+  return WithUnitKind(Labels({{"cluster", n.cluster},
+                              {"node", n.node},
+                              {"gpu_model", n.gpu_model},
+                              {"capacity_type", n.capacity_type}}),
+                      n.unit_kind);
 }
 
 void Gauges(std::string& out, const ledger::LedgerLatest& latest) {
@@ -108,11 +118,12 @@ void Gauges(std::string& out, const ledger::LedgerLatest& latest) {
   for (const auto& n : latest.nodes) {
     if (std::isnan(n.usd_per_gpu_hour)) continue;  // unknown: absent, never zero
     out += fmt::format("{}{} {}\n", m::kNodePriceUsdPerGpuHour,
-                       Labels({{"cluster", n.cluster},
-                               {"node", n.node},
-                               {"gpu_model", n.gpu_model},
-                               {"capacity_type", n.capacity_type},
-                               {"price_source", PriceSourceName(n.price_source)}}),
+                       WithUnitKind(Labels({{"cluster", n.cluster},
+                                            {"node", n.node},
+                                            {"gpu_model", n.gpu_model},
+                                            {"capacity_type", n.capacity_type},
+                                            {"price_source", PriceSourceName(n.price_source)}}),
+                                    n.unit_kind),
                        n.usd_per_gpu_hour);
   }
   Header(out, m::kNodeLastUsageSample);
@@ -143,32 +154,35 @@ std::string ServeMetricsText(const ledger::LedgerTotals& totals, const ledger::L
     Header(out, f.name);
     for (const ledger::HolderTotal& t : totals.holders) {
       out += fmt::format("{}{} {}\n", f.name,
-                         Labels({{"cluster", t.cluster},
-                                 {"namespace", t.namespace_name},
-                                 {"team", t.team},
-                                 {"workload", t.workload},
-                                 {"workload_kind", t.workload_kind},
-                                 {"gpu_model", t.gpu_model},
-                                 {"capacity_type", t.capacity_type}}),
+                         WithUnitKind(Labels({{"cluster", t.cluster},
+                                              {"namespace", t.namespace_name},
+                                              {"team", t.team},
+                                              {"workload", t.workload},
+                                              {"workload_kind", t.workload_kind},
+                                              {"gpu_model", t.gpu_model},
+                                              {"capacity_type", t.capacity_type}}),
+                                      t.unit_kind),
                          t.*(f.value));
     }
   }
   Header(out, m::kIdleUsdTotal);
   for (const ledger::NodeIdleTotal& t : totals.idle) {
     out += fmt::format("{}{} {}\n", m::kIdleUsdTotal,
-                       Labels({{"cluster", t.cluster},
-                               {"node", t.node},
-                               {"gpu_model", t.gpu_model},
-                               {"capacity_type", t.capacity_type}}),
+                       WithUnitKind(Labels({{"cluster", t.cluster},
+                                            {"node", t.node},
+                                            {"gpu_model", t.gpu_model},
+                                            {"capacity_type", t.capacity_type}}),
+                                    t.unit_kind),
                        t.idle_usd);
   }
   Header(out, m::kIdleGpuHoursTotal);
   for (const ledger::NodeIdleTotal& t : totals.idle) {
     out += fmt::format("{}{} {}\n", m::kIdleGpuHoursTotal,
-                       Labels({{"cluster", t.cluster},
-                               {"node", t.node},
-                               {"gpu_model", t.gpu_model},
-                               {"capacity_type", t.capacity_type}}),
+                       WithUnitKind(Labels({{"cluster", t.cluster},
+                                            {"node", t.node},
+                                            {"gpu_model", t.gpu_model},
+                                            {"capacity_type", t.capacity_type}}),
+                                    t.unit_kind),
                        t.idle_gpu_hours);
   }
   Gauges(out, latest);

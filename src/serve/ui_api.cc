@@ -145,7 +145,9 @@ std::string FleetJsonOf(const Inventory& inventory, const std::vector<CostRecord
       gpu_list.push_back({{"uuid", uuid}, {"units", std::move(unit_list)}});
     }
     const NodePrice& price = prices[n];
-    nodes.push_back({
+    // A node's units are of one kind: its devices are GPUs or AWS Neuron devices.
+    const UnitKind kind = inventory.units[gpus[n].begin()->second.front()].kind();
+    json node_json = {
         {"cluster", node.cluster},
         {"name", node.name},
         {"gpu_model", node.gpu_model},
@@ -160,7 +162,11 @@ std::string FleetJsonOf(const Inventory& inventory, const std::vector<CostRecord
          price.gpu_hours > 0 ? NumberOrNull(price.usd / price.gpu_hours) : json(nullptr)},
         {"price_source", PriceSourceName(price.source)},
         {"gpus", std::move(gpu_list)},
-    });
+    };
+    // Only on nodes of AWS Neuron devices (their hours are accelerator-hours), so that a fleet of
+    // GPUs reads as it always has.
+    if (kind != UnitKind::kGpu) node_json["unit_kind"] = UnitKindName(kind);
+    nodes.push_back(std::move(node_json));
   }
   return Dump(
       {{"window", {{"start", FormatRfc3339(window.start)}, {"end", FormatRfc3339(window.end)}}},

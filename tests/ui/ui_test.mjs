@@ -3,7 +3,8 @@
 // a path prefix, with a token) over a ledger of a simulated cluster. Every page loads with no
 // console error; the figures on screen are the API's (and the CLI's) for the same window; the
 // filters and the drill-down change the URL and the figures; the token flow works; axe-core
-// finds no serious or critical violation. Screenshots go to OUT.
+// finds no serious or critical violation; a second ledger with AWS Neuron nodes shows devices
+// priced per accelerator-hour and its unit kinds with the API's dollars. Screenshots go to OUT.
 //
 //   node ui_test.mjs --gpucost BIN --modules NODE_MODULES --out OUT [--chromium PATH]
 // Exit 0 when every check holds; each failure is printed.
@@ -287,6 +288,82 @@ try {
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     check(overflow <= 0, `the ${name} page fits a phone's width (overflows by ${overflow}px)`);
     await shot(name + "-phone");
+  }
+
+  phase("accelerators");
+  // AWS Neuron nodes beside a GPU node, in a ledger of their own served without a token: the fleet
+  // shows devices priced per accelerator-hour, the overview stacks by unit kind with the API's
+  // (and the CLI's) dollars and counts GPU- and accelerator-hours, a statement of Neuron devices
+  // says accelerator-hours.
+  {
+    await page.setViewport({ width: 1280, height: 800 });
+    const nledger = join(dir, "neuron.db");
+    execFileSync(gpucost, ["simulate", "--nodes", "3", "--seed", "7", "--duration", "3h",
+      "--scrape-interval", "5m", "--gpu-models", "a100-80gb:1,trn1:1,inf2:1",
+      "--out", join(dir, "neuron.om.gz")], { stdio: "ignore" });
+    execFileSync(gpucost, ["ledger", "write", nledger, "--input", join(dir, "neuron.om.gz"), "--step", "5m",
+      "--max-warnings", "0"], { stdio: ["ignore", "ignore", "ignore"] });
+    const nserve = spawn(gpucost, ["serve", "--read-only", "--ledger", nledger, "--listen", "127.0.0.1:0"],
+      { stdio: ["ignore", "pipe", "inherit"] });
+    try {
+      const nbase = await new Promise((resolve, reject) => {
+        let text = "";
+        nserve.stdout.on("data", (d) => {
+          text += d;
+          const m = text.match(/gpucost serve: (http:\/\/127\.0\.0\.1:\d+)/);
+          if (m) resolve(m[1]);
+        });
+        nserve.on("exit", (code) => reject(new Error("serve exited " + code)));
+      });
+      const napi = async (path, params = {}) => (await fetch(nbase + path + "?" + new URLSearchParams(params))).json();
+      await page.goto(nbase + "/#/fleet", { waitUntil: "load" });
+      ready = 0;
+      await settled();
+      const nfleet = await napi("/api/v1/fleet");
+      const kinds = nfleet.nodes.map((n) => n.unit_kind ?? "gpu");
+      check(kinds.includes("neuron_device") && kinds.includes("gpu"), "a GPU node and Neuron nodes: " + kinds);
+      equal(JSON.stringify(await texts("article.node .price")),
+        JSON.stringify(nfleet.nodes.map((n) => `${money(n.usd_per_gpu_hour)} per ${n.unit_kind === "neuron_device" ? "accelerator-hour" : "GPU-hour"} (${n.price_source})`)),
+        "Neuron nodes priced per accelerator-hour");
+      const neuronNode = nfleet.nodes.find((n) => n.unit_kind === "neuron_device");
+      equal(await text(`article.node[data-node="${neuronNode.name}"] .gpu-label`), "Device 0", "a Neuron node's devices");
+      check((await text(`article.node[data-node="${neuronNode.name}"]`)).includes("Neuron devices held"), "a Neuron node's devices held");
+      check((await page.$$("[data-unit-kind=gpu] .gpu-label")).length > 0 &&
+        (await texts("[data-unit-kind=gpu] .gpu-label")).every((t) => /^GPU \d+$/.test(t)), "GPU nodes keep their GPUs");
+      await shot("fleet-neuron", true);
+      await accessible("fleet with Neuron nodes");
+
+      await go("#/overview?window=all&by=unit_kind");
+      const nw = await page.$eval("[data-window]", (e) => e.dataset.window);
+      const byKind = await napi("/api/v1/report", { window: nw, by: "unit_kind" });
+      const cliKind = JSON.parse(execFileSync(gpucost, ["report", "--ledger", nledger, "--window", nw, "--by", "unit_kind",
+        "--format", "json"], { stdio: ["ignore", "pipe", "ignore"] }));
+      equal(JSON.stringify(await texts("table[data-table=cost-by-unit_kind] tbody td[data-col=allocated_usd]")),
+        JSON.stringify(byKind.rows.map((r) => money(r.allocated_usd))), "unit kind rows");
+      equal(JSON.stringify(byKind.rows.map((r) => money(r.allocated_usd))),
+        JSON.stringify(cliKind.rows.map((r) => money(r.allocated_usd))), "the API's unit kind rows are the CLI's");
+      check((await texts("table[data-table=cost-by-unit_kind] tbody th")).some((t) => t === "neuron_device"), "a neuron_device row");
+      equal(await page.$eval("[data-kpi=gpu_hours]", (e) => e.previousElementSibling.textContent), "GPU- and accelerator-hours", "the hours KPI names both");
+      await shot("overview-unit-kind");
+
+      await go("#/chargeback");
+      const nmonth = await page.$eval("#month", (e) => e.value);
+      const [ny, nm] = nmonth.split("-").map(Number);
+      const nmw = new Date(Date.UTC(ny, nm - 1, 1)).toISOString().replace(".000", "") + "," +
+        new Date(Date.UTC(ny, nm, 1)).toISOString().replace(".000", "");
+      const lines = (await napi("/api/v1/report", { window: nmw, by: "team,unit_kind" })).rows;
+      const neuronTeam = lines.find((r) => r.unit_kind === "neuron_device" && r.team !== "__idle__" && !r.idle)?.team;
+      check(neuronTeam !== undefined, "a team holds Neuron devices");
+      if (neuronTeam !== undefined) {
+        const kindsOf = new Set(lines.filter((r) => r.team === neuronTeam).map((r) => r.unit_kind));
+        await go(`#/chargeback?month=${nmonth}&team=${encodeURIComponent(neuronTeam)}`);
+        check((await text("[data-hours]")).includes(kindsOf.size > 1 ? "GPU- and accelerator-hours" : "accelerator-hours"),
+          "the statement says accelerator-hours: " + await text("[data-hours]"));
+        await shot("chargeback-neuron");
+      }
+    } finally {
+      nserve.kill("SIGTERM");
+    }
   }
 
   const errors = consoleErrors.filter((t) => !expected401(t));

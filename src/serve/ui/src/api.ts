@@ -76,6 +76,8 @@ export interface Report {
   accumulated: boolean;
   rows: ReportRow[];
   totals: ReportRow & { cost_usd: number | null; prices_known: boolean };
+  // Hours of capacity by unit kind, present only when some capacity is not GPUs.
+  unit_kind_hours?: Record<string, number>;
 }
 
 export function report(params: Record<string, string>): Promise<Report> {
@@ -100,7 +102,7 @@ export interface FleetHolder {
 }
 
 export interface FleetUnit {
-  kind: "whole" | "mig" | "replica";
+  kind: "whole" | "mig" | "replica" | "core" | "xcp";
   index: number;
   mig_profile: string;
   fraction: number;
@@ -128,6 +130,8 @@ export interface FleetNode {
   usd_per_gpu_hour: number | null;
   price_source: string;
   gpus: FleetGpu[];
+  // "neuron_device" on AWS Neuron nodes (their hours are accelerator-hours); absent on GPU nodes.
+  unit_kind?: string;
 }
 
 export interface Fleet {

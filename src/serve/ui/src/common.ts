@@ -7,8 +7,32 @@ import { update } from "./state";
 export const DIMENSIONS: [string, string][] = [
   ["team", "Team"], ["namespace", "Namespace"], ["workload", "Workload"], ["cluster", "Cluster"],
   ["node", "Node"], ["gpu_model", "GPU model"], ["capacity_type", "Capacity type"],
-  ["mig_profile", "MIG profile"],
+  ["mig_profile", "MIG profile"], ["unit_kind", "Unit kind"],
 ];
+
+// What hours are hours of (docs/report.md, "Unit kinds"): GPU-hours, accelerator-hours of AWS
+// Neuron devices, or both. GPU-only data reads as it always has.
+export interface HoursWords {
+  hours: string;  // "GPU-hours", "Accelerator-hours", "GPU- and accelerator-hours"
+  short: string;  // "GPU-h", "Accelerator-h", "GPU- and accelerator-h"
+}
+
+export function hoursWords(kinds: Iterable<string>): HoursWords {
+  let gpus = false;
+  let accelerators = false;
+  for (const k of kinds) {
+    if (k === "gpu") gpus = true;
+    else accelerators = true;
+  }
+  if (!accelerators) return { hours: "GPU-hours", short: "GPU-h" };
+  if (!gpus) return { hours: "Accelerator-hours", short: "Accelerator-h" };
+  return { hours: "GPU- and accelerator-hours", short: "GPU- and accelerator-h" };
+}
+
+// Of a report: its unit_kind_hours, present only when some capacity is not GPUs.
+export function reportHoursWords(r: { unit_kind_hours?: Record<string, number> }): HoursWords {
+  return hoursWords(Object.entries(r.unit_kind_hours ?? {}).filter(([, v]) => v > 0).map(([k]) => k));
+}
 
 export function dimensionLabel(d: string): string {
   return DIMENSIONS.find((x) => x[0] === d)?.[1] ?? d;
@@ -28,15 +52,15 @@ export function isIdle(r: ReportRow, by: string[]): boolean {
   return r.idle === true || by.some((d) => r[d] === "__idle__");
 }
 
-export function moneyColumns(): Column<ReportRow>[] {
+export function moneyColumns(words: HoursWords = hoursWords([])): Column<ReportRow>[] {
   return [
-    { label: "GPU-hours", key: "gpu_hours", num: true, text: (r) => hours(r.gpu_hours), raw: (r) => r.gpu_hours },
+    { label: words.hours, key: "gpu_hours", num: true, text: (r) => hours(r.gpu_hours), raw: (r) => r.gpu_hours },
     { label: "Allocated", key: "allocated_usd", num: true, text: (r) => money(r.allocated_usd), raw: (r) => r.allocated_usd },
     { label: "Effective", key: "effective_usd", num: true, text: (r) => money(r.effective_usd), raw: (r) => r.effective_usd },
     { label: "Waste", key: "waste_usd", num: true, text: (r) => money(r.waste_usd), raw: (r) => r.waste_usd },
     { label: "Idle", key: "idle_usd", num: true, text: (r) => money(r.idle_usd), raw: (r) => r.idle_usd },
     { label: "Efficiency", key: "efficiency", num: true, text: (r) => percent(r.efficiency), raw: (r) => r.efficiency },
-    { label: "Unmeasured GPU-h", key: "unmeasured_gpu_hours", num: true, text: (r) => hours(r.unmeasured_gpu_hours), raw: (r) => r.unmeasured_gpu_hours },
+    { label: "Unmeasured " + words.short, key: "unmeasured_gpu_hours", num: true, text: (r) => hours(r.unmeasured_gpu_hours), raw: (r) => r.unmeasured_gpu_hours },
   ];
 }
 

@@ -2,7 +2,7 @@
 // GPU model and capacity type and its workloads — as a page to print or save as PDF, every table
 // as CSV.
 import { LedgerInfo, report, ReportRow } from "../api";
-import { clusterParam, groupName, moneyColumns } from "../common";
+import { clusterParam, groupName, hoursWords, moneyColumns, reportHoursWords } from "../common";
 import { h, message, select, table } from "../dom";
 import { hours, money, percent } from "../format";
 import { href, update } from "../state";
@@ -51,7 +51,7 @@ export async function chargeback(main: HTMLElement, info: LedgerInfo, params: UR
       table(`Teams, ${month}`, `chargeback-${month}`,
         [{ label: "Team", key: "team", text: (x: ReportRow) => String(x.team),
           link: (x: ReportRow) => href("chargeback", { month, team: String(x.team), cluster: params.get("cluster") ?? "" }) },
-          ...moneyColumns()],
+          ...moneyColumns(reportHoursWords(r))],
         teams),
       h("p", { class: "note" }, "Idle capacity nobody held this month: ",
         h("strong", { "data-idle": "" }, money(r.totals.idle_usd)), " · total cost ",
@@ -60,7 +60,7 @@ export async function chargeback(main: HTMLElement, info: LedgerInfo, params: UR
     return;
   }
   const [lines, workloads] = await Promise.all([
-    report({ ...base, by: "team,gpu_model,capacity_type" }),
+    report({ ...base, by: "team,gpu_model,capacity_type,unit_kind" }),
     report({ ...base, by: "team,namespace,workload" }),
   ]);
   const mine = (x: ReportRow) => x.team === team;
@@ -69,6 +69,8 @@ export async function chargeback(main: HTMLElement, info: LedgerInfo, params: UR
   const total = l.reduce((a, x) => a + (x.allocated_usd ?? 0), 0);
   const eff = l.reduce((a, x) => a + (x.effective_usd ?? 0), 0);
   const gh = l.reduce((a, x) => a + x.gpu_hours, 0);
+  // GPU-hours, or accelerator-hours where the team held AWS Neuron devices.
+  const words = hoursWords(l.map((x) => String(x.unit_kind ?? "gpu")));
   main.replaceChildren(
     h("div", { class: "page-head" },
       h("p", { class: "no-print" }, h("a", { href: href("chargeback", { month, cluster: params.get("cluster") ?? "" }) }, "‹ All teams")),
@@ -77,13 +79,13 @@ export async function chargeback(main: HTMLElement, info: LedgerInfo, params: UR
     head,
     h("section", { class: "statement card" },
       h("p", { class: "amount" }, "Amount due ", h("strong", { "data-amount": "" }, money(total))),
-      h("p", {}, `${hours(gh)} GPU-hours · efficiency ${percent(total > 0 ? eff / total : null)}`)),
+      h("p", { "data-hours": "" }, `${hours(gh)} ${words.hours.replace(/^Accelerator/, "accelerator")} · efficiency ${percent(total > 0 ? eff / total : null)}`)),
     table("Lines by GPU model and capacity type", `statement-${team}-${month}-lines`,
       [{ label: "GPU model", key: "gpu_model", text: (x: ReportRow) => groupName(x, ["gpu_model"]) },
         { label: "Capacity", key: "capacity_type", text: (x: ReportRow) => String(x.capacity_type ?? "") },
-        ...moneyColumns()], l),
+        ...moneyColumns(words)], l),
     table("Workloads", `statement-${team}-${month}-workloads`,
       [{ label: "Workload", key: "workload", text: (x: ReportRow) => `${x.namespace}/${x.workload}` },
-        ...moneyColumns()], wl),
+        ...moneyColumns(words)], wl),
   );
 }

@@ -4,7 +4,7 @@
 import uPlot from "uplot";
 import { utc } from "../chart";
 import { LedgerInfo, report, ReportRow } from "../api";
-import { clusterControl, clusterParam, groupName, measuredAs, moneyColumns } from "../common";
+import { clusterControl, clusterParam, groupName, measuredAs, moneyColumns, reportHoursWords } from "../common";
 import { h, kpi, message, present, table, windowControls } from "../dom";
 import { hours, instant, money, percent } from "../format";
 import { href } from "../state";
@@ -93,13 +93,13 @@ export async function drill(main: HTMLElement, info: LedgerInfo, params: URLSear
       kpi("Allocated", money(total.allocated_usd), "allocated_usd"),
       kpi("Effective", money(total.effective_usd), "effective_usd"),
       kpi("Waste", money(total.waste_usd), "waste_usd"),
-      kpi("GPU-hours", hours(total.gpu_hours), "gpu_hours"),
+      kpi(reportHoursWords(acc).hours, hours(total.gpu_hours), "gpu_hours"),
       kpi("Efficiency", percent(total.efficiency), "efficiency"),
       kpi("Measured", rows.length ? measuredAs(total) : "–", "measured", "", "kpi-text")),
     path.length > 0 ? h("section", { class: "card" }, h("h2", {}, "Over time"), chartBox) : null,
     table(`${level[0].toUpperCase() + level.slice(1)}s`, `drill-${level}`,
       [{ label: level, key: level, text: (r: ReportRow) => groupName(r, [level]), raw: (r: ReportRow) => String(r[level] ?? ""), link: next },
-        ...moneyColumns(),
+        ...moneyColumns(reportHoursWords(acc)),
         { label: "Utilization", key: "utilization", num: true, text: (r: ReportRow) => percent(r.utilization), raw: (r: ReportRow) => r.utilization },
         { label: "How measured", key: "measured", text: (r: ReportRow) => measuredAs(r) }],
       rows, total),

@@ -1,6 +1,7 @@
 // Fleet: every node and its GPUs as a map of the newest step — MIG slices with who holds each,
 // time-sliced and MPS replicas, HAMi fractions, idle capacity — with each node's price per
-// GPU-hour and where that price came from.
+// GPU-hour and where that price came from. AWS Neuron nodes show their devices and NeuronCores,
+// priced per accelerator-hour (one device for one hour; docs/report.md, "Unit kinds").
 import { fleet, FleetHolder, FleetNode, FleetUnit, LedgerInfo } from "../api";
 import { PALETTE } from "../chart";
 import { clusterControl, clusterParam } from "../common";
@@ -10,6 +11,20 @@ import { hours, instant, money, percent } from "../format";
 const SHARING: Record<string, string> = {
   none: "whole GPUs", mig: "MIG", "time-slicing": "time-sliced", mps: "MPS", hami: "HAMi fractions",
 };
+
+// The words for a node's devices: GPUs, or AWS Neuron devices.
+interface DeviceWords {
+  one: string;       // "GPU", "Device"
+  many: string;      // "GPUs", "Neuron devices"
+  hour: string;      // "GPU-hour", "accelerator-hour"
+  whole: string;     // the sharing mode "none": "whole GPUs", "whole devices"
+}
+const GPU_WORDS: DeviceWords = { one: "GPU", many: "GPUs", hour: "GPU-hour", whole: "whole GPUs" };
+const NEURON_WORDS: DeviceWords = { one: "Device", many: "Neuron devices", hour: "accelerator-hour", whole: "whole devices" };
+
+function deviceWords(n: FleetNode): DeviceWords {
+  return n.unit_kind === "neuron_device" ? NEURON_WORDS : GPU_WORDS;
+}
 
 function teamColors(nodes: FleetNode[]): Map<string, string> {
   const teams = new Set<string>();
@@ -23,23 +38,25 @@ function who(x: FleetHolder): string {
   return `${x.namespace}/${x.pod}` + (x.container ? ` (${x.container})` : "");
 }
 
-function holderTitle(x: FleetHolder, u: FleetUnit): string {
-  return [`${who(x)}`, `team ${x.team}`, `workload ${x.workload}`, `${hours(x.gpus, 3)} GPU`,
+function holderTitle(x: FleetHolder, u: FleetUnit, words: DeviceWords): string {
+  return [`${who(x)}`, `team ${x.team}`, `workload ${x.workload}`, `${hours(x.gpus, 3)} ${words === GPU_WORDS ? "GPU" : "device"}`,
     `utilization ${percent(x.utilization)}${x.estimated ? " (estimated share)" : ""}`,
     `${money(x.usd_per_hour)}/h`, u.mig_profile ? `slice ${u.mig_profile}` : ""].filter(Boolean).join("\n");
 }
 
-// One unit (a whole GPU, a MIG slice or a replica): its holders' parts, then what is idle.
-function unitBox(u: FleetUnit, colors: Map<string, string>): HTMLElement {
-  const label = u.kind === "mig" ? u.mig_profile || "slice" : u.kind === "replica" ? `r${u.index}` : "";
+// One unit (a whole GPU, a MIG slice, a replica or a NeuronCore): its holders' parts, then what
+// is idle.
+function unitBox(u: FleetUnit, colors: Map<string, string>, words: DeviceWords): HTMLElement {
+  const label = u.kind === "mig" ? u.mig_profile || "slice" : u.kind === "replica" ? `r${u.index}`
+    : u.kind === "core" ? `core ${u.index}` : "";
   // Parts grow in proportion to the unit (flex-grow under 1 in all would leave space unfilled).
   const f = u.fraction > 0 ? u.fraction : 1;
   const parts = u.holders.map((x) => h("div", {
     class: "part", style: `flex-grow:${x.gpus / f};background:${colors.get(x.team)}`,
-    title: holderTitle(x, u), "data-holder": who(x),
+    title: holderTitle(x, u, words), "data-holder": who(x),
   }, h("span", {}, x.pod)));
   if (u.idle_gpus > 1e-9 || u.holders.length === 0) {
-    parts.push(h("div", { class: "part idle", style: `flex-grow:${Math.max(u.idle_gpus / f, 1e-6)}`, title: `idle: ${hours(u.idle_gpus, 3)} GPU${u.holdable ? "" : " (not partitioned: nobody can request it)"}` },
+    parts.push(h("div", { class: "part idle", style: `flex-grow:${Math.max(u.idle_gpus / f, 1e-6)}`, title: `idle: ${hours(u.idle_gpus, 3)} ${words === GPU_WORDS ? "GPU" : "device"}${u.holdable ? "" : " (not partitioned: nobody can request it)"}` },
       h("span", {}, u.holdable ? "idle" : "unpartitioned")));
   }
   return h("div", { class: `unit ${u.kind}`, style: `flex-grow:${u.fraction}`, "data-unit": u.kind },
@@ -48,19 +65,21 @@ function unitBox(u: FleetUnit, colors: Map<string, string>): HTMLElement {
 }
 
 function nodeCard(n: FleetNode, colors: Map<string, string>): HTMLElement {
-  const price = n.usd_per_gpu_hour === null ? "price unknown" : `${money(n.usd_per_gpu_hour)} per GPU-hour`;
-  return h("article", { class: "node card", "data-node": n.name },
+  const words = deviceWords(n);
+  const price = n.usd_per_gpu_hour === null ? "price unknown" : `${money(n.usd_per_gpu_hour)} per ${words.hour}`;
+  const sharing = n.sharing === "none" ? words.whole : SHARING[n.sharing] ?? n.sharing;
+  return h("article", { class: "node card", "data-node": n.name, "data-unit-kind": n.unit_kind ?? "gpu" },
     h("header", {},
       h("h3", {}, n.name),
       h("p", { class: "meta" },
-        [n.gpu_model, n.instance_type, n.capacity_type.replace("_", "-"), SHARING[n.sharing] ?? n.sharing,
+        [n.gpu_model, n.instance_type, n.capacity_type.replace("_", "-"), sharing,
           n.replicas > 1 ? `${n.replicas} replicas a GPU` : ""].filter(Boolean).join(" · ")),
       h("p", { class: "price", "data-price": String(n.usd_per_gpu_hour) }, price,
         h("span", { class: "source" }, ` (${n.price_source})`)),
-      h("p", { class: "meta" }, `${hours(n.allocated_gpus)} of ${n.physical_gpus} GPUs held · ${hours(n.idle_gpus)} idle`)),
+      h("p", { class: "meta" }, `${hours(n.allocated_gpus)} of ${n.physical_gpus} ${words.many} held · ${hours(n.idle_gpus)} idle`)),
     h("div", { class: "gpus" }, n.gpus.map((g, i) => h("div", { class: "gpu", title: g.uuid },
-      h("div", { class: "gpu-label" }, `GPU ${i}`),
-      h("div", { class: "units" }, g.units.map((u) => unitBox(u, colors)))))));
+      h("div", { class: "gpu-label" }, `${words.one} ${i}`),
+      h("div", { class: "units" }, g.units.map((u) => unitBox(u, colors, words)))))));
 }
 
 export async function fleetPage(main: HTMLElement, info: LedgerInfo, params: URLSearchParams): Promise<void> {
@@ -74,15 +93,20 @@ export async function fleetPage(main: HTMLElement, info: LedgerInfo, params: URL
   const held = f.nodes.reduce((a, n) => a + n.allocated_gpus, 0);
   const idle = f.nodes.reduce((a, n) => a + n.idle_gpus, 0);
   const rate = f.nodes.reduce((a, n) => a + (n.usd_per_gpu_hour ?? 0) * n.physical_gpus, 0);
+  // A fleet with AWS Neuron nodes counts GPUs and Neuron devices together, and says so.
+  const neuron = f.nodes.some((n) => n.unit_kind === "neuron_device");
+  const neuronOnly = f.nodes.every((n) => n.unit_kind === "neuron_device");
+  const devices = !neuron ? "GPUs" : neuronOnly ? "Neuron devices" : "GPUs and Neuron devices";
+  const perHour = !neuron ? "Per GPU-hour" : neuronOnly ? "Per accelerator-hour" : "Per GPU- or accelerator-hour";
   main.replaceChildren(
     h("div", { class: "page-head" }, h("h1", {}, "Fleet"),
       h("p", { class: "window", "data-window": f.window.start + "," + f.window.end }, "The newest step: ", instant(f.window.start), " – ", instant(f.window.end), " UTC")),
     h("div", { class: "controls" }, clusterControl(info, params)),
     h("section", { class: "kpis", "aria-label": "The fleet now" },
       kpi("Nodes", String(f.nodes.length), "nodes"),
-      kpi("GPUs", String(gpus), "gpus"),
-      kpi("GPUs held", hours(held), "held"),
-      kpi("Idle GPUs", hours(idle), "idle"),
+      kpi(devices, String(gpus), "gpus"),
+      kpi(`${devices} held`, hours(held), "held"),
+      kpi(`Idle ${devices}`, hours(idle), "idle"),
       kpi("Fleet cost per hour", money(rate), "usd_per_hour")),
     h("div", { class: "legend", "aria-label": "Teams" }, [...colors].map(([t, c]) =>
       h("span", { class: "swatch" }, h("i", { style: `background:${c}` }), t)),
@@ -93,10 +117,10 @@ export async function fleetPage(main: HTMLElement, info: LedgerInfo, params: URL
       { label: "Cluster", key: "cluster", text: (n: FleetNode) => n.cluster },
       { label: "GPU model", key: "gpu_model", text: (n: FleetNode) => n.gpu_model },
       { label: "Sharing", key: "sharing", text: (n: FleetNode) => n.sharing },
-      { label: "GPUs", key: "physical_gpus", num: true, text: (n: FleetNode) => String(n.physical_gpus) },
+      { label: devices, key: "physical_gpus", num: true, text: (n: FleetNode) => String(n.physical_gpus) },
       { label: "Held", key: "allocated_gpus", num: true, text: (n: FleetNode) => hours(n.allocated_gpus), raw: (n: FleetNode) => n.allocated_gpus },
       { label: "Idle", key: "idle_gpus", num: true, text: (n: FleetNode) => hours(n.idle_gpus), raw: (n: FleetNode) => n.idle_gpus },
-      { label: "Per GPU-hour", key: "usd_per_gpu_hour", num: true, text: (n: FleetNode) => money(n.usd_per_gpu_hour), raw: (n: FleetNode) => n.usd_per_gpu_hour },
+      { label: perHour, key: "usd_per_gpu_hour", num: true, text: (n: FleetNode) => money(n.usd_per_gpu_hour), raw: (n: FleetNode) => n.usd_per_gpu_hour },
       { label: "Price source", key: "price_source", text: (n: FleetNode) => n.price_source },
     ], f.nodes),
   );

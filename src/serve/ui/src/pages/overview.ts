@@ -3,7 +3,7 @@
 // the table of groups.
 import { LedgerInfo, report, ReportRow } from "../api";
 import { IDLE_COLOR, PALETTE, Stack, stackedChart } from "../chart";
-import { clusterControl, clusterParam, DIMENSIONS, dimensionLabel, groupName, isIdle, moneyColumns } from "../common";
+import { clusterControl, clusterParam, DIMENSIONS, dimensionLabel, groupName, isIdle, moneyColumns, reportHoursWords } from "../common";
 import { h, kpi, message, select, table, windowControls } from "../dom";
 import { hours, instant, money, percent } from "../format";
 import { href, update } from "../state";
@@ -39,6 +39,7 @@ export async function overview(main: HTMLElement, info: LedgerInfo, params: URLS
     prev,
   ]);
   const t = acc.totals;
+  const words = reportHoursWords(acc);
 
   const groups = acc.rows.filter((r) => !isIdle(r, [by])).map((r) => groupName(r, [by]));
   const top = groups.slice(0, TOP);
@@ -82,14 +83,14 @@ export async function overview(main: HTMLElement, info: LedgerInfo, params: URLS
       kpi("Waste", money(t.waste_usd), "waste_usd"),
       kpi("Idle", money(t.idle_usd), "idle_usd"),
       kpi("Efficiency", percent(t.efficiency), "efficiency"),
-      kpi("GPU-hours", hours(t.gpu_hours), "gpu_hours"),
-      kpi("Unmeasured GPU-h", hours(t.unmeasured_gpu_hours), "unmeasured_gpu_hours")),
+      kpi(words.hours, hours(t.gpu_hours), "gpu_hours"),
+      kpi("Unmeasured " + words.short, hours(t.unmeasured_gpu_hours), "unmeasured_gpu_hours")),
     h("p", { class: "change", "data-change": "" }, change(t.cost_usd, before?.totals.cost_usd ?? null),
       t.prices_known ? "" : " · some capacity had no price: its hours are in no figure"),
     h("section", { class: "card" }, h("h2", {}, `Cost per ${dimensionLabel(by).toLowerCase()} over time`), chartBox),
     table(`By ${dimensionLabel(by).toLowerCase()}`, `cost-by-${by}`,
       [{ label: dimensionLabel(by), key: by, text: (r: ReportRow) => groupName(r, [by]), raw: (r: ReportRow) => (r[by] as string) ?? "", link: drill },
-        ...moneyColumns()],
+        ...moneyColumns(words)],
       acc.rows, { ...t, [by]: "total" } as ReportRow),
   );
   const per = step >= 3600 ? step / 3600 + " h" : step >= 60 ? step / 60 + " min" : step + " s";

@@ -1,0 +1,107 @@
+// /metrics keeps AWS Neuron devices apart from GPUs (docs/metrics.md): from a ledger written from
+// a GPU node and a Neuron node, the Neuron series carry unit_kind="neuron_device" and GPU series
+// no unit_kind, and each kind's counters hold the dollars and hours `gpucost report --by
+// unit_kind` gives for the same inputs, to 1e-9.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "cli/cli_test_util.h"
+#include "ledger/ledger.h"
+#include "serve/serve_metrics.h"
+
+namespace gpucost::serve {
+namespace {
+
+using testing_util::RunResult;
+using testing_util::RunShell;
+using testing_util::TempDir;
+
+constexpr const char* kWindow = "1790812800,1790813400";
+const std::string kNeuron = "unit_kind=\"neuron_device\"";
+
+// Sum of `name`'s samples of Neuron devices (`neuron`) or of GPUs (no unit_kind label).
+double SumOfKind(const std::string& text, const std::string& name, bool neuron) {
+  double sum = 0;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with(name + "{")) continue;
+    if (neuron ? line.find(kNeuron) == std::string::npos
+               : line.find("unit_kind=") != std::string::npos) {
+      continue;
+    }
+    sum += std::stod(line.substr(line.rfind(' ') + 1));
+  }
+  return sum;
+}
+
+TEST(UnitKindMetrics, NeuronSeriesCarryTheirUnitKindAndTheReportsDollars) {
+  TempDir dir;
+  const std::string input =
+      std::string(GPUCOST_SOURCE_DIR) + "/tests/golden/cases/neuron_and_gpu_by_unit_kind/input";
+  const std::string db = (dir.path() / "costs.db").string();
+  const RunResult wrote = RunShell(kBinary + " ledger write " + db + " --input " + input +
+                                   " --window " + kWindow + " --step 60s 2>&1");
+  ASSERT_EQ(wrote.exit_code, 0) << wrote.output;
+  const RunResult report = RunShell(kBinary + " report --input " + input + " --window " + kWindow +
+                                    " --step 60s --by unit_kind --format json 2>/dev/null");
+  ASSERT_EQ(report.exit_code, 0) << report.output;
+  const nlohmann::json doc = nlohmann::json::parse(report.output);
+  std::map<std::string, nlohmann::json> want;
+  for (const nlohmann::json& r : doc["rows"]) {
+    want[r["unit_kind"].get<std::string>() + (r.value("idle", false) ? "/idle" : "")] = r;
+  }
+  ASSERT_EQ(want.size(), 4u) << report.output;
+
+  Result<std::unique_ptr<ledger::Ledger>> l = ledger::Ledger::Open(db);
+  ASSERT_TRUE(l.ok()) << l.status().message();
+  Result<ledger::LedgerTotals> totals = (*l)->Totals();
+  ASSERT_TRUE(totals.ok()) << totals.status().message();
+  Result<ledger::LedgerLatest> latest = (*l)->Latest();
+  ASSERT_TRUE(latest.ok()) << latest.status().message();
+  const std::string text = ServeMetricsText(*totals, *latest, {}, ServeHealth{});
+
+  const auto expect = [&](const char* metric, bool neuron, const std::string& row,
+                          const char* field) {
+    const double w = want.at(row)[field].get<double>();
+    EXPECT_NEAR(SumOfKind(text, metric, neuron), w, 1e-9 * std::max(1.0, std::abs(w)))
+        << metric << (neuron ? " of Neuron devices" : " of GPUs") << "\n"
+        << text;
+  };
+  expect("gpucost_allocated_usd_total", true, "neuron_device", "allocated_usd");
+  expect("gpucost_allocated_usd_total", false, "gpu", "allocated_usd");
+  expect("gpucost_allocated_gpu_hours_total", true, "neuron_device", "gpu_hours");
+  expect("gpucost_allocated_gpu_hours_total", false, "gpu", "gpu_hours");
+  expect("gpucost_unmeasured_gpu_hours_total", true, "neuron_device", "unmeasured_gpu_hours");
+  expect("gpucost_idle_usd_total", true, "neuron_device/idle", "idle_usd");
+  expect("gpucost_idle_usd_total", false, "gpu/idle", "idle_usd");
+  expect("gpucost_idle_gpu_hours_total", true, "neuron_device/idle", "gpu_hours");
+
+  // The gauges of the newest step: the Neuron node's and its holder's series only carry the kind.
+  int nodes = 0;
+  int holders = 0;
+  int neuron_holders = 0;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    const bool neuron = line.find(kNeuron) != std::string::npos;
+    if (line.starts_with("gpucost_node_gpus{")) {
+      ++nodes;
+      EXPECT_EQ(neuron, line.find("node=\"inf-b\"") != std::string::npos) << line;
+    }
+    if (line.starts_with("gpucost_allocated_gpus{")) {
+      ++holders;
+      neuron_holders += neuron ? 1 : 0;
+    }
+  }
+  EXPECT_EQ(nodes, 2) << text;
+  EXPECT_EQ(holders, 2) << text;  // ml/train-0 on an A100, ml/embed-0 on a NeuronCore
+  EXPECT_EQ(neuron_holders, 1) << text;
+}
+
+}  // namespace
+}  // namespace gpucost::serve
