@@ -4,11 +4,13 @@
 // `gpucost report`, whose time-sliced holders come out measured.
 #include <gtest/gtest.h>
 #include <httplib.h>
-#include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -237,6 +239,64 @@ TEST_F(AgentEndToEnd, DraClaimDevicesAreReportedAsAssignmentsOfTheirClaim) {
                "device_id=\"gpu.nvidia.com/ts-node/gpu-0\",gpu_uuid=\"" +
                    kGpu + "\"} 1"))
       << once.output;
+}
+
+// On a machine with an NVIDIA GPU (GPUCOST_TEST_REAL_NVML names its libnvidia-ml.so.1): the
+// kernel driver's own record of each GPU (/proc/driver/nvidia/gpus/*/information: "Device Minor"
+// and "GPU UUID") against what the agent resolves NVIDIA's DRA device "gpu-<minor>" to through the
+// real NVML. GPUCOST_TEST_BINARY may name the gpucost binary where the build tree is elsewhere.
+TEST(AgentOnRealGpu, DraDeviceOfEachGpuResolvesToItsUuid) {
+  const char* nvml = std::getenv("GPUCOST_TEST_REAL_NVML");
+  if (nvml == nullptr) GTEST_SKIP() << "no GPU: GPUCOST_TEST_REAL_NVML is not set";
+  const char* binary_env = std::getenv("GPUCOST_TEST_BINARY");
+  const std::string binary = binary_env != nullptr ? binary_env : kBinary;
+  std::map<int, std::string> uuid_by_minor;
+  const std::filesystem::path gpus = "/proc/driver/nvidia/gpus";
+  ASSERT_TRUE(std::filesystem::exists(gpus)) << gpus;
+  for (const auto& dir : std::filesystem::directory_iterator(gpus)) {
+    std::ifstream in(dir.path() / "information");
+    int minor = -1;
+    std::string uuid;
+    for (std::string line; std::getline(in, line);) {
+      const size_t colon = line.find(':');
+      if (colon == std::string::npos) continue;
+      std::string value = line.substr(colon + 1);
+      value.erase(0, value.find_first_not_of(" \t"));
+      if (line.rfind("Device Minor", 0) == 0) minor = std::stoi(value);
+      if (line.rfind("GPU UUID", 0) == 0) uuid = value;
+    }
+    ASSERT_GE(minor, 0) << dir.path();
+    uuid_by_minor[minor] = uuid;
+  }
+  ASSERT_FALSE(uuid_by_minor.empty());
+  testing_util::TempDir dir;
+  const std::string socket = (dir.path() / "kubelet.sock").string();
+  FakeKubelet::Script script;
+  auto* pod = script.list.add_pod_resources();
+  pod->set_name("dra-pod");
+  pod->set_namespace_("ml");
+  auto* c = pod->add_containers();
+  c->set_name("main");
+  auto* claim = c->add_dynamic_resources();
+  claim->set_claim_name("gpus");
+  claim->set_claim_namespace("ml");
+  for (const auto& [minor, uuid] : uuid_by_minor) {
+    auto* device = claim->add_claim_resources();
+    device->set_driver_name("gpu.nvidia.com");
+    device->set_pool_name("real");
+    device->set_device_name("gpu-" + std::to_string(minor));
+  }
+  auto kubelet = FakeKubelet::Start(socket, std::move(script));
+  ASSERT_NE(kubelet, nullptr);
+  const auto once = RunShell(binary + " agent --once --node-name real --nvml-library " + nvml +
+                             " --pod-resources-socket " + socket + " 2>&1");
+  ASSERT_EQ(once.exit_code, 0) << once.output;
+  for (const auto& [minor, uuid] : uuid_by_minor) {
+    EXPECT_TRUE(Contains(once.output, "device_id=\"gpu.nvidia.com/real/gpu-" +
+                                          std::to_string(minor) + "\",gpu_uuid=\"" + uuid + "\""))
+        << once.output;
+  }
+  std::printf("%s", once.output.c_str());
 }
 
 // The same /metrics without the collection's own timing, which differs run to run.
