@@ -366,6 +366,41 @@ try {
     }
   }
 
+  // AMD Instinct GPUs in CPX mode: each GPU's eight compute partitions are its units.
+  {
+    const aledger = join(dir, "amd.db");
+    execFileSync(gpucost, ["simulate", "--nodes", "1", "--seed", "7", "--duration", "1h",
+      "--scrape-interval", "5m", "--gpu-models", "mi300x-cpx:1", "--sharing", "whole:1", "--out", join(dir, "amd.om.gz")], { stdio: "ignore" });
+    execFileSync(gpucost, ["ledger", "write", aledger, "--input", join(dir, "amd.om.gz"), "--step", "5m"],
+      { stdio: ["ignore", "ignore", "ignore"] });
+    const aserve = spawn(gpucost, ["serve", "--read-only", "--ledger", aledger, "--listen", "127.0.0.1:0"],
+      { stdio: ["ignore", "pipe", "inherit"] });
+    try {
+      const abase = await new Promise((resolve, reject) => {
+        let text = "";
+        aserve.stdout.on("data", (d) => {
+          text += d;
+          const m = text.match(/gpucost serve: (http:\/\/127\.0\.0\.1:\d+)/);
+          if (m) resolve(m[1]);
+        });
+        aserve.on("exit", (code) => reject(new Error("serve exited " + code)));
+      });
+      await page.goto(abase + "/#/fleet", { waitUntil: "load" });
+      ready = 0;
+      await settled();
+      const afleet = await (await fetch(abase + "/api/v1/fleet")).json();
+      const amd = afleet.nodes[0];
+      check(amd.gpus[0].units.length === 8 && amd.gpus[0].units.every((u) => u.kind === "xcp"), "eight partition units a GPU");
+      check((await text(`article.node[data-node="${amd.name}"] .meta`)).includes("8 compute partitions a GPU"),
+        "the node says its partitions: " + await text(`article.node[data-node="${amd.name}"] .meta`));
+      equal(JSON.stringify((await texts(`article.node[data-node="${amd.name}"] .gpu:first-child .unit-label`))),
+        JSON.stringify(["p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7"]), "partitions labelled");
+      await shot("fleet-amd-partitions");
+    } finally {
+      aserve.kill("SIGTERM");
+    }
+  }
+
   const errors = consoleErrors.filter((t) => !expected401(t));
   check(errors.length === 0, "console errors: " + errors.join(" | "));
 } catch (e) {

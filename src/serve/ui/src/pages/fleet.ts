@@ -26,6 +26,14 @@ function deviceWords(n: FleetNode): DeviceWords {
   return n.unit_kind === "neuron_device" ? NEURON_WORDS : GPU_WORDS;
 }
 
+// How a node's devices are handed out, in words: an AMD GPU in a compute-partition mode shows
+// as "whole GPUs" in the node's sharing mode, but its units are its partitions.
+function sharingText(n: FleetNode, words: DeviceWords): string {
+  const partitions = n.gpus.length > 0 ? n.gpus[0].units.filter((u) => u.kind === "xcp").length : 0;
+  if (partitions > 0) return `${partitions} compute partitions a GPU`;
+  return n.sharing === "none" ? words.whole : SHARING[n.sharing] ?? n.sharing;
+}
+
 function teamColors(nodes: FleetNode[]): Map<string, string> {
   const teams = new Set<string>();
   for (const n of nodes) for (const g of n.gpus) for (const u of g.units) for (const x of u.holders) teams.add(x.team);
@@ -48,7 +56,7 @@ function holderTitle(x: FleetHolder, u: FleetUnit, words: DeviceWords): string {
 // is idle.
 function unitBox(u: FleetUnit, colors: Map<string, string>, words: DeviceWords): HTMLElement {
   const label = u.kind === "mig" ? u.mig_profile || "slice" : u.kind === "replica" ? `r${u.index}`
-    : u.kind === "core" ? `core ${u.index}` : "";
+    : u.kind === "core" ? `core ${u.index}` : u.kind === "xcp" ? `p${u.index}` : "";
   // Parts grow in proportion to the unit (flex-grow under 1 in all would leave space unfilled).
   const f = u.fraction > 0 ? u.fraction : 1;
   const parts = u.holders.map((x) => h("div", {
@@ -67,7 +75,7 @@ function unitBox(u: FleetUnit, colors: Map<string, string>, words: DeviceWords):
 function nodeCard(n: FleetNode, colors: Map<string, string>): HTMLElement {
   const words = deviceWords(n);
   const price = n.usd_per_gpu_hour === null ? "price unknown" : `${money(n.usd_per_gpu_hour)} per ${words.hour}`;
-  const sharing = n.sharing === "none" ? words.whole : SHARING[n.sharing] ?? n.sharing;
+  const sharing = sharingText(n, words);
   return h("article", { class: "node card", "data-node": n.name, "data-unit-kind": n.unit_kind ?? "gpu" },
     h("header", {},
       h("h3", {}, n.name),
@@ -116,7 +124,7 @@ export async function fleetPage(main: HTMLElement, info: LedgerInfo, params: URL
       { label: "Node", key: "node", text: (n: FleetNode) => n.name },
       { label: "Cluster", key: "cluster", text: (n: FleetNode) => n.cluster },
       { label: "GPU model", key: "gpu_model", text: (n: FleetNode) => n.gpu_model },
-      { label: "Sharing", key: "sharing", text: (n: FleetNode) => n.sharing },
+      { label: "Sharing", key: "sharing", text: (n: FleetNode) => n.gpus.some((g) => g.units.some((u) => u.kind === "xcp")) ? "partitions" : n.sharing },
       { label: devices, key: "physical_gpus", num: true, text: (n: FleetNode) => String(n.physical_gpus) },
       { label: "Held", key: "allocated_gpus", num: true, text: (n: FleetNode) => hours(n.allocated_gpus), raw: (n: FleetNode) => n.allocated_gpus },
       { label: "Idle", key: "idle_gpus", num: true, text: (n: FleetNode) => hours(n.idle_gpus), raw: (n: FleetNode) => n.idle_gpus },
