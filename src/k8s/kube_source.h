@@ -21,6 +21,7 @@
 #include "k8s/dra_objects.h"
 #include "k8s/informer.h"
 #include "k8s/kube_config.h"
+#include "k8s/kube_snapshot.h"
 #include "k8s/object_store.h"
 
 namespace gpucost::k8s {
