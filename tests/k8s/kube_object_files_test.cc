@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iterator>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -204,6 +206,7 @@ TEST(KubeObjectFilesTest, KubectlListGivesTheLiveSourcesStateAndSkipsABadItem) {
       << w;
   EXPECT_NE(w.find("creationTimestamp"), std::string::npos) << w;
   EXPECT_EQ(OfStateJson(read->state), OfStateJson(live));
+  EXPECT_EQ(read->items, list["items"].size());
   EXPECT_GT(read->state.pods.size(), 4u);
 
   // The same objects split over files, one of them a single object, read the same.
@@ -216,6 +219,47 @@ TEST(KubeObjectFilesTest, KubectlListGivesTheLiveSourcesStateAndSkipsABadItem) {
   auto split = ReadKubeObjectFiles({one, two}, OfOptions(), At(kOfNow));
   ASSERT_TRUE(split.ok()) << split.status().ToString();
   EXPECT_EQ(OfStateJson(split->state), OfStateJson(live));
+}
+
+// The real binary with the objects alone: each DRA claim's share of an hour at $12 per GPU-hour,
+// and the bad claim told on stderr with its file, index, kind and name.
+TEST(KubeObjectFilesTest, ReportPricesClaimsFromAnObjectsFile) {
+  const json cluster = OfCluster();
+  json list = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", json::array()}};
+  list["items"].push_back(cluster["nodes"].back());
+  for (const char* r : {"resourceslices", "resourceclaims"}) {
+    for (const json& o : cluster[r]) list["items"].push_back(o);
+  }
+  json broken = OfClaim("of-broken", "gpu-2", {"of-slice"}, "share-2");
+  broken["status"]["allocation"]["devices"]["results"][0]["consumedCapacity"]["memory"] = "lots";
+  list["items"].push_back(broken);
+  for (const json& p : cluster["pods"]) {
+    if (p["spec"].value("nodeName", "") == "of-dra-1") list["items"].push_back(p);
+  }
+  TempDir dir;
+  const std::string path = (dir.path() / "objects.json").string();
+  std::ofstream(path) << list.dump();
+  const std::string err = (dir.path() / "err.txt").string();
+  const auto r = testing_util::RunShell(
+      std::string(GPUCOST_BINARY) + " report --kube-objects " + path +
+      " --kube-objects-at 2026-10-01T02:00:00Z --by pod --accumulate --format json "
+      "--price-per-gpu-hour 12 --window 2026-10-01T00:00:00Z,2026-10-01T01:00:00Z 2>" +
+      err);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream e(err);
+  const std::string stderr_text((std::istreambuf_iterator<char>(e)), {});
+  EXPECT_NE(stderr_text.find(path + ": item 7 (ResourceClaim ml/of-broken)"), std::string::npos)
+      << stderr_text;
+  const json doc = json::parse(r.output);
+  std::map<std::string, double> allocated;
+  for (const json& row : doc["rows"]) {
+    allocated[row["pod"].get<std::string>()] = row["allocated_usd"].get<double>();
+  }
+  EXPECT_NEAR(allocated["of-solo"], 12.0, 1e-9);
+  EXPECT_NEAR(allocated["of-pair-a"], 6.0, 1e-9);
+  EXPECT_NEAR(allocated["of-pair-b"], 6.0, 1e-9);
+  EXPECT_NEAR(allocated["of-slice"], 3.0, 1e-9);
+  EXPECT_NEAR(doc["totals"]["cost_usd"].get<double>(), 36.0, 1e-9);
 }
 
 TEST(KubeObjectFilesTest, FileErrorsNameTheFileAndTheTimeDefaultsToItsModification) {
