@@ -83,6 +83,7 @@ void AddInputFlags(CLI::App& cmd, InputFlags& f) {
   cmd.add_option("--slurm-gpu-model", f.slurm_gpu_model,
                  "GPU model of the Slurm nodes (MIG fractions, the gpu_model dimension)");
   AddKubeFlags(cmd, f.kube);
+  AddKubeObjectsFlags(cmd, f.kube);
 }
 
 void AddTimelineFlags(CLI::App& cmd, InputFlags& f) {

@@ -107,8 +107,9 @@ Status Run(const PricesFlags& flags) {
     PrintCatalog(std::cout);
     return Status::Ok();
   }
-  if (flags.inputs.empty() && !flags.kube.wanted()) {
-    return Status::InvalidArgument("give --input (the cluster's series), --kube or --catalog");
+  if (flags.inputs.empty() && !flags.kube.any()) {
+    return Status::InvalidArgument(
+        "give --input (the cluster's series), --kube, --kube-objects or --catalog");
   }
   GPUCOST_ASSIGN_OR_RETURN(std::shared_ptr<const PriceBook> book, MakePriceBook(flags.price));
   TimelineOptions topts;
@@ -198,6 +199,7 @@ void AddPricesCommand(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   AddPriceFlags(*cmd, f->price);
   AddKubeFlags(*cmd, f->kube);
+  AddKubeObjectsFlags(*cmd, f->kube);
   cmd->add_flag("--catalog", f->catalog, "Print the built-in catalog with its sources");
   cmd->footer("Exit status: 0 on success, 2 on bad flags or input.");
   SetStatusCallback(*cmd, exit_code, [f] { return Run(*f); });

@@ -26,7 +26,7 @@ Result<std::optional<SegmentSizing>> SegmentsFor(const SegmentFlags& flags, cons
   if (given && first > Duration(0) && input.prometheus.empty()) {
     return Status::InvalidArgument("--segment applies to --prometheus only");
   }
-  if (input.prometheus.empty() || input.kube.wanted() || !input.ledger.empty() || !window ||
+  if (input.prometheus.empty() || input.kube.any() || !input.ledger.empty() || !window ||
       first <= Duration(0) || window->length() <= first) {
     return std::optional<SegmentSizing>();
   }

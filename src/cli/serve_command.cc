@@ -116,7 +116,7 @@ Result<serve::ServeOptions> Parse(const ServeFlags& f) {
   s.source.ledger.clear();
   s.read_only = f.read_only;
   const bool has_source = !f.input.inputs.empty() || !f.input.prometheus.empty() ||
-                          !f.input.slurm_sacct.empty() || f.input.slurm || f.input.kube.wanted() ||
+                          !f.input.slurm_sacct.empty() || f.input.slurm || f.input.kube.any() ||
                           f.scrape.wanted();
   if (!has_source && !f.read_only) {
     return Status::InvalidArgument(

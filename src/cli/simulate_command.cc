@@ -6,6 +6,8 @@
 #include <zlib.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -49,6 +51,7 @@ struct SimulateFlags {
   std::string serve_for;
   std::string cluster;
   bool list_nodes = false;
+  std::string kube_objects_out;
 };
 
 Result<simulate::SimOptions> Options(const SimulateFlags& f) {
@@ -111,6 +114,25 @@ class Output {
   gzFile gz_ = nullptr;
 };
 
+// The DRA nodes' Kubernetes objects as a kubectl List, dated (modification time) at the window's
+// end: `--kube-objects` takes that as when the API showed them.
+Status WriteKubeObjects(const ClusterSimulator& sim, const std::string& path, Instant at) {
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << sim.KubeObjectsJson();
+    out.close();
+    if (!out) return Status::IoError(StrCat("--kube-objects-out: cannot write ", path));
+  }
+  std::error_code ec;
+  std::filesystem::last_write_time(
+      path,
+      std::chrono::file_clock::from_sys(
+          std::chrono::sys_time<std::chrono::nanoseconds>(at.time_since_epoch())),
+      ec);
+  if (ec) return Status::IoError(StrCat("--kube-objects-out: ", path, ": ", ec.message()));
+  return Status::Ok();
+}
+
 void PrintShape(const ClusterSimulator& sim, bool list_nodes) {
   const simulate::ClusterShape& s = sim.shape();
   std::fprintf(stderr, "nodes=%d\ngpus=%d\nunits=%d\nnamespaces=%d\nspot_nodes=%d\n", s.nodes,
@@ -154,6 +176,9 @@ Status WriteWindow(const SimulateFlags& f, const simulate::SimOptions& o) {
   line.Finish();
   GPUCOST_RETURN_IF_ERROR(writer.Finish());
   GPUCOST_RETURN_IF_ERROR(out.Close());
+  if (!f.kube_objects_out.empty()) {
+    GPUCOST_RETURN_IF_ERROR(WriteKubeObjects(*sim, f.kube_objects_out, w.end));
+  }
   PrintShape(*sim, f.list_nodes);
   std::fprintf(
       stderr, "scrapes=%lld\ninterval_s=%lld\nstart=%lld\nend=%lld\nsamples=%llu\nbytes=%llu\n",
@@ -214,6 +239,9 @@ Status Serve(const SimulateFlags& f, const simulate::SimOptions& o) {
 int RunSimulate(const SimulateFlags& f) {
   auto o = Options(f);
   Status s = o.status();
+  if (s.ok() && !f.serve.empty() && !f.kube_objects_out.empty()) {
+    s = Status::InvalidArgument("--kube-objects-out writes a window's objects: not with --serve");
+  }
   if (s.ok()) s = f.serve.empty() ? WriteWindow(f, *o) : Serve(f, *o);
   if (!s.ok()) {
     LogError(s.ToString());
@@ -234,7 +262,8 @@ void AddSimulateCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--nodes", f->nodes, "GPU nodes")->capture_default_str();
   cmd->add_option("--gpu-models", f->gpu_models,
                   "GPU models with weights, MODEL:WEIGHT,... (a100-80gb, a100-40gb, h100-80gb, l4, "
-                  "a10g, t4)")
+                  "a10g, t4, mi300x, mi300x-cpx, trn1, inf2; h100-dra: H100s that NVIDIA's DRA "
+                  "driver hands out, see --kube-objects-out)")
       ->capture_default_str();
   cmd->add_option(
          "--sharing", f->sharing,
@@ -269,6 +298,10 @@ void AddSimulateCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--serve-for", f->serve_for,
                   "With --serve: stop after this long (default: until SIGTERM)");
   cmd->add_option("--cluster", f->cluster, "Add a cluster=NAME label to every series");
+  cmd->add_option("--kube-objects-out", f->kube_objects_out,
+                  "Also write the DRA nodes' Kubernetes objects (ResourceSlices, ResourceClaims, "
+                  "their pods, nodes, namespaces, owners) as `kubectl get -A -o json` would, for "
+                  "`gpucost report --kube-objects`");
   cmd->add_flag("--list-nodes", f->list_nodes,
                 "Also print each node (name, model, sharing, GPUs, capacity type) to stderr");
   AddProgressFlags(*cmd, f->progress);

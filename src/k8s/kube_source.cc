@@ -9,20 +9,7 @@ namespace gpucost::k8s {
 namespace {
 
 LabelFilter PodLabels(const KubeSourceOptions& o) {
-  LabelFilter f;
-  f.annotation_keys = o.annotation_allowlist;
-  if (o.label_allowlist.empty()) return f;  // all
-  f.keys = o.label_allowlist;
-  f.keys.insert(f.keys.end(), o.team_label_keys.begin(), o.team_label_keys.end());
-  return f;
-}
-
-// The controlling owner, else the first; kind "" when there is none.
-OwnerRef ControllerOf(const ObjectMeta& m) {
-  for (const OwnerRef& o : m.owners) {
-    if (o.controller) return o;
-  }
-  return m.owners.empty() ? OwnerRef{} : m.owners.front();
+  return PodLabelFilter(o.label_allowlist, o.team_label_keys, o.annotation_allowlist);
 }
 
 }  // namespace
@@ -48,9 +35,8 @@ KubeSource::KubeSource(KubeConnection connection, KubeSourceOptions options, con
       clock_(clock),
       credentials_(connection, clock, std::move(runner)),
       client_(std::move(connection), credentials_, options_.client),
-      // Only GPU pods are kept: a pod's extended resources cannot change, so a pod that asks for
-      // no GPU never will.
-      pods_(&DecodePod, PodLabels(options_), [](const PodObject& p) { return p.HoldsGpus(); }),
+      // Only GPU pods and allocated claims are kept (KeepsPod, KeepsClaim).
+      pods_(&DecodePod, PodLabels(options_), &KeepsPod),
       nodes_(&DecodeNode, LabelFilter{}),
       namespaces_(&DecodePlain, PodLabels(options_)),
       replicasets_(&DecodePlain, LabelFilter::None()),
@@ -59,9 +45,7 @@ KubeSource::KubeSource(KubeConnection connection, KubeSourceOptions options, con
       statefulsets_(&DecodePlain, LabelFilter::None()),
       daemonsets_(&DecodePlain, LabelFilter::None()),
       resourceslices_(&DecodeResourceSlice, LabelFilter::None()),
-      // Only allocated claims: they are what pods hold.
-      resourceclaims_(&DecodeResourceClaim, LabelFilter::None(),
-                      [](const ResourceClaimObject& c) { return !c.allocations.empty(); }) {
+      resourceclaims_(&DecodeResourceClaim, LabelFilter::None(), &KeepsClaim) {
   pods_.OnDelete([](PodObject& p, Instant at) {
     if (!p.finished || *p.finished > at) p.finished = at;
     if (!p.removed) p.removed = at;
@@ -113,38 +97,22 @@ bool KubeSource::WaitForSync(Duration timeout) {
 }
 
 KubeState KubeSource::Snapshot() const {
-  KubeState s;
-  s.cluster = options_.cluster;
-  s.observed_at = clock_.Now();
-  const Instant forget_before = s.observed_at - options_.deleted_pod_retention;
+  const Instant now = clock_.Now();
+  const Instant forget_before = now - options_.deleted_pod_retention;
   const_cast<TypedStore<PodObject>&>(pods_).Prune(
       [&](const PodObject& p) { return p.removed && *p.removed < forget_before; });
-  pods_.ForEach([&](const PodObject& p) { s.pods.push_back(ToKubePod(p, s.observed_at)); });
-  nodes_.ForEach([&](const NodeObject& n) { s.nodes.push_back(ToKubeNode(n, s.observed_at)); });
-  namespaces_.ForEach([&](const PlainObject& n) {
-    s.namespace_labels[n.meta.name] = n.meta.LabelsAndAnnotations();
-  });
-  replicasets_.ForEach([&](const PlainObject& o) {
-    s.replicaset_owners[o.meta.namespace_name][o.meta.name] = ControllerOf(o.meta);
-  });
-  jobs_.ForEach([&](const PlainObject& o) {
-    s.job_owners[o.meta.namespace_name][o.meta.name] = ControllerOf(o.meta);
-  });
   // Copies: the watch may replace a store's objects once its lock is released.
-  std::vector<ResourceSliceObject> slices;
-  resourceslices_.ForEach([&](const ResourceSliceObject& o) { slices.push_back(o); });
-  std::vector<const ResourceSliceObject*> slice_ptrs;
-  for (const ResourceSliceObject& o : slices) slice_ptrs.push_back(&o);
-  s.dra_devices = LatestPoolDevices(slice_ptrs);
-  resourceclaims_.ForEach([&](const ResourceClaimObject& c) {
-    s.dra_allocations.insert(s.dra_allocations.end(), c.allocations.begin(), c.allocations.end());
-  });
-  auto by_name = [](const auto& x, const auto& y) {
-    return std::tie(x.namespace_name, x.name) < std::tie(y.namespace_name, y.name);
-  };
-  std::sort(s.pods.begin(), s.pods.end(), by_name);
-  std::sort(s.nodes.begin(), s.nodes.end(), [](const KubeNode& x, const KubeNode& y) { return x.name < y.name; });
-  return s;
+  KubeObjects objects;
+  pods_.ForEach([&](const PodObject& p) { objects.pods.push_back(p); });
+  nodes_.ForEach([&](const NodeObject& n) { objects.nodes.push_back(n); });
+  namespaces_.ForEach([&](const PlainObject& n) { objects.namespaces.push_back(n); });
+  replicasets_.ForEach([&](const PlainObject& o) { objects.replicasets.push_back(o); });
+  jobs_.ForEach([&](const PlainObject& o) { objects.jobs.push_back(o); });
+  resourceslices_.ForEach(
+      [&](const ResourceSliceObject& o) { objects.resourceslices.push_back(o); });
+  resourceclaims_.ForEach(
+      [&](const ResourceClaimObject& c) { objects.resourceclaims.push_back(c); });
+  return AssembleKubeState(objects, options_.cluster, now);
 }
 
 KubeSourceStats KubeSource::stats() const {

@@ -5,7 +5,7 @@
 // List() reads everything once (batch reports); Start() keeps the stores current from watches on
 // background threads (the server). Snapshot() turns the stores into the inventory's KubeState at
 // the clock's "now": owners resolved through the ReplicaSet and Job stores, labels through the
-// allow-list. Thread-safe.
+// allow-list, by kube_snapshot.h's AssembleKubeState (which object files share). Thread-safe.
 #pragma once
 
 #include <memory>
@@ -21,6 +21,7 @@
 #include "k8s/dra_objects.h"
 #include "k8s/informer.h"
 #include "k8s/kube_config.h"
+#include "k8s/kube_snapshot.h"
 #include "k8s/object_store.h"
 
 namespace gpucost::k8s {

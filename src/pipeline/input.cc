@@ -231,10 +231,10 @@ namespace {
 Result<LoadedInput> LoadLedger(const InputOptions& flags, std::optional<Window> window,
                                LoadedInput out) {
   if (!flags.inputs.empty() || !flags.prometheus.empty() || !flags.slurm_sacct.empty() ||
-      flags.slurm || flags.kube.wanted()) {
+      flags.slurm || flags.kube.any()) {
     return Status::InvalidArgument(
         "--ledger reads attributed records: give it alone, without --input, --prometheus, "
-        "--slurm* or --kube");
+        "--slurm*, --kube or --kube-objects");
   }
   GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<ledger::Ledger> l, ledger::Ledger::Open(flags.ledger));
   ledger::ReadOptions read;
@@ -319,11 +319,12 @@ Result<LoadedInput> LoadInput(const InputOptions& flags, std::optional<Window> w
   if (!flags.prometheus.empty() && !window) {
     return Status::InvalidArgument("--prometheus needs --window");
   }
-  const bool kubernetes = !flags.inputs.empty() || !flags.prometheus.empty() || flags.kube.wanted();
+  const bool kubernetes = !flags.inputs.empty() || !flags.prometheus.empty() || flags.kube.any();
   const bool slurm = flags.slurm || !flags.slurm_sacct.empty();
   if (!kubernetes && !slurm) {
     return Status::InvalidArgument(
-        "nothing to attribute: give --input, --prometheus or --kube, and/or --slurm-sacct or "
+        "nothing to attribute: give --input, --prometheus, --kube or --kube-objects, and/or "
+        "--slurm-sacct or "
         "--slurm");
   }
   if (flags.slurm && !flags.slurm_sacct.empty()) {
@@ -343,7 +344,7 @@ Result<LoadedInput> LoadInput(const InputOptions& flags, std::optional<Window> w
     }
     if (timeline.samples == 0 || timeline.window.empty()) return NoTimeInFiles(timeline);
   }
-  if (flags.inputs.empty() && flags.prometheus.empty() && flags.kube.wanted()) {
+  if (flags.inputs.empty() && flags.prometheus.empty() && flags.kube.any()) {
     // The API alone: allocation without usage (every step unmeasured) unless Slurm adds some.
     InventoryBuilder builder(topts);
     GPUCOST_ASSIGN_OR_RETURN(timeline, builder.Build());

@@ -2,6 +2,7 @@
 
 #include "core/log.h"
 #include "core/strings.h"
+#include "k8s/kube_object_files.h"
 
 namespace gpucost {
 
@@ -30,6 +31,24 @@ k8s::KubeSourceOptions KubeSourceOptionsFor(const KubeOptions& flags, const std:
 Result<std::optional<KubeState>> ReadKubeState(const KubeOptions& flags, const std::string& cluster,
                                                const std::vector<std::string>& label_allowlist,
                                                const std::vector<std::string>& team_labels) {
+  if (!flags.objects.empty()) {
+    if (flags.wanted()) {
+      return Status::InvalidArgument(
+          "give either --kube-objects or the Kubernetes API (--kube, --kubeconfig, ...), not both");
+    }
+    std::optional<Instant> at;
+    if (!flags.objects_at.empty()) {
+      Result<Instant> t = ParseInstant(flags.objects_at);
+      if (!t.ok()) return t.status().WithContext("--kube-objects-at");
+      at = *t;
+    }
+    GPUCOST_ASSIGN_OR_RETURN(
+        k8s::KubeObjectFilesResult read,
+        k8s::ReadKubeObjectFiles(
+            flags.objects, KubeSourceOptionsFor(flags, cluster, label_allowlist, team_labels), at));
+    for (const std::string& w : read.warnings) LogWarn(w);
+    return std::optional<KubeState>(std::move(read.state));
+  }
   if (!flags.wanted()) return std::optional<KubeState>();
   GPUCOST_ASSIGN_OR_RETURN(k8s::KubeConnection conn, ResolveKubeConnection(flags));
   static const SystemClock clock;

@@ -1,4 +1,4 @@
-// Where the Kubernetes API is (kubeconfig, context, in-cluster), as a KubeOptions
+// Where the Kubernetes API is (kubeconfig, context, in-cluster, or object files), as a KubeOptions
 // (cli/kube_flags.h fills one from --kube, --kubeconfig, --kube-context, --kube-in-cluster), and
 // the one-shot read of a cluster through the API that it asks for.
 #pragma once
@@ -20,7 +20,14 @@ struct KubeOptions {
   std::string context;
   bool in_cluster = false;
   std::string annotation_allowlist;  // comma-separated
+  // The API's objects from files (kubectl get ... -o json) instead of a live server, taken at
+  // `objects_at` (a time; "": the files' latest modification time).
+  std::vector<std::string> objects;
+  std::string objects_at;
+  // The live API server.
   bool wanted() const { return kube || !kubeconfig.empty() || !context.empty() || in_cluster; }
+  // The live API server or object files: a KubeState to merge.
+  bool any() const { return wanted() || !objects.empty(); }
 };
 
 // The connection the flags name (kubeconfig, context, in-cluster; see k8s::ResolveConnection).
@@ -32,8 +39,9 @@ k8s::KubeSourceOptions KubeSourceOptionsFor(const KubeOptions& flags, const std:
                                             const std::vector<std::string>& label_allowlist,
                                             const std::vector<std::string>& team_labels);
 
-// Lists the cluster once when the flags ask for it (nullopt otherwise). Pod and namespace labels
-// are kept per `label_allowlist` (empty: all) plus the team chain's keys; failures name the
+// Lists the cluster once, or reads its object files, when the flags ask for it (nullopt
+// otherwise); an object file's bad items are logged as warnings and skipped. Pod and namespace
+// labels are kept per `label_allowlist` (empty: all) plus the team chain's keys; failures name the
 // server and the resource.
 Result<std::optional<KubeState>> ReadKubeState(const KubeOptions& flags, const std::string& cluster,
                                                const std::vector<std::string>& label_allowlist,

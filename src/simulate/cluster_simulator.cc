@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <set>
 #include <string_view>
@@ -35,8 +36,9 @@ void ClusterSimulator::Impl::Build() {
     const Sharing sharing =
         modes[static_cast<size_t>(mode_cycle.Next([](size_t) { return true; }))];
     const int m = model_cycle.Next([&](size_t k) {
-      return (sharing != Sharing::kMig || models[k]->mig_capable()) &&
-             (sharing == Sharing::kWhole || models[k]->vendor == Vendor::kNvidia);
+      return models[k]->dra ||
+             ((sharing != Sharing::kMig || models[k]->mig_capable()) &&
+              (sharing == Sharing::kWhole || models[k]->vendor == Vendor::kNvidia));
     });
     nodes_.push_back(MakeNode(i, sharing, *models[static_cast<size_t>(m)]));
     const Node& n = nodes_.back();
@@ -47,8 +49,9 @@ void ClusterSimulator::Impl::Build() {
                     : n.model->vendor == Vendor::kAwsNeuron ? n.gpus * n.model->neuron_cores
                                                             : static_cast<int>(n.units.size());
     shape_.spot_nodes += n.spot ? 1 : 0;
-    shape_.node_summaries.push_back(StrCat(n.name, " ", n.model->key, " ", SharingName(n.sharing),
-                                           " ", n.gpus, " ", n.spot ? "spot" : "on-demand"));
+    shape_.node_summaries.push_back(StrCat(n.name, " ", n.model->key, " ",
+                                           n.model->dra ? "dra" : SharingName(n.sharing), " ",
+                                           n.gpus, " ", n.spot ? "spot" : "on-demand"));
   }
   shape_.nodes = options_.nodes;
   shape_.namespaces = static_cast<int>(used_ns.size());
@@ -90,6 +93,7 @@ void ClusterSimulator::Impl::StartPod(const Node& node, Slot& s, int64_t t) {
   p.uid = r.Uuid();
   p.uid_hash = Hash64(p.uid);
   p.running_ms = t + interval_ms_ * r.Range(1, 2);
+  if (s.fixed) p.running_ms = t;
   // One pod in ten carries another team's label (a shared namespace).
   p.team = std::string(r.Uniform() < 0.1 ? kTeams[r.Next() % std::size(kTeams)] : team);
   switch (s.kind) {
@@ -143,6 +147,10 @@ void ClusterSimulator::Impl::StartPod(const Node& node, Slot& s, int64_t t) {
       break;
     }
   }
+  if (s.fixed) {
+    p.ends_ms = p.gone_ms = s.next_start_ms = std::numeric_limits<int64_t>::max();
+    p.failed = false;
+  }
   p.phase = 2 * std::numbers::pi * r.Uniform();
   p.pod_ip = StrCat("10.", 64 + (node_index(node) >> 8) % 64, ".", node_index(node) % 256, ".",
                     r.Range(2, 254));
@@ -170,7 +178,7 @@ Node ClusterSimulator::Impl::MakeNode(int i, Sharing sharing, const GpuModelSpec
   node.sharing = sharing;
   node.model = &model;
   node.gpus = options_.gpus_per_node > 0 ? options_.gpus_per_node : model.gpus_per_node;
-  node.name = StrCat(model.key, "-", SharingName(sharing), "-",
+  node.name = StrCat(model.key, "-", model.dra ? "" : StrCat(SharingName(sharing), "-"),
                      std::string(4 - std::min<size_t>(4, std::to_string(i).size()), '0'), i);
   node.host_ip = StrCat("10.0.", (i >> 8) % 256, ".", i % 256);
   node.spot = r.Uniform() < options_.spot_fraction;
@@ -195,13 +203,14 @@ Node ClusterSimulator::Impl::MakeNode(int i, Sharing sharing, const GpuModelSpec
     }
   } else {
     lb.emplace_back("label_nvidia_com_gpu_present", "true");
-    lb.emplace_back("label_nvidia_com_gpu_count", std::to_string(node.gpus));
+    // GFD's count and sharing labels are the device plugin's; DRA nodes have none.
+    if (!model.dra) lb.emplace_back("label_nvidia_com_gpu_count", std::to_string(node.gpus));
     lb.emplace_back("label_nvidia_com_gpu_memory", std::to_string(model.memory_mib));
     lb.emplace_back("label_nvidia_com_cuda_driver_major", "550");
   }
   std::string product(model.product);
-  if (model.vendor != Vendor::kNvidia) {
-    // No NVIDIA labels: the AMD node labeller's and the Neuron device plugin's are above.
+  if (model.vendor != Vendor::kNvidia || model.dra) {
+    // No device plugin labels: the AMD node labeller's and the Neuron device plugin's are above.
   } else if (sharing == Sharing::kMig) {
     lb.emplace_back("label_nvidia_com_mig_strategy", "mixed");
     lb.emplace_back("label_nvidia_com_mig_capable", "true");
@@ -236,6 +245,54 @@ Node ClusterSimulator::Impl::MakeNode(int i, Sharing sharing, const GpuModelSpec
     node.slots.push_back(MakeSlot(r, kind, std::move(requests), slot_index++));
     return static_cast<int>(node.slots.size()) - 1;
   };
+  if (model.dra) {
+    // NVIDIA's DRA driver: every GPU is a device gpu-<n> of the node's ResourceSlice, handed
+    // out by claims whose pods run from the first scrape on: gpu-0 to one training pod; gpu-1 to
+    // two inference pods through one claim; gpu-2 (allowMultipleAllocations) a quarter of its
+    // memory to a notebook (consumable capacity); the GPUs after that to one pod each, the last
+    // of five or more left unclaimed (idle).
+    for (int g = 0; g < node.gpus; ++g) add_unit(g, "", -1);
+    auto claim = [&](int g, const std::vector<int>& slots, const std::string& share,
+                     double fraction) {
+      DraClaim c;
+      c.name = StrCat(node.name, "-gpu-", g, share.empty() ? "" : StrCat("-", share));
+      c.gpu = g;
+      c.slots = slots;
+      c.share_id = share;
+      c.memory_fraction = fraction;
+      Unit& u = node.units[static_cast<size_t>(g)];
+      u.exclusive = slots.size() == 1 && share.empty();
+      for (int si : slots) {
+        Slot& s = node.slots[static_cast<size_t>(si)];
+        s.fixed = true;
+        s.claim = c.name;
+        s.next_start_ms = origin_ms_;
+        s.load_scale = share.empty() ? 1.0 / static_cast<double>(slots.size()) : fraction;
+        u.slots.push_back(si);
+      }
+      node.claims.push_back(std::move(c));
+    };
+    for (int g = 0; g < node.gpus; ++g) {
+      if (g == 0) {
+        claim(g, {add_slot(Kind::kTraining, {})}, "", 0);
+      } else if (g == 1) {
+        const int a = add_slot(Kind::kInference, {});
+        const int b = add_slot(Kind::kInference, {});
+        Slot& second = node.slots[static_cast<size_t>(b)];
+        second.ns = node.slots[static_cast<size_t>(a)].ns;  // a claim is its namespace's
+        second.deployment = StrCat(node.slots[static_cast<size_t>(a)].deployment, "-canary");
+        claim(g, {a, b}, "", 0);
+      } else if (g == 2) {
+        claim(g, {add_slot(Kind::kNotebook, {})}, "share-0", 0.25);
+      } else if (g < node.gpus - 1 || node.gpus < 5) {
+        claim(g, {add_slot(g % 2 == 1 ? Kind::kInference : Kind::kTraining, {})}, "", 0);
+      }
+    }
+    while (gpu_index_.size() < static_cast<size_t>(node.gpus) + 1) {
+      gpu_index_.push_back(std::to_string(gpu_index_.size()));
+    }
+    return node;
+  }
   switch (sharing) {
     case Sharing::kWhole: {
       if (model.amd_partitions > 1) {

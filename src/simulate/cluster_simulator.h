@@ -48,6 +48,11 @@ class ClusterSimulator {
   void Scrape(Instant t, ExpositionHandler& out, unsigned parts = kAllExporters);
 
   const ClusterShape& shape() const;
+  // The Kubernetes API's objects of the DRA nodes (ResourceSlices, allocated ResourceClaims, the
+  // pods using them, their nodes, namespaces and owners) as at the latest scrape, in the List
+  // that `kubectl get ... -A -o json` writes and `gpucost report --kube-objects` reads; a List
+  // of namespaces only when no node's model is a DRA one.
+  std::string KubeObjectsJson() const;
   Duration scrape_interval() const;
 
  private:

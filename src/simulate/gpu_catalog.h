@@ -1,6 +1,7 @@
 // The GPU models `gpucost simulate` can put in a cluster: how dcgm-exporter and GPU Feature
 // Discovery name them, their memory, the cloud instance that usually carries them and, for
-// MIG-capable models, the MIG profile for each compute-slice count. Immutable; thread-safe.
+// MIG-capable models, the MIG profile for each compute-slice count; DRA-managed models. Immutable;
+// thread-safe.
 #pragma once
 
 #include <array>
@@ -32,6 +33,10 @@ struct GpuModelSpec {
   // compute-memory-partition ("cpx_nps4"); 0 and "" for unpartitioned GPUs.
   int amd_partitions = 0;
   std::string_view amd_partition_mode{};
+  // GPUs that NVIDIA's DRA driver (gpu.nvidia.com) hands out through ResourceClaims instead of
+  // the device plugin: no nvidia.com/gpu capacity; the claims are in the Kubernetes objects
+  // (ClusterSimulator::KubeObjectsJson), not in any exporter's series.
+  bool dra = false;
   bool mig_capable() const { return !mig_profiles[1].empty(); }
 };
 

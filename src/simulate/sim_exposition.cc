@@ -145,7 +145,8 @@ void ClusterSimulator::Impl::DcgmExporter() {
       }
       L("Hostname", node.name);
       L("DCGM_FI_DRIVER_VERSION", "550.90.07");
-      if (label != nullptr) {
+      // A DRA GPU's holders are its claims' pods, which the API tells (no pod labels here).
+      if (label != nullptr && !node.model->dra) {
         L("container", label->pod.container);
         L("namespace", kNamespaces[label->ns].ns);
         L("pod", label->pod.name);

@@ -45,6 +45,7 @@ class ClusterSimulator::Impl {
   }
 
   const ClusterShape& shape() const { return shape_; }
+  std::string KubeObjectsJson() const;  // sim_kube_objects.cc
   Duration interval() const { return Duration(interval_ms_); }
 
  private:

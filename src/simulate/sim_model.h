@@ -103,6 +103,20 @@ struct Slot {
   int serial = 0;
   std::string deployment, rs_hash, cronjob;
   int64_t rs_rolled_ms = 0;
+  // DRA nodes: one pod from the first scrape to the end (the objects show the present only),
+  // whose container uses ResourceClaim `claim`.
+  bool fixed = false;
+  std::string claim;
+};
+
+// A ResourceClaim of a DRA node, allocated device gpu-<gpu> and reserved for its slots' pods;
+// a consumable-capacity share (`share_id` set) consumes `memory_fraction` of the GPU's memory.
+struct DraClaim {
+  std::string name;
+  int gpu = 0;
+  std::vector<int> slots;
+  std::string share_id;
+  double memory_fraction = 0;
 };
 
 struct Unit {  // one dcgm-exporter entity: a GPU or a MIG instance
@@ -123,6 +137,7 @@ struct Node {
   std::vector<std::pair<std::string, int64_t>> capacity;    // resource, value
   std::vector<Slot> slots;
   std::vector<Unit> units;
+  std::vector<DraClaim> claims;  // DRA nodes
 };
 
 // MIG layouts as compute slices per instance; every one fits the 7-compute / 8-memory-slice

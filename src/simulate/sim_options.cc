@@ -63,7 +63,8 @@ Status Validate(const SimOptions& o) {
           StrCat("--gpu-models: unknown model \"", w.key, "\" (known: ", GpuModelKeys(), ")"));
     }
     models += w.weight;
-    if (m->mig_capable()) mig_models += w.weight;
+    // A DRA node's sharing is its claims' (whatever --sharing picks): it fits every mode.
+    if (m->mig_capable() || m->dra) mig_models += w.weight;
     if (m->vendor == Vendor::kNvidia) nvidia_models += w.weight;
   }
   bool mig = false, shared = false;

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <thread>
@@ -305,6 +306,35 @@ TEST(SimOptions, AcceleratorsOnlyWithWholeDevices) {
   o.gpu_models = {{"trn1", 1}, {"t4", 1}};  // the time-sliced node takes the T4
   auto sim = ClusterSimulator::Create(o, InstantFromUnixMs(kStartMs));
   ASSERT_TRUE(sim.ok()) << sim.status().ToString();
+}
+
+// A DRA model fits every sharing mode (its claims decide its sharing); with two GPUs a node has
+// the exclusive claim and the two-pod claim; the objects are the same for the same seed.
+TEST(ClusterSimulator, DraNodesFitEveryModeAndWriteTheirObjects) {
+  SimOptions o;
+  o.nodes = 3;
+  o.gpu_models = {{"h100-dra", 1}};
+  o.gpus_per_node = 2;
+  const Window w = HoursFrom(kStartMs, 1);
+  auto objects = [&] {
+    auto sim = ClusterSimulator::Create(o, w.start);
+    EXPECT_TRUE(sim.ok()) << sim.status().ToString();
+    if (!sim.ok()) return std::string();
+    ExpositionWriter writer(TextFormat::kOpenMetrics);
+    SimulateWindow(**sim, w, writer);
+    EXPECT_EQ(writer.text().find("resource=\"nvidia_com_gpu\""), std::string::npos);
+    return (*sim)->KubeObjectsJson();
+  };
+  const std::string text = objects();
+  EXPECT_EQ(text, objects());
+  const nlohmann::json list = nlohmann::json::parse(text);
+  std::map<std::string, int> kinds;
+  for (const nlohmann::json& item : list["items"]) ++kinds[item["kind"].get<std::string>()];
+  EXPECT_EQ(kinds["Node"], 3);
+  EXPECT_EQ(kinds["ResourceSlice"], 3);
+  EXPECT_EQ(kinds["ResourceClaim"], 3 * 2);
+  EXPECT_EQ(kinds["Pod"], 3 * 3);
+  EXPECT_EQ(kinds["Namespace"], o.namespaces);
 }
 
 TEST(ClusterSimulator, DirectFeedPromTextAndOpenMetricsAgree) {

@@ -1,0 +1,156 @@
+#include "k8s/kube_object_files.h"
+
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "core/files.h"
+#include "core/strings.h"
+
+namespace gpucost::k8s {
+namespace {
+
+using json = nlohmann::json;
+
+// The decoded objects of each kind by namespace/name, so a repeated object replaces the earlier.
+struct ObjectsByKey {
+  std::map<std::string, PodObject> pods;
+  std::map<std::string, NodeObject> nodes;
+  std::map<std::string, PlainObject> namespaces, replicasets, jobs;
+  std::map<std::string, ResourceSliceObject> resourceslices;
+  std::map<std::string, ResourceClaimObject> resourceclaims;
+};
+
+std::string ItemName(const json& item) {
+  const json* meta = JsonField(item, "metadata");
+  if (meta == nullptr) return "(no metadata)";
+  const std::string ns = JsonText(*meta, "namespace");
+  const std::string name = JsonText(*meta, "name");
+  return ns.empty() ? name : StrCat(ns, "/", name);
+}
+
+template <class T>
+Status Put(Result<T> decoded, bool keep_all, bool (*keeps)(const T&),
+           std::map<std::string, T>& into) {
+  if (!decoded.ok()) return decoded.status();
+  std::string key = StrCat(decoded->meta.namespace_name, "/", decoded->meta.name);
+  if (!keep_all && !keeps(*decoded)) {
+    into.erase(key);
+    return Status::Ok();
+  }
+  into.insert_or_assign(std::move(key), std::move(decoded).value());
+  return Status::Ok();
+}
+
+template <class T>
+bool KeepsAll(const T&) {
+  return true;
+}
+
+class FileReader {
+ public:
+  explicit FileReader(const KubeSourceOptions& options)
+      : pod_labels_(PodLabelFilter(options.label_allowlist, options.team_label_keys,
+                                   options.annotation_allowlist)) {}
+
+  // One item; its error (for the caller's warning) when it cannot be decoded.
+  Status Item(const json& item) {
+    if (!item.is_object()) return Status::ParseError("not an object");
+    const std::string kind = JsonText(item, "kind");
+    if (kind == "Pod") return Put(DecodePod(item, pod_labels_), false, &KeepsPod, objects_.pods);
+    if (kind == "Node") {
+      return Put(DecodeNode(item, LabelFilter{}), true, &KeepsAll<NodeObject>, objects_.nodes);
+    }
+    if (kind == "Namespace") {
+      return Put(DecodePlain(item, pod_labels_), true, &KeepsAll<PlainObject>, objects_.namespaces);
+    }
+    if (kind == "ReplicaSet") {
+      return Put(DecodePlain(item, LabelFilter::None()), true, &KeepsAll<PlainObject>,
+                 objects_.replicasets);
+    }
+    if (kind == "Job") {
+      return Put(DecodePlain(item, LabelFilter::None()), true, &KeepsAll<PlainObject>,
+                 objects_.jobs);
+    }
+    if (kind == "ResourceSlice") {
+      return Put(DecodeResourceSlice(item, LabelFilter::None()), true,
+                 &KeepsAll<ResourceSliceObject>, objects_.resourceslices);
+    }
+    if (kind == "ResourceClaim") {
+      return Put(DecodeResourceClaim(item, LabelFilter::None()), false, &KeepsClaim,
+                 objects_.resourceclaims);
+    }
+    if (kind.empty()) return Status::ParseError("no kind");
+    return Status::Ok();  // a kind gpucost does not read (CronJob, Service, ...)
+  }
+
+  KubeObjects Objects() const {
+    KubeObjects out;
+    auto values = [](const auto& by_key, auto& into) {
+      for (const auto& [k, v] : by_key) into.push_back(v);
+    };
+    values(objects_.pods, out.pods);
+    values(objects_.nodes, out.nodes);
+    values(objects_.namespaces, out.namespaces);
+    values(objects_.replicasets, out.replicasets);
+    values(objects_.jobs, out.jobs);
+    values(objects_.resourceslices, out.resourceslices);
+    values(objects_.resourceclaims, out.resourceclaims);
+    return out;
+  }
+
+ private:
+  LabelFilter pod_labels_;
+  ObjectsByKey objects_;
+};
+
+Result<Instant> ModificationTime(const std::string& path) {
+  std::error_code ec;
+  const auto t = std::filesystem::last_write_time(path, ec);
+  if (ec) return Status::NotFound(StrCat(path, ": ", ec.message()));
+  return std::chrono::floor<Duration>(std::chrono::file_clock::to_sys(t));
+}
+
+}  // namespace
+
+Result<KubeObjectFilesResult> ReadKubeObjectFiles(const std::vector<std::string>& paths,
+                                                  const KubeSourceOptions& options,
+                                                  std::optional<Instant> observed_at) {
+  KubeObjectFilesResult out;
+  FileReader reader(options);
+  std::optional<Instant> latest;
+  for (const std::string& path : paths) {
+    Result<std::string> text = ReadWholeFile(path);
+    if (!text.ok()) return text.status().WithContext(StrCat("Kubernetes objects ", path));
+    json doc = json::parse(*text, nullptr, /*allow_exceptions=*/false);
+    if (doc.is_discarded()) {
+      return Status::ParseError(
+          StrCat("Kubernetes objects ", path, ": not JSON (kubectl get ... -o json writes it)"));
+    }
+    const json* items = JsonField(doc, "items");
+    if (items != nullptr && !items->is_array()) {
+      return Status::ParseError(StrCat("Kubernetes objects ", path, ": items: not a list"));
+    }
+    const size_t n = items != nullptr ? items->size() : 1;
+    for (size_t i = 0; i < n; ++i) {
+      const json& item = items != nullptr ? (*items)[i] : doc;
+      ++out.items;
+      Status st = reader.Item(item);
+      if (!st.ok()) {
+        const std::string kind = JsonText(item, "kind");
+        out.warnings.push_back(StrCat("Kubernetes objects ", path, ": item ", i, " (",
+                                      kind.empty() ? "no kind" : kind, " ", ItemName(item),
+                                      "): ", st.message(), "; skipped"));
+      }
+    }
+    if (!observed_at) {
+      GPUCOST_ASSIGN_OR_RETURN(Instant t, ModificationTime(path));
+      if (!latest || t > *latest) latest = t;
+    }
+  }
+  const Instant at = observed_at ? *observed_at : latest.value_or(Instant{});
+  out.state = AssembleKubeState(reader.Objects(), options.cluster, at);
+  return out;
+}
+
+}  // namespace gpucost::k8s
