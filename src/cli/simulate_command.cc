@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -21,6 +22,7 @@
 #include "core/strings.h"
 #include "simulate/cluster_simulator.h"
 #include "simulate/exposition_writer.h"
+#include "simulate/gpu_catalog.h"
 #include "simulate/metrics_server.h"
 
 namespace gpucost::cli {
@@ -37,6 +39,7 @@ struct SimulateFlags {
   int nodes = 10;
   std::string gpu_models = "a100-80gb:3,h100-80gb:1,t4:1";
   std::string sharing = "whole:5,mig:2,time-slicing:1,mps:1,hami:1";
+  bool sharing_given = false;  // without --sharing, a mix of AMD and Neuron models only is whole
   int gpus_per_node = 0;
   int replicas = 4;
   double spot_fraction = 0.3;
@@ -59,6 +62,13 @@ Result<simulate::SimOptions> Options(const SimulateFlags& f) {
   o.nodes = f.nodes;
   GPUCOST_ASSIGN_OR_RETURN(o.gpu_models, simulate::ParseMix(f.gpu_models, "--gpu-models"));
   GPUCOST_ASSIGN_OR_RETURN(o.sharing, simulate::ParseMix(f.sharing, "--sharing"));
+  // AMD and Neuron nodes are simulated whole (their partitions are their units): the default mix
+  // of sharing modes, meant for NVIDIA's, would refuse a cluster without NVIDIA GPUs.
+  const bool nvidia = std::any_of(o.gpu_models.begin(), o.gpu_models.end(), [](const auto& w) {
+    const simulate::GpuModelSpec* m = simulate::FindGpuModel(w.key);
+    return m == nullptr || m->vendor == simulate::Vendor::kNvidia;
+  });
+  if (!f.sharing_given && !nvidia) o.sharing = {{"whole", 1}};
   o.gpus_per_node = f.gpus_per_node;
   o.replicas = f.replicas;
   o.spot_fraction = f.spot_fraction;
@@ -305,7 +315,10 @@ void AddSimulateCommand(CLI::App& app, int& exit_code) {
   cmd->add_flag("--list-nodes", f->list_nodes,
                 "Also print each node (name, model, sharing, GPUs, capacity type) to stderr");
   AddProgressFlags(*cmd, f->progress);
-  cmd->callback([f, &exit_code] { exit_code = RunSimulate(*f); });
+  cmd->callback([f, cmd, &exit_code] {
+    f->sharing_given = cmd->get_option("--sharing")->count() > 0;
+    exit_code = RunSimulate(*f);
+  });
 }
 
 }  // namespace gpucost::cli

@@ -14,14 +14,21 @@ using testing_util::RunResult;
 using testing_util::RunShell;
 using testing_util::TempDir;
 
+// Without --sharing, a cluster of AMD GPUs only is simulated whole (the default mix of sharing
+// modes is NVIDIA's); an explicit mode AMD nodes cannot take is still refused.
 TEST(SimulatedAmdPartitions, ReportMeasuresEveryPartitionAndConservesCost) {
   const TempDir dir;
   const std::string input = (dir.path() / "cpx.om").string();
   const RunResult sim = RunShell(kBinary +
-                                 " simulate --nodes 2 --gpu-models mi300x-cpx --sharing whole "
+                                 " simulate --nodes 2 --gpu-models mi300x-cpx "
                                  "--duration 6h --seed 5 --out " +
                                  input + " 2>&1");
   ASSERT_EQ(sim.exit_code, 0) << sim.output;
+  const RunResult refused = RunShell(kBinary +
+                                     " simulate --nodes 1 --gpu-models mi300x-cpx --sharing mig:1 "
+                                     "--duration 10m --out /dev/null 2>&1");
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("needs an NVIDIA model"), std::string::npos) << refused.output;
   const RunResult report = RunShell(kBinary + " report --input " + input +
                                     " --by namespace,pod --price-per-gpu-hour 2 --accumulate "
                                     "--format json 2>/dev/null");
