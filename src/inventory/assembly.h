@@ -54,8 +54,8 @@ struct DraData {
 // (cluster, namespace, claim)
 using DraClaimKey = std::tuple<std::string, std::string, std::string>;
 
-// The units of one claim's devices, each with the part of it each pod the claim is reserved for
-// holds (dra_assembly.cc).
+// The units of one claim's devices, each with the part of it the claim holds (all of it, or its
+// consumed capacity), which the pods using the claim share (dra_assembly.cc).
 struct DraClaimUnits {
   std::vector<std::pair<UnitIndex, double>> units;
 };
@@ -102,7 +102,7 @@ void MergeKubeStates(std::vector<KubeState>& states, Assembly& a);
 // The original label keys the restorers know: the settings' and the API's.
 std::vector<std::string> KnownLabelKeys(const Assembly& a);
 
-// The units of each allocated DRA claim's devices and the part each reserving pod holds; warns of
+// The units of each allocated DRA claim's devices and the part of each the claim holds; warns of
 // devices that match no unit (dra_assembly.cc). Runs after BuildNodesAndUnits.
 std::map<DraClaimKey, DraClaimUnits> ResolveDraClaims(Assembly& a);
 

@@ -104,9 +104,9 @@ std::map<DraClaimKey, DraClaimUnits> ResolveDraClaims(Assembly& a) {
                          "; its pods' use of it is not attributed"));
       continue;
     }
-    // The pods the claim is reserved for share each device equally.
-    const double pods = static_cast<double>(std::max<size_t>(1, x.reserved_for.size()));
-    claim.units.emplace_back(it->second.unit, ConsumedShare(*it->second.device, x) / pods);
+    // The pods using the claim share each device equally, as they come and go
+    // (holding_assembly.cc).
+    claim.units.emplace_back(it->second.unit, ConsumedShare(*it->second.device, x));
   }
   return out;
 }

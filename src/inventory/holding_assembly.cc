@@ -198,14 +198,68 @@ void BuildPodTimelines(Assembly& a) {
 
 namespace {
 
-// A container's use of a DRA claim: the claim's devices, each shared equally by the pods the claim
-// is reserved for and, within a pod, by its containers that use the claim.
+// When each pod uses each DRA claim: (cluster, namespace, claim) -> one list of intervals per pod.
+using DraClaimUse = std::map<DraClaimKey, std::vector<std::vector<Interval>>>;
+
+DraClaimUse DraClaimPods(const Assembly& a) {
+  DraClaimUse out;
+  for (const auto& [key, pt] : a.pods) {
+    std::map<std::string, std::vector<Interval>> used;  // claim -> when this pod uses it
+    for (const ContainerRequest& cr : pt.requests) {
+      if (CanonicalResourceName(cr.request.resource).kind != ResourceKind::kDraClaim) continue;
+      std::vector<Interval>& when = used[cr.request.resource.substr(kDraClaimPrefix.size())];
+      when = UnionIntervals(when, IntersectIntervals(pt.active, cr.intervals));
+    }
+    for (auto& [claim, when] : used) {
+      out[{key.cluster, key.namespace_name, claim}].push_back(std::move(when));
+    }
+  }
+  return out;
+}
+
+// `when` cut where another pod starts or stops using the claim, each piece with the number of
+// pods using it then (this one included, so at least 1).
+std::vector<std::pair<Interval, int>> SharedPieces(const std::vector<Interval>& when,
+                                                   const std::vector<std::vector<Interval>>& pods) {
+  std::vector<Instant> cuts;
+  for (const auto& intervals : pods) {
+    for (const Interval& iv : intervals) {
+      cuts.push_back(iv.start);
+      cuts.push_back(iv.end);
+    }
+  }
+  std::sort(cuts.begin(), cuts.end());
+  std::vector<std::pair<Interval, int>> out;
+  for (const Interval& iv : when) {
+    for (Instant from = iv.start; from < iv.end;) {
+      auto cut = std::upper_bound(cuts.begin(), cuts.end(), from);
+      const Instant to = cut != cuts.end() && *cut < iv.end ? *cut : iv.end;
+      int n = 0;
+      for (const auto& intervals : pods) {
+        n += std::any_of(intervals.begin(), intervals.end(),
+                         [&](const Interval& p) { return p.Contains(from); });
+      }
+      n = std::max(n, 1);
+      if (!out.empty() && out.back().first.end == from && out.back().second == n) {
+        out.back().first.end = to;
+      } else {
+        out.push_back({Interval{from, to}, n});
+      }
+      from = to;
+    }
+  }
+  return out;
+}
+
+// A container's use of a DRA claim: the claim's devices, each shared equally by the pods using
+// the claim at each moment and, within a pod, by its containers that use the claim.
 void AddDraHoldings(Assembly& a, const PodKey& key, const PodTimeline& pt,
                     const ContainerRequest& cr, HolderIndex holder, NodeIndex node,
                     const std::vector<Interval>& when,
-                    const std::map<DraClaimKey, DraClaimUnits>& claims) {
-  const std::string claim_name = cr.request.resource.substr(cr.request.resource.rfind('/') + 1);
-  auto claim = claims.find({key.cluster, key.namespace_name, claim_name});
+                    const std::map<DraClaimKey, DraClaimUnits>& claims, const DraClaimUse& uses) {
+  const std::string claim_name = cr.request.resource.substr(kDraClaimPrefix.size());
+  const DraClaimKey claim_key{key.cluster, key.namespace_name, claim_name};
+  auto claim = claims.find(claim_key);
   if (claim == claims.end()) {
     a.diag.Warn(StrCat("dra-claim-unallocated:", key.namespace_name, "/", claim_name), "", 0,
                 StrCat("pod ", PodName(key), " uses DRA claim ", claim_name,
@@ -216,6 +270,10 @@ void AddDraHoldings(Assembly& a, const PodKey& key, const PodTimeline& pt,
   for (const ContainerRequest& other : pt.requests) {
     if (other.request.resource == cr.request.resource) ++containers;
   }
+  static const std::vector<std::vector<Interval>> kAlone;
+  auto pods = uses.find(claim_key);
+  const std::vector<std::pair<Interval, int>> pieces =
+      SharedPieces(when, pods != uses.end() ? pods->second : kAlone);
   for (const auto& [unit, share] : claim->second.units) {
     if (a.inventory.units[unit].node != node) {
       a.diag.Warn(StrCat("dra-claim-node:", key.namespace_name, "/", claim_name), "", 0,
@@ -224,7 +282,7 @@ void AddDraHoldings(Assembly& a, const PodKey& key, const PodTimeline& pt,
                          a.inventory.nodes[a.inventory.units[unit].node].name, "; not attributed"));
       continue;
     }
-    for (const Interval& iv : when) {
+    for (const auto& [iv, n] : pieces) {
       Holding holding;
       holding.holder = holder;
       holding.node = node;
@@ -232,7 +290,7 @@ void AddDraHoldings(Assembly& a, const PodKey& key, const PodTimeline& pt,
       holding.units = {unit};
       holding.request = cr.request;
       holding.request.count = 1;
-      holding.unit_share = share / containers;
+      holding.unit_share = share / n / containers;
       a.inventory.holdings.push_back(std::move(holding));
     }
   }
@@ -319,6 +377,7 @@ void BuildHoldersAndHoldings(Assembly& a) {
   AddHamiPins(a, pins);
   AddAgentPins(a, pins);
   const std::map<DraClaimKey, DraClaimUnits> dra_claims = ResolveDraClaims(a);
+  const DraClaimUse dra_uses = DraClaimPods(a);
 
   for (const auto& [key, pt] : a.pods) {
     auto node_it = a.node_index.find({key.cluster, pt.node});
@@ -353,7 +412,7 @@ void BuildHoldersAndHoldings(Assembly& a) {
       }
       const std::vector<Interval> when = IntersectIntervals(pt.active, cr.intervals);
       if (CanonicalResourceName(cr.request.resource).kind == ResourceKind::kDraClaim) {
-        AddDraHoldings(a, key, pt, cr, hit->second, node_it->second, when, dra_claims);
+        AddDraHoldings(a, key, pt, cr, hit->second, node_it->second, when, dra_claims, dra_uses);
         continue;
       }
       const auto pin_it = pins.find({key.cluster, key.namespace_name, key.pod, cr.container});

@@ -163,6 +163,35 @@ TEST(DraReport, SharedClaimSplitsItsGpuAmongItsPods) {
   }
 }
 
+// A claim's pods share its device as they come and go, not by the list the API gave when read:
+// two pods the claim is reserved for that run one after the other each hold the whole GPU while
+// they run; a pod that has finished (no longer in reservedFor) shared it with the one still
+// running while both ran.
+TEST(DraReport, ClaimPodsShareTheDeviceWhileTheyRun) {
+  KubeState k;
+  k.observed_at = T(3600);
+  k.nodes.push_back(DraNode("n1"));
+  k.dra_devices = {Gpu("n1", "gpu-0", "GPU-a")};
+  k.dra_allocations = {Allocation("relay", "n1", "gpu-0", {"first", "second"})};
+  k.pods = {Pod("first", "n1", {{"main", "relay"}}, 0, 1800),
+            Pod("second", "n1", {{"main", "relay"}}, 1800, 3600)};
+  Money relay = Attribute(k);
+  EXPECT_NEAR(relay.allocated["first/main"], 0.5 * kPrice, 1e-9);
+  EXPECT_NEAR(relay.allocated["second/main"], 0.5 * kPrice, 1e-9);
+  EXPECT_NEAR(relay.idle, 0, 1e-9);
+
+  k.dra_allocations = {Allocation("relay", "n1", "gpu-0", {"second"})};
+  k.pods = {Pod("first", "n1", {{"main", "relay"}}, 0, 1800),
+            Pod("second", "n1", {{"main", "relay"}}, 0, 3600)};
+  Money overlap = Attribute(k);
+  EXPECT_NEAR(overlap.allocated["first/main"], 0.25 * kPrice, 1e-9);   // half of the GPU, 30 min
+  EXPECT_NEAR(overlap.allocated["second/main"], 0.75 * kPrice, 1e-9);  // half, then all of it
+  EXPECT_NEAR(overlap.idle, 0, 1e-9);
+  for (const std::string& w : overlap.warnings) {
+    EXPECT_EQ(w.find("exceeding"), std::string::npos) << w;  // not oversubscribed
+  }
+}
+
 // The node agent's series for one whole GPU of node n1, a sample a minute: the GPU's activity
 // and, with `per_process`, that every process was measured and the parts of the GPU's activity
 // the listed pods' "main" containers ran.
