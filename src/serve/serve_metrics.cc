@@ -69,7 +69,9 @@ void Header(std::string& out, std::string_view name) {
                      def->type == m::MetricType::kCounter ? "counter" : "gauge");
 }
 
-std::string HolderLabels(const ledger::HolderGauge& t) {
+// A holder's labels, for the newest step's gauges (HolderGauge) and the counters (HolderTotal).
+template <typename HolderRow>
+std::string HolderLabels(const HolderRow& t) {
   return WithUnitKind(Labels({{"cluster", t.cluster},
                               {"namespace", t.namespace_name},
                               {"team", t.team},
@@ -153,16 +155,7 @@ std::string ServeMetricsText(const ledger::LedgerTotals& totals, const ledger::L
   for (const CounterField& f : fields) {
     Header(out, f.name);
     for (const ledger::HolderTotal& t : totals.holders) {
-      out += fmt::format("{}{} {}\n", f.name,
-                         WithUnitKind(Labels({{"cluster", t.cluster},
-                                              {"namespace", t.namespace_name},
-                                              {"team", t.team},
-                                              {"workload", t.workload},
-                                              {"workload_kind", t.workload_kind},
-                                              {"gpu_model", t.gpu_model},
-                                              {"capacity_type", t.capacity_type}}),
-                                      t.unit_kind),
-                         t.*(f.value));
+      out += fmt::format("{}{} {}\n", f.name, HolderLabels(t), t.*(f.value));
     }
   }
   Header(out, m::kIdleUsdTotal);

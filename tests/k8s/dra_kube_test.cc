@@ -129,6 +129,29 @@ void LoadDraCluster(FakeApiServer& server) {
   server.Upsert("pods", fx::Pod({.ns = "ml", .name = "web", .node = "dra-1", .created = kStart}));
 }
 
+// A kubeconfig naming the fake API server, with no credentials.
+std::string WriteKubeconfig(const TempDir& dir, const FakeApiServer& server) {
+  const std::string kc = (dir.path() / "kc.yaml").string();
+  std::ofstream(kc) << "apiVersion: v1\nkind: Config\ncurrent-context: t\nclusters:\n- name: f\n"
+                    << "  cluster:\n    server: " << server.url() << "\ncontexts:\n- name: t\n"
+                    << "  context:\n    cluster: f\n    user: u\nusers:\n- name: u\n  user: {}\n";
+  return kc;
+}
+
+// A `report --by pod --accumulate --format json` document's allocated money by pod, and idle.
+std::map<std::string, double> AllocatedByPod(const json& doc, double& idle) {
+  std::map<std::string, double> allocated;
+  idle = 0;
+  for (const json& row : doc["rows"]) {
+    if (row["pod"] == "__idle__") {
+      idle += row["idle_usd"].get<double>();
+    } else {
+      allocated[row["pod"].get<std::string>()] = row["allocated_usd"].get<double>();
+    }
+  }
+  return allocated;
+}
+
 TEST(DraKubeTest, KubeSourceReadsSlicesClaimsAndThePodsThatUseThem) {
   FakeApiServer server;
   LoadDraCluster(server);
@@ -173,24 +196,14 @@ TEST(DraKubeTest, ReportPricesEachClaimsShare) {
   FakeApiServer server;
   LoadDraCluster(server);
   TempDir dir;
-  const std::string kc = (dir.path() / "kc.yaml").string();
-  std::ofstream(kc) << "apiVersion: v1\nkind: Config\ncurrent-context: t\nclusters:\n- name: f\n"
-                    << "  cluster:\n    server: " << server.url() << "\ncontexts:\n- name: t\n"
-                    << "  context:\n    cluster: f\n    user: u\nusers:\n- name: u\n  user: {}\n";
+  const std::string kc = WriteKubeconfig(dir, server);
   const auto r = RunShell(std::string(GPUCOST_BINARY) + " report --kubeconfig " + kc +
                           " --by pod --accumulate --format json --price-per-gpu-hour 12 --window "
                           "2026-10-01T00:00:00Z,2026-10-01T01:00:00Z 2>/dev/null");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const json doc = json::parse(r.output);
-  std::map<std::string, double> allocated;
   double idle = 0;
-  for (const json& row : doc["rows"]) {
-    if (row["pod"] == "__idle__") {
-      idle += row["idle_usd"].get<double>();
-    } else {
-      allocated[row["pod"].get<std::string>()] = row["allocated_usd"].get<double>();
-    }
-  }
+  std::map<std::string, double> allocated = AllocatedByPod(doc, idle);
   EXPECT_NEAR(allocated["train-0"], 12.0, 1e-9);
   EXPECT_NEAR(allocated["infer-a"], 6.0, 1e-9);
   EXPECT_NEAR(allocated["infer-b"], 6.0, 1e-9);
@@ -288,10 +301,7 @@ TEST(DraKubeTest, DevicePluginAndEveryKindOfClaimOnOneNode) {
   FakeApiServer server;
   LoadMixedNode(server);
   TempDir dir;
-  const std::string kc = (dir.path() / "kc.yaml").string();
-  std::ofstream(kc) << "apiVersion: v1\nkind: Config\ncurrent-context: t\nclusters:\n- name: f\n"
-                    << "  cluster:\n    server: " << server.url() << "\ncontexts:\n- name: t\n"
-                    << "  context:\n    cluster: f\n    user: u\nusers:\n- name: u\n  user: {}\n";
+  const std::string kc = WriteKubeconfig(dir, server);
   const std::string ksm = (dir.path() / "ksm.prom").string();
   std::ofstream(ksm) << ExtPodSeries();
   for (const std::string& input : {std::string(), " --input " + ksm}) {
@@ -302,15 +312,8 @@ TEST(DraKubeTest, DevicePluginAndEveryKindOfClaimOnOneNode) {
                             (dir.path() / "err.txt").string());
     ASSERT_EQ(r.exit_code, 0) << r.output;
     const json doc = json::parse(r.output);
-    std::map<std::string, double> allocated;
     double idle = 0;
-    for (const json& row : doc["rows"]) {
-      if (row["pod"] == "__idle__") {
-        idle += row["idle_usd"].get<double>();
-      } else {
-        allocated[row["pod"].get<std::string>()] = row["allocated_usd"].get<double>();
-      }
-    }
+    std::map<std::string, double> allocated = AllocatedByPod(doc, idle);
     EXPECT_NEAR(doc["totals"]["cost_usd"].get<double>(), 48.0, 1e-9) << "four GPUs";
     EXPECT_NEAR(allocated["dp-0"], 12.0, 1e-9);
     EXPECT_NEAR(allocated["ext-0"], 12.0, 1e-9);
