@@ -1,5 +1,9 @@
 #include "pipeline/kube_input.h"
 
+#include <mutex>
+#include <set>
+#include <string>
+
 #include "core/log.h"
 #include "core/strings.h"
 #include "k8s/kube_object_files.h"
@@ -57,6 +61,20 @@ Result<std::optional<KubeState>> ReadKubeState(const KubeOptions& flags, const s
   Status listed = source.List();
   if (!listed.ok()) return listed;
   const k8s::KubeSourceStats st = source.stats();
+  // A DRA kind the account may not read (403, an older ClusterRole) hides the claims that hold
+  // GPUs, and their GPUs would count as idle: said once a process (serve reads every cycle). One
+  // the cluster does not serve (404, before Kubernetes 1.34) holds nothing, and is not told.
+  for (const auto& [name, informer] : st.informers) {
+    if (!informer.unserved.starts_with("HTTP 403")) continue;
+    static std::mutex mu;
+    static std::set<std::string> told;
+    const std::lock_guard<std::mutex> lock(mu);
+    if (!told.insert(name).second) continue;
+    LogWarn(StrCat("Kubernetes API: ", name, " may not be read (", informer.unserved,
+                   "): DRA claims are not attributed, and the GPUs they hold count as idle; grant "
+                   "get, list and watch on resource.k8s.io resourceslices and resourceclaims "
+                   "(deploy/base/rbac.yaml)"));
+  }
   if (st.decode_errors > 0) {
     LogWarn(StrCat(st.decode_errors,
                    " Kubernetes objects could not be read and were skipped; "

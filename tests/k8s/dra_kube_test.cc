@@ -353,6 +353,29 @@ TEST(DraKubeTest, DevicePluginAndEveryKindOfClaimOnOneNode) {
   EXPECT_EQ(ext_holdings, 1);
 }
 
+// Through the real binary: an account that may not read ResourceClaims (403) is told, since the
+// GPUs its claims hold would count as idle; a cluster without DRA (404) is not.
+TEST(DraKubeTest, AReportSaysWhenClaimsMayNotBeRead) {
+  FakeApiServer server;
+  LoadDraCluster(server);
+  TempDir dir;
+  const std::string kc = WriteKubeconfig(dir, server);
+  const std::string report = std::string(GPUCOST_BINARY) + " report --kubeconfig " + kc +
+                             " --by pod --accumulate --price-per-gpu-hour 12 --window "
+                             "2026-10-01T00:00:00Z,2026-10-01T01:00:00Z 2>&1 >/dev/null";
+  server.FailNext("/apis/resource.k8s.io/v1/resourceclaims", 403, 1);
+  const auto forbidden = RunShell(report);
+  ASSERT_EQ(forbidden.exit_code, 0) << forbidden.output;
+  EXPECT_NE(forbidden.output.find("Kubernetes API: resourceclaims may not be read (HTTP 403"),
+            std::string::npos)
+      << forbidden.output;
+  server.FailNext("/apis/resource.k8s.io/v1/resourceslices", 404, 1);
+  server.FailNext("/apis/resource.k8s.io/v1/resourceclaims", 404, 1);
+  const auto absent = RunShell(report);
+  ASSERT_EQ(absent.exit_code, 0) << absent.output;
+  EXPECT_EQ(absent.output.find("may not be read"), std::string::npos) << absent.output;
+}
+
 // A cluster that does not serve resource.k8s.io/v1 (before Kubernetes 1.34), or an account that
 // may not read it: empty lists, said in the informer's stats, and everything else still read.
 TEST(DraKubeTest, AClusterWithoutDraStillReads) {
