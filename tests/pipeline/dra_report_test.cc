@@ -24,6 +24,14 @@ KubeNode DraNode(const std::string& name) {
   return n;
 }
 
+// The API's view at the end of the hour of one node, n1, whose GPUs only DRA describes.
+KubeState OneDraNode() {
+  KubeState k;
+  k.observed_at = T(3600);
+  k.nodes.push_back(DraNode("n1"));
+  return k;
+}
+
 KubeDraDevice Gpu(const std::string& node, const std::string& name, const std::string& uuid) {
   KubeDraDevice d;
   d.node = node;
@@ -130,9 +138,7 @@ Money Attribute(const KubeState& k, const std::string& agent = "") {
 // An exclusive claim holds its whole GPU for the pod's 30 minutes; the node's other GPU, and the
 // claimed one outside the pod's time, are idle.
 TEST(DraReport, ExclusiveClaimHoldsItsGpu) {
-  KubeState k;
-  k.observed_at = T(3600);
-  k.nodes.push_back(DraNode("n1"));
+  KubeState k = OneDraNode();
   k.dra_devices = {Gpu("n1", "gpu-0", "GPU-a"), Gpu("n1", "gpu-1", "GPU-b")};
   k.dra_allocations = {Allocation("train-0-gpu-x1", "n1", "gpu-1", {"train-0"})};
   k.pods = {Pod("train-0", "n1", {{"main", "train-0-gpu-x1"}}, 0, 1800)};
@@ -146,9 +152,7 @@ TEST(DraReport, ExclusiveClaimHoldsItsGpu) {
 // A claim reserved for two pods: each holds half of the GPU while it runs; a pod with two
 // containers that use the claim splits its half between them.
 TEST(DraReport, SharedClaimSplitsItsGpuAmongItsPods) {
-  KubeState k;
-  k.observed_at = T(3600);
-  k.nodes.push_back(DraNode("n1"));
+  KubeState k = OneDraNode();
   k.dra_devices = {Gpu("n1", "gpu-0", "GPU-a")};
   k.dra_allocations = {Allocation("shared", "n1", "gpu-0", {"infer-a", "infer-b"})};
   k.pods = {Pod("infer-a", "n1", {{"main", "shared"}}, 0, 3600),
@@ -168,9 +172,7 @@ TEST(DraReport, SharedClaimSplitsItsGpuAmongItsPods) {
 // they run; a pod that has finished (no longer in reservedFor) shared it with the one still
 // running while both ran.
 TEST(DraReport, ClaimPodsShareTheDeviceWhileTheyRun) {
-  KubeState k;
-  k.observed_at = T(3600);
-  k.nodes.push_back(DraNode("n1"));
+  KubeState k = OneDraNode();
   k.dra_devices = {Gpu("n1", "gpu-0", "GPU-a")};
   k.dra_allocations = {Allocation("relay", "n1", "gpu-0", {"first", "second"})};
   k.pods = {Pod("first", "n1", {{"main", "relay"}}, 0, 1800),
@@ -222,9 +224,7 @@ std::string AgentSeries(const std::string& uuid, double gpu, bool per_process,
 // is measured idle. Without the agent's per-process series the GPU's activity is split by share
 // (estimated).
 TEST(DraReport, SharedClaimIsMeasuredPerPodByTheAgent) {
-  KubeState k;
-  k.observed_at = T(3600);
-  k.nodes.push_back(DraNode("n1"));
+  KubeState k = OneDraNode();
   k.dra_devices = {Gpu("n1", "gpu-0", "GPU-a")};
   k.dra_allocations = {Allocation("shared", "n1", "gpu-0", {"infer-a", "infer-b"})};
   k.pods = {Pod("infer-a", "n1", {{"main", "shared"}}, 0, 3600),
@@ -249,9 +249,7 @@ TEST(DraReport, SharedClaimIsMeasuredPerPodByTheAgent) {
 // the API data lacks (its GPU would be idle unnoticed) and a device placed elsewhere than the API
 // says.
 TEST(DraReport, AgentClaimAssignmentsAreCheckedAgainstTheApi) {
-  KubeState k;
-  k.observed_at = T(3600);
-  k.nodes.push_back(DraNode("n1"));
+  KubeState k = OneDraNode();
   k.dra_devices = {Gpu("n1", "gpu-0", "GPU-a"), Gpu("n1", "gpu-1", "GPU-b")};
   k.dra_allocations = {Allocation("own", "n1", "gpu-0", {"train-0"})};
   k.pods = {Pod("train-0", "n1", {{"main", "own"}}, 0, 3600)};
@@ -294,9 +292,7 @@ TEST(DraReport, AgentClaimAssignmentsAreCheckedAgainstTheApi) {
 // An exclusive claim's GPU stands for its one pod (DESIGN.md): its activity is the pod's, even
 // where the agent's per-process part is lower.
 TEST(DraReport, ExclusiveClaimTakesItsGpusActivity) {
-  KubeState k;
-  k.observed_at = T(3600);
-  k.nodes.push_back(DraNode("n1"));
+  KubeState k = OneDraNode();
   k.dra_devices = {Gpu("n1", "gpu-0", "GPU-a")};
   k.dra_allocations = {Allocation("own", "n1", "gpu-0", {"train-0"})};
   k.pods = {Pod("train-0", "n1", {{"main", "own"}}, 0, 3600)};
@@ -308,9 +304,7 @@ TEST(DraReport, ExclusiveClaimTakesItsGpusActivity) {
 // MIG devices through DRA: units with their profile's fraction of the parent GPU; the GPU's
 // slices no device covers are idle capacity.
 TEST(DraReport, MigDevicesAreUnitsWithTheirFraction) {
-  KubeState k;
-  k.observed_at = T(3600);
-  k.nodes.push_back(DraNode("n1"));
+  KubeState k = OneDraNode();
   k.dra_devices = {Mig("n1", "gpu-0-mig-1g5gb-19-0", "GPU-a", "1g.5gb"),
                    Mig("n1", "gpu-0-mig-3g20gb-9-4", "GPU-a", "3g.20gb")};
   k.dra_allocations = {Allocation("small", "n1", "gpu-0-mig-1g5gb-19-0", {"nb-0"}),
@@ -327,9 +321,7 @@ TEST(DraReport, MigDevicesAreUnitsWithTheirFraction) {
 // Consumable capacity: two claims hold 10 GiB and 20 GiB of one 40 GiB device, a quarter and a
 // half of it; the rest is idle.
 TEST(DraReport, ConsumedCapacityIsTheShareOfTheDevice) {
-  KubeState k;
-  k.observed_at = T(3600);
-  k.nodes.push_back(DraNode("n1"));
+  KubeState k = OneDraNode();
   KubeDraDevice d = Gpu("n1", "gpu-0", "GPU-a");
   d.multiple_allocations = true;
   k.dra_devices = {d};
@@ -351,9 +343,7 @@ TEST(DraReport, ConsumedCapacityIsTheShareOfTheDevice) {
 // What cannot be attributed is told and loses nothing else: a claim on a device no slice lists,
 // a claim the API shows unallocated.
 TEST(DraReport, UnknownDevicesAndUnallocatedClaimsAreTold) {
-  KubeState k;
-  k.observed_at = T(3600);
-  k.nodes.push_back(DraNode("n1"));
+  KubeState k = OneDraNode();
   k.dra_devices = {Gpu("n1", "gpu-0", "GPU-a")};
   k.dra_allocations = {Allocation("ghost", "n1", "gpu-9", {"a"}),
                        Allocation("ok", "n1", "gpu-0", {"b"})};
