@@ -83,6 +83,80 @@ void AddNeuronNode(Assembly& a, NodeIndex n, Node node, double cap_devices, doub
   }
 }
 
+namespace {
+
+// AMD's exporter's GPUs of one node in index order, each handed to the node's next GPU of its
+// partition mode (partitioned GPUs by their serial number, whole GPUs by their id), so that the
+// exporter's activity meets the units.
+class ExporterGpus {
+ public:
+  explicit ExporterGpus(const std::map<std::string, KnownGpu>& known) {
+    for (const auto& [uuid, g] : known) reported_.push_back(&g);
+    std::sort(reported_.begin(), reported_.end(), [](const KnownGpu* x, const KnownGpu* y) {
+      return std::tie(x->index, x->uuid) < std::tie(y->index, y->uuid);
+    });
+    taken_.assign(reported_.size(), false);
+  }
+
+  // The next GPU of `mode` ("" a whole GPU) no GPU took yet; nullptr when none is left.
+  const KnownGpu* Next(const std::string& mode) {
+    for (size_t i = 0; i < reported_.size(); ++i) {
+      if (taken_[i] || ExporterMode(*reported_[i]) != mode) continue;
+      taken_[i] = true;
+      return reported_[i];
+    }
+    return nullptr;
+  }
+
+  // Warns of the GPUs no GPU of the node took: their activity is not used.
+  void WarnUntaken(Assembly& a, const std::string& node, const std::string& leaves) const {
+    for (size_t i = 0; i < reported_.size(); ++i) {
+      if (taken_[i]) continue;
+      const std::string mode = ExporterMode(*reported_[i]);
+      a.diag.Warn(StrCat("amd-unmatched:", node, ":", reported_[i]->uuid), "", 0,
+                  StrCat("node ", node, ": AMD exporter GPU ", reported_[i]->uuid, " (",
+                         mode.empty() ? std::string("unpartitioned") : mode, ") matches no GPU ",
+                         leaves, "; its activity is not used"));
+    }
+  }
+
+ private:
+  std::vector<const KnownGpu*> reported_;
+  std::vector<bool> taken_;
+};
+
+// One AMD GPU's units: its `partitions` compute partitions of `profile` (1: the whole GPU), of
+// which the first `holdable` are advertised; the rest exist but nobody can hold them.
+std::vector<UnitIndex> AddAmdGpu(Assembly& a, NodeIndex n, const std::string& uuid,
+                                 const std::string& model, const std::string& resource,
+                                 const std::string& profile, int partitions, int holdable) {
+  std::vector<UnitIndex> out;
+  for (int p = 0; p < partitions; ++p) {
+    GpuUnit u;
+    u.gpu_uuid = uuid;
+    u.gpu_model = model;
+    u.resource = resource;
+    if (partitions > 1) {
+      u.partition = {PartitionKind::kXcp, p};
+      u.gpu_instance_id = p;
+      u.fraction = 1.0 / partitions;
+      u.mig_profile = profile;
+      u.holdable = p < holdable;
+    }
+    out.push_back(AddNodeUnit(a, n, std::move(u)));
+  }
+  return out;
+}
+
+void WarnAssumedXcds(Assembly& a, const Node& node, const std::string& profile) {
+  a.diag.Warn(
+      StrCat("amd-xcds:", node.name), "", 0,
+      StrCat("node ", node.name, ": GPU model \"", node.gpu_model, "\" has no known XCD count; ",
+             profile, " is taken as 8 partitions per GPU (MI300X class)"));
+}
+
+}  // namespace
+
 // The device plugin advertises partitions as amd.com/gpu (single naming, the node labeller's
 // compute-memory-partition label says which) or as amd.com/<mode> per mode (mixed naming), and
 // GPUs that are not partitioned as amd.com/gpu.
@@ -96,23 +170,8 @@ void AddAmdPartitionedNode(Assembly& a, NodeIndex n, Node node,
   for (const auto& [resource, count] : resources) {
     mixed = mixed || CanonicalResourceName(resource).kind == ResourceKind::kAmdPartition;
   }
-  // The exporter's GPUs in index order: each GPU of a resource takes the next one of its mode
-  // (partitioned GPUs by their serial number, whole GPUs by their id), so that the exporter's
-  // activity meets the units; GPUs it does not report are named <node>-gpu<g>.
-  std::vector<const KnownGpu*> reported;
-  for (const auto& [uuid, g] : known) reported.push_back(&g);
-  std::sort(reported.begin(), reported.end(), [](const KnownGpu* x, const KnownGpu* y) {
-    return std::tie(x->index, x->uuid) < std::tie(y->index, y->uuid);
-  });
-  std::vector<bool> taken(reported.size(), false);
-  const auto next_reported = [&](const std::string& mode) -> const KnownGpu* {
-    for (size_t i = 0; i < reported.size(); ++i) {
-      if (taken[i] || ExporterMode(*reported[i]) != mode) continue;
-      taken[i] = true;
-      return reported[i];
-    }
-    return nullptr;
-  };
+  // GPUs the exporter does not report are named <node>-gpu<g>.
+  ExporterGpus exported(known);
   int gpu = 0;
   for (const auto& [resource, count] : resources) {
     const ResourceName rn = CanonicalResourceName(resource);
@@ -131,13 +190,7 @@ void AddAmdPartitionedNode(Assembly& a, NodeIndex n, Node node,
       parts.partitions = 1;
       profile.clear();
     }
-    if (parts.xcds_assumed) {
-      a.diag.Warn(StrCat("amd-xcds:", node.name), "", 0,
-                  StrCat("node ", node.name, ": GPU model \"", node.gpu_model,
-                         "\" has no known XCD "
-                         "count; ",
-                         profile, " is taken as 8 partitions per GPU (MI300X class)"));
-    }
+    if (parts.xcds_assumed) WarnAssumedXcds(a, node, profile);
     const int devices = static_cast<int>(std::lround(count));
     const int gpus = (devices + parts.partitions - 1) / parts.partitions;
     if (devices % parts.partitions != 0) {
@@ -149,35 +202,83 @@ void AddAmdPartitionedNode(Assembly& a, NodeIndex n, Node node,
     }
     const std::string mode = parts.partitions > 1 ? ComputeMode(profile) : std::string();
     for (int g = 0; g < gpus; ++g, ++gpu) {
-      const KnownGpu* exported = next_reported(mode);
-      const std::string uuid =
-          exported != nullptr ? exported->uuid : StrCat(node.name, "-gpu", gpu);
-      for (int p = 0; p < parts.partitions; ++p) {
-        GpuUnit u;
-        u.gpu_uuid = uuid;
-        u.gpu_model = node.gpu_model;
-        u.resource = rn.canonical;
-        if (parts.partitions > 1) {
-          u.partition = {PartitionKind::kXcp, p};
-          u.gpu_instance_id = p;
-          u.fraction = 1.0 / parts.partitions;
-          u.mig_profile = profile;
-          // Partitions past the advertised count (an uneven count) exist but nobody can hold them.
-          u.holdable = g * parts.partitions + p < devices;
-        }
-        AddNodeUnit(a, n, std::move(u));
-      }
+      const KnownGpu* e = exported.Next(mode);
+      AddAmdGpu(a, n, e != nullptr ? e->uuid : StrCat(node.name, "-gpu", gpu), node.gpu_model,
+                rn.canonical, profile, parts.partitions, devices - g * parts.partitions);
     }
   }
-  for (size_t i = 0; i < reported.size(); ++i) {
-    if (taken[i]) continue;
-    const std::string mode = ExporterMode(*reported[i]);
-    a.diag.Warn(
-        StrCat("amd-unmatched:", node.name, ":", reported[i]->uuid), "", 0,
-        StrCat("node ", node.name, ": AMD exporter GPU ", reported[i]->uuid, " (",
-               mode.empty() ? std::string("unpartitioned") : mode,
-               ") matches no GPU its advertised resources leave; its activity is not used"));
+  exported.WarnUntaken(a, node.name, "its advertised resources leave");
+  a.inventory.nodes[n].physical_gpus = gpu;
+}
+
+// AMD's DRA driver publishes a GPU that is not partitioned as one "amdgpu" device and a
+// partitioned GPU as its "amdgpu-partition" devices, each naming the GPU by PCI address.
+void AddAmdDraNode(Assembly& a, NodeIndex n, Node node, const std::string& cluster,
+                   const std::vector<const KubeDraDevice*>& devices,
+                   const std::map<std::string, std::string>& labels,
+                   const std::map<std::string, KnownGpu>& known) {
+  node.gpu_model = AmdModel(labels);
+  if (node.gpu_model == "AMD GPU") {
+    for (const KubeDraDevice* d : devices) {
+      if (d->product.empty()) continue;
+      node.gpu_model = d->product;
+      std::replace(node.gpu_model.begin(), node.gpu_model.end(), '_', ' ');
+      break;
+    }
   }
+  a.inventory.nodes.push_back(node);
+  // The GPUs in PCI address order, each with its devices in render node order; a device without
+  // an address is a GPU of its own.
+  std::map<std::string, std::vector<const KubeDraDevice*>> gpus;
+  for (const KubeDraDevice* d : devices) {
+    gpus[d->pci_address.empty() ? StrCat("~", d->name) : d->pci_address].push_back(d);
+  }
+  ExporterGpus exported(known);
+  int gpu = 0;
+  for (auto& [address, parts] : gpus) {
+    std::sort(parts.begin(), parts.end(), [](const KubeDraDevice* x, const KubeDraDevice* y) {
+      return std::tie(x->render_index, x->name) < std::tie(y->render_index, y->name);
+    });
+    const KubeDraDevice& first = *parts.front();
+    const std::string what = StrCat("node ", node.name, ": AMD GPU ",
+                                    first.pci_address.empty() ? first.name : first.pci_address);
+    const bool partitioned = first.type == "amdgpu-partition";
+    const int published = static_cast<int>(parts.size());
+    std::string profile = partitioned ? ToLower(first.profile) : std::string();
+    int partitions = 1;
+    if (partitioned) {
+      const AmdPartitioning known_mode = AmdPartitionsPerGpu(profile, node.gpu_model);
+      partitions = known_mode.partitions;
+      if (partitions <= 0) {
+        a.diag.Warn(StrCat("amd-partition:", node.name, ":", profile), "", 0,
+                    StrCat(what, ": partition mode \"", profile, "\" is not known; its ", published,
+                           " DRA partitions are taken as the whole GPU"));
+        partitions = published;
+      } else if (known_mode.xcds_assumed) {
+        WarnAssumedXcds(a, node, profile);
+      }
+      if (published > partitions) {
+        a.diag.Warn(StrCat("amd-uneven:", node.name, ":", address), "", 0,
+                    StrCat(what, ": ", published, " DRA partitions of mode ", profile,
+                           ", which cuts a GPU in ", partitions, "; each taken as 1/", published));
+        partitions = published;
+      }
+    } else if (published > 1) {
+      a.diag.Warn(StrCat("amd-duplicate:", node.name, ":", address), "", 0,
+                  StrCat(what, " is published as ", published,
+                         " whole-GPU DRA devices; the first (", first.name, ") is used"));
+    }
+    const std::string mode = partitions > 1 ? ComputeMode(profile) : std::string();
+    const KnownGpu* e = exported.Next(mode);
+    const std::vector<UnitIndex> units =
+        AddAmdGpu(a, n, e != nullptr ? e->uuid : StrCat(node.name, "-gpu", gpu), node.gpu_model,
+                  "amd.com/gpu", profile, partitions, partitioned ? published : 1);
+    for (size_t i = 0; i < parts.size() && i < units.size(); ++i) {
+      a.dra_device_units[{cluster, parts[i]->driver, parts[i]->pool, parts[i]->name}] = units[i];
+    }
+    ++gpu;
+  }
+  exported.WarnUntaken(a, node.name, "DRA's devices name");
   a.inventory.nodes[n].physical_gpus = gpu;
 }
 

@@ -1,6 +1,6 @@
 // Internal to the inventory module: the nodes whose units are not NVIDIA GPUs or whole AMD GPUs,
-// AWS Neuron nodes and AMD nodes with compute partitions (accelerator_nodes.cc), for
-// node_assembly.cc. Not thread-safe.
+// AWS Neuron nodes, AMD nodes with compute partitions and AMD nodes DRA describes
+// (accelerator_nodes.cc), for node_assembly.cc. Not thread-safe.
 #pragma once
 
 #include <map>
@@ -34,5 +34,14 @@ void AddAmdPartitionedNode(Assembly& a, NodeIndex n, Node node,
                            const std::vector<std::pair<std::string, double>>& resources,
                            const std::map<std::string, std::string>& labels,
                            const std::map<std::string, KnownGpu>& known);
+
+// An AMD node whose GPUs AMD's DRA driver publishes (`devices`, types "amdgpu" and
+// "amdgpu-partition", of `cluster`): one unit per GPU, or per partition with f = 1 / partitions
+// per GPU, each recorded in Assembly::dra_device_units for its claims. The GPUs take the
+// exporter's GPUs (`known`) in order, as AddAmdPartitionedNode's do.
+void AddAmdDraNode(Assembly& a, NodeIndex n, Node node, const std::string& cluster,
+                   const std::vector<const KubeDraDevice*>& devices,
+                   const std::map<std::string, std::string>& labels,
+                   const std::map<std::string, KnownGpu>& known);
 
 }  // namespace gpucost

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -51,6 +52,18 @@ struct DraData {
   std::vector<std::pair<std::string, KubeDraAllocation>> allocations;
 };
 
+// (cluster, driver, pool, device)
+using DraDeviceKey = std::tuple<std::string, std::string, std::string, std::string>;
+
+// Whether a DRA device is a GPU or a part of one, by its driver's "type" attribute: NVIDIA's
+// "gpu" and "mig", AMD's "amdgpu" and "amdgpu-partition".
+inline bool IsDraGpuType(std::string_view type) {
+  return type == "gpu" || type == "mig" || type == "amdgpu" || type == "amdgpu-partition";
+}
+inline bool IsAmdDraType(std::string_view type) {
+  return type == "amdgpu" || type == "amdgpu-partition";
+}
+
 // (cluster, namespace, claim)
 using DraClaimKey = std::tuple<std::string, std::string, std::string>;
 
@@ -83,6 +96,8 @@ struct Assembly {
   std::vector<std::string> holder_uids;  // per holder, for matching dcgm pod_uid
   std::vector<std::vector<Interval>> holder_active;  // per holder: its pod's active intervals
   DraData dra;
+  // DRA devices whose units their node's assembly made for them (AMD's, accelerator_nodes.cc).
+  std::map<DraDeviceKey, UnitIndex> dra_device_units{};
   std::map<NodeIndex, int> neuron_cores_per_device;  // AWS Neuron nodes: cores per device
 };
 

@@ -11,9 +11,6 @@
 namespace gpucost {
 namespace {
 
-// (cluster, driver, pool, device)
-using DraDeviceKey = std::tuple<std::string, std::string, std::string, std::string>;
-
 struct DraDeviceUnit {
   UnitIndex unit = kNoIndex;
   const KubeDraDevice* device = nullptr;
@@ -39,6 +36,11 @@ std::map<DraDeviceKey, DraDeviceUnit> DeviceUnits(const Assembly& a) {
     const KubeDraDevice& d = cd->second;
     DraDeviceUnit& du = out[{cd->first, d.driver, d.pool, d.name}];
     du.device = &d;
+    if (auto made = a.dra_device_units.find({cd->first, d.driver, d.pool, d.name});
+        made != a.dra_device_units.end()) {
+      du.unit = made->second;
+      continue;
+    }
     auto node = a.node_index.find({cd->first, d.node});
     if (node == a.node_index.end()) continue;
     if (d.type == "gpu") {
@@ -98,7 +100,7 @@ std::map<DraClaimKey, DraClaimUnits> ResolveDraClaims(Assembly& a) {
     }
     if (it->second.unit == kNoIndex) {
       // Not a GPU (another driver's device, an IMEX channel): nothing to attribute.
-      if (it->second.device->type != "gpu" && it->second.device->type != "mig") continue;
+      if (!IsDraGpuType(it->second.device->type)) continue;
       a.diag.Warn(StrCat("dra-device-no-unit:", x.driver, "/", x.pool, "/", x.device), "", 0,
                   StrCat(what, " matches no GPU unit of node ", it->second.device->node,
                          "; its pods' use of it is not attributed"));

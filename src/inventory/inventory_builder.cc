@@ -135,13 +135,28 @@ Result<LoadedTimeline> InventoryBuilder::Build() {
   }
   out.window = options_.window.value_or(out.span);
 
-  Assembly a{options_,     presence,     out.window,
-             ksm_.data(),  dcgm_.data(), agent_.data(),
-             hami_.data(), diag_,        neuron_.data(),
-             {},           {},           {},
-             {},           {},           {},
-             {},           {},           {},
-             {},           {},           {}};
+  Assembly a{options_,
+             presence,
+             out.window,
+             ksm_.data(),
+             dcgm_.data(),
+             agent_.data(),
+             hami_.data(),
+             diag_,
+             neuron_.data(),
+             {},
+             {},
+             {},
+             {},
+             {},
+             {},
+             {},
+             {},
+             {},
+             {},
+             {},
+             {},
+             {}};
   MergeKubeStates(kube_, a);
   BuildPodTimelines(a);
   BuildNodesAndUnits(a);

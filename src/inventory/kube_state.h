@@ -59,11 +59,18 @@ struct KubeDraDevice {
   std::string driver;  // "gpu.nvidia.com"
   std::string pool;
   std::string name;         // "gpu-0", "gpu-0-mig-1g5gb-19-0"
-  std::string type;         // attribute "type": "gpu", "mig" (NVIDIA's driver); "" when none
+  // Attribute "type": "gpu", "mig" (NVIDIA's driver); "amdgpu", "amdgpu-partition" (AMD's);
+  // "" when none.
+  std::string type;
   std::string uuid;         // attribute "uuid"
   std::string parent_uuid;  // MIG: attribute "parentUUID"
   std::string product;      // attribute "productName"
-  std::string profile;      // MIG: attribute "profile", e.g. "1g.5gb"
+  // MIG: attribute "profile", e.g. "1g.5gb"; AMD: "partitionProfile", e.g. "cpx_nps4".
+  std::string profile;
+  // AMD: the PCI address of the GPU (a partition's "parentPciAddr"), which names the GPU where
+  // AMD's driver gives no UUID; and the DRM render node, which orders a GPU's partitions.
+  std::string pci_address;
+  int render_index = -1;
   std::map<std::string, double> capacity;  // capacity.<name>.value
   bool multiple_allocations = false;       // allowMultipleAllocations (consumable capacity)
 };

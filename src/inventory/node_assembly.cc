@@ -160,6 +160,10 @@ void BuildNodesAndUnits(Assembly& a) {
   const std::set<NodeKey>& hami_nodes = known.hami_nodes;
   const std::set<NodeKey>& shared_nodes = known.shared_nodes;
   const LabelKeyRestorer restorer(KnownLabelKeys(a));
+  std::map<NodeKey, std::vector<const KubeDraDevice*>> amd_dra;  // AMD's DRA devices by node
+  for (const auto& [cluster, d] : a.dra.devices) {
+    if (IsAmdDraType(d.type) && !d.node.empty()) amd_dra[{cluster, d.node}].push_back(&d);
+  }
 
   for (const NodeKey& nk : names) {
     const NodeIndex n = static_cast<NodeIndex>(a.inventory.nodes.size());
@@ -195,6 +199,11 @@ void BuildNodesAndUnits(Assembly& a) {
     node.region = StrLabel(l, "topology_kubernetes_io_region");
     if (node.region.empty()) node.region = StrLabel(l, "failure_domain_beta_kubernetes_io_region");
 
+    // AMD GPUs DRA describes: its devices are the node's GPUs and partitions.
+    if (auto dra = amd_dra.find(nk); dra != amd_dra.end()) {
+      AddAmdDraNode(a, n, std::move(node), nk.first, dra->second, l, node_gpus[nk]);
+      continue;
+    }
     // AMD partitions: mixed naming's amd.com/<mode> capacity, or amd.com/gpu capacity under a
     // compute-memory-partition label that partitions the GPU (accelerator_nodes.cc). AMD's
     // exporter's GPUs name the node's GPUs there, so that its partition activity meets them.

@@ -1,5 +1,6 @@
 #include "k8s/dra_objects.h"
 
+#include <charconv>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -86,6 +87,15 @@ Result<ResourceSliceObject> DecodeResourceSlice(const json& object, const LabelF
     d.parent_uuid = AttributeText(attrs, s.driver, "parentUUID");
     d.product = AttributeText(attrs, s.driver, "productName");
     d.profile = AttributeText(attrs, s.driver, "profile");
+    // AMD's driver (gpu.amd.com): no UUID; a GPU is named by its PCI address, a partition by its
+    // parent's ("parentPciAddr"; its documentation says "pciAddr").
+    if (d.profile.empty()) d.profile = AttributeText(attrs, s.driver, "partitionProfile");
+    d.pci_address = AttributeText(attrs, s.driver, "parentPciAddr");
+    if (d.pci_address.empty()) d.pci_address = AttributeText(attrs, s.driver, "pciAddr");
+    if (const std::string r = AttributeText(attrs, s.driver, "renderIndex"); !r.empty()) {
+      int v = -1;
+      if (std::from_chars(r.data(), r.data() + r.size(), v).ec == std::errc()) d.render_index = v;
+    }
     if (const json* cap = JsonField(body, "capacity")) {
       Status st =
           DecodeCapacity(*cap, StrCat(where, ": spec.devices[", i, "].capacity"), d.capacity);
