@@ -3,6 +3,7 @@
 #include "inventory/accelerator_nodes.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <tuple>
 
@@ -79,6 +80,46 @@ void AddNeuronNode(Assembly& a, NodeIndex n, Node node, double cap_devices, doub
       u.fraction = 1.0 / per_device;
       u.resource = std::string(kNeuronCoreResource);
       AddNodeUnit(a, n, std::move(u));
+    }
+  }
+}
+
+// The driver names device N of the node "neurondevice<N>" (its devices' order in the instance).
+void AddNeuronDraNode(Assembly& a, NodeIndex n, Node node, const std::string& cluster,
+                      const std::vector<const KubeDraDevice*>& devices, double cap_devices,
+                      double cap_cores) {
+  constexpr std::string_view kPrefix = "neurondevice";
+  std::vector<std::pair<const KubeDraDevice*, int>> numbered;
+  int count = 0;
+  for (const KubeDraDevice* d : devices) {
+    int index = -1;
+    const std::string_view name = d->name;
+    if (name.starts_with(kPrefix)) {
+      const std::string_view digits = name.substr(kPrefix.size());
+      if (std::from_chars(digits.data(), digits.data() + digits.size(), index).ptr !=
+          digits.data() + digits.size()) {
+        index = -1;
+      }
+    }
+    if (index < 0 || index > 1024) {
+      a.diag.Warn(StrCat("neuron-dra-name:", node.name, ":", d->name), "", 0,
+                  StrCat("node ", node.name, ": Neuron DRA device \"", d->name,
+                         "\" is not named neurondevice<N>; its claims are not attributed"));
+      continue;
+    }
+    numbered.emplace_back(d, index);
+    count = std::max(count, index + 1);
+  }
+  const std::string name = node.name;
+  AddNeuronNode(a, n, std::move(node), std::max(cap_devices, static_cast<double>(count)),
+                cap_cores);
+  for (const auto& [d, index] : numbered) {
+    const std::string uuid = StrCat(name, "-neuron", index);
+    std::vector<UnitIndex>& cores = a.dra_device_units[{cluster, d->driver, d->pool, d->name}];
+    for (UnitIndex u = 0; u < a.inventory.units.size(); ++u) {
+      if (a.inventory.units[u].node == n && a.inventory.units[u].gpu_uuid == uuid) {
+        cores.push_back(u);
+      }
     }
   }
 }
@@ -274,7 +315,7 @@ void AddAmdDraNode(Assembly& a, NodeIndex n, Node node, const std::string& clust
         AddAmdGpu(a, n, e != nullptr ? e->uuid : StrCat(node.name, "-gpu", gpu), node.gpu_model,
                   "amd.com/gpu", profile, partitions, partitioned ? published : 1);
     for (size_t i = 0; i < parts.size() && i < units.size(); ++i) {
-      a.dra_device_units[{cluster, parts[i]->driver, parts[i]->pool, parts[i]->name}] = units[i];
+      a.dra_device_units[{cluster, parts[i]->driver, parts[i]->pool, parts[i]->name}] = {units[i]};
     }
     ++gpu;
   }

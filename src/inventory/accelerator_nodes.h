@@ -26,6 +26,13 @@ std::string AmdModel(const std::map<std::string, std::string>& labels);
 // what the capacity does not tell.
 void AddNeuronNode(Assembly& a, NodeIndex n, Node node, double cap_devices, double cap_cores);
 
+// An AWS Neuron node whose devices AWS's Neuron DRA driver publishes (`devices`, "neurondevice<N>"
+// of `cluster`): AddNeuronNode's units for at least as many devices as the driver names, each
+// device's cores recorded in Assembly::dra_device_units for its claims.
+void AddNeuronDraNode(Assembly& a, NodeIndex n, Node node, const std::string& cluster,
+                      const std::vector<const KubeDraDevice*>& devices, double cap_devices,
+                      double cap_cores);
+
 // An AMD node with partitioned GPUs: one unit per compute partition, f = 1 / partitions per GPU,
 // so that the node's capacity is its physical GPUs. `resources` are its AMD resources and their
 // capacity; `known` the GPUs AMD's exporter reports on it (by serial number with their

@@ -63,6 +63,13 @@ inline bool IsDraGpuType(std::string_view type) {
 inline bool IsAmdDraType(std::string_view type) {
   return type == "amdgpu" || type == "amdgpu-partition";
 }
+// AWS's Neuron DRA driver; its devices are named "neurondevice<N>", device N of the node.
+inline constexpr std::string_view kNeuronDraDriver = "neuron.aws.com";
+// Whether a DRA device is an accelerator gpucost attributes: a GPU, a part of one, or a Neuron
+// device.
+inline bool IsDraAccelerator(const KubeDraDevice& d) {
+  return IsDraGpuType(d.type) || d.driver == kNeuronDraDriver;
+}
 
 // (cluster, namespace, claim)
 using DraClaimKey = std::tuple<std::string, std::string, std::string>;
@@ -96,8 +103,9 @@ struct Assembly {
   std::vector<std::string> holder_uids;  // per holder, for matching dcgm pod_uid
   std::vector<std::vector<Interval>> holder_active;  // per holder: its pod's active intervals
   DraData dra;
-  // DRA devices whose units their node's assembly made for them (AMD's, accelerator_nodes.cc).
-  std::map<DraDeviceKey, UnitIndex> dra_device_units{};
+  // DRA devices whose units their node's assembly made for them (AMD's and Neuron's,
+  // accelerator_nodes.cc): a GPU or partition one unit, a Neuron device its cores.
+  std::map<DraDeviceKey, std::vector<UnitIndex>> dra_device_units{};
   std::map<NodeIndex, int> neuron_cores_per_device;  // AWS Neuron nodes: cores per device
 };
 

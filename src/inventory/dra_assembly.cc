@@ -12,7 +12,7 @@ namespace gpucost {
 namespace {
 
 struct DraDeviceUnit {
-  UnitIndex unit = kNoIndex;
+  std::vector<UnitIndex> units;  // one, or a Neuron device's cores; none when no unit matches
   const KubeDraDevice* device = nullptr;
 };
 
@@ -38,14 +38,14 @@ std::map<DraDeviceKey, DraDeviceUnit> DeviceUnits(const Assembly& a) {
     du.device = &d;
     if (auto made = a.dra_device_units.find({cd->first, d.driver, d.pool, d.name});
         made != a.dra_device_units.end()) {
-      du.unit = made->second;
+      du.units = made->second;
       continue;
     }
     auto node = a.node_index.find({cd->first, d.node});
     if (node == a.node_index.end()) continue;
     if (d.type == "gpu") {
       auto it = a.unit_by_device.find({node->second, d.uuid, -1});
-      if (it != a.unit_by_device.end()) du.unit = it->second;
+      if (it != a.unit_by_device.end()) du.units = {it->second};
       continue;
     }
     if (d.type != "mig") continue;
@@ -55,7 +55,7 @@ std::map<DraDeviceKey, DraDeviceUnit> DeviceUnits(const Assembly& a) {
       if (unit.node == node->second && unit.gpu_uuid == d.parent_uuid &&
           unit.partition.kind == PartitionKind::kMig && unit.mig_profile == profile &&
           !taken.contains(u)) {
-        du.unit = u;
+        du.units = {u};
         taken.insert(u);
         break;
       }
@@ -98,17 +98,18 @@ std::map<DraClaimKey, DraClaimUnits> ResolveDraClaims(Assembly& a) {
                   StrCat(what, " is in no ResourceSlice; its pods' use of it is not attributed"));
       continue;
     }
-    if (it->second.unit == kNoIndex) {
-      // Not a GPU (another driver's device, an IMEX channel): nothing to attribute.
-      if (!IsDraGpuType(it->second.device->type)) continue;
+    if (it->second.units.empty()) {
+      // Not an accelerator (another driver's device, an IMEX channel): nothing to attribute.
+      if (!IsDraAccelerator(*it->second.device)) continue;
       a.diag.Warn(StrCat("dra-device-no-unit:", x.driver, "/", x.pool, "/", x.device), "", 0,
-                  StrCat(what, " matches no GPU unit of node ", it->second.device->node,
+                  StrCat(what, " matches no unit of node ", it->second.device->node,
                          "; its pods' use of it is not attributed"));
       continue;
     }
     // The pods using the claim share each device equally, as they come and go
     // (holding_assembly.cc).
-    claim.units.emplace_back(it->second.unit, ConsumedShare(*it->second.device, x));
+    const double share = ConsumedShare(*it->second.device, x);
+    for (const UnitIndex u : it->second.units) claim.units.emplace_back(u, share);
   }
   return out;
 }

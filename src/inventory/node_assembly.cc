@@ -160,9 +160,12 @@ void BuildNodesAndUnits(Assembly& a) {
   const std::set<NodeKey>& hami_nodes = known.hami_nodes;
   const std::set<NodeKey>& shared_nodes = known.shared_nodes;
   const LabelKeyRestorer restorer(KnownLabelKeys(a));
-  std::map<NodeKey, std::vector<const KubeDraDevice*>> amd_dra;  // AMD's DRA devices by node
+  // AMD's and AWS Neuron's DRA devices by node.
+  std::map<NodeKey, std::vector<const KubeDraDevice*>> amd_dra, neuron_dra;
   for (const auto& [cluster, d] : a.dra.devices) {
-    if (IsAmdDraType(d.type) && !d.node.empty()) amd_dra[{cluster, d.node}].push_back(&d);
+    if (d.node.empty()) continue;
+    if (IsAmdDraType(d.type)) amd_dra[{cluster, d.node}].push_back(&d);
+    if (d.driver == kNeuronDraDriver) neuron_dra[{cluster, d.node}].push_back(&d);
   }
 
   for (const NodeKey& nk : names) {
@@ -231,8 +234,15 @@ void BuildNodesAndUnits(Assembly& a) {
     const double cap_neuron_cores = Capacity(kn, std::string(kNeuronCoreResource));
     const double cap_neuron_devices = std::max(Capacity(kn, std::string(kNeuronDeviceResource)),
                                                Capacity(kn, std::string(kNeuronLegacyResource)));
-    if ((cap_neuron_cores > 0 || cap_neuron_devices > 0) && node_gpus[nk].empty()) {
-      AddNeuronNode(a, n, std::move(node), cap_neuron_devices, cap_neuron_cores);
+    const auto dra_neuron = neuron_dra.find(nk);
+    if ((cap_neuron_cores > 0 || cap_neuron_devices > 0 || dra_neuron != neuron_dra.end()) &&
+        node_gpus[nk].empty()) {
+      if (dra_neuron == neuron_dra.end()) {
+        AddNeuronNode(a, n, std::move(node), cap_neuron_devices, cap_neuron_cores);
+      } else {
+        AddNeuronDraNode(a, n, std::move(node), nk.first, dra_neuron->second, cap_neuron_devices,
+                         cap_neuron_cores);
+      }
       continue;
     }
 

@@ -1,7 +1,7 @@
 // The DRA report tests' cluster and money: one node's API view, its pods, and what the real
 // inventory builder and engine make of them (tests/pipeline/dra_report_test.cc and
-// amd_dra_report_test.cc). Expected values are worked out by hand in the tests; every run checks
-// conservation: allocated + idle = the node's GPU cost.
+// accelerator_dra_report_test.cc). Expected values are worked out by hand in the tests; every run
+// checks conservation: allocated + idle = the node's GPU cost.
 #pragma once
 
 #include <gtest/gtest.h>

@@ -1,7 +1,9 @@
-// AMD Instinct GPUs handed out by AMD's DRA driver (gpu.amd.com) through the real inventory builder
-// and engine: a GPU that is not partitioned is one "amdgpu" device, a partitioned GPU its
-// "amdgpu-partition" devices naming their GPU by PCI address (docs/k8s.md "AMD's DRA driver").
-// Expected values are worked out by hand; every case conserves cost.
+// Accelerators other than NVIDIA's handed out by DRA, through the real inventory builder and
+// engine (docs/k8s.md "Dynamic Resource Allocation"): AMD Instinct GPUs from AMD's driver
+// (gpu.amd.com), where a GPU that is not partitioned is one "amdgpu" device and a partitioned GPU
+// its "amdgpu-partition" devices naming their GPU by PCI address; and AWS Neuron devices from the
+// Neuron driver (neuron.aws.com, "neurondevice<N>"). Expected values are worked out by hand; every
+// case conserves cost.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -137,6 +139,38 @@ TEST(AmdDraReport, ExporterActivityMeetsTheClaimedPartition) {
   EXPECT_NEAR(m.effective["nb-0/main"], 0.4 * kPrice / 8, 1e-9);
   EXPECT_FALSE(m.estimated["nb-0/main"]);
   EXPECT_FALSE(Told(m, "matches no GPU")) << ::testing::PrintToString(m.warnings);
+}
+
+// A trn2.48xlarge (16 Neuron devices of 4 logical cores) whose devices the Neuron DRA driver
+// publishes: a claim of four devices holds four devices' cores for the hour, a claim of one device
+// one device's for its pod's half hour; the rest is idle. Money is per accelerator-hour.
+TEST(NeuronDraReport, ClaimedDevicesHoldTheirCores) {
+  KubeState k = OneDraNode();
+  k.nodes[0].labels = {{"node.kubernetes.io/instance-type", "trn2.48xlarge"}};
+  for (int d = 0; d < 16; ++d) {
+    KubeDraDevice x;
+    x.node = "n1";
+    x.driver = "neuron.aws.com";
+    x.pool = "n1";
+    x.name = "neurondevice" + std::to_string(d);
+    k.dra_devices.push_back(x);
+  }
+  const auto allocation = [](const std::string& claim, int device, const std::string& pod) {
+    KubeDraAllocation x = AmdAllocation(claim, "neurondevice" + std::to_string(device), {pod});
+    x.driver = "neuron.aws.com";
+    return x;
+  };
+  for (int d : {2, 3, 1, 0}) k.dra_allocations.push_back(allocation("four", d, "train-0"));
+  k.dra_allocations.push_back(allocation("one", 12, "infer-0"));
+  k.pods = {Pod("train-0", "n1", {{"main", "four"}}, 0, 3600),
+            Pod("infer-0", "n1", {{"main", "one"}}, 1800, 3600)};
+  Money m = Attribute(k);
+  EXPECT_NEAR(m.cost, 16 * kPrice, 1e-9);
+  EXPECT_NEAR(m.allocated["train-0/main"], 4 * kPrice, 1e-9);
+  EXPECT_NEAR(m.gpu_hours["train-0/main"], 4, 1e-9);
+  EXPECT_NEAR(m.allocated["infer-0/main"], 0.5 * kPrice, 1e-9);
+  EXPECT_NEAR(m.idle, 11.5 * kPrice, 1e-9);
+  EXPECT_TRUE(m.warnings.empty()) << ::testing::PrintToString(m.warnings);
 }
 
 }  // namespace
