@@ -14,6 +14,7 @@ namespace {
 struct DraDeviceUnit {
   std::vector<UnitIndex> units;  // one, or a Neuron device's cores; none when no unit matches
   const KubeDraDevice* device = nullptr;
+  double part = 1.0;  // of each unit: a DynamicMIG device's profile's fraction of its GPU
 };
 
 std::string NormalizedProfile(std::string_view profile) {
@@ -21,9 +22,23 @@ std::string NormalizedProfile(std::string_view profile) {
   return parsed ? NormalizeMigProfileName(*parsed) : std::string(profile);
 }
 
+// The part of its GPU a DynamicMIG device of `profile` is: the profile's fraction as for a MIG
+// unit (docs/engine.md), 0 when the profile is not known at all (warned).
+double DynamicMigPart(Assembly& a, const std::string& model, const std::string& profile) {
+  const MigModel* mm = DetectMigModel(model);
+  const MigProfile* p = mm != nullptr ? FindMigProfile(*mm, profile) : nullptr;
+  if (p != nullptr) return MigFraction(*mm, *p, a.options.mig_weight);
+  const std::optional<double> f = MigFractionWithoutModel(profile, a.options.mig_weight);
+  a.diag.Warn(StrCat("mig-unknown:", model, ":", profile), "", 0,
+              StrCat("DynamicMIG profile \"", profile, "\" on GPU model \"", model,
+                     "\" is not in the profile table; ",
+                     f ? StrCat("fraction taken as ", *f) : std::string("fraction 0")));
+  return f.value_or(0);
+}
+
 // Every DRA device to its unit: a GPU device to its GPU's whole unit; a MIG device to a MIG unit
 // of its parent GPU with its profile, each unit to one device (in the order of device names).
-std::map<DraDeviceKey, DraDeviceUnit> DeviceUnits(const Assembly& a) {
+std::map<DraDeviceKey, DraDeviceUnit> DeviceUnits(Assembly& a) {
   std::map<DraDeviceKey, DraDeviceUnit> out;
   std::vector<const std::pair<std::string, KubeDraDevice>*> devices;
   for (const auto& cd : a.dra.devices) devices.push_back(&cd);
@@ -49,6 +64,15 @@ std::map<DraDeviceKey, DraDeviceUnit> DeviceUnits(const Assembly& a) {
       continue;
     }
     if (d.type != "mig") continue;
+    if (d.uuid.empty()) {
+      // DynamicMIG: the device is a part of its GPU's whole unit (known_gpus.cc), its profile's
+      // fraction of it, for as long as a claim holds it.
+      auto it = a.unit_by_device.find({node->second, d.parent_uuid, -1});
+      if (it == a.unit_by_device.end()) continue;
+      du.units = {it->second};
+      du.part = DynamicMigPart(a, a.inventory.units[it->second].gpu_model, d.profile);
+      continue;
+    }
     const std::string profile = NormalizedProfile(d.profile);
     for (UnitIndex u = 0; u < a.inventory.units.size(); ++u) {
       const GpuUnit& unit = a.inventory.units[u];
@@ -108,7 +132,7 @@ std::map<DraClaimKey, DraClaimUnits> ResolveDraClaims(Assembly& a) {
     }
     // The pods using the claim share each device equally, as they come and go
     // (holding_assembly.cc).
-    const double share = ConsumedShare(*it->second.device, x);
+    const double share = ConsumedShare(*it->second.device, x) * it->second.part;
     for (const UnitIndex u : it->second.units) claim.units.emplace_back(u, share);
   }
   return out;

@@ -128,7 +128,8 @@ KnownGpus GatherKnownGpus(Assembly& a) {
   // UUID; a "mig" device a MIG instance of its parent GPU, as one of that GPU's instances unless
   // dcgm-exporter or the agent report them (their instance ids are the GPU's own; DRA's devices
   // are then matched to them by profile, dra_assembly.cc). Instances DRA alone names are numbered
-  // in the order of their device names.
+  // in the order of their device names. A MIG device without a UUID is DynamicMIG's: its GPU is
+  // whole, whatever instances other sources saw.
   {
     std::vector<const std::pair<std::string, KubeDraDevice>*> devices;
     for (const auto& cd : a.dra.devices) devices.push_back(&cd);
@@ -148,10 +149,19 @@ KnownGpus GatherKnownGpus(Assembly& a) {
       g.uuid = uuid;
       if (g.model.empty()) g.model = d.product;
       if (!mig) continue;
+      if (d.uuid.empty()) {  // an abstract MIG device: DynamicMIG
+        g.dynamic_mig = true;
+        continue;
+      }
       if (g.instances.empty()) dra_numbered.insert({nk, uuid});
       if (!dra_numbered.contains({nk, uuid})) continue;
       const int gi = g.instances.empty() ? 0 : g.instances.rbegin()->first + 1;
       g.instances[gi] = MigInstance{d.profile, nullptr};
+    }
+    for (auto& [nk, gpus] : node_gpus) {
+      for (auto& [uuid, g] : gpus) {
+        if (g.dynamic_mig) g.instances.clear();
+      }
     }
   }
   for (const auto& [key, dev] : a.dcgm.devices) {

@@ -24,6 +24,10 @@ struct KnownGpu {
   std::string model;
   std::map<int, MigInstance> instances;  // GPU instance id -> instance
   bool dra_only = false;                 // only a DRA ResourceSlice names it
+  // NVIDIA's DynamicMIG: DRA publishes the GPU's possible MIG devices (no UUID) and makes them
+  // as claims need them, so the GPU is one whole unit that MIG claims hold a part of, and the
+  // instances other sources report are not its units (dra_assembly.cc).
+  bool dynamic_mig = false;
 };
 
 struct KnownGpus {

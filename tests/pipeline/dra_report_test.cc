@@ -231,6 +231,39 @@ TEST(DraReport, MigDevicesAreUnitsWithTheirFraction) {
   EXPECT_NEAR(m.idle, 3 * kPrice / 7, 1e-9);  // 3 of 7 compute slices not partitioned
 }
 
+// NVIDIA's DynamicMIG: the slice lists the GPU and every MIG device it could make (no UUIDs),
+// overlapping placements included, and the driver makes the MIG devices claims need. The GPU is
+// one unit; a claim of a MIG device holds its profile's fraction of it while its pod runs, a
+// claim of the GPU all of it. Placements nobody claims are not units: what is not held is idle.
+TEST(DraReport, DynamicMigDevicesArePartsOfTheirGpu) {
+  KubeState k = OneDraNode();
+  k.dra_devices = {Gpu("n1", "gpu-0", "GPU-a")};
+  for (const char* name :
+       {"gpu-0-mig-1g5gb-19-0", "gpu-0-mig-1g5gb-19-1", "gpu-0-mig-1g5gb-19-2",
+        "gpu-0-mig-3g20gb-9-0", "gpu-0-mig-3g20gb-9-4", "gpu-0-mig-7g40gb-0-0"}) {
+    const std::string n = name;
+    const std::string profile = n.find("1g5gb") != std::string::npos    ? "1g.5gb"
+                                : n.find("3g20gb") != std::string::npos ? "3g.20gb"
+                                                                        : "7g.40gb";
+    KubeDraDevice d = Mig("n1", n, "GPU-a", profile);
+    d.uuid.clear();  // abstract: made when allocated
+    k.dra_devices.push_back(d);
+  }
+  k.dra_allocations = {Allocation("small", "n1", "gpu-0-mig-1g5gb-19-1", {"nb-0"}),
+                       Allocation("big", "n1", "gpu-0-mig-3g20gb-9-4", {"train-0"}),
+                       Allocation("all", "n1", "gpu-0", {"train-1"})};
+  k.pods = {Pod("nb-0", "n1", {{"main", "small"}}, 0, 1800),
+            Pod("train-0", "n1", {{"main", "big"}}, 0, 1800),
+            Pod("train-1", "n1", {{"main", "all"}}, 1800, 3600)};
+  Money m = Attribute(k);
+  EXPECT_NEAR(m.cost, kPrice, 1e-9);  // one physical A100
+  EXPECT_NEAR(m.allocated["nb-0/main"], 0.5 * kPrice / 7, 1e-9);
+  EXPECT_NEAR(m.allocated["train-0/main"], 0.5 * 3 * kPrice / 7, 1e-9);
+  EXPECT_NEAR(m.allocated["train-1/main"], 0.5 * kPrice, 1e-9);
+  EXPECT_NEAR(m.idle, 0.5 * 3 * kPrice / 7, 1e-9);
+  EXPECT_TRUE(m.warnings.empty()) << ::testing::PrintToString(m.warnings);
+}
+
 // Consumable capacity: two claims hold 10 GiB and 20 GiB of one 40 GiB device, a quarter and a
 // half of it; the rest is idle.
 TEST(DraReport, ConsumedCapacityIsTheShareOfTheDevice) {
