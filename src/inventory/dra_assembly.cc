@@ -123,8 +123,20 @@ std::map<DraClaimKey, DraClaimUnits> ResolveDraClaims(Assembly& a) {
       continue;
     }
     if (it->second.units.empty()) {
-      // Not an accelerator (another driver's device, an IMEX channel): nothing to attribute.
-      if (!IsDraAccelerator(*it->second.device)) continue;
+      // Not an accelerator (another driver's device, an IMEX channel): nothing to attribute. A
+      // driver that names itself a GPU driver but whose devices gpucost does not know (Intel's
+      // gpu.intel.com) is told once: its GPUs would otherwise be silently unattributed.
+      if (!IsDraAccelerator(*it->second.device)) {
+        if (x.driver.find("gpu") != std::string::npos) {
+          a.diag.Warn(
+              StrCat("dra-driver-unknown:", x.driver), "", 0,
+              StrCat("DRA driver ", x.driver, ": claims on its devices (", x.namespace_name, "/",
+                     x.claim, " holds ", x.device, ", type \"", it->second.device->type,
+                     "\") are not attributed; gpucost reads NVIDIA's, AMD's and AWS "
+                     "Neuron's DRA devices (docs/k8s.md)"));
+        }
+        continue;
+      }
       a.diag.Warn(StrCat("dra-device-no-unit:", x.driver, "/", x.pool, "/", x.device), "", 0,
                   StrCat(what, " matches no unit of node ", it->second.device->node,
                          "; its pods' use of it is not attributed"));

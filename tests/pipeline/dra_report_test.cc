@@ -287,12 +287,23 @@ TEST(DraReport, ConsumedCapacityIsTheShareOfTheDevice) {
 }
 
 // What cannot be attributed is told and loses nothing else: a claim on a device no slice lists,
-// a claim the API shows unallocated.
+// a claim the API shows unallocated, a claim on a GPU driver's device gpucost does not read. A
+// device of a driver that is not a GPU's (a NIC) is left out without a word.
 TEST(DraReport, UnknownDevicesAndUnallocatedClaimsAreTold) {
   KubeState k = OneDraNode();
-  k.dra_devices = {Gpu("n1", "gpu-0", "GPU-a")};
+  KubeDraDevice intel = Gpu("n1", "0000-03-00-0-0x56c0", "");
+  intel.driver = "gpu.intel.com";
+  intel.type = "";
+  KubeDraDevice nic = intel;
+  nic.driver = "dra.net";
+  nic.name = "pci-0101-00-00-0";
+  k.dra_devices = {Gpu("n1", "gpu-0", "GPU-a"), intel, nic};
+  KubeDraAllocation on_intel = Allocation("flex", "n1", intel.name, {"b"});
+  on_intel.driver = intel.driver;
+  KubeDraAllocation on_nic = Allocation("rdma", "n1", nic.name, {"b"});
+  on_nic.driver = nic.driver;
   k.dra_allocations = {Allocation("ghost", "n1", "gpu-9", {"a"}),
-                       Allocation("ok", "n1", "gpu-0", {"b"})};
+                       Allocation("ok", "n1", "gpu-0", {"b"}), on_intel, on_nic};
   k.pods = {Pod("a", "n1", {{"main", "ghost"}}, 0, 3600), Pod("b", "n1", {{"main", "ok"}}, 0, 3600),
             Pod("c", "n1", {{"main", "pending-claim"}}, 0, 3600)};
   Money m = Attribute(k);
@@ -304,6 +315,11 @@ TEST(DraReport, UnknownDevicesAndUnallocatedClaimsAreTold) {
   };
   EXPECT_TRUE(told("device gpu-9 of driver gpu.nvidia.com pool n1 is in no ResourceSlice"));
   EXPECT_TRUE(told("uses DRA claim pending-claim, which the API shows with no allocated device"));
+  EXPECT_TRUE(
+      told("DRA driver gpu.intel.com: claims on its devices (ml/flex holds "
+           "0000-03-00-0-0x56c0, type \"\") are not attributed"));
+  EXPECT_FALSE(told("dra.net"));
+  EXPECT_EQ(m.warnings.size(), 3u) << ::testing::PrintToString(m.warnings);
   EXPECT_NEAR(m.allocated["b/main"], kPrice, 1e-9);
   EXPECT_EQ(m.allocated.count("a/main"), 0u);
 }
