@@ -255,7 +255,7 @@ void AddAmdPartitionedNode(Assembly& a, NodeIndex n, Node node,
 // AMD's DRA driver publishes a GPU that is not partitioned as one "amdgpu" device and a
 // partitioned GPU as its "amdgpu-partition" devices, each naming the GPU by PCI address.
 void AddAmdDraNode(Assembly& a, NodeIndex n, Node node, const std::string& cluster,
-                   const std::vector<const KubeDraDevice*>& devices,
+                   const std::vector<const KubeDraDevice*>& devices, int plugin_gpus,
                    const std::map<std::string, std::string>& labels,
                    const std::map<std::string, KnownGpu>& known) {
   node.gpu_model = AmdModel(labels);
@@ -318,6 +318,13 @@ void AddAmdDraNode(Assembly& a, NodeIndex n, Node node, const std::string& clust
       a.dra_device_units[{cluster, parts[i]->driver, parts[i]->pool, parts[i]->name}] = {units[i]};
     }
     ++gpu;
+  }
+  // AMD's device plugin beside the DRA driver: its amd.com/gpu capacity is more GPUs, whole (as
+  // NVIDIA's device plugin's are beside NVIDIA's DRA driver).
+  for (int g = 0; g < plugin_gpus; ++g, ++gpu) {
+    const KnownGpu* e = exported.Next("");
+    AddAmdGpu(a, n, e != nullptr ? e->uuid : StrCat(node.name, "-gpu", gpu), node.gpu_model,
+              "amd.com/gpu", "", 1, 1);
   }
   exported.WarnUntaken(a, node.name, "DRA's devices name");
   a.inventory.nodes[n].physical_gpus = gpu;

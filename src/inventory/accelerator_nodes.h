@@ -44,10 +44,11 @@ void AddAmdPartitionedNode(Assembly& a, NodeIndex n, Node node,
 
 // An AMD node whose GPUs AMD's DRA driver publishes (`devices`, types "amdgpu" and
 // "amdgpu-partition", of `cluster`): one unit per GPU, or per partition with f = 1 / partitions
-// per GPU, each recorded in Assembly::dra_device_units for its claims. The GPUs take the
+// per GPU, each recorded in Assembly::dra_device_units for its claims; then `plugin_gpus` whole
+// GPUs of AMD's device plugin beside them (its amd.com/gpu capacity). The GPUs take the
 // exporter's GPUs (`known`) in order, as AddAmdPartitionedNode's do.
 void AddAmdDraNode(Assembly& a, NodeIndex n, Node node, const std::string& cluster,
-                   const std::vector<const KubeDraDevice*>& devices,
+                   const std::vector<const KubeDraDevice*>& devices, int plugin_gpus,
                    const std::map<std::string, std::string>& labels,
                    const std::map<std::string, KnownGpu>& known);
 

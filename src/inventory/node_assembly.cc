@@ -204,7 +204,8 @@ void BuildNodesAndUnits(Assembly& a) {
 
     // AMD GPUs DRA describes: its devices are the node's GPUs and partitions.
     if (auto dra = amd_dra.find(nk); dra != amd_dra.end()) {
-      AddAmdDraNode(a, n, std::move(node), nk.first, dra->second, l, node_gpus[nk]);
+      const int plugin_gpus = static_cast<int>(std::lround(Capacity(kn, "amd.com/gpu")));
+      AddAmdDraNode(a, n, std::move(node), nk.first, dra->second, plugin_gpus, l, node_gpus[nk]);
       continue;
     }
     // AMD partitions: mixed naming's amd.com/<mode> capacity, or amd.com/gpu capacity under a

@@ -114,6 +114,24 @@ TEST(AmdDraReport, PartitionCountComesFromTheModeElseFromTheDevices) {
       << ::testing::PrintToString(unknown.warnings);
 }
 
+// AMD's device plugin beside its DRA driver on one node: the plugin's amd.com/gpu capacity is one
+// more GPU, which a plain amd.com/gpu request holds; the DRA GPU is its claim's.
+TEST(AmdDraReport, DevicePluginGpusBesideDraGpus) {
+  KubeState k = OneDraNode();
+  k.nodes[0].capacity = {{"amd.com/gpu", 1}};
+  k.dra_devices = {AmdGpu("gpu-1-129", "0000:11:00.0")};
+  k.dra_allocations = {AmdAllocation("whole", "gpu-1-129", {"train-0"})};
+  KubePod plain = Pod("infer-0", "n1", {}, 0, 3600);
+  plain.resources.push_back({"main", "amd.com/gpu", 1, false, {}});
+  k.pods = {Pod("train-0", "n1", {{"main", "whole"}}, 0, 3600), plain};
+  Money m = Attribute(k);
+  EXPECT_NEAR(m.cost, 2 * kPrice, 1e-9);
+  EXPECT_NEAR(m.allocated["train-0/main"], kPrice, 1e-9);
+  EXPECT_NEAR(m.allocated["infer-0/main"], kPrice, 1e-9);
+  EXPECT_NEAR(m.idle, 0, 1e-9);
+  EXPECT_TRUE(m.warnings.empty()) << ::testing::PrintToString(m.warnings);
+}
+
 // AMD's exporter names the GPU's partitions by serial number and partition id: the DRA GPU takes
 // the exporter's GPU of its mode, and its partitions in render node order are the exporter's
 // partition ids, so a claimed partition's activity is its pod's. (The device names, gpu-8-136 to
