@@ -254,7 +254,9 @@ bool Informer::WaitForSync(Duration timeout) {
 
 InformerStats Informer::stats() const {
   std::lock_guard lock(mu_);
-  return stats_;
+  InformerStats out = stats_;
+  out.optional = type_.optional;
+  return out;
 }
 
 }  // namespace gpucost::k8s

@@ -48,8 +48,10 @@ struct InformerStats {
   std::string last_error;
   std::string resource_version;
   bool synced = false;        // a list has completed
-  // An optional resource the server does not serve (or lets this account read): why, else "".
+  // An optional resource the server does not serve (or does not let this account read): why,
+  // else "".
   std::string unserved;
+  bool optional = false;  // the resource is optional (ResourceType::optional)
 };
 
 class Informer {

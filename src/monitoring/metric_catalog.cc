@@ -18,6 +18,7 @@ constexpr std::array<std::string_view, 1> kResultLabels = {"result"};
 constexpr std::array<std::string_view, 2> kWriterLabels = {"cluster", "writer"};
 constexpr std::array<std::string_view, 1> kReasonLabels = {"reason"};
 constexpr std::array<std::string_view, 1> kPathLabels = {"path"};
+constexpr std::array<std::string_view, 1> kResourceLabels = {"resource"};
 constexpr std::array<std::string_view, 0> kNoLabels = {};
 
 constexpr auto C = MetricType::kCounter;
@@ -60,7 +61,7 @@ constexpr std::array<MetricDef, 23> kCatalog = {{
     {kScrapeSamples, G, kJobTargetLabels, "Samples in the target's last accepted scrape."},
 }};
 
-constexpr std::array<MetricDef, 14> kHealth = {{
+constexpr std::array<MetricDef, 15> kHealth = {{
     {kAttributionLagSeconds, G, kNoLabels,
      "Seconds between now and the end of the newest attributed step."},
     {kLedgerBytes, G, kNoLabels, "Size of the ledger on disk (bytes)."},
@@ -91,6 +92,11 @@ constexpr std::array<MetricDef, 14> kHealth = {{
     {kDiskFreeBytes, G, kPathLabels,
      "Bytes free to serve on the filesystem of its ledger (path=\"ledger\", a SQLite ledger) and "
      "of its scrape spool (path=\"spool\")."},
+    {kKubeApiForbidden, G, kResourceLabels,
+     "1 when the Kubernetes API refused serve's account the resource (HTTP 403) in the latest "
+     "cycle that read it, 0 when it did not; for the kinds a read goes without (resource.k8s.io "
+     "resourceslices and resourceclaims), whose refusal leaves DRA claims unattributed and their "
+     "GPUs idle."},
     {kRemoteWriteSamplesTotal, C, kResultLabels,
      "Samples of the cost series remote-written (result: sent, dropped when the queue was full, "
      "rejected by the endpoint)."},

@@ -65,6 +65,7 @@ inline constexpr std::string_view kScrapeSpoolWriteErrorsTotal =
 inline constexpr std::string_view kScrapeSpoolRemovedFilesTotal =
     "gpucost_scrape_spool_removed_files_total";
 inline constexpr std::string_view kDiskFreeBytes = "gpucost_disk_free_bytes";
+inline constexpr std::string_view kKubeApiForbidden = "gpucost_kube_api_forbidden";
 inline constexpr std::string_view kRemoteWriteSamplesTotal = "gpucost_remote_write_samples_total";
 inline constexpr std::string_view kRemoteWriteQueueSamples = "gpucost_remote_write_queue_samples";
 

@@ -308,9 +308,9 @@ Result<LoadedInput> LoadInput(const InputOptions& flags, std::optional<Window> w
   if (!flags.ledger.empty()) return LoadLedger(flags, window, std::move(out));
 
   GPUCOST_ASSIGN_OR_RETURN(
-      std::optional<KubeState> kube_state,
-      ReadKubeState(flags.kube, flags.cluster, topts.label_allowlist, topts.team_labels));
-  if (kube_state) topts.kube_states.push_back(std::move(*kube_state));
+      KubeRead kube, ReadKube(flags.kube, flags.cluster, topts.label_allowlist, topts.team_labels));
+  if (kube.state) topts.kube_states.push_back(std::move(*kube.state));
+  out.kube_kinds = std::move(kube.optional_kinds);
   GPUCOST_ASSIGN_OR_RETURN(topts.untimestamped_at,
                            ParseUntimestampedAt(flags.untimestamped_at, flags.inputs));
   if (!flags.prometheus.empty() && !flags.inputs.empty()) {

@@ -92,6 +92,8 @@ struct LoadedInput {
   std::shared_ptr<const std::vector<RolledRecord>> rolled;  // and roll-ups (ledger_rollups)
   Duration step{0};
   bool progress = false;  // --progress (or a terminal): the engine draws its line too
+  // With the Kubernetes API: the kinds it may go without, and which of them it refused (403).
+  std::vector<KubeKindAccess> kube_kinds{};
 };
 
 // Points the settings at what was loaded: the window, the staleness, whether to draw progress,

@@ -1,5 +1,6 @@
 #include "pipeline/kube_input.h"
 
+#include <algorithm>
 #include <mutex>
 #include <set>
 #include <string>
@@ -32,9 +33,10 @@ k8s::KubeSourceOptions KubeSourceOptionsFor(const KubeOptions& flags, const std:
   return sopts;
 }
 
-Result<std::optional<KubeState>> ReadKubeState(const KubeOptions& flags, const std::string& cluster,
-                                               const std::vector<std::string>& label_allowlist,
-                                               const std::vector<std::string>& team_labels) {
+Result<KubeRead> ReadKube(const KubeOptions& flags, const std::string& cluster,
+                          const std::vector<std::string>& label_allowlist,
+                          const std::vector<std::string>& team_labels) {
+  KubeRead out;
   if (!flags.objects.empty()) {
     if (flags.wanted()) {
       return Status::InvalidArgument(
@@ -51,9 +53,10 @@ Result<std::optional<KubeState>> ReadKubeState(const KubeOptions& flags, const s
         k8s::ReadKubeObjectFiles(
             flags.objects, KubeSourceOptionsFor(flags, cluster, label_allowlist, team_labels), at));
     for (const std::string& w : read.warnings) LogWarn(w);
-    return std::optional<KubeState>(std::move(read.state));
+    out.state = std::move(read.state);
+    return out;
   }
-  if (!flags.wanted()) return std::optional<KubeState>();
+  if (!flags.wanted()) return out;
   GPUCOST_ASSIGN_OR_RETURN(k8s::KubeConnection conn, ResolveKubeConnection(flags));
   static const SystemClock clock;
   k8s::KubeSource source(std::move(conn),
@@ -65,7 +68,10 @@ Result<std::optional<KubeState>> ReadKubeState(const KubeOptions& flags, const s
   // GPUs, and their GPUs would count as idle: said once a process (serve reads every cycle). One
   // the cluster does not serve (404, before Kubernetes 1.34) holds nothing, and is not told.
   for (const auto& [name, informer] : st.informers) {
-    if (!informer.unserved.starts_with("HTTP 403")) continue;
+    if (!informer.optional) continue;
+    const bool forbidden = informer.unserved.starts_with("HTTP 403");
+    out.optional_kinds.push_back({name, forbidden ? informer.unserved : std::string()});
+    if (!forbidden) continue;
     static std::mutex mu;
     static std::set<std::string> told;
     const std::lock_guard<std::mutex> lock(mu);
@@ -81,7 +87,18 @@ Result<std::optional<KubeState>> ReadKubeState(const KubeOptions& flags, const s
                    "the last: ",
                    st.last_decode_error));
   }
-  return std::optional<KubeState>(source.Snapshot());
+  std::sort(
+      out.optional_kinds.begin(), out.optional_kinds.end(),
+      [](const KubeKindAccess& a, const KubeKindAccess& b) { return a.resource < b.resource; });
+  out.state = source.Snapshot();
+  return out;
+}
+
+Result<std::optional<KubeState>> ReadKubeState(const KubeOptions& flags, const std::string& cluster,
+                                               const std::vector<std::string>& label_allowlist,
+                                               const std::vector<std::string>& team_labels) {
+  GPUCOST_ASSIGN_OR_RETURN(KubeRead read, ReadKube(flags, cluster, label_allowlist, team_labels));
+  return std::move(read.state);
 }
 
 }  // namespace gpucost

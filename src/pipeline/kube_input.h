@@ -39,10 +39,28 @@ k8s::KubeSourceOptions KubeSourceOptionsFor(const KubeOptions& flags, const std:
                                             const std::vector<std::string>& label_allowlist,
                                             const std::vector<std::string>& team_labels);
 
-// Lists the cluster once, or reads its object files, when the flags ask for it (nullopt
+// A kind a read of the API goes without when it cannot have it (resource.k8s.io's, which
+// clusters before Kubernetes 1.34 do not serve), and whether the account was refused it.
+struct KubeKindAccess {
+  std::string resource{};   // "resourceclaims"
+  std::string forbidden{};  // "HTTP 403: <the server's message>" when refused; "" otherwise
+};
+
+struct KubeRead {
+  std::optional<KubeState> state{};  // nullopt: the flags name no cluster
+  // Of a live read: each optional kind, by name; a 404 (not served) is not a refusal.
+  std::vector<KubeKindAccess> optional_kinds{};
+};
+
+// Lists the cluster once, or reads its object files, when the flags ask for it (no state
 // otherwise); an object file's bad items are logged as warnings and skipped. Pod and namespace
 // labels are kept per `label_allowlist` (empty: all) plus the team chain's keys; failures name the
-// server and the resource.
+// server and the resource. A kind refused (403) is also a warning, once a process.
+Result<KubeRead> ReadKube(const KubeOptions& flags, const std::string& cluster,
+                          const std::vector<std::string>& label_allowlist,
+                          const std::vector<std::string>& team_labels);
+
+// ReadKube's state alone.
 Result<std::optional<KubeState>> ReadKubeState(const KubeOptions& flags, const std::string& cluster,
                                                const std::vector<std::string>& label_allowlist,
                                                const std::vector<std::string>& team_labels);

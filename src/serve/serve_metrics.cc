@@ -249,6 +249,12 @@ std::string ServeMetricsText(const ledger::LedgerTotals& totals, const ledger::L
     out += fmt::format("{}{} {}\n", m::kDiskFreeBytes, Labels({{"path", "spool"}}),
                        *health.scrape->spool_free_bytes);
   }
+  // Every kind the API may refuse, 0 while it is read: an alert needs no absent() to resolve.
+  if (!health.kube_kinds.empty()) Header(out, m::kKubeApiForbidden);
+  for (const KubeKindAccess& kind : health.kube_kinds) {
+    out += fmt::format("{}{} {}\n", m::kKubeApiForbidden, Labels({{"resource", kind.resource}}),
+                       kind.forbidden.empty() ? 0 : 1);
+  }
   Header(out, m::kAttributionLagSeconds);
   out += fmt::format("{} {}\n", m::kAttributionLagSeconds, health.lag_seconds);
   Header(out, m::kLedgerBytes);

@@ -12,6 +12,7 @@
 
 #include "core/result.h"
 #include "ledger/ledger.h"
+#include "pipeline/kube_input.h"
 #include "promsource/remote_write.h"
 #include "serve/scrape_source.h"
 
@@ -33,6 +34,8 @@ struct ServeHealth {
   double lock_wait_seconds = 0;       // its transactions' waits for other writers
   std::optional<promsource::RemoteWriteStats> remote_write;  // with --remote-write
   std::optional<ScrapeHealth> scrape;                        // with --scrape
+  // With the Kubernetes API: its optional kinds, and which the latest cycle was refused.
+  std::vector<KubeKindAccess> kube_kinds{};
 };
 
 struct TeamBudgetGauge {

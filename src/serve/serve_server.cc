@@ -343,6 +343,7 @@ struct Server::Impl {
     health_.writer = writer_.name();
     health_.clusters = clusters;
     health_.writing = writer_.writing();
+    health_.kube_kinds = writer_.kube_kinds();
     health_.lock_wait_seconds = std::chrono::duration<double>(ledger_->lock_wait()).count();
     // Before its first chunk, a catch-up lags by all it has to attribute.
     const std::optional<Instant> behind =

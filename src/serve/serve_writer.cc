@@ -92,7 +92,24 @@ ServeWriter::ServeWriter(const ServeOptions& options, ledger::Ledger& ledger)
   source_.ledger.clear();
 }
 
+// The source's data for `w`, noting what the Kubernetes API refused (kube_kinds()).
 Result<LoadedInput> ServeWriter::Load(Window w) {
+  Result<LoadedInput> loaded = LoadSource(w);
+  if (!loaded.ok() || !source_.kube.wanted()) return loaded;
+  if (!cycle_kube_kinds_) cycle_kube_kinds_.emplace();
+  for (const KubeKindAccess& kind : loaded->kube_kinds) {
+    auto seen = std::find_if(cycle_kube_kinds_->begin(), cycle_kube_kinds_->end(),
+                             [&](const KubeKindAccess& k) { return k.resource == kind.resource; });
+    if (seen == cycle_kube_kinds_->end()) {
+      cycle_kube_kinds_->push_back(kind);
+    } else if (seen->forbidden.empty()) {
+      seen->forbidden = kind.forbidden;
+    }
+  }
+  return loaded;
+}
+
+Result<LoadedInput> ServeWriter::LoadSource(Window w) {
   if (!s_.scrape) return LoadInput(source_, w, s_.step);
   GPUCOST_ASSIGN_OR_RETURN(Duration staleness, ParseDuration(source_.staleness));
   InputOptions in = source_;
@@ -289,6 +306,22 @@ Status ServeWriter::Resume() {
 }
 
 ServeWriter::Outcome ServeWriter::Cycle(Instant now, const std::function<bool()>& stopping) {
+  cycle_kube_kinds_.reset();
+  const Outcome outcome = RunCycle(now, stopping);
+  // A cycle that read nothing (its reads failed) tells nothing new: the last one that read the
+  // API stands. A standby reads nothing, and says nothing of the API.
+  if (standing_by_) {
+    kube_kinds_.clear();
+  } else if (cycle_kube_kinds_) {
+    kube_kinds_ = std::move(*cycle_kube_kinds_);
+    std::sort(
+        kube_kinds_.begin(), kube_kinds_.end(),
+        [](const KubeKindAccess& a, const KubeKindAccess& b) { return a.resource < b.resource; });
+  }
+  return outcome;
+}
+
+ServeWriter::Outcome ServeWriter::RunCycle(Instant now, const std::function<bool()>& stopping) {
   const Instant end = AlignDown(now - s_.lag, s_.step);
   Status ready = LearnClusters(end);
   // What failed, for the log: the source (learning its clusters), else the ledger (resuming).

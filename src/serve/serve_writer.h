@@ -69,9 +69,14 @@ class ServeWriter {
   const Counts& counts() const { return counts_; }
   // The damage a write or read of the ledger found (DataLoss); OK while none was.
   const Status& damage() const { return damage_; }
+  // The Kubernetes API's optional kinds as the last cycle that read the API found them, refused
+  // (403) when any of its reads was refused; none while standing by, which reads nothing.
+  const std::vector<KubeKindAccess>& kube_kinds() const { return kube_kinds_; }
 
  private:
+  Outcome RunCycle(Instant now, const std::function<bool()>& stopping);
   Result<LoadedInput> Load(Window w);
+  Result<LoadedInput> LoadSource(Window w);
   Status Attribute(Window w, Instant now, bool& ledger_failed);
   ledger::WriteScope Scope(Instant now) const;
   Status LearnClusters(Instant end);
@@ -100,6 +105,8 @@ class ServeWriter {
   std::vector<KeyedDraw> draws_;
   Counts counts_;
   Status damage_;
+  std::vector<KubeKindAccess> kube_kinds_;
+  std::optional<std::vector<KubeKindAccess>> cycle_kube_kinds_;  // of this cycle's reads so far
   ParsedFileCache parsed_;  // the scrape spool's files that the next cycle reads again
   OutageLog outages_{"attribution", true};  // a failing source or ledger, logged per outage
 };

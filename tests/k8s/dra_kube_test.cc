@@ -2,26 +2,33 @@
 // API writes it; field paths in docs/k8s.md "Dynamic Resource Allocation"): ResourceSlices from
 // NVIDIA's DRA driver, a claim made from a template for one pod and a claim two pods share, read
 // by KubeSource, turned into units and holdings by the inventory builder, and priced by the real
-// `gpucost report --kubeconfig`. A cluster that does not serve resource.k8s.io/v1 still reads.
+// `gpucost report --kubeconfig`. A cluster that does not serve resource.k8s.io/v1 still reads;
+// an account that may not read it is told, by `gpucost report` and on `gpucost serve`'s /metrics.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 
 #include "cli/cli_test_util.h"
+#include "common/child_process.h"
 #include "inventory/inventory_builder.h"
 #include "k8s/fake_apiserver.h"
 #include "k8s/k8s_fixtures.h"
 #include "k8s/k8s_test_util.h"
 #include "k8s/kube_source.h"
+#include "ledger/serve_test_util.h"
 
 namespace gpucost::k8s {
 namespace {
 
 using json = nlohmann::json;
 using testing::FakeApiServer;
+using testing_util::ChildProcess;
+using testing_util::FreePort;
 using testing_util::RunShell;
 using testing_util::TempDir;
 namespace fx = testing;
@@ -434,6 +441,51 @@ TEST(DraKubeTest, AReportSaysWhenClaimsMayNotBeRead) {
   const auto absent = RunShell(report);
   ASSERT_EQ(absent.exit_code, 0) << absent.output;
   EXPECT_EQ(absent.output.find("may not be read"), std::string::npos) << absent.output;
+}
+
+// Whether serve's /metrics at `base` comes to hold `line` within a minute (it attributes every
+// second).
+bool MetricsComeToHold(const std::string& base, const std::string& line) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (serve_test::Get(base + "/metrics").body.find(line) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
+// Through the real `gpucost serve`: what the account may not read is on /metrics for as long as
+// it lasts, where a platform team's alerts see it (the warning is logged once a process), and
+// neither /healthz nor /readyz fails for it.
+TEST(DraKubeTest, ServeExportsTheKindsItMayNotRead) {
+  FakeApiServer server;
+  LoadDraCluster(server);
+  server.FailNext("/apis/resource.k8s.io/v1/resourceclaims", 403, 1 << 30);
+  TempDir dir;
+  const std::string kc = WriteKubeconfig(dir, server);
+  const int port = FreePort();
+  const std::string base = "http://127.0.0.1:" + std::to_string(port);
+  ChildProcess serve({GPUCOST_BINARY, "serve", "--ledger", (dir.path() / "costs.db").string(),
+                      "--kubeconfig", kc, "--price-per-gpu-hour", "12", "--interval", "1s",
+                      "--listen", "127.0.0.1:" + std::to_string(port)},
+                     (dir.path() / "serve.log").string());
+  ASSERT_TRUE(serve_test::WaitFor(base + "/readyz", 200, std::chrono::seconds(60))) << serve.Log();
+  ASSERT_TRUE(
+      MetricsComeToHold(base, "\ngpucost_kube_api_forbidden{resource=\"resourceclaims\"} 1\n"))
+      << serve.Log();
+  const std::string metrics = serve_test::Get(base + "/metrics").body;
+  EXPECT_NE(metrics.find("\n# TYPE gpucost_kube_api_forbidden gauge\n"), std::string::npos);
+  // The kinds it reads (or that the cluster does not serve) are 0, not absent.
+  EXPECT_NE(metrics.find("\ngpucost_kube_api_forbidden{resource=\"resourceslices\"} 0\n"),
+            std::string::npos)
+      << metrics;
+  EXPECT_EQ(serve_test::Get(base + "/healthz").status, 200);
+  // The ClusterRole is fixed: the next cycle reads the claims.
+  server.ClearFailures();
+  EXPECT_TRUE(
+      MetricsComeToHold(base, "\ngpucost_kube_api_forbidden{resource=\"resourceclaims\"} 0\n"))
+      << serve.Log();
+  EXPECT_EQ(serve.Terminate(), 0) << serve.Log();
 }
 
 // A cluster that does not serve resource.k8s.io/v1 (before Kubernetes 1.34), or an account that

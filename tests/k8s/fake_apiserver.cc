@@ -1161,6 +1161,11 @@ void FakeApiServer::FailNext(std::string path_prefix, int http_status, int n, Ve
   impl_->fail_rules_.push_back(FailRule{std::move(path_prefix), http_status, n, verb});
 }
 
+void FakeApiServer::ClearFailures() {
+  std::lock_guard<std::mutex> lock(impl_->mu_);
+  impl_->fail_rules_.clear();
+}
+
 void FakeApiServer::SetTokens(std::set<std::string> tokens) {
   std::lock_guard<std::mutex> lock(impl_->mu_);
   impl_->tokens_ = std::move(tokens);

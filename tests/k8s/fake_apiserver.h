@@ -103,6 +103,8 @@ class FakeApiServer {
   // kind) with `http_status` and a Status body; 429 and 503 come with "Retry-After: 1".
   // Checked after authentication, so FailNext(..., 401, ...) plays an expired credential.
   void FailNext(std::string path_prefix, int http_status, int n, Verb verb = Verb::kAny);
+  // Drops the failures FailNext() asked for that have not been answered yet.
+  void ClearFailures();
   // Accepted bearer tokens. Authentication is required while tokens or basic credentials are set:
   // a request without a valid bearer token, basic credentials or client certificate gets 401.
   void SetTokens(std::set<std::string> tokens);
