@@ -16,6 +16,7 @@
 #include "cli/cli_test_util.h"
 #include "common/child_process.h"
 #include "inventory/inventory_builder.h"
+#include "k8s/dra_api_objects.h"
 #include "k8s/fake_apiserver.h"
 #include "k8s/k8s_fixtures.h"
 #include "k8s/k8s_test_util.h"
@@ -32,77 +33,7 @@ using testing_util::FreePort;
 using testing_util::RunShell;
 using testing_util::TempDir;
 namespace fx = testing;
-
-constexpr const char* kStart = "2026-10-01T00:00:00Z";
-
-json GpuDevice(const std::string& name, const std::string& uuid) {
-  return {{"name", name},
-          {"attributes",
-           {{"type", {{"string", "gpu"}}},
-            {"uuid", {{"string", uuid}}},
-            {"productName", {{"string", "NVIDIA H100 80GB HBM3"}}},
-            {"driverVersion", {{"version", "570.124.6"}}},
-            {"resource.kubernetes.io/pciBusID", {{"string", "0000:18:00.0"}}}}},
-          {"capacity", {{"memory", {{"value", "81559Mi"}}}}}};
-}
-
-json Slice(const std::string& name, int generation, json devices,
-           const std::string& driver = "gpu.nvidia.com") {
-  return {{"metadata", {{"name", name}}},
-          {"spec",
-           {{"driver", driver},
-            {"nodeName", "dra-1"},
-            {"pool", {{"name", "dra-1"}, {"generation", generation}, {"resourceSliceCount", 1}}},
-            {"devices", std::move(devices)}}}};
-}
-
-json Claim(const std::string& name, const std::string& device, json reserved_for,
-           json owners = json::array(), const std::string& driver = "gpu.nvidia.com") {
-  json c = json::object();
-  c["metadata"] = {{"namespace", "ml"}, {"name", name}, {"ownerReferences", std::move(owners)}};
-  json request = json::object();
-  request["name"] = "gpu";
-  request["exactly"] = {{"deviceClassName", driver}, {"count", 1}};
-  c["spec"]["devices"]["requests"] = json::array({request});
-  json result = json::object();
-  result["request"] = "gpu";
-  result["driver"] = driver;
-  result["pool"] = "dra-1";
-  result["device"] = device;
-  c["status"]["allocation"]["devices"]["results"] = json::array({result});
-  c["status"]["reservedFor"] = std::move(reserved_for);
-  return c;
-}
-
-json Reserved(const std::string& pod) {
-  return {{"resource", "pods"}, {"name", pod}, {"uid", fx::UidFor("Pod", "ml", pod)}};
-}
-
-// A pod whose one container uses pod claim "gpu": a claim by name, or one made from a template
-// whose generated name the pod's status gives.
-json DraPod(const std::string& name, const std::string& claim, bool from_template) {
-  json p = fx::Pod({.ns = "ml",
-                    .name = name,
-                    .node = "dra-1",
-                    .containers = {fx::Container{.name = "main"}},
-                    .created = kStart,
-                    .started = kStart});
-  json ref = {{"name", "gpu"}};
-  if (from_template) {
-    ref["resourceClaimTemplateName"] = "one-gpu";
-    json status = json::object();
-    status["name"] = "gpu";
-    status["resourceClaimName"] = claim;
-    p["status"]["resourceClaimStatuses"] = json::array({status});
-  } else {
-    ref["resourceClaimName"] = claim;
-  }
-  p["spec"]["resourceClaims"] = json::array({ref});
-  json use = json::object();
-  use["name"] = "gpu";
-  p["spec"]["containers"][0]["resources"]["claims"] = json::array({use});
-  return p;
-}
+using namespace dra_api;  // NOLINT(google-build-using-namespace)
 
 // Node dra-1 has two H100s that only DRA describes (no nvidia.com/gpu capacity). train-0 holds
 // gpu-0 through a claim made from a template; infer-a and infer-b share gpu-1 through one claim.
@@ -135,29 +66,6 @@ void LoadDraCluster(FakeApiServer& server) {
   server.Upsert("pods", DraPod("infer-b", "shared-gpu", false));
   // A pod with no GPU of any kind is not kept.
   server.Upsert("pods", fx::Pod({.ns = "ml", .name = "web", .node = "dra-1", .created = kStart}));
-}
-
-// A kubeconfig naming the fake API server, with no credentials.
-std::string WriteKubeconfig(const TempDir& dir, const FakeApiServer& server) {
-  const std::string kc = (dir.path() / "kc.yaml").string();
-  std::ofstream(kc) << "apiVersion: v1\nkind: Config\ncurrent-context: t\nclusters:\n- name: f\n"
-                    << "  cluster:\n    server: " << server.url() << "\ncontexts:\n- name: t\n"
-                    << "  context:\n    cluster: f\n    user: u\nusers:\n- name: u\n  user: {}\n";
-  return kc;
-}
-
-// A `report --by pod --accumulate --format json` document's allocated money by pod, and idle.
-std::map<std::string, double> AllocatedByPod(const json& doc, double& idle) {
-  std::map<std::string, double> allocated;
-  idle = 0;
-  for (const json& row : doc["rows"]) {
-    if (row["pod"] == "__idle__") {
-      idle += row["idle_usd"].get<double>();
-    } else {
-      allocated[row["pod"].get<std::string>()] = row["allocated_usd"].get<double>();
-    }
-  }
-  return allocated;
 }
 
 TEST(DraKubeTest, KubeSourceReadsSlicesClaimsAndThePodsThatUseThem) {
@@ -363,65 +271,6 @@ TEST(DraKubeTest, DevicePluginAndEveryKindOfClaimOnOneNode) {
 
 // Through the real binary: an account that may not read ResourceClaims (403) is told, since the
 // GPUs its claims hold would count as idle; a cluster without DRA (404) is not.
-// AMD's DRA driver (gpu.amd.com) as it writes its slice: a GPU that is not partitioned is an
-// "amdgpu" device, a partitioned GPU's partitions "amdgpu-partition" devices naming their GPU by
-// "parentPciAddr". On an MI300X in DPX (two partitions), pod a's claim of one partition is half
-// a GPU; pod b's claim of the whole GPU next to it is a GPU.
-json AmdDevice(const std::string& name, const std::string& type, const std::string& pci,
-               const std::string& profile, int render) {
-  json attributes = {{"type", {{"string", type}}},
-                     {type == "amdgpu" ? "pciAddr" : "parentPciAddr", {{"string", pci}}},
-                     {"cardIndex", {{"int", render - 128}}},
-                     {"renderIndex", {{"int", render}}},
-                     {"deviceID", {{"string", "0x74a1"}}},
-                     {"family", {{"string", "AI"}}},
-                     {"productName", {{"string", "AMD_Instinct_MI300X_OAM"}}},
-                     {"driverVersion", {{"version", "6.10.5"}}},
-                     {"partitionProfile", {{"string", profile}}}};
-  return {{"name", name},
-          {"attributes", std::move(attributes)},
-          {"capacity",
-           {{"memory", {{"value", "96Gi"}}},
-            {"computeUnits", {{"value", "152"}}},
-            {"simdUnits", {{"value", "608"}}}}}};
-}
-
-TEST(DraKubeTest, AmdPartitionsAndGpusFromAmdsDriver) {
-  FakeApiServer server;
-  server.Upsert("nodes", fx::Node({.name = "dra-1", .created = "2026-09-01T00:00:00Z"}));
-  server.Upsert("namespaces", fx::Namespace({.name = "ml"}));
-  server.Upsert(
-      "resourceslices",
-      Slice(
-          "dra-1-gpu.amd.com-q2w8r", 1,
-          json::array({AmdDevice("gpu-1-129", "amdgpu-partition", "0000:11:00.0", "dpx_nps1", 129),
-                       AmdDevice("gpu-2-130", "amdgpu-partition", "0000:11:00.0", "dpx_nps1", 130),
-                       AmdDevice("gpu-3-131", "amdgpu", "0000:21:00.0", "spx_nps1", 131)}),
-          "gpu.amd.com"));
-  server.Upsert("resourceclaims", Claim("half", "gpu-2-130", json::array({Reserved("a")}),
-                                        json::array(), "gpu.amd.com"));
-  server.Upsert("resourceclaims", Claim("whole", "gpu-3-131", json::array({Reserved("b")}),
-                                        json::array(), "gpu.amd.com"));
-  server.Upsert("pods", DraPod("a", "half", false));
-  server.Upsert("pods", DraPod("b", "whole", false));
-  TempDir dir;
-  const std::string kc = WriteKubeconfig(dir, server);
-  const auto r = RunShell(std::string(GPUCOST_BINARY) + " report --kubeconfig " + kc +
-                          " --by pod --accumulate --format json --price-per-gpu-hour 12 --window "
-                          "2026-10-01T00:00:00Z,2026-10-01T01:00:00Z 2>&1 >" +
-                          (dir.path() / "out.json").string());
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_EQ(r.output.find("AMD"), std::string::npos) << r.output;  // no AMD GPU unmatched
-  std::ifstream in(dir.path() / "out.json");
-  const json doc = json::parse(in);
-  double idle = 0;
-  std::map<std::string, double> allocated = AllocatedByPod(doc, idle);
-  EXPECT_NEAR(allocated["a"], 6.0, 1e-9);
-  EXPECT_NEAR(allocated["b"], 12.0, 1e-9);
-  EXPECT_NEAR(idle, 6.0, 1e-9);  // the other partition
-  EXPECT_NEAR(doc["totals"]["cost_usd"].get<double>(), 24.0, 1e-9);
-}
-
 TEST(DraKubeTest, AReportSaysWhenClaimsMayNotBeRead) {
   FakeApiServer server;
   LoadDraCluster(server);
