@@ -245,6 +245,43 @@ Node ClusterSimulator::Impl::MakeNode(int i, Sharing sharing, const GpuModelSpec
     node.slots.push_back(MakeSlot(r, kind, std::move(requests), slot_index++));
     return static_cast<int>(node.slots.size()) - 1;
   };
+  if (model.dra && model.vendor == Vendor::kAmd) {
+    // AMD's DRA driver: each GPU's compute partitions are devices of the node's ResourceSlice,
+    // handed out by claims of half, a quarter, ... of them (8: 4, 2, 1, 1), whose pods run from
+    // the first scrape on; on every other GPU the last partition is left unclaimed (idle).
+    const int parts = model.amd_partitions;
+    const std::string mode(model.amd_partition_mode.substr(0, model.amd_partition_mode.find('_')));
+    int singles = 0;
+    for (int g = 0; g < node.gpus; ++g) {
+      int p = 0;
+      while (p < parts) {
+        const int left = parts - p;
+        const int n = left >= 2 ? std::max(1, left / 2) : 1;
+        DraClaim c;
+        c.name = StrCat(node.name, "-gpu-", g, "-p", p);
+        c.gpu = g;
+        for (int k = 0; k < n; ++k, ++p) {
+          c.units.push_back(static_cast<int>(node.units.size()));
+          add_unit(g, mode, p);
+        }
+        if (n == 1 && left == 1 && g % 2 == 1) continue;  // unclaimed
+        const Kind kind =
+            n >= 2 ? Kind::kTraining : (singles++ % 2 == 0 ? Kind::kInference : Kind::kNotebook);
+        const int si = add_slot(kind, {});
+        Slot& s = node.slots[static_cast<size_t>(si)];
+        s.fixed = true;
+        s.claim = c.name;
+        s.next_start_ms = origin_ms_;
+        c.slots = {si};
+        for (int u : c.units) node.units[static_cast<size_t>(u)].slots.push_back(si);
+        node.claims.push_back(std::move(c));
+      }
+    }
+    while (gpu_index_.size() < static_cast<size_t>(node.gpus * parts) + 1) {
+      gpu_index_.push_back(std::to_string(gpu_index_.size()));
+    }
+    return node;
+  }
   if (model.dra) {
     // NVIDIA's DRA driver: every GPU is a device gpu-<n> of the node's ResourceSlice, handed
     // out by claims whose pods run from the first scrape on: gpu-0 to one training pod; gpu-1 to

@@ -73,6 +73,21 @@ const std::vector<GpuModelSpec>& GpuModels() {
        0,
        8,
        "cpx_nps4"},
+      // The same in CPX-NPS4 handed out by AMD's DRA driver (gpu.amd.com): each partition a
+      // ResourceSlice device, claims of 1 to 4 partitions; no amd.com/gpu capacity or requests.
+      {"mi300x-dra",
+       "AMD Instinct MI300X OAM",
+       "AMD_Instinct_MI300X_OAM",
+       196608,
+       8,
+       "Standard_ND96isr_MI300X_v5",
+       96,
+       {},
+       Vendor::kAmd,
+       0,
+       8,
+       "cpx_nps4",
+       true},
       // AWS Trainium and Inferentia2: devices of 32 GiB with two NeuronCore-v2 each.
       {"trn1", "AWS Trainium", "", 32768, 16, "trn1.32xlarge", 128, {}, Vendor::kAwsNeuron, 2},
       {"inf2", "AWS Inferentia2", "", 32768, 12, "inf2.48xlarge", 192, {}, Vendor::kAwsNeuron, 2},

@@ -33,8 +33,9 @@ struct GpuModelSpec {
   // compute-memory-partition ("cpx_nps4"); 0 and "" for unpartitioned GPUs.
   int amd_partitions = 0;
   std::string_view amd_partition_mode{};
-  // GPUs that NVIDIA's DRA driver (gpu.nvidia.com) hands out through ResourceClaims instead of
-  // the device plugin: no nvidia.com/gpu capacity; the claims are in the Kubernetes objects
+  // GPUs that a DRA driver hands out through ResourceClaims instead of the device plugin (NVIDIA's
+  // gpu.nvidia.com, or AMD's gpu.amd.com for AMD models, a device per partition): no
+  // nvidia.com/gpu or amd.com/gpu capacity; the claims are in the Kubernetes objects
   // (ClusterSimulator::KubeObjectsJson), not in any exporter's series.
   bool dra = false;
   bool mig_capable() const { return !mig_profiles[1].empty(); }

@@ -1,9 +1,10 @@
 // The Kubernetes API's objects of the simulated cluster's DRA nodes (gpu_catalog.h's `dra`
 // models), as `kubectl get ... -A -o json` writes them (a v1 List): what kube-state-metrics has
 // no series for. The namespaces, the DRA nodes, the owners of their pods (ReplicaSets, Jobs),
-// each node's ResourceSlice of NVIDIA's DRA driver, the allocated ResourceClaims and the pods
-// that use them, as the API shows them at the latest scrape. The rest of the cluster is in the
-// exporters' series.
+// each node's ResourceSlice of NVIDIA's DRA driver (AMD's for AMD models), the allocated
+// ResourceClaims and the pods that use them, as the API shows them at the latest scrape. The rest
+// of the cluster is in the exporters' series.
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -56,6 +57,31 @@ json KubeOwner(std::string_view api_version, std::string_view kind, std::string_
 }
 
 json DraAttribute(std::string_view type, std::string_view value) { return {{type, value}}; }
+
+constexpr std::string_view kAmdDraDriver = "gpu.amd.com";
+
+// Unit `i` of an AMD DRA node (a compute partition) as AMD's DRA driver publishes it: named by its
+// DRM card and render node, its GPU by PCI address ("0000:11:00.0").
+json AmdDraDevice(const Node& node, size_t i) {
+  const Unit& u = node.units[i];
+  const int card = static_cast<int>(i) + 1;
+  const int parts = std::max(1, node.model->amd_partitions);
+  json attributes = {
+      {"type", DraAttribute("string", parts > 1 ? "amdgpu-partition" : "amdgpu")},
+      {parts > 1 ? "parentPciAddr" : "pciAddr", DraAttribute("string", u.pci_bus_id.substr(4))},
+      {"cardIndex", {{"int", card}}},
+      {"renderIndex", {{"int", 127 + card}}},
+      {"family", DraAttribute("string", "AI")},
+      {"productName", DraAttribute("string", node.model->product)},
+      {"driverVersion", DraAttribute("version", "6.12.12")},
+      {"partitionProfile", DraAttribute("string", node.model->amd_partition_mode)}};
+  const int64_t memory_mib = node.model->memory_mib / parts;
+  return {{"name", StrCat("gpu-", card, "-", 127 + card)},
+          {"attributes", std::move(attributes)},
+          {"capacity",
+           {{"memory", {{"value", StrCat(memory_mib, "Mi")}}},
+            {"computeUnits", {{"value", std::to_string(304 / parts)}}}}}};
+}
 
 }  // namespace
 
@@ -117,7 +143,19 @@ std::string ClusterSimulator::Impl::KubeObjectsJson() const {
     }
   }
   for (const Node& node : nodes_) {
-    if (!node.model->dra) continue;
+    if (!node.model->dra || node.model->vendor != Vendor::kAmd) continue;
+    json devices = json::array();
+    for (size_t i = 0; i < node.units.size(); ++i) devices.push_back(AmdDraDevice(node, i));
+    json slice = {{"metadata", KubeMeta("ResourceSlice", "", StrCat(node.name, "-", kAmdDraDriver),
+                                        origin - std::chrono::hours(24))}};
+    slice["spec"] = {{"driver", kAmdDraDriver},
+                     {"nodeName", node.name},
+                     {"pool", {{"name", node.name}, {"generation", 1}, {"resourceSliceCount", 1}}},
+                     {"devices", std::move(devices)}};
+    item("resource.k8s.io/v1", "ResourceSlice", std::move(slice));
+  }
+  for (const Node& node : nodes_) {
+    if (!node.model->dra || node.model->vendor == Vendor::kAmd) continue;
     json devices = json::array();
     for (const Unit& u : node.units) {
       bool shared = false;
@@ -148,12 +186,24 @@ std::string ClusterSimulator::Impl::KubeObjectsJson() const {
       const Slot& holder = node.slots[static_cast<size_t>(c.slots.front())];
       const std::string_view ns = kNamespaces[holder.ns].ns;
       json claim = {{"metadata", KubeMeta("ResourceClaim", ns, c.name, origin)}};
-      json request = {{"name", "gpu"},
-                      {"exactly", {{"deviceClassName", kDraDriver}, {"count", 1}}}};
+      const bool amd = node.model->vendor == Vendor::kAmd;
+      const std::string_view driver = amd ? kAmdDraDriver : kDraDriver;
+      json request = {
+          {"name", "gpu"},
+          {"exactly", {{"deviceClassName", driver}, {"count", amd ? c.units.size() : size_t{1}}}}};
       json result = {{"request", "gpu"},
-                     {"driver", kDraDriver},
+                     {"driver", driver},
                      {"pool", node.name},
                      {"device", StrCat("gpu-", c.gpu)}};
+      if (amd) {
+        json results = json::array();
+        for (int u : c.units) {
+          result["device"] = AmdDraDevice(node, static_cast<size_t>(u))["name"];
+          results.push_back(result);
+        }
+        claim["spec"]["devices"]["requests"] = json::array({request});
+        claim["status"]["allocation"]["devices"]["results"] = std::move(results);
+      }
       if (!c.share_id.empty()) {
         const auto bytes = static_cast<int64_t>(std::llround(
             static_cast<double>(node.model->memory_mib) * 1048576.0 * c.memory_fraction));
@@ -161,8 +211,10 @@ std::string ClusterSimulator::Impl::KubeObjectsJson() const {
         result["shareID"] = ObjectUid("share", c.name, c.share_id);
         result["consumedCapacity"] = {{"memory", std::to_string(bytes)}};
       }
-      claim["spec"]["devices"]["requests"] = json::array({request});
-      claim["status"]["allocation"]["devices"]["results"] = json::array({result});
+      if (!amd) {
+        claim["spec"]["devices"]["requests"] = json::array({request});
+        claim["status"]["allocation"]["devices"]["results"] = json::array({result});
+      }
       json reserved = json::array();
       for (int si : c.slots) {
         const Pod& p = node.slots[static_cast<size_t>(si)].pod;

@@ -114,6 +114,7 @@ struct Slot {
 struct DraClaim {
   std::string name;
   int gpu = 0;
+  std::vector<int> units;  // AMD: the node's units (partitions) the claim holds; else its GPU
   std::vector<int> slots;
   std::string share_id;
   double memory_fraction = 0;

@@ -108,5 +108,72 @@ TEST(SimulatedDra, ReportPricesClaimsFromTheObjectsFileAndConservesCost) {
   EXPECT_NEAR(t["idle_usd"].get<double>(), 2 * 1.75 * kGpuWindowUsd, 1e-9 * want);
 }
 
+// `simulate --gpu-models mi300x-dra`: MI300Xs in CPX whose partitions AMD's DRA driver hands out.
+// Each pod holds its claim's partitions, an eighth of a GPU each (eight partitions per GPU in
+// the slice); activity measured from AMD's exporter; cost conserved; nothing told.
+TEST(SimulatedDra, AmdPartitionClaimsFromTheObjectsFile) {
+  const TempDir dir;
+  const std::string input = (dir.path() / "amd.om").string();
+  const std::string objects = (dir.path() / "objects.json").string();
+  const RunResult sim = RunShell(kBinary +
+                                 " simulate --nodes 1 --gpu-models mi300x-dra --duration 2h "
+                                 "--seed 7 --out " +
+                                 input + " --kube-objects-out " + objects + " 2>&1");
+  ASSERT_EQ(sim.exit_code, 0) << sim.output;
+  std::ifstream in(objects);
+  const json list = json::parse(in);
+  std::map<std::string, int> per_gpu;         // parent address -> partitions
+  std::map<std::string, std::string> parent;  // device -> parent address
+  for (const json& item : list["items"]) {
+    if (item["kind"] != "ResourceSlice") continue;
+    ASSERT_EQ(item["spec"]["driver"], "gpu.amd.com");
+    for (const json& d : item["spec"]["devices"]) {
+      const std::string pci = d["attributes"]["parentPciAddr"]["string"].get<std::string>();
+      ++per_gpu[pci];
+      parent[d["name"].get<std::string>()] = pci;
+    }
+  }
+  ASSERT_EQ(per_gpu.size(), 8u);
+  std::map<std::string, double> shares;  // pod -> part of a GPU
+  for (const json& item : list["items"]) {
+    if (item["kind"] != "ResourceClaim") continue;
+    double share = 0;
+    for (const json& r : item["status"]["allocation"]["devices"]["results"]) {
+      share += 1.0 / per_gpu.at(parent.at(r["device"].get<std::string>()));
+    }
+    for (const json& p : item["status"]["reservedFor"])
+      shares[p["name"].get<std::string>()] = share;
+  }
+  ASSERT_FALSE(shares.empty());
+
+  const std::string err = (dir.path() / "err.txt").string();
+  const RunResult report =
+      RunShell(kBinary + " report --input " + input + " --kube-objects " + objects +
+               " --by pod --price-per-gpu-hour 2 --accumulate --format json "
+               "2>" +
+               err);
+  ASSERT_EQ(report.exit_code, 0) << report.output;
+  std::ifstream warnings(err);
+  std::stringstream told;
+  told << warnings.rdbuf();
+  EXPECT_EQ(told.str(), "");
+  const json doc = json::parse(report.output);
+  std::map<std::string, json> rows;
+  for (const json& r : doc["rows"]) rows[r["pod"].get<std::string>()] = r;
+  constexpr double kGpuWindowUsd = 2.0 * 2;
+  double held = 0;
+  for (const auto& [pod, share] : shares) {
+    ASSERT_TRUE(rows.contains(pod)) << pod << " has no row: " << report.output;
+    EXPECT_NEAR(rows[pod]["allocated_usd"].get<double>(), share * kGpuWindowUsd, 1e-9);
+    EXPECT_FALSE(rows[pod]["effective_usd"].is_null()) << "measured by AMD's exporter";
+    held += share;
+  }
+  const json& t = doc["totals"];
+  const double want = 8 * kGpuWindowUsd;
+  EXPECT_NEAR(t["cost_usd"].get<double>(), want, 1e-9 * want);
+  EXPECT_NEAR(t["idle_usd"].get<double>(), (8 - held) * kGpuWindowUsd, 1e-9 * want);
+  EXPECT_GT(t["idle_usd"].get<double>(), 0);  // unclaimed partitions
+}
+
 }  // namespace
 }  // namespace gpucost
