@@ -173,6 +173,19 @@ std::vector<RuleDef> Build() {
       "inadmissible for ${kueue-stall-for:text} (they ask for more than the queue can ever "
       "give, or a flavor that does not exist).",
       false});
+  // --- over what `gpucost serve` says of its inputs.
+  rules.push_back(RuleDef{
+      "GpuKubeApiForbidden",
+      std::string(kGroupServe),
+      "warning",
+      {},
+      StrCat(m::kKubeApiForbidden, " == 1"),
+      "10m",
+      "gpucost may not read Kubernetes {{ $labels.resource }}",
+      "The Kubernetes API refuses gpucost serve's account {{ $labels.resource }} (HTTP 403): "
+      "DRA claims are not attributed, and the GPUs they hold count as idle. Grant get, list and "
+      "watch on resource.k8s.io resourceslices and resourceclaims (deploy/base/rbac.yaml).",
+      false});
   return rules;
 }
 

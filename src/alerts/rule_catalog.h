@@ -28,10 +28,12 @@ inline constexpr std::string_view kGpuTelemetryMissing = "GpuTelemetryMissing";
 inline constexpr std::string_view kGroupCost = "gpucost";
 inline constexpr std::string_view kGroupDcgm = "gpucost-dcgm";
 inline constexpr std::string_view kGroupKueue = "gpucost-kueue";
+// Over what `gpucost serve` says of its own inputs (`gpucost rules` only).
+inline constexpr std::string_view kGroupServe = "gpucost-serve";
 
 struct RuleDef {
   std::string id;        // the alertname
-  std::string group;     // kGroupCost, kGroupDcgm or kGroupKueue
+  std::string group;     // kGroupCost, kGroupDcgm, kGroupKueue or kGroupServe
   std::string severity;  // "warning" or "info"
   std::vector<std::string> settings;  // the settings it reads
   std::string expr;      // PromQL, with ${setting} placeholders (ExpandSettings)

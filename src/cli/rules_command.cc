@@ -70,9 +70,10 @@ void AddRulesCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--label", f->labels,
                   "KEY=VALUE metadata label of the PrometheusRule (repeatable), e.g. the "
                   "Prometheus Operator's ruleSelector");
-  cmd->add_option("--groups", f->groups,
-                  "Groups to write, comma-separated: gpucost, gpucost-dcgm, gpucost-kueue "
-                  "(default: all)");
+  cmd->add_option(
+      "--groups", f->groups,
+      "Groups to write, comma-separated: gpucost, gpucost-dcgm, gpucost-kueue, gpucost-serve "
+      "(default: all)");
   cmd->add_option("--output,-o", f->output, "Write to this file; - is stdout")
       ->capture_default_str();
   for (const alerts::SettingDef& d : alerts::AlertSettingDefs()) {

@@ -20,7 +20,8 @@ TEST(AlertsRuleCatalog, EveryRuleIsComplete) {
   for (const RuleDef& r : RuleCatalog()) {
     EXPECT_TRUE(ids.insert(r.id).second) << r.id;
     EXPECT_TRUE(r.severity == "warning" || r.severity == "info") << r.id;
-    EXPECT_TRUE(r.group == kGroupCost || r.group == kGroupDcgm || r.group == kGroupKueue);
+    EXPECT_TRUE(r.group == kGroupCost || r.group == kGroupDcgm || r.group == kGroupKueue ||
+                r.group == kGroupServe);
     EXPECT_FALSE(r.summary.empty());
     EXPECT_FALSE(r.description.empty());
     for (const std::string* text : {&r.expr, &r.for_duration, &r.summary, &r.description}) {
@@ -41,9 +42,9 @@ TEST(AlertsRuleCatalog, EveryRuleIsComplete) {
                               kGpuTelemetryMissing}) {
     ASSERT_NE(FindRule(id), nullptr) << id;
   }
-  // The gpucost group reads only metrics gpucost exports.
+  // The gpucost and gpucost-serve groups read only metrics gpucost exports.
   for (const RuleDef& r : RuleCatalog()) {
-    if (r.group != kGroupCost) continue;
+    if (r.group != kGroupCost && r.group != kGroupServe) continue;
     size_t at = 0;
     while ((at = r.expr.find("gpucost_", at)) != std::string::npos) {
       size_t end = at;

@@ -48,10 +48,11 @@ TEST(RulesCommand, PrometheusRuleShape) {
   EXPECT_EQ(doc["metadata"]["namespace"].as<std::string>(), "monitoring");
   EXPECT_EQ(doc["metadata"]["labels"]["release"].as<std::string>(), "kps");
   const YAML::Node groups = doc["spec"]["groups"];
-  ASSERT_EQ(groups.size(), 3u);
+  ASSERT_EQ(groups.size(), 4u);
   EXPECT_EQ(groups[0]["name"].as<std::string>(), "gpucost");
   EXPECT_EQ(groups[1]["name"].as<std::string>(), "gpucost-dcgm");
   EXPECT_EQ(groups[2]["name"].as<std::string>(), "gpucost-kueue");
+  EXPECT_EQ(groups[3]["name"].as<std::string>(), "gpucost-serve");
   size_t rules = 0;
   for (const YAML::Node& g : groups) {
     for (const YAML::Node& rule : g["rules"]) {
