@@ -272,6 +272,12 @@ void AddAmdDraNode(Assembly& a, NodeIndex n, Node node, const std::string& clust
   // an address is a GPU of its own.
   std::map<std::string, std::vector<const KubeDraDevice*>> gpus;
   for (const KubeDraDevice* d : devices) {
+    if (d->pci_address.empty()) {
+      a.diag.Warn(StrCat("amd-dra-no-address:", node.name, ":", d->name), "", 0,
+                  StrCat("node ", node.name, ": AMD DRA device ", d->name,
+                         " names no GPU (no pciAddr or parentPciAddr attribute); taken as a GPU "
+                         "of its own"));
+    }
     gpus[d->pci_address.empty() ? StrCat("~", d->name) : d->pci_address].push_back(d);
   }
   ExporterGpus exported(known);

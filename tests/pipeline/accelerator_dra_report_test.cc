@@ -112,6 +112,17 @@ TEST(AmdDraReport, PartitionCountComesFromTheModeElseFromTheDevices) {
                    "partition mode \"zpx_nps9\" is not known; its 6 DRA partitions are "
                    "taken as the whole GPU"))
       << ::testing::PrintToString(unknown.warnings);
+
+  // A partition that names no GPU is a GPU of its own, and told.
+  k.dra_devices = CpxGpu("0000:11:00.0", 1, 8);
+  k.dra_devices[7].pci_address.clear();
+  k.dra_allocations = {AmdAllocation("one", k.dra_devices[5].name, {"nb-0"})};
+  Money orphan = Attribute(k);
+  EXPECT_NEAR(orphan.cost, 2 * kPrice, 1e-9);
+  EXPECT_NEAR(orphan.allocated["nb-0/main"], kPrice / 8, 1e-9);
+  EXPECT_TRUE(Told(orphan, "AMD DRA device " + k.dra_devices[7].name +
+                               " names no GPU (no pciAddr or parentPciAddr attribute)"))
+      << ::testing::PrintToString(orphan.warnings);
 }
 
 // AMD's device plugin beside its DRA driver on one node: the plugin's amd.com/gpu capacity is one
