@@ -329,6 +329,12 @@ TEST(DraKubeTest, ServeExportsTheKindsItMayNotRead) {
             std::string::npos)
       << metrics;
   EXPECT_EQ(serve_test::Get(base + "/healthz").status, 200);
+  // The rule `gpucost rules` writes over it fires on what serve exports.
+  const auto rule =
+      RunShell(std::string(GPUCOST_BINARY) + " rules --format rules --groups gpucost-serve 2>&1");
+  ASSERT_EQ(rule.exit_code, 0) << rule.output;
+  EXPECT_NE(rule.output.find("expr: gpucost_kube_api_forbidden == 1"), std::string::npos)
+      << rule.output;
   // The ClusterRole is fixed: the next cycle reads the claims.
   server.ClearFailures();
   EXPECT_TRUE(

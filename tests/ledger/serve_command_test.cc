@@ -218,8 +218,10 @@ TEST_F(Serve, ExportsEveryMetricTheAlertRulesUse) {
   EXPECT_NEAR(ValueOf(m, "gpucost_team_month_forecast_usd", "team=\"bu-a\""),
               36.0 / 7 * (1 + 24 * (30 + 23.0 / 24)), 1e-6);
 
-  // Every gpucost metric the generated alert rules read is exported.
-  const RunResult rules = RunShell(kBinary + " rules --format rules");
+  // Every gpucost metric the generated alert rules read is exported. (The gpucost-serve group's
+  // needs the Kubernetes API: DraKubeTest.ServeExportsTheKindsItMayNotRead checks it.)
+  const RunResult rules =
+      RunShell(kBinary + " rules --format rules --groups gpucost,gpucost-dcgm,gpucost-kueue");
   ASSERT_EQ(rules.exit_code, 0);
   size_t pos = 0;
   int checked = 0;
