@@ -110,6 +110,10 @@ void AddNeuronDraNode(Assembly& a, NodeIndex n, Node node, const std::string& cl
     numbered.emplace_back(d, index);
     count = std::max(count, index + 1);
   }
+  // Devices the driver does not publish (unhealthy, or held back) still belong to the instance.
+  if (const NeuronShape* shape = FindNeuronShape(node.instance_type)) {
+    count = std::max(count, shape->devices);
+  }
   const std::string name = node.name;
   AddNeuronNode(a, n, std::move(node), std::max(cap_devices, static_cast<double>(count)),
                 cap_cores);

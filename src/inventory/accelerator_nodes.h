@@ -27,8 +27,8 @@ std::string AmdModel(const std::map<std::string, std::string>& labels);
 void AddNeuronNode(Assembly& a, NodeIndex n, Node node, double cap_devices, double cap_cores);
 
 // An AWS Neuron node whose devices AWS's Neuron DRA driver publishes (`devices`, "neurondevice<N>"
-// of `cluster`): AddNeuronNode's units for at least as many devices as the driver names, each
-// device's cores recorded in Assembly::dra_device_units for its claims.
+// of `cluster`): AddNeuronNode's units for at least as many devices as the driver names and the
+// instance type has, each device's cores recorded in Assembly::dra_device_units for its claims.
 void AddNeuronDraNode(Assembly& a, NodeIndex n, Node node, const std::string& cluster,
                       const std::vector<const KubeDraDevice*>& devices, double cap_devices,
                       double cap_cores);

@@ -200,6 +200,13 @@ TEST(NeuronDraReport, ClaimedDevicesHoldTheirCores) {
   EXPECT_NEAR(m.allocated["infer-0/main"], 0.5 * kPrice, 1e-9);
   EXPECT_NEAR(m.idle, 11.5 * kPrice, 1e-9);
   EXPECT_TRUE(m.warnings.empty()) << ::testing::PrintToString(m.warnings);
+
+  // Devices the driver does not publish are still the instance's: idle, not gone.
+  k.dra_devices.resize(13);  // neurondevice13 to 15 not published
+  Money fewer = Attribute(k);
+  EXPECT_NEAR(fewer.cost, 16 * kPrice, 1e-9);
+  EXPECT_NEAR(fewer.allocated["train-0/main"], 4 * kPrice, 1e-9);
+  EXPECT_NEAR(fewer.idle, 11.5 * kPrice, 1e-9);
 }
 
 }  // namespace
