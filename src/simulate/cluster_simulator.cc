@@ -245,29 +245,46 @@ Node ClusterSimulator::Impl::MakeNode(int i, Sharing sharing, const GpuModelSpec
     node.slots.push_back(MakeSlot(r, kind, std::move(requests), slot_index++));
     return static_cast<int>(node.slots.size()) - 1;
   };
+  // AMD compute partitions: each GPU's go to pods of half, a quarter, ... of them (8: 4, 2, 1, 1):
+  // groups of two or more train, single partitions serve or host notebooks; on every other GPU
+  // the last partition is left unheld.
+  struct PartitionGroup {
+    int first = 0, n = 0;
+    bool unheld = false;
+    Kind kind = Kind::kTraining;
+  };
+  int partition_singles = 0;
+  const auto partition_groups = [&](int g) {
+    std::vector<PartitionGroup> out;
+    for (int p = 0; p < model.amd_partitions;) {
+      const int left = model.amd_partitions - p;
+      PartitionGroup group{p, left >= 2 ? std::max(1, left / 2) : 1};
+      group.unheld = group.n == 1 && left == 1 && g % 2 == 1;
+      if (group.n < 2 && !group.unheld) {
+        group.kind = partition_singles++ % 2 == 0 ? Kind::kInference : Kind::kNotebook;
+      }
+      out.push_back(group);
+      p += group.n;
+    }
+    return out;
+  };
+  const std::string amd_mode(
+      model.amd_partition_mode.substr(0, model.amd_partition_mode.find('_')));
   if (model.dra && model.vendor == Vendor::kAmd) {
-    // AMD's DRA driver: each GPU's compute partitions are devices of the node's ResourceSlice,
-    // handed out by claims of half, a quarter, ... of them (8: 4, 2, 1, 1), whose pods run from
-    // the first scrape on; on every other GPU the last partition is left unclaimed (idle).
+    // AMD's DRA driver: the partitions are devices of the node's ResourceSlice, each group handed
+    // out by a claim whose pod runs from the first scrape on; the unheld ones are unclaimed.
     const int parts = model.amd_partitions;
-    const std::string mode(model.amd_partition_mode.substr(0, model.amd_partition_mode.find('_')));
-    int singles = 0;
     for (int g = 0; g < node.gpus; ++g) {
-      int p = 0;
-      while (p < parts) {
-        const int left = parts - p;
-        const int n = left >= 2 ? std::max(1, left / 2) : 1;
+      for (const PartitionGroup& group : partition_groups(g)) {
         DraClaim c;
-        c.name = StrCat(node.name, "-gpu-", g, "-p", p);
+        c.name = StrCat(node.name, "-gpu-", g, "-p", group.first);
         c.gpu = g;
-        for (int k = 0; k < n; ++k, ++p) {
+        for (int k = 0; k < group.n; ++k) {
           c.units.push_back(static_cast<int>(node.units.size()));
-          add_unit(g, mode, p);
+          add_unit(g, amd_mode, group.first + k);
         }
-        if (n == 1 && left == 1 && g % 2 == 1) continue;  // unclaimed
-        const Kind kind =
-            n >= 2 ? Kind::kTraining : (singles++ % 2 == 0 ? Kind::kInference : Kind::kNotebook);
-        const int si = add_slot(kind, {});
+        if (group.unheld) continue;
+        const int si = add_slot(group.kind, {});
         Slot& s = node.slots[static_cast<size_t>(si)];
         s.fixed = true;
         s.claim = c.name;
@@ -333,29 +350,13 @@ Node ClusterSimulator::Impl::MakeNode(int i, Sharing sharing, const GpuModelSpec
   switch (sharing) {
     case Sharing::kWhole: {
       if (model.amd_partitions > 1) {
-        // AMD compute partitions under single naming: amd.com/gpu counts partitions. Each GPU's
-        // partitions go to pods of half, a quarter, ... of them (8: 4, 2, 1, 1): groups of two or
-        // more train, single partitions serve or host notebooks; on every other GPU the last
-        // partition is left unheld.
-        const int parts = model.amd_partitions;
-        node.capacity.emplace_back("amd_com_gpu", node.gpus * parts);
-        const std::string mode(
-            model.amd_partition_mode.substr(0, model.amd_partition_mode.find('_')));
-        int singles = 0;
+        // AMD compute partitions under single naming: amd.com/gpu counts partitions.
+        node.capacity.emplace_back("amd_com_gpu", node.gpus * model.amd_partitions);
         for (int g = 0; g < node.gpus; ++g) {
-          int p = 0;
-          while (p < parts) {
-            const int left = parts - p;
-            const int n = left >= 2 ? std::max(1, left / 2) : 1;
-            const bool unheld = n == 1 && left == 1 && g % 2 == 1;
-            int si = -1;
-            if (!unheld) {
-              const Kind kind = n >= 2 ? Kind::kTraining
-                                       : (singles++ % 2 == 0 ? Kind::kInference : Kind::kNotebook);
-              si = add_slot(kind, {{"amd_com_gpu", n}});
-            }
-            for (int k = 0; k < n; ++k, ++p) {
-              Unit& u = add_unit(g, mode, p);
+          for (const PartitionGroup& group : partition_groups(g)) {
+            const int si = group.unheld ? -1 : add_slot(group.kind, {{"amd_com_gpu", group.n}});
+            for (int k = 0; k < group.n; ++k) {
+              Unit& u = add_unit(g, amd_mode, group.first + k);
               if (si >= 0) u.slots.push_back(si);
             }
           }

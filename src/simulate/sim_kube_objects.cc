@@ -60,6 +60,17 @@ json DraAttribute(std::string_view type, std::string_view value) { return {{type
 
 constexpr std::string_view kAmdDraDriver = "gpu.amd.com";
 
+// A node's one ResourceSlice of `driver`: its pool is the node, generation 1.
+json NodeSlice(const Node& node, std::string_view driver, json devices, Instant origin) {
+  json slice = {{"metadata", KubeMeta("ResourceSlice", "", StrCat(node.name, "-", driver),
+                                      origin - std::chrono::hours(24))}};
+  slice["spec"] = {{"driver", driver},
+                   {"nodeName", node.name},
+                   {"pool", {{"name", node.name}, {"generation", 1}, {"resourceSliceCount", 1}}},
+                   {"devices", std::move(devices)}};
+  return slice;
+}
+
 // Unit `i` of an AMD DRA node (a compute partition) as AMD's DRA driver publishes it: named by its
 // DRM card and render node, its GPU by PCI address ("0000:11:00.0").
 json AmdDraDevice(const Node& node, size_t i) {
@@ -146,13 +157,8 @@ std::string ClusterSimulator::Impl::KubeObjectsJson() const {
     if (!node.model->dra || node.model->vendor != Vendor::kAmd) continue;
     json devices = json::array();
     for (size_t i = 0; i < node.units.size(); ++i) devices.push_back(AmdDraDevice(node, i));
-    json slice = {{"metadata", KubeMeta("ResourceSlice", "", StrCat(node.name, "-", kAmdDraDriver),
-                                        origin - std::chrono::hours(24))}};
-    slice["spec"] = {{"driver", kAmdDraDriver},
-                     {"nodeName", node.name},
-                     {"pool", {{"name", node.name}, {"generation", 1}, {"resourceSliceCount", 1}}},
-                     {"devices", std::move(devices)}};
-    item("resource.k8s.io/v1", "ResourceSlice", std::move(slice));
+    item("resource.k8s.io/v1", "ResourceSlice",
+         NodeSlice(node, kAmdDraDriver, std::move(devices), origin));
   }
   for (const Node& node : nodes_) {
     if (!node.model->dra || node.model->vendor == Vendor::kAmd) continue;
@@ -172,13 +178,8 @@ std::string ClusterSimulator::Impl::KubeObjectsJson() const {
       if (shared) d["allowMultipleAllocations"] = true;
       devices.push_back(std::move(d));
     }
-    json slice = {{"metadata", KubeMeta("ResourceSlice", "", StrCat(node.name, "-", kDraDriver),
-                                        origin - std::chrono::hours(24))}};
-    slice["spec"] = {{"driver", kDraDriver},
-                     {"nodeName", node.name},
-                     {"pool", {{"name", node.name}, {"generation", 1}, {"resourceSliceCount", 1}}},
-                     {"devices", std::move(devices)}};
-    item("resource.k8s.io/v1", "ResourceSlice", std::move(slice));
+    item("resource.k8s.io/v1", "ResourceSlice",
+         NodeSlice(node, kDraDriver, std::move(devices), origin));
   }
   for (const Node& node : nodes_) {
     if (!node.model->dra) continue;
