@@ -4,7 +4,8 @@
 // console error; the figures on screen are the API's (and the CLI's) for the same window; the
 // filters and the drill-down change the URL and the figures; the token flow works; axe-core
 // finds no serious or critical violation; a second ledger with AWS Neuron nodes shows devices
-// priced per accelerator-hour and its unit kinds with the API's dollars. Screenshots go to OUT.
+// priced per accelerator-hour and its unit kinds with the API's dollars; further ledgers show AMD
+// partitions and GPUs that DRA claims hand out. Screenshots go to OUT.
 //
 //   node ui_test.mjs --gpucost BIN --modules NODE_MODULES --out OUT [--chromium PATH]
 // Exit 0 when every check holds; each failure is printed.
@@ -64,18 +65,23 @@ execFileSync(gpucost, ["ledger", "write", ledger, "--input", join(dir, "sim.om.g
 const token = randomBytes(16).toString("hex");
 writeFileSync(join(dir, "token"), token + "\n");
 
+// The address a serve started on a free port names in its first line.
+function servedAt(proc) {
+  return new Promise((resolve, reject) => {
+    let text = "";
+    proc.stdout.on("data", (d) => {
+      text += d;
+      const m = text.match(/gpucost serve: (http:\/\/127\.0\.0\.1:\d+)/);
+      if (m) resolve(m[1]);
+    });
+    proc.on("exit", (code) => reject(new Error("serve exited " + code)));
+  });
+}
+
 // serve on a free port; its first line names it.
 const serve = spawn(gpucost, ["serve", "--read-only", "--ledger", ledger, "--listen", "127.0.0.1:0",
   "--token-file", join(dir, "token"), "--path-prefix", "/gpucost"], { stdio: ["ignore", "pipe", "inherit"] });
-const base = await new Promise((resolve, reject) => {
-  let text = "";
-  serve.stdout.on("data", (d) => {
-    text += d;
-    const m = text.match(/gpucost serve: (http:\/\/127\.0\.0\.1:\d+)/);
-    if (m) resolve(m[1]);
-  });
-  serve.on("exit", (code) => reject(new Error("serve exited " + code)));
-});
+const base = await servedAt(serve);
 const ui = base + "/gpucost/";
 
 async function api(path, params = {}) {
@@ -306,15 +312,7 @@ try {
     const nserve = spawn(gpucost, ["serve", "--read-only", "--ledger", nledger, "--listen", "127.0.0.1:0"],
       { stdio: ["ignore", "pipe", "inherit"] });
     try {
-      const nbase = await new Promise((resolve, reject) => {
-        let text = "";
-        nserve.stdout.on("data", (d) => {
-          text += d;
-          const m = text.match(/gpucost serve: (http:\/\/127\.0\.0\.1:\d+)/);
-          if (m) resolve(m[1]);
-        });
-        nserve.on("exit", (code) => reject(new Error("serve exited " + code)));
-      });
+      const nbase = await servedAt(nserve);
       const napi = async (path, params = {}) => (await fetch(nbase + path + "?" + new URLSearchParams(params))).json();
       await page.goto(nbase + "/#/fleet", { waitUntil: "load" });
       ready = 0;
@@ -376,15 +374,7 @@ try {
     const aserve = spawn(gpucost, ["serve", "--read-only", "--ledger", aledger, "--listen", "127.0.0.1:0"],
       { stdio: ["ignore", "pipe", "inherit"] });
     try {
-      const abase = await new Promise((resolve, reject) => {
-        let text = "";
-        aserve.stdout.on("data", (d) => {
-          text += d;
-          const m = text.match(/gpucost serve: (http:\/\/127\.0\.0\.1:\d+)/);
-          if (m) resolve(m[1]);
-        });
-        aserve.on("exit", (code) => reject(new Error("serve exited " + code)));
-      });
+      const abase = await servedAt(aserve);
       await page.goto(abase + "/#/fleet", { waitUntil: "load" });
       ready = 0;
       await settled();
@@ -398,6 +388,43 @@ try {
       await shot("fleet-amd-partitions");
     } finally {
       aserve.kill("SIGTERM");
+    }
+  }
+
+  // GPUs handed out by DRA claims (the Kubernetes objects beside the series): NVIDIA's H100s, one
+  // shared by two pods and one by consumable capacity, and AMD's MI300X partitions.
+  {
+    const dledger = join(dir, "dra.db");
+    execFileSync(gpucost, ["simulate", "--nodes", "2", "--seed", "7", "--duration", "1h",
+      "--scrape-interval", "5m", "--gpu-models", "h100-dra:1,mi300x-dra:1", "--out", join(dir, "dra.om.gz"),
+      "--kube-objects-out", join(dir, "dra.json")], { stdio: "ignore" });
+    execFileSync(gpucost, ["ledger", "write", dledger, "--input", join(dir, "dra.om.gz"), "--kube-objects",
+      join(dir, "dra.json"), "--step", "5m"], { stdio: ["ignore", "ignore", "ignore"] });
+    const dserve = spawn(gpucost, ["serve", "--read-only", "--ledger", dledger, "--listen", "127.0.0.1:0"],
+      { stdio: ["ignore", "pipe", "inherit"] });
+    try {
+      const dbase = await servedAt(dserve);
+      await page.goto(dbase + "/#/fleet", { waitUntil: "load" });
+      ready = 0;
+      await settled();
+      const dfleet = await (await fetch(dbase + "/api/v1/fleet")).json();
+      const nv = dfleet.nodes.find((n) => n.name.startsWith("h100-dra"));
+      const amd = dfleet.nodes.find((n) => n.name.startsWith("mi300x-dra"));
+      check(nv !== undefined && amd !== undefined, "both DRA nodes in the fleet");
+      const units = (n) => n.gpus.flatMap((g) => g.units);
+      check(units(nv).some((u) => u.holders.length === 2 && u.holders.every((h) => h.gpus === 0.5)),
+        "a claim two pods share: half a GPU each");
+      check(units(nv).some((u) => u.holders.length === 1 && u.holders[0].gpus === 0.25),
+        "a consumable-capacity share: a quarter of a GPU");
+      check(units(amd).length === 64 && units(amd).every((u) => u.kind === "xcp" && u.fraction === 0.125),
+        "AMD's DRA partitions: 8 units of 1/8 a GPU");
+      const dholders = dfleet.nodes.flatMap((n) => units(n).flatMap((u) => u.holders));
+      equal((await page.$$(".part[data-holder]")).length, dholders.length, "every DRA holder drawn");
+      check((await text(`article.node[data-node="${amd.name}"] .meta`)).includes("8 compute partitions a GPU"),
+        "the AMD DRA node says its partitions");
+      await shot("fleet-dra", true);
+    } finally {
+      dserve.kill("SIGTERM");
     }
   }
 
