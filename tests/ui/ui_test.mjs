@@ -78,6 +78,18 @@ function servedAt(proc) {
   });
 }
 
+// A read-only serve of a ledger of a simulated hour (`simulate` with `sim`, scrapes every 5 min),
+// with the Kubernetes objects of its DRA nodes when `objects`.
+function servedFleet(name, sim, objects = false) {
+  const om = join(dir, name + ".om.gz"), json = join(dir, name + ".json"), db = join(dir, name + ".db");
+  execFileSync(gpucost, ["simulate", "--seed", "7", "--duration", "1h", "--scrape-interval", "5m", ...sim,
+    "--out", om, ...(objects ? ["--kube-objects-out", json] : [])], { stdio: "ignore" });
+  execFileSync(gpucost, ["ledger", "write", db, "--input", om, ...(objects ? ["--kube-objects", json] : []),
+    "--step", "5m"], { stdio: ["ignore", "ignore", "ignore"] });
+  return spawn(gpucost, ["serve", "--read-only", "--ledger", db, "--listen", "127.0.0.1:0"],
+    { stdio: ["ignore", "pipe", "inherit"] });
+}
+
 // serve on a free port; its first line names it.
 const serve = spawn(gpucost, ["serve", "--read-only", "--ledger", ledger, "--listen", "127.0.0.1:0",
   "--token-file", join(dir, "token"), "--path-prefix", "/gpucost"], { stdio: ["ignore", "pipe", "inherit"] });
@@ -117,6 +129,15 @@ try {
   const expected401 = (t) => /401/.test(t);
 
   let ready = 0;
+  // The fleet page of a serve started apart (servedFleet), open in the browser, and its API's
+  // answer.
+  async function openFleet(proc) {
+    const at = await servedAt(proc);
+    await page.goto(at + "/#/fleet", { waitUntil: "load" });
+    ready = 0;
+    await settled();
+    return (await fetch(at + "/api/v1/fleet")).json();
+  }
   async function settled() {
     await page.waitForFunction((n) => Number(document.body.dataset.ready ?? 0) > n &&
       !document.querySelector("main[aria-busy]"), { timeout: 15000 }, ready);
@@ -366,19 +387,9 @@ try {
 
   // AMD Instinct GPUs in CPX mode: each GPU's eight compute partitions are its units.
   {
-    const aledger = join(dir, "amd.db");
-    execFileSync(gpucost, ["simulate", "--nodes", "1", "--seed", "7", "--duration", "1h",
-      "--scrape-interval", "5m", "--gpu-models", "mi300x-cpx:1", "--sharing", "whole:1", "--out", join(dir, "amd.om.gz")], { stdio: "ignore" });
-    execFileSync(gpucost, ["ledger", "write", aledger, "--input", join(dir, "amd.om.gz"), "--step", "5m"],
-      { stdio: ["ignore", "ignore", "ignore"] });
-    const aserve = spawn(gpucost, ["serve", "--read-only", "--ledger", aledger, "--listen", "127.0.0.1:0"],
-      { stdio: ["ignore", "pipe", "inherit"] });
+    const aserve = servedFleet("amd", ["--nodes", "1", "--gpu-models", "mi300x-cpx:1", "--sharing", "whole:1"]);
     try {
-      const abase = await servedAt(aserve);
-      await page.goto(abase + "/#/fleet", { waitUntil: "load" });
-      ready = 0;
-      await settled();
-      const afleet = await (await fetch(abase + "/api/v1/fleet")).json();
+      const afleet = await openFleet(aserve);
       const amd = afleet.nodes[0];
       check(amd.gpus[0].units.length === 8 && amd.gpus[0].units.every((u) => u.kind === "xcp"), "eight partition units a GPU");
       check((await text(`article.node[data-node="${amd.name}"] .meta`)).includes("8 compute partitions a GPU"),
@@ -394,20 +405,9 @@ try {
   // GPUs handed out by DRA claims (the Kubernetes objects beside the series): NVIDIA's H100s, one
   // shared by two pods and one by consumable capacity, and AMD's MI300X partitions.
   {
-    const dledger = join(dir, "dra.db");
-    execFileSync(gpucost, ["simulate", "--nodes", "2", "--seed", "7", "--duration", "1h",
-      "--scrape-interval", "5m", "--gpu-models", "h100-dra:1,mi300x-dra:1", "--out", join(dir, "dra.om.gz"),
-      "--kube-objects-out", join(dir, "dra.json")], { stdio: "ignore" });
-    execFileSync(gpucost, ["ledger", "write", dledger, "--input", join(dir, "dra.om.gz"), "--kube-objects",
-      join(dir, "dra.json"), "--step", "5m"], { stdio: ["ignore", "ignore", "ignore"] });
-    const dserve = spawn(gpucost, ["serve", "--read-only", "--ledger", dledger, "--listen", "127.0.0.1:0"],
-      { stdio: ["ignore", "pipe", "inherit"] });
+    const dserve = servedFleet("dra", ["--nodes", "2", "--gpu-models", "h100-dra:1,mi300x-dra:1"], true);
     try {
-      const dbase = await servedAt(dserve);
-      await page.goto(dbase + "/#/fleet", { waitUntil: "load" });
-      ready = 0;
-      await settled();
-      const dfleet = await (await fetch(dbase + "/api/v1/fleet")).json();
+      const dfleet = await openFleet(dserve);
       const nv = dfleet.nodes.find((n) => n.name.startsWith("h100-dra"));
       const amd = dfleet.nodes.find((n) => n.name.startsWith("mi300x-dra"));
       check(nv !== undefined && amd !== undefined, "both DRA nodes in the fleet");
