@@ -129,7 +129,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const std::string& c : query->clusters) {
       if (c.empty() || Trim(c) != c) std::abort();
     }
-    if (query->rollups && !query->accumulate) std::abort();
+    // Roll-ups answer one accumulated bucket or step= buckets, never raw steps.
+    if (query->rollups && !query->accumulate && query->step.count() <= 0) std::abort();
   }
 
   // /allocation's filter
