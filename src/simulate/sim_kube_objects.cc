@@ -125,6 +125,15 @@ std::string ClusterSimulator::Impl::KubeObjectsJson() const {
     n["status"] = {{"capacity", capacity}, {"allocatable", capacity}};
     item("v1", "Node", std::move(n));
   }
+  // Each running pod of a DRA node that uses a claim, in node and slot order.
+  const auto for_each_dra_pod = [&](const auto& fn) {
+    for (const Node& node : nodes_) {
+      if (!node.model->dra) continue;
+      for (const Slot& s : node.slots) {
+        if (s.pod.alive && !s.claim.empty()) fn(node, s);
+      }
+    }
+  };
   // The pods' owners, once each.
   std::vector<std::string> owners;
   auto first = [&](std::string key) {
@@ -132,27 +141,23 @@ std::string ClusterSimulator::Impl::KubeObjectsJson() const {
     owners.push_back(std::move(key));
     return true;
   };
-  for (const Node& node : nodes_) {
-    if (!node.model->dra) continue;
-    for (const Slot& s : node.slots) {
-      if (!s.pod.alive || s.claim.empty()) continue;
-      const std::string_view ns = kNamespaces[s.ns].ns;
-      const Pod& p = s.pod;
-      if (p.owner_kind == "ReplicaSet" && first(StrCat("rs/", ns, "/", p.owner_name))) {
-        json rs = {{"metadata", KubeMeta("ReplicaSet", ns, p.owner_name, origin)}};
-        rs["metadata"]["ownerReferences"] =
-            json::array({KubeOwner("apps/v1", "Deployment", ns, s.deployment)});
-        item("apps/v1", "ReplicaSet", std::move(rs));
-      } else if (p.owner_kind == "Job" && first(StrCat("job/", ns, "/", p.owner_name))) {
-        json job = {{"metadata", KubeMeta("Job", ns, p.owner_name, origin)}};
-        if (!p.cronjob.empty()) {
-          job["metadata"]["ownerReferences"] =
-              json::array({KubeOwner("batch/v1", "CronJob", ns, p.cronjob)});
-        }
-        item("batch/v1", "Job", std::move(job));
+  for_each_dra_pod([&](const Node&, const Slot& s) {
+    const std::string_view ns = kNamespaces[s.ns].ns;
+    const Pod& p = s.pod;
+    if (p.owner_kind == "ReplicaSet" && first(StrCat("rs/", ns, "/", p.owner_name))) {
+      json rs = {{"metadata", KubeMeta("ReplicaSet", ns, p.owner_name, origin)}};
+      rs["metadata"]["ownerReferences"] =
+          json::array({KubeOwner("apps/v1", "Deployment", ns, s.deployment)});
+      item("apps/v1", "ReplicaSet", std::move(rs));
+    } else if (p.owner_kind == "Job" && first(StrCat("job/", ns, "/", p.owner_name))) {
+      json job = {{"metadata", KubeMeta("Job", ns, p.owner_name, origin)}};
+      if (!p.cronjob.empty()) {
+        job["metadata"]["ownerReferences"] =
+            json::array({KubeOwner("batch/v1", "CronJob", ns, p.cronjob)});
       }
+      item("batch/v1", "Job", std::move(job));
     }
-  }
+  });
   for (const Node& node : nodes_) {
     if (!node.model->dra || node.model->vendor != Vendor::kAmd) continue;
     json devices = json::array();
@@ -226,48 +231,44 @@ std::string ClusterSimulator::Impl::KubeObjectsJson() const {
       item("resource.k8s.io/v1", "ResourceClaim", std::move(claim));
     }
   }
-  for (const Node& node : nodes_) {
-    if (!node.model->dra) continue;
-    for (const Slot& s : node.slots) {
-      if (!s.pod.alive || s.claim.empty()) continue;
-      const std::string_view ns = kNamespaces[s.ns].ns;
-      const Pod& p = s.pod;
-      json pod = {{"metadata", KubeMeta("Pod", ns, p.name, origin)}};
-      pod["metadata"]["uid"] = p.uid;
-      pod["metadata"]["labels"] = {{"app.kubernetes.io/name", p.app},
-                                   {"team", p.team},
-                                   {"workload-class", s.kind == Kind::kTraining   ? "training"
-                                                      : s.kind == Kind::kNotebook ? "notebook"
-                                                                                  : "inference"}};
-      const std::string owner_api = p.owner_kind == "Job" ? "batch/v1" : "apps/v1";
-      pod["metadata"]["ownerReferences"] =
-          json::array({KubeOwner(owner_api, p.owner_kind, ns, p.owner_name)});
-      json use = {{"name", "gpu"}};
-      json container = {{"name", p.container}, {"image", "nvcr.io/nvidia/pytorch:24.05-py3"}};
-      container["resources"]["claims"] = json::array({use});
-      json ref = {{"name", "gpu"}, {"resourceClaimName", s.claim}};
-      pod["spec"] = {{"nodeName", node.name},
-                     {"containers", json::array({container})},
-                     {"resourceClaims", json::array({ref})}};
-      const std::string running = FormatRfc3339(InstantFromUnixMs(p.running_ms));
-      json scheduled = {{"type", "PodScheduled"},
-                        {"status", "True"},
-                        {"lastTransitionTime", FormatRfc3339(origin)}};
-      Rng ids{p.uid_hash};
-      json status = {{"name", p.container},
-                     {"containerID", StrCat("containerd://", ids.Hex(64))},
-                     {"ready", true},
-                     {"restartCount", 0},
-                     {"state", {{"running", {{"startedAt", running}}}}}};
-      pod["status"] = {{"phase", "Running"},
-                       {"hostIP", node.host_ip},
-                       {"podIP", p.pod_ip},
-                       {"startTime", running},
-                       {"conditions", json::array({scheduled})},
-                       {"containerStatuses", json::array({status})}};
-      item("v1", "Pod", std::move(pod));
-    }
-  }
+  for_each_dra_pod([&](const Node& node, const Slot& s) {
+    const std::string_view ns = kNamespaces[s.ns].ns;
+    const Pod& p = s.pod;
+    json pod = {{"metadata", KubeMeta("Pod", ns, p.name, origin)}};
+    pod["metadata"]["uid"] = p.uid;
+    pod["metadata"]["labels"] = {{"app.kubernetes.io/name", p.app},
+                                 {"team", p.team},
+                                 {"workload-class", s.kind == Kind::kTraining   ? "training"
+                                                    : s.kind == Kind::kNotebook ? "notebook"
+                                                                                : "inference"}};
+    const std::string owner_api = p.owner_kind == "Job" ? "batch/v1" : "apps/v1";
+    pod["metadata"]["ownerReferences"] =
+        json::array({KubeOwner(owner_api, p.owner_kind, ns, p.owner_name)});
+    json use = {{"name", "gpu"}};
+    json container = {{"name", p.container}, {"image", "nvcr.io/nvidia/pytorch:24.05-py3"}};
+    container["resources"]["claims"] = json::array({use});
+    json ref = {{"name", "gpu"}, {"resourceClaimName", s.claim}};
+    pod["spec"] = {{"nodeName", node.name},
+                   {"containers", json::array({container})},
+                   {"resourceClaims", json::array({ref})}};
+    const std::string running = FormatRfc3339(InstantFromUnixMs(p.running_ms));
+    json scheduled = {{"type", "PodScheduled"},
+                      {"status", "True"},
+                      {"lastTransitionTime", FormatRfc3339(origin)}};
+    Rng ids{p.uid_hash};
+    json status = {{"name", p.container},
+                   {"containerID", StrCat("containerd://", ids.Hex(64))},
+                   {"ready", true},
+                   {"restartCount", 0},
+                   {"state", {{"running", {{"startedAt", running}}}}}};
+    pod["status"] = {{"phase", "Running"},
+                     {"hostIP", node.host_ip},
+                     {"podIP", p.pod_ip},
+                     {"startTime", running},
+                     {"conditions", json::array({scheduled})},
+                     {"containerStatuses", json::array({status})}};
+    item("v1", "Pod", std::move(pod));
+  });
   json list = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", std::move(items)}};
   list["metadata"] = {{"resourceVersion", ""}};
   return list.dump(2) + "\n";
