@@ -43,6 +43,8 @@ void Decode(const nlohmann::json& object) {
   if (!slice.ok()) Check(!slice.status().message().empty());
   auto claim = gpucost::k8s::DecodeResourceClaim(object, filter);
   if (!claim.ok()) Check(!claim.status().message().empty());
+  auto device_class = gpucost::k8s::DecodeDeviceClass(object, filter);
+  if (!device_class.ok()) Check(!device_class.status().message().empty());
 }
 
 // A List's objects, by kind, through the assembly and the inventory builder over one hour.
@@ -67,6 +69,10 @@ void Inventory(const nlohmann::json& items) {
     } else if (k == "ResourceClaim") {
       if (auto claim = gpucost::k8s::DecodeResourceClaim(item, filter); claim.ok()) {
         objects.resourceclaims.push_back(*claim);
+      }
+    } else if (k == "DeviceClass") {
+      if (auto c = gpucost::k8s::DecodeDeviceClass(item, filter); c.ok()) {
+        objects.deviceclasses.push_back(*c);
       }
     }
   }

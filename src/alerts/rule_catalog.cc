@@ -183,8 +183,10 @@ std::vector<RuleDef> Build() {
       "10m",
       "gpucost may not read Kubernetes {{ $labels.resource }}",
       "The Kubernetes API refuses gpucost serve's account {{ $labels.resource }} (HTTP 403): "
-      "DRA claims are not attributed, and the GPUs they hold count as idle. Grant get, list and "
-      "watch on resource.k8s.io resourceslices and resourceclaims (deploy/base/rbac.yaml).",
+      "DRA claims (or, for deviceclasses, the extended resources of classes other than the "
+      "drivers' defaults) are not attributed, and the GPUs they hold count as idle. Grant get, "
+      "list and watch on resource.k8s.io resourceslices, resourceclaims and deviceclasses "
+      "(deploy/base/rbac.yaml).",
       false});
   return rules;
 }

@@ -22,7 +22,7 @@ void AddKubeObjectsFlags(CLI::App& cmd, KubeFlags& flags) {
   cmd.add_option("--kube-objects", flags.objects,
                  "Read the Kubernetes API's objects from files instead of a live server: what "
                  "`kubectl get nodes,pods,namespaces,replicasets,jobs,resourceslices,"
-                 "resourceclaims -A -o json` writes (docs/k8s.md \"Object files\")")
+                 "resourceclaims,deviceclasses -A -o json` writes (docs/k8s.md \"Object files\")")
       ->expected(1, -1);
   cmd.add_option("--kube-objects-at", flags.objects_at,
                  "With --kube-objects: when the objects were taken (RFC 3339); default: the "

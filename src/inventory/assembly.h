@@ -107,6 +107,8 @@ struct Assembly {
   // accelerator_nodes.cc): a GPU or partition one unit, a Neuron device its cores.
   std::map<DraDeviceKey, std::vector<UnitIndex>> dra_device_units{};
   std::map<NodeIndex, int> neuron_cores_per_device;  // AWS Neuron nodes: cores per device
+  // The clusters' DeviceClasses, by which pods ask for DRA devices as extended resources.
+  const DeviceClassTable* device_classes = nullptr;
 };
 
 // A unit a container holds by an exact device assignment (a dcgm-exporter pod label or a node
@@ -128,6 +130,11 @@ std::vector<std::string> KnownLabelKeys(const Assembly& a);
 // The units of each allocated DRA claim's devices and the part of each the claim holds; warns of
 // devices that match no unit (dra_assembly.cc). Runs after BuildNodesAndUnits.
 std::map<DraClaimKey, DraClaimUnits> ResolveDraClaims(Assembly& a);
+
+// Requests of a DeviceClass's devices by extended resource (kDraClass) become requests of the
+// units its devices are on the pod's node, or are dropped with a warning naming pod, node and
+// class (class_requests.cc). Runs after BuildNodesAndUnits, before the holdings are made.
+void ResolveDeviceClassRequests(Assembly& a);
 
 // Pod phases, nodes and container GPU requests (holding_assembly.cc).
 void BuildPodTimelines(Assembly& a);

@@ -374,6 +374,7 @@ void BuildHoldersAndHoldings(Assembly& a) {
     pins[{key.device.cluster, key.pod.namespace_name, key.pod.pod, key.pod.container}].push_back(
         DevicePin{unit->second, PresentIntervals(series, a.presence), false});
   }
+  ResolveDeviceClassRequests(a);
   AddHamiPins(a, pins);
   AddAgentPins(a, pins);
   const std::map<DraClaimKey, DraClaimUnits> dra_claims = ResolveDraClaims(a);

@@ -15,6 +15,7 @@ InventoryBuilder::InventoryBuilder(TimelineOptions options)
       hami_(options_.cluster),
       neuron_(options_.cluster),
       kube_(std::move(options_.kube_states)) {
+  for (const KubeState& k : kube_) ksm_.AddDeviceClasses(k);
   // Which seconds of the window (and the lookback before it) have a sample: only a window's
   // are asked about, and an input's span is unbounded.
   if (options_.window) {
@@ -70,7 +71,10 @@ void InventoryBuilder::OnSample(const SampleView& sample) {
   max_t_ms_ = std::max(max_t_ms_, t_ms);
 }
 
-void InventoryBuilder::AddKubeState(KubeState state) { kube_.push_back(std::move(state)); }
+void InventoryBuilder::AddKubeState(KubeState state) {
+  ksm_.AddDeviceClasses(state);
+  kube_.push_back(std::move(state));
+}
 
 Result<LoadedTimeline> InventoryBuilder::Build() {
   if (built_) return Status::FailedPrecondition("InventoryBuilder::Build called twice");
@@ -156,7 +160,9 @@ Result<LoadedTimeline> InventoryBuilder::Build() {
              {},
              {},
              {},
+             {},
              {}};
+  a.device_classes = &ksm_.device_classes();
   MergeKubeStates(kube_, a);
   BuildPodTimelines(a);
   BuildNodesAndUnits(a);

@@ -144,7 +144,7 @@ KsmReader::Resolved KsmReader::Resolve(const SampleView& s, const std::string& s
   Resolved r;
   if (name == "kube_pod_container_resource_requests" ||
       name == "kube_pod_container_resource_limits") {
-    const ResourceName rn = CanonicalResourceName(LabelValue(s, "resource"));
+    const ResourceName rn = device_classes_.Resolve(Cluster(s), LabelValue(s, "resource"));
     if (rn.kind == ResourceKind::kNotGpu) return r;
     if (rn.kind == ResourceKind::kUnknownGpu) {
       diag.Warn(StrCat("unknown-resource:", rn.canonical), source, s.line,

@@ -14,6 +14,7 @@
 
 #include "ingest/exposition.h"
 #include "inventory/conflict_warnings.h"
+#include "inventory/device_classes.h"
 #include "inventory/diagnostics.h"
 #include "inventory/series_memo.h"
 #include "inventory/series_timeline.h"
@@ -104,7 +105,12 @@ struct KsmData {
 
 class KsmReader {
  public:
-  explicit KsmReader(std::string default_cluster) : default_cluster_(std::move(default_cluster)) {}
+  explicit KsmReader(std::string default_cluster)
+      : default_cluster_(default_cluster), device_classes_(std::move(default_cluster)) {}
+  // A cluster's DeviceClasses, which name resources pods ask for DRA devices by: a request of
+  // one is kept under DeviceClassResource(class). Add them before the samples they name.
+  void AddDeviceClasses(const KubeState& state) { device_classes_.Add(state); }
+  const DeviceClassTable& device_classes() const { return device_classes_; }
   // A new input: series ids of the one before are not seen again.
   void BeginSource() { resolved_.Clear(); }
   // Returns false when the sample is not a series this reader consumes.
@@ -145,6 +151,7 @@ class KsmReader {
   std::string Cluster(const SampleView& s) const;
   KsmPod& Pod(const SampleView& s);
   std::string default_cluster_;
+  DeviceClassTable device_classes_;
   KsmData data_;
   PodKey last_pod_key_;            // the key of last_pod_
   KsmPod* last_pod_ = nullptr;     // the pod Pod() returned last

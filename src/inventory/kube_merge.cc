@@ -84,7 +84,7 @@ void MergeOne(const KubeState& state, Assembly& a, std::set<std::string>& origin
         if (CanonicalResourceName(r.resource).kind != ResourceKind::kDraClaim) continue;
         ApiClaimUse use{r.container, r.resource, {}, NormalizeIntervals(p.active)};
         for (const std::string& x : r.replaces) {
-          use.replaces.push_back(CanonicalResourceName(x).canonical);
+          use.replaces.push_back(a.device_classes->Resolve(cluster, x).canonical);
         }
         pod->api_claims.push_back(std::move(use));
       }
@@ -94,7 +94,7 @@ void MergeOne(const KubeState& state, Assembly& a, std::set<std::string>& origin
     schedule.node = p.node;
     schedule.active = NormalizeIntervals(p.active);
     for (const KubeContainerResource& r : p.resources) {
-      const ResourceName rn = CanonicalResourceName(r.resource);
+      const ResourceName rn = a.device_classes->Resolve(cluster, r.resource);
       if (rn.kind == ResourceKind::kNotGpu) continue;
       if (rn.kind == ResourceKind::kUnknownGpu) {
         a.diag.Warn(StrCat("unknown-resource:", rn.canonical), "", 0,

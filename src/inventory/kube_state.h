@@ -86,6 +86,20 @@ struct KubeDraAllocation {
   std::vector<std::string> reserved_for;   // pod names (status.reservedFor, resource "pods")
 };
 
+// A DeviceClass (resource.k8s.io/v1), as far as it says what a pod asking for its devices by an
+// extended resource holds (docs/k8s.md "Device classes"): the class's devices are asked for as
+// "deviceclass.resource.kubernetes.io/<name>" or by its extendedResourceName, and its CEL
+// selectors pin a driver, a device type and a profile in the usual spelling
+// (`device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'`).
+struct KubeDeviceClass {
+  std::string name;
+  std::string extended_resource_name;  // spec.extendedResourceName; "" when none
+  std::string driver;   // "" when the selectors pin none (or pin it only in part, behind "||")
+  std::string type;     // attribute "type" the selectors pin, else ""
+  std::string profile;  // attribute "profile" or "partitionProfile" the selectors pin, else ""
+  Instant created{};    // of two classes naming one extended resource, the newer serves it
+};
+
 struct KubeState {
   std::string cluster;  // "" : the builder's default cluster
   Instant observed_at;
@@ -100,7 +114,15 @@ struct KubeState {
   // resource is DraClaimResource(claim).
   std::vector<KubeDraDevice> dra_devices;
   std::vector<KubeDraAllocation> dra_allocations;
+  std::vector<KubeDeviceClass> dra_classes;  // empty when the cluster serves none (or no API)
 };
+
+// The extended resource by which a pod asks for `count` devices of DeviceClass `name` without a
+// claim of its own (Kubernetes' DRAExtendedResource): "deviceclass.resource.kubernetes.io/<name>".
+inline constexpr std::string_view kDeviceClassPrefix = "deviceclass.resource.kubernetes.io/";
+inline std::string DeviceClassResource(std::string_view name) {
+  return std::string(kDeviceClassPrefix) + std::string(name);
+}
 
 // The resource by which a container's use of ResourceClaim `claim` (of its pod's namespace) is
 // spelled among its GPU resources: "resource.k8s.io/claim/<claim>".

@@ -42,6 +42,8 @@ bool IsAmdPartitionProfile(std::string_view p) {
 
 }  // namespace
 
+std::string KsmResourceKey(std::string_view name) { return ToLower(Sanitize(Trim(name))); }
+
 std::string MigResourceName(std::string_view profile) {
   std::string p(profile);
   std::replace(p.begin(), p.end(), '+', '.');
@@ -57,7 +59,11 @@ ResourceName CanonicalResourceName(std::string_view name) {
     out.kind = ResourceKind::kDraClaim;
     return out;
   }
-  const std::string s = ToLower(Sanitize(Trim(name)));
+  if (out.canonical.starts_with("deviceclass.resource.kubernetes.io/")) {
+    out.kind = ResourceKind::kDraClass;
+    return out;
+  }
+  const std::string s = KsmResourceKey(name);
   if (s == "nvidia_com_gpu") {
     out = {ResourceKind::kNvidiaGpu, "nvidia.com/gpu", ""};
   } else if (s == "nvidia_com_gpu_shared") {

@@ -22,6 +22,9 @@ enum class ResourceKind : uint8_t {
   kNeuronDevice,       // aws.amazon.com/neurondevice, or its older name aws.amazon.com/neuron
   kNeuronCore,         // aws.amazon.com/neuroncore: one (logical) NeuronCore of a device
   kDraClaim,           // resource.k8s.io/claim/<name>: the devices of a DRA ResourceClaim
+  // deviceclass.resource.kubernetes.io/<class>: devices of a DRA DeviceClass asked for as an
+  // extended resource (device_classes.h resolves a class's other names to this spelling)
+  kDraClass,
 };
 
 struct ResourceName {
@@ -32,7 +35,8 @@ struct ResourceName {
   bool IsDevice() const {
     return kind == ResourceKind::kNvidiaGpu || kind == ResourceKind::kNvidiaGpuShared ||
            kind == ResourceKind::kNvidiaMig || kind == ResourceKind::kAmdGpu ||
-           kind == ResourceKind::kAmdPartition || IsNeuron() || kind == ResourceKind::kDraClaim;
+           kind == ResourceKind::kAmdPartition || IsNeuron() || kind == ResourceKind::kDraClaim ||
+           kind == ResourceKind::kDraClass;
   }
   bool IsNeuron() const {
     return kind == ResourceKind::kNeuronDevice || kind == ResourceKind::kNeuronCore;
@@ -45,6 +49,10 @@ struct ResourceName {
 
 // Accepts both the raw and the KSM-sanitized spelling.
 ResourceName CanonicalResourceName(std::string_view name);
+
+// A resource name as kube-state-metrics spells it, lower case: what both spellings of one name
+// have in common ("nvidia.com/gpu" and "nvidia_com_gpu" -> "nvidia_com_gpu").
+std::string KsmResourceKey(std::string_view name);
 
 // The Neuron device plugin's resources. A device request takes every core of the device.
 inline constexpr std::string_view kNeuronCoreResource = "aws.amazon.com/neuroncore";

@@ -1,8 +1,10 @@
 #include "k8s/dra_objects.h"
 
+#include <algorithm>
 #include <charconv>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "core/strings.h"
 
@@ -47,7 +49,88 @@ Status DecodeCapacity(const json& capacity, const std::string& where,
   return Status::Ok();
 }
 
+// "'text'" or "\"text\"" -> text; nullopt for anything else.
+std::optional<std::string> QuotedText(std::string_view s) {
+  s = Trim(s);
+  if (s.size() < 2 || (s.front() != '\'' && s.front() != '"') || s.back() != s.front()) {
+    return std::nullopt;
+  }
+  const std::string_view inner = s.substr(1, s.size() - 2);
+  if (inner.find(s.front()) != std::string_view::npos) return std::nullopt;
+  return std::string(inner);
+}
+
+// The field one side of an equality names: "driver" for `device.driver`, the attribute name for
+// `device.attributes['<domain>'].<name>` (either quote), else "".
+std::string SelectorField(std::string_view s) {
+  s = Trim(s);
+  if (s == "device.driver") return "driver";
+  constexpr std::string_view kAttributes = "device.attributes[";
+  if (!s.starts_with(kAttributes)) return "";
+  const size_t close = s.find("].");
+  if (close == std::string_view::npos ||
+      !QuotedText(s.substr(kAttributes.size(), close - kAttributes.size()))) {
+    return "";
+  }
+  return std::string(s.substr(close + 2));
+}
+
 }  // namespace
+
+void ReadDeviceSelector(std::string_view expression, KubeDeviceClass& into) {
+  if (expression.find("||") != std::string_view::npos) return;
+  for (size_t from = 0; from <= expression.size();) {
+    const size_t to = std::min(expression.find("&&", from), expression.size());
+    std::string_view clause = Trim(expression.substr(from, to - from));
+    from = to + 2;
+    while (clause.size() >= 2 && clause.front() == '(' && clause.back() == ')') {
+      clause = Trim(clause.substr(1, clause.size() - 2));
+    }
+    const size_t eq = clause.find("==");
+    if (eq == std::string_view::npos) continue;
+    std::string_view lhs = clause.substr(0, eq), rhs = clause.substr(eq + 2);
+    std::optional<std::string> value = QuotedText(rhs);
+    if (!value) {
+      value = QuotedText(lhs);
+      lhs = rhs;
+    }
+    if (!value) continue;
+    const std::string field = SelectorField(lhs);
+    std::string* slot = field == "driver"                                   ? &into.driver
+                        : field == "type"                                   ? &into.type
+                        : field == "profile" || field == "partitionProfile" ? &into.profile
+                                                                            : nullptr;
+    if (slot != nullptr && slot->empty()) *slot = std::move(*value);
+  }
+}
+
+Result<DeviceClassObject> DecodeDeviceClass(const json& object, const LabelFilter& labels) {
+  auto meta = DecodeMeta(object, labels);
+  if (!meta.ok()) return meta.status().WithContext("deviceclass");
+  DeviceClassObject d;
+  d.meta = std::move(meta).value();
+  d.device_class.name = d.meta.name;
+  d.device_class.created = d.meta.created;
+  const std::string where = StrCat("deviceclass ", d.meta.name);
+  const json* spec = JsonField(object, "spec");
+  if (spec == nullptr) return d;
+  d.device_class.extended_resource_name = JsonText(*spec, "extendedResourceName");
+  const json* selectors = JsonField(*spec, "selectors");
+  if (selectors == nullptr) return d;
+  if (!selectors->is_array())
+    return Status::ParseError(StrCat(where, ": spec.selectors: not a list"));
+  for (size_t i = 0; i < selectors->size(); ++i) {
+    const json* cel = JsonField((*selectors)[i], "cel");
+    if (cel == nullptr) continue;
+    const json* expression = JsonField(*cel, "expression");
+    if (expression == nullptr || !expression->is_string()) {
+      return Status::ParseError(
+          StrCat(where, ": spec.selectors[", i, "].cel.expression: not a string"));
+    }
+    ReadDeviceSelector(expression->get_ref<const std::string&>(), d.device_class);
+  }
+  return d;
+}
 
 Result<ResourceSliceObject> DecodeResourceSlice(const json& object, const LabelFilter& labels) {
   auto meta = DecodeMeta(object, labels);

@@ -29,12 +29,24 @@ struct ResourceClaimObject {
   std::vector<KubeDraAllocation> allocations;  // empty until allocated
 };
 
+struct DeviceClassObject {
+  ObjectMeta meta;
+  KubeDeviceClass device_class;
+};
+
 // Errors name the object and the field ("resourceslice n1-gpu: spec.devices[1].capacity[memory]:
 // ..."); a decoding error loses only that object.
 Result<ResourceSliceObject> DecodeResourceSlice(const nlohmann::json& object,
                                                 const LabelFilter& labels);
 Result<ResourceClaimObject> DecodeResourceClaim(const nlohmann::json& object,
                                                 const LabelFilter& labels);
+Result<DeviceClassObject> DecodeDeviceClass(const nlohmann::json& object,
+                                            const LabelFilter& labels);
+
+// What one CEL selector expression pins, added to `into`: the equalities it ANDs on
+// `device.driver` and on the attributes "type", "profile" and "partitionProfile". An expression
+// with "||" pins nothing (no guess at which side holds); other clauses are ignored.
+void ReadDeviceSelector(std::string_view expression, KubeDeviceClass& into);
 
 // The devices of the slices of each pool's latest generation (older generations are being
 // replaced by their driver).

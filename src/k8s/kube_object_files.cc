@@ -19,6 +19,7 @@ struct ObjectsByKey {
   std::map<std::string, PlainObject> namespaces, replicasets, jobs;
   std::map<std::string, ResourceSliceObject> resourceslices;
   std::map<std::string, ResourceClaimObject> resourceclaims;
+  std::map<std::string, DeviceClassObject> deviceclasses;
 };
 
 std::string ItemName(const json& item) {
@@ -80,6 +81,10 @@ class FileReader {
       return Put(DecodeResourceClaim(item, LabelFilter::None()), false, &KeepsClaim,
                  objects_.resourceclaims);
     }
+    if (kind == "DeviceClass") {
+      return Put(DecodeDeviceClass(item, LabelFilter::None()), true, &KeepsAll<DeviceClassObject>,
+                 objects_.deviceclasses);
+    }
     if (kind.empty()) return Status::ParseError("no kind");
     return Status::Ok();  // a kind gpucost does not read (CronJob, Service, ...)
   }
@@ -96,6 +101,7 @@ class FileReader {
     values(objects_.jobs, out.jobs);
     values(objects_.resourceslices, out.resourceslices);
     values(objects_.resourceclaims, out.resourceclaims);
+    values(objects_.deviceclasses, out.deviceclasses);
     return out;
   }
 

@@ -1,8 +1,8 @@
 // The Kubernetes API's objects read from files instead of a live server: what `kubectl get
-// nodes,pods,namespaces,replicasets,jobs,resourceslices,resourceclaims -A -o json` writes (a v1
-// List of items, each with its kind), or single objects. Each item is decoded as the live source
-// decodes it and the state assembled by the same function (kube_snapshot.h), so the same objects
-// give the same KubeState. Stateless functions; thread-safe.
+// nodes,pods,namespaces,replicasets,jobs,resourceslices,resourceclaims,deviceclasses -A -o json`
+// writes (a v1 List of items, each with its kind), or single objects. Each item is decoded as the
+// live source decodes it and the state assembled by the same function (kube_snapshot.h), so the
+// same objects give the same KubeState. Stateless functions; thread-safe.
 #pragma once
 
 #include <optional>

@@ -63,6 +63,9 @@ KubeState AssembleKubeState(const KubeObjects& objects, const std::string& clust
   for (const ResourceClaimObject* c : claims) {
     s.dra_allocations.insert(s.dra_allocations.end(), c->allocations.begin(), c->allocations.end());
   }
+  for (const DeviceClassObject& d : objects.deviceclasses) s.dra_classes.push_back(d.device_class);
+  std::sort(s.dra_classes.begin(), s.dra_classes.end(),
+            [](const KubeDeviceClass& x, const KubeDeviceClass& y) { return x.name < y.name; });
   auto by_name = [](const auto& x, const auto& y) {
     return std::tie(x.namespace_name, x.name) < std::tie(y.namespace_name, y.name);
   };

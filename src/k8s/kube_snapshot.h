@@ -24,6 +24,7 @@ struct KubeObjects {
   std::vector<PlainObject> jobs;
   std::vector<ResourceSliceObject> resourceslices;
   std::vector<ResourceClaimObject> resourceclaims;
+  std::vector<DeviceClassObject> deviceclasses;
 };
 
 // Which decoded objects are kept: pods that hold GPUs (a pod's extended resources and claims

@@ -26,6 +26,7 @@ std::vector<ResourceType> KubeResources() {
           // not serve it.
           {"/apis/resource.k8s.io/v1/resourceslices", "resourceslices", true},
           {"/apis/resource.k8s.io/v1/resourceclaims", "resourceclaims", true},
+          {"/apis/resource.k8s.io/v1/deviceclasses", "deviceclasses", true},
           {"/api/v1/pods", "pods"}};
 }
 
@@ -45,15 +46,16 @@ KubeSource::KubeSource(KubeConnection connection, KubeSourceOptions options, con
       statefulsets_(&DecodePlain, LabelFilter::None()),
       daemonsets_(&DecodePlain, LabelFilter::None()),
       resourceslices_(&DecodeResourceSlice, LabelFilter::None()),
-      resourceclaims_(&DecodeResourceClaim, LabelFilter::None(), &KeepsClaim) {
+      resourceclaims_(&DecodeResourceClaim, LabelFilter::None(), &KeepsClaim),
+      deviceclasses_(&DecodeDeviceClass, LabelFilter::None()) {
   pods_.OnDelete([](PodObject& p, Instant at) {
     if (!p.finished || *p.finished > at) p.finished = at;
     if (!p.removed) p.removed = at;
     return true;  // kept until the retention passes (Snapshot prunes)
   });
-  ObjectStore* stores[] = {&nodes_,          &namespaces_,   &replicasets_, &jobs_,
-                           &cronjobs_,       &statefulsets_, &daemonsets_,  &resourceslices_,
-                           &resourceclaims_, &pods_};
+  ObjectStore* stores[] = {&nodes_,          &namespaces_,    &replicasets_, &jobs_,
+                           &cronjobs_,       &statefulsets_,  &daemonsets_,  &resourceslices_,
+                           &resourceclaims_, &deviceclasses_, &pods_};
   const auto types = KubeResources();
   for (size_t i = 0; i < types.size(); ++i) {
     informers_.push_back(
@@ -112,6 +114,7 @@ KubeState KubeSource::Snapshot() const {
       [&](const ResourceSliceObject& o) { objects.resourceslices.push_back(o); });
   resourceclaims_.ForEach(
       [&](const ResourceClaimObject& c) { objects.resourceclaims.push_back(c); });
+  deviceclasses_.ForEach([&](const DeviceClassObject& d) { objects.deviceclasses.push_back(d); });
   return AssembleKubeState(objects, options_.cluster, now);
 }
 
@@ -120,9 +123,9 @@ KubeSourceStats KubeSource::stats() const {
   for (const auto& inf : informers_) st.informers.emplace_back(inf->type().name, inf->stats());
   st.gpu_pods = pods_.size();
   st.nodes = nodes_.size();
-  const ObjectStore* stores[] = {&pods_,           &nodes_,         &namespaces_,   &replicasets_,
-                                 &jobs_,           &cronjobs_,      &statefulsets_, &daemonsets_,
-                                 &resourceslices_, &resourceclaims_};
+  const ObjectStore* stores[] = {&pods_,           &nodes_,          &namespaces_,   &replicasets_,
+                                 &jobs_,           &cronjobs_,       &statefulsets_, &daemonsets_,
+                                 &resourceslices_, &resourceclaims_, &deviceclasses_};
   for (const ObjectStore* st_ : stores) {
     st.decode_errors += st_->decode_errors();
     if (st_->decode_errors() > 0) st.last_decode_error = st_->last_error();

@@ -1,11 +1,12 @@
 // KubeSource: gpucost's view of one cluster through the Kubernetes API. It owns the client and one
 // informer (with its store) per kind gpucost reads: pods (GPU pods only: extended resources or
 // DRA claims), nodes, namespaces, replicasets, jobs, cronjobs, statefulsets, daemonsets, and
-// Dynamic Resource Allocation's resourceslices and resourceclaims where the cluster serves them.
-// List() reads everything once (batch reports); Start() keeps the stores current from watches on
-// background threads (the server). Snapshot() turns the stores into the inventory's KubeState at
-// the clock's "now": owners resolved through the ReplicaSet and Job stores, labels through the
-// allow-list, by kube_snapshot.h's AssembleKubeState (which object files share). Thread-safe.
+// Dynamic Resource Allocation's resourceslices, resourceclaims and deviceclasses where the cluster
+// serves them. List() reads everything once (batch reports); Start() keeps the stores current from
+// watches on background threads (the server). Snapshot() turns the stores into the inventory's
+// KubeState at the clock's "now": owners resolved through the ReplicaSet and Job stores, labels
+// through the allow-list, by kube_snapshot.h's AssembleKubeState (which object files share).
+// Thread-safe.
 #pragma once
 
 #include <memory>
@@ -79,6 +80,7 @@ class KubeSource {
   TypedStore<PlainObject> namespaces_, replicasets_, jobs_, cronjobs_, statefulsets_, daemonsets_;
   TypedStore<ResourceSliceObject> resourceslices_;
   TypedStore<ResourceClaimObject> resourceclaims_;
+  TypedStore<DeviceClassObject> deviceclasses_;
   std::vector<std::unique_ptr<Informer>> informers_;
   std::vector<std::thread> threads_;
 };

@@ -95,8 +95,8 @@ constexpr std::array<MetricDef, 15> kHealth = {{
     {kKubeApiForbidden, G, kResourceLabels,
      "1 when the Kubernetes API refused serve's account the resource (HTTP 403) in the latest "
      "cycle that read it, 0 when it did not; for the kinds a read goes without (resource.k8s.io "
-     "resourceslices and resourceclaims), whose refusal leaves DRA claims unattributed and their "
-     "GPUs idle."},
+     "resourceslices and resourceclaims, whose refusal leaves DRA claims unattributed and their "
+     "GPUs idle; deviceclasses, whose refusal leaves only the drivers' default classes known)."},
     {kRemoteWriteSamplesTotal, C, kResultLabels,
      "Samples of the cost series remote-written (result: sent, dropped when the queue was full, "
      "rejected by the endpoint)."},

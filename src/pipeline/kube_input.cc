@@ -76,10 +76,14 @@ Result<KubeRead> ReadKube(const KubeOptions& flags, const std::string& cluster,
     static std::set<std::string> told;
     const std::lock_guard<std::mutex> lock(mu);
     if (!told.insert(name).second) continue;
-    LogWarn(StrCat("Kubernetes API: ", name, " may not be read (", informer.unserved,
-                   "): DRA claims are not attributed, and the GPUs they hold count as idle; grant "
-                   "get, list and watch on resource.k8s.io resourceslices and resourceclaims "
-                   "(deploy/base/rbac.yaml)"));
+    const std::string_view loss =
+        name == "deviceclasses"
+            ? "GPUs asked for by a device class's extended resource are read by the drivers' "
+              "default classes only"
+            : "DRA claims are not attributed, and the GPUs they hold count as idle";
+    LogWarn(StrCat("Kubernetes API: ", name, " may not be read (", informer.unserved, "): ", loss,
+                   "; grant get, list and watch on resource.k8s.io resourceslices, "
+                   "resourceclaims and deviceclasses (deploy/base/rbac.yaml)"));
   }
   if (st.decode_errors > 0) {
     LogWarn(StrCat(st.decode_errors,

@@ -62,6 +62,8 @@ constexpr ResourceInfo kResourceInfo[] = {
      "resource.k8s.io/v1", false},
     {"resourceclaims", "/apis/resource.k8s.io/v1/resourceclaims", "ResourceClaim",
      "resource.k8s.io/v1", true},
+    {"deviceclasses", "/apis/resource.k8s.io/v1/deviceclasses", "DeviceClass", "resource.k8s.io/v1",
+     false},
 };
 constexpr size_t kResourceCount = std::size(kResourceInfo);
 

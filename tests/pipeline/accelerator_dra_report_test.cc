@@ -60,13 +60,6 @@ KubeDraAllocation AmdAllocation(const std::string& claim, const std::string& dev
   return x;
 }
 
-bool Told(const Money& m, const std::string& text) {
-  for (const std::string& w : m.warnings) {
-    if (w.find(text) != std::string::npos) return true;
-  }
-  return false;
-}
-
 // One MI300X in CPX (eight partitions of 1/8) and one not partitioned: a claim of one partition
 // holds an eighth, a claim of two partitions a quarter, a claim of the whole GPU all of it while
 // its pod runs; the rest is idle. Two physical GPUs cost the node's hour.

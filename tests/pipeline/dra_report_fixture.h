@@ -105,4 +105,12 @@ inline Money Attribute(const KubeState& k, const std::string& series = "") {
   return m;
 }
 
+// Whether a warning says `text`.
+inline bool Told(const Money& m, const std::string& text) {
+  for (const std::string& w : m.warnings) {
+    if (w.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
 }  // namespace gpucost::dra_report_fixture
