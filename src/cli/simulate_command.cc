@@ -272,8 +272,9 @@ void AddSimulateCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--nodes", f->nodes, "GPU nodes")->capture_default_str();
   cmd->add_option("--gpu-models", f->gpu_models,
                   "GPU models with weights, MODEL:WEIGHT,... (a100-80gb, a100-40gb, h100-80gb, l4, "
-                  "a10g, t4, mi300x, mi300x-cpx, trn1, inf2; h100-dra: H100s that NVIDIA's DRA "
-                  "driver hands out, see --kube-objects-out)")
+                  "a10g, t4, mi300x, mi300x-cpx, trn1, inf2; handed out by a DRA driver, see "
+                  "--kube-objects-out: h100-dra and h100-dynmig-dra (NVIDIA's, the latter with "
+                  "DynamicMIG), mi300x-dra (AMD's), trn2-dra (AWS Neuron's))")
       ->capture_default_str();
   cmd->add_option(
          "--sharing", f->sharing,

@@ -299,6 +299,22 @@ Node ClusterSimulator::Impl::MakeNode(int i, Sharing sharing, const GpuModelSpec
     }
     return node;
   }
+  if (model.dynamic_mig || (model.dra && model.vendor == Vendor::kAwsNeuron)) {
+    // NVIDIA's DRA driver under DynamicMIG, or AWS's Neuron DRA driver: a unit per GPU or device,
+    // claims by sim_dra_claims.cc.
+    for (int g = 0; g < node.gpus; ++g) add_unit(g, "", -1);
+    const AddSlot slot = [&](Kind kind) { return add_slot(kind, {}); };
+    if (model.dynamic_mig) {
+      DynamicMigClaims(node, slot);
+    } else {
+      NeuronDraClaims(node, slot);
+    }
+    const size_t indexes = std::max(
+        {static_cast<size_t>(node.gpus * std::max(1, model.neuron_cores)),
+         static_cast<size_t>(std::max(node.gpus, model.neuron_cores)) + 1, node.slots.size()});
+    while (gpu_index_.size() < indexes) gpu_index_.push_back(std::to_string(gpu_index_.size()));
+    return node;
+  }
   if (model.dra) {
     // NVIDIA's DRA driver: every GPU is a device gpu-<n> of the node's ResourceSlice, handed
     // out by claims whose pods run from the first scrape on: gpu-0 to one training pod; gpu-1 to

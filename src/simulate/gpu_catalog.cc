@@ -46,6 +46,22 @@ const std::vector<GpuModelSpec>& GpuModels() {
        0,
        {},
        true},
+      // The same H100s under NVIDIA's DRA driver with its DynamicMIG feature gate: the driver
+      // makes the MIG device a claim is allocated (Hopper changes MIG mode without a reset).
+      {"h100-dynmig-dra",
+       "NVIDIA H100 80GB HBM3",
+       "NVIDIA-H100-80GB-HBM3",
+       81559,
+       8,
+       "p5.48xlarge",
+       192,
+       {"", "1g.10gb", "2g.20gb", "3g.40gb", "4g.40gb", "", "", "7g.80gb"},
+       Vendor::kNvidia,
+       0,
+       0,
+       {},
+       true,
+       true},
       {"l4", "NVIDIA L4", "NVIDIA-L4", 23034, 8, "g6.48xlarge", 192, {}},
       {"a10g", "NVIDIA A10G", "NVIDIA-A10G", 23028, 4, "g5.12xlarge", 48, {}},
       {"t4", "Tesla T4", "Tesla-T4", 15360, 4, "g4dn.12xlarge", 48, {}},
@@ -91,6 +107,21 @@ const std::vector<GpuModelSpec>& GpuModels() {
       // AWS Trainium and Inferentia2: devices of 32 GiB with two NeuronCore-v2 each.
       {"trn1", "AWS Trainium", "", 32768, 16, "trn1.32xlarge", 128, {}, Vendor::kAwsNeuron, 2},
       {"inf2", "AWS Inferentia2", "", 32768, 12, "inf2.48xlarge", 192, {}, Vendor::kAwsNeuron, 2},
+      // AWS Trainium2 (trn2.48xlarge: 16 devices of 96 GiB, four logical NeuronCores each under
+      // the default LNC=2) whose devices AWS's Neuron DRA driver (neuron.aws.com) hands out.
+      {"trn2-dra",
+       "AWS Trainium2",
+       "",
+       98304,
+       16,
+       "trn2.48xlarge",
+       192,
+       {},
+       Vendor::kAwsNeuron,
+       4,
+       0,
+       {},
+       true},
   };
   return kModels;
 }

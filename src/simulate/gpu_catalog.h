@@ -34,10 +34,14 @@ struct GpuModelSpec {
   int amd_partitions = 0;
   std::string_view amd_partition_mode{};
   // GPUs that a DRA driver hands out through ResourceClaims instead of the device plugin (NVIDIA's
-  // gpu.nvidia.com, or AMD's gpu.amd.com for AMD models, a device per partition): no
-  // nvidia.com/gpu or amd.com/gpu capacity; the claims are in the Kubernetes objects
+  // gpu.nvidia.com, AMD's gpu.amd.com for AMD models, a device per partition, or AWS's
+  // neuron.aws.com for Neuron models, a device per Neuron device): no nvidia.com/gpu, amd.com/gpu
+  // or aws.amazon.com/neuron* capacity; the claims are in the Kubernetes objects
   // (ClusterSimulator::KubeObjectsJson), not in any exporter's series.
   bool dra = false;
+  // NVIDIA's DRA driver with its DynamicMIG feature gate: each GPU is listed whole and with every
+  // MIG device it could make (`mig_profiles`' placements, no UUID); claims take one of either.
+  bool dynamic_mig = false;
   bool mig_capable() const { return !mig_profiles[1].empty(); }
 };
 

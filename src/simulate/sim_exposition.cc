@@ -276,7 +276,9 @@ void ClusterSimulator::Impl::NeuronMonitor() {
       for (int si : u.slots) {
         const Slot& s = node.slots[static_cast<size_t>(si)];
         if (!s.pod.alive || t_ms_ < s.pod.running_ms || t_ms_ >= s.pod.ends_ms) continue;
-        const bool one_core = s.requests.front().resource == "aws_amazon_com_neuroncore";
+        // A DRA claim's pod (no requests) holds its devices' every core.
+        const bool one_core =
+            !s.requests.empty() && s.requests.front().resource == "aws_amazon_com_neuroncore";
         for (int c = 0; c < (one_core ? 1 : cores); ++c) {
           Begin();
           instance(node);

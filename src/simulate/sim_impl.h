@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -120,6 +121,16 @@ class ClusterSimulator::Impl {
   Slot MakeSlot(Rng& r, Kind kind, std::vector<Request> requests, int index);
 
   Node MakeNode(int i, Sharing sharing, const GpuModelSpec& model);
+
+  // The claims of a DRA node under NVIDIA's DynamicMIG or of an AWS Neuron DRA node, whose units
+  // (GPUs, Neuron devices) are made; `add_slot` adds a slot for a pod of a kind
+  // (sim_dra_claims.cc).
+  using AddSlot = std::function<int(Kind)>;
+  void DynamicMigClaims(Node& node, const AddSlot& add_slot);
+  void NeuronDraClaims(Node& node, const AddSlot& add_slot);
+  // Reserves `c` for its slots' pods, which run from the first scrape on, each using `load_scale`
+  // of the units the claim holds (its `units`, else its GPU's).
+  void HoldClaim(Node& node, DraClaim c, double load_scale);
 
   SimOptions options_;
   uint64_t seed_;

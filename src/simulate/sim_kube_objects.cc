@@ -1,9 +1,9 @@
 // The Kubernetes API's objects of the simulated cluster's DRA nodes (gpu_catalog.h's `dra`
 // models), as `kubectl get ... -A -o json` writes them (a v1 List): what kube-state-metrics has
 // no series for. The namespaces, the DRA nodes, the owners of their pods (ReplicaSets, Jobs),
-// each node's ResourceSlice of NVIDIA's DRA driver (AMD's for AMD models), the allocated
-// ResourceClaims and the pods that use them, as the API shows them at the latest scrape. The rest
-// of the cluster is in the exporters' series.
+// each node's ResourceSlices of its DRA driver (sim_dra_slices.cc), the allocated ResourceClaims
+// and the pods that use them, as the API shows them at the latest scrape. The rest of the cluster
+// is in the exporters' series.
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -12,14 +12,13 @@
 
 #include "core/strings.h"
 #include "core/time.h"
+#include "simulate/sim_dra_slices.h"
 #include "simulate/sim_impl.h"
 
 namespace gpucost::simulate {
 namespace {
 
 using json = nlohmann::json;
-
-constexpr std::string_view kDraDriver = "gpu.nvidia.com";
 
 // The original label keys of the KSM-spelled node labels the simulator writes.
 constexpr std::pair<std::string_view, std::string_view> kNodeLabelKeys[] = {
@@ -35,63 +34,18 @@ constexpr std::pair<std::string_view, std::string_view> kNodeLabelKeys[] = {
     {"label_nvidia_com_gpu_product", "nvidia.com/gpu.product"},
 };
 
-// A stable UID for an object (RFC 4122 layout), from its kind, namespace and name.
-std::string ObjectUid(std::string_view kind, std::string_view ns, std::string_view name) {
-  Rng r{HashCombine(Hash64(kind), HashCombine(Hash64(ns), Hash64(name)))};
-  return r.Uuid();
+// The name a claim's request, and the pod's reference to the claim, go by.
+std::string_view ClaimRequestName(const GpuModelSpec& model) {
+  return model.vendor == Vendor::kAwsNeuron ? "neurons" : "gpu";
 }
 
-json KubeMeta(std::string_view kind, std::string_view ns, std::string_view name, Instant created) {
-  json m = json::object();
-  if (!ns.empty()) m["namespace"] = ns;
-  m["name"] = name;
-  m["uid"] = ObjectUid(kind, ns, name);
-  m["creationTimestamp"] = FormatRfc3339(created);
-  return m;
-}
+constexpr std::string_view kNeuronImage =
+    "public.ecr.aws/neuron/pytorch-training-neuronx:2.1.2-neuronx-py310-sdk2.20.0-ubuntu20.04";
 
 json KubeOwner(std::string_view api_version, std::string_view kind, std::string_view ns,
                std::string_view name) {
   return {{"apiVersion", api_version},        {"kind", kind},       {"name", name},
           {"uid", ObjectUid(kind, ns, name)}, {"controller", true}, {"blockOwnerDeletion", true}};
-}
-
-json DraAttribute(std::string_view type, std::string_view value) { return {{type, value}}; }
-
-constexpr std::string_view kAmdDraDriver = "gpu.amd.com";
-
-// A node's one ResourceSlice of `driver`: its pool is the node, generation 1.
-json NodeSlice(const Node& node, std::string_view driver, json devices, Instant origin) {
-  json slice = {{"metadata", KubeMeta("ResourceSlice", "", StrCat(node.name, "-", driver),
-                                      origin - std::chrono::hours(24))}};
-  slice["spec"] = {{"driver", driver},
-                   {"nodeName", node.name},
-                   {"pool", {{"name", node.name}, {"generation", 1}, {"resourceSliceCount", 1}}},
-                   {"devices", std::move(devices)}};
-  return slice;
-}
-
-// Unit `i` of an AMD DRA node (a compute partition) as AMD's DRA driver publishes it: named by its
-// DRM card and render node, its GPU by PCI address ("0000:11:00.0").
-json AmdDraDevice(const Node& node, size_t i) {
-  const Unit& u = node.units[i];
-  const int card = static_cast<int>(i) + 1;
-  const int parts = std::max(1, node.model->amd_partitions);
-  json attributes = {
-      {"type", DraAttribute("string", parts > 1 ? "amdgpu-partition" : "amdgpu")},
-      {parts > 1 ? "parentPciAddr" : "pciAddr", DraAttribute("string", u.pci_bus_id.substr(4))},
-      {"cardIndex", {{"int", card}}},
-      {"renderIndex", {{"int", 127 + card}}},
-      {"family", DraAttribute("string", "AI")},
-      {"productName", DraAttribute("string", node.model->product)},
-      {"driverVersion", DraAttribute("version", "6.12.12")},
-      {"partitionProfile", DraAttribute("string", node.model->amd_partition_mode)}};
-  const int64_t memory_mib = node.model->memory_mib / parts;
-  return {{"name", StrCat("gpu-", card, "-", 127 + card)},
-          {"attributes", std::move(attributes)},
-          {"capacity",
-           {{"memory", {{"value", StrCat(memory_mib, "Mi")}}},
-            {"computeUnits", {{"value", std::to_string(304 / parts)}}}}}};
 }
 
 }  // namespace
@@ -123,6 +77,10 @@ std::string ClusterSimulator::Impl::KubeObjectsJson() const {
     n["metadata"]["labels"] = std::move(labels);
     json capacity = {{"cpu", std::to_string(node.model->cpus)}, {"pods", "110"}};
     n["status"] = {{"capacity", capacity}, {"allocatable", capacity}};
+    // The EC2 instance of a Neuron node, which names its Neuron monitor's series.
+    if (!node.instance_id.empty()) {
+      n["spec"] = {{"providerID", StrCat("aws:///", node.zone, "/", node.instance_id)}};
+    }
     item("v1", "Node", std::move(n));
   }
   // Each running pod of a DRA node that uses a claim, in node and slot order.
@@ -158,69 +116,57 @@ std::string ClusterSimulator::Impl::KubeObjectsJson() const {
       item("batch/v1", "Job", std::move(job));
     }
   });
-  for (const Node& node : nodes_) {
-    if (!node.model->dra || node.model->vendor != Vendor::kAmd) continue;
-    json devices = json::array();
-    for (size_t i = 0; i < node.units.size(); ++i) devices.push_back(AmdDraDevice(node, i));
-    item("resource.k8s.io/v1", "ResourceSlice",
-         NodeSlice(node, kAmdDraDriver, std::move(devices), origin));
-  }
-  for (const Node& node : nodes_) {
-    if (!node.model->dra || node.model->vendor == Vendor::kAmd) continue;
-    json devices = json::array();
-    for (const Unit& u : node.units) {
-      bool shared = false;
-      for (const DraClaim& c : node.claims)
-        shared = shared || (c.gpu == u.gpu && !c.share_id.empty());
-      json d = {{"name", StrCat("gpu-", u.gpu)},
-                {"attributes",
-                 {{"type", DraAttribute("string", "gpu")},
-                  {"uuid", DraAttribute("string", u.uuid)},
-                  {"productName", DraAttribute("string", node.model->model_name)},
-                  {"driverVersion", DraAttribute("version", "550.90.7")},
-                  {"resource.kubernetes.io/pciBusID", DraAttribute("string", u.pci_bus_id)}}},
-                {"capacity", {{"memory", {{"value", StrCat(node.model->memory_mib, "Mi")}}}}}};
-      if (shared) d["allowMultipleAllocations"] = true;
-      devices.push_back(std::move(d));
+  // AMD's slices first, then the others, each in node order.
+  for (const bool amd : {true, false}) {
+    for (const Node& node : nodes_) {
+      if (!node.model->dra || (node.model->vendor == Vendor::kAmd) != amd) continue;
+      for (json& slice : DraNodeSlices(node, origin)) {
+        item("resource.k8s.io/v1", "ResourceSlice", std::move(slice));
+      }
     }
-    item("resource.k8s.io/v1", "ResourceSlice",
-         NodeSlice(node, kDraDriver, std::move(devices), origin));
   }
   for (const Node& node : nodes_) {
     if (!node.model->dra) continue;
+    const std::string_view driver = DraDriver(*node.model);
+    const std::string_view request_name = ClaimRequestName(*node.model);
     for (const DraClaim& c : node.claims) {
       const Slot& holder = node.slots[static_cast<size_t>(c.slots.front())];
       const std::string_view ns = kNamespaces[holder.ns].ns;
       json claim = {{"metadata", KubeMeta("ResourceClaim", ns, c.name, origin)}};
-      const bool amd = node.model->vendor == Vendor::kAmd;
-      const std::string_view driver = amd ? kAmdDraDriver : kDraDriver;
-      json request = {
-          {"name", "gpu"},
-          {"exactly", {{"deviceClassName", driver}, {"count", amd ? c.units.size() : size_t{1}}}}};
-      json result = {{"request", "gpu"},
-                     {"driver", driver},
-                     {"pool", node.name},
-                     {"device", StrCat("gpu-", c.gpu)}};
-      if (amd) {
-        json results = json::array();
-        for (int u : c.units) {
-          result["device"] = AmdDraDevice(node, static_cast<size_t>(u))["name"];
-          results.push_back(result);
-        }
-        claim["spec"]["devices"]["requests"] = json::array({request});
-        claim["status"]["allocation"]["devices"]["results"] = std::move(results);
+      const std::vector<std::string> devices = DraClaimDevices(node, c);
+      json exactly = {{"deviceClassName", driver}, {"count", devices.size()}};
+      json result = {{"request", request_name}, {"driver", driver}, {"pool", node.name}};
+      if (!c.mig_profile.empty()) {
+        // DynamicMIG: a MIG device of the profile (NVIDIA's mig.nvidia.com DeviceClass).
+        exactly["deviceClassName"] = "mig.nvidia.com";
+        exactly["selectors"] =
+            json::array({{{"cel",
+                           {{"expression", StrCat("device.attributes['gpu.nvidia.com']"
+                                                  ".profile == '",
+                                                  c.mig_profile, "'")}}}}});
       }
       if (!c.share_id.empty()) {
         const auto bytes = static_cast<int64_t>(std::llround(
             static_cast<double>(node.model->memory_mib) * 1048576.0 * c.memory_fraction));
-        request["exactly"]["capacity"] = {{"requests", {{"memory", std::to_string(bytes)}}}};
+        exactly["capacity"] = {{"requests", {{"memory", std::to_string(bytes)}}}};
         result["shareID"] = ObjectUid("share", c.name, c.share_id);
         result["consumedCapacity"] = {{"memory", std::to_string(bytes)}};
       }
-      if (!amd) {
-        claim["spec"]["devices"]["requests"] = json::array({request});
-        claim["status"]["allocation"]["devices"]["results"] = json::array({result});
+      claim["spec"]["devices"]["requests"] =
+          json::array({{{"name", request_name}, {"exactly", std::move(exactly)}}});
+      // Neuron: a claim of 4, 8 or 16 devices asks for a connected group of them.
+      const size_t n = devices.size();
+      if (node.model->vendor == Vendor::kAwsNeuron && (n == 4 || n == 8 || n == 16)) {
+        claim["spec"]["devices"]["constraints"] =
+            json::array({{{"requests", json::array({request_name})},
+                          {"matchAttribute", StrCat("resource.aws.com/devicegroup", n, "_id")}}});
       }
+      json results = json::array();
+      for (const std::string& device : devices) {
+        result["device"] = device;
+        results.push_back(result);
+      }
+      claim["status"]["allocation"]["devices"]["results"] = std::move(results);
       json reserved = json::array();
       for (int si : c.slots) {
         const Pod& p = node.slots[static_cast<size_t>(si)].pod;
@@ -244,10 +190,13 @@ std::string ClusterSimulator::Impl::KubeObjectsJson() const {
     const std::string owner_api = p.owner_kind == "Job" ? "batch/v1" : "apps/v1";
     pod["metadata"]["ownerReferences"] =
         json::array({KubeOwner(owner_api, p.owner_kind, ns, p.owner_name)});
-    json use = {{"name", "gpu"}};
-    json container = {{"name", p.container}, {"image", "nvcr.io/nvidia/pytorch:24.05-py3"}};
+    const bool neuron = node.model->vendor == Vendor::kAwsNeuron;
+    const std::string_view request_name = ClaimRequestName(*node.model);
+    json use = {{"name", request_name}};
+    json container = {{"name", p.container},
+                      {"image", neuron ? kNeuronImage : "nvcr.io/nvidia/pytorch:24.05-py3"}};
     container["resources"]["claims"] = json::array({use});
-    json ref = {{"name", "gpu"}, {"resourceClaimName", s.claim}};
+    json ref = {{"name", request_name}, {"resourceClaimName", s.claim}};
     pod["spec"] = {{"nodeName", node.name},
                    {"containers", json::array({container})},
                    {"resourceClaims", json::array({ref})}};

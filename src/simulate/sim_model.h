@@ -114,10 +114,15 @@ struct Slot {
 struct DraClaim {
   std::string name;
   int gpu = 0;
-  std::vector<int> units;  // AMD: the node's units (partitions) the claim holds; else its GPU
+  // AMD: the node's units (partitions) the claim holds; AWS Neuron: its devices; else its GPU.
+  std::vector<int> units;
   std::vector<int> slots;
   std::string share_id;
   double memory_fraction = 0;
+  // DynamicMIG: the MIG device allocated instead of gpu-<gpu> ("gpu-0-mig-3g40gb-9-4"), and its
+  // profile; both empty for a claim of the whole GPU.
+  std::string mig_device{};
+  std::string mig_profile{};
 };
 
 struct Unit {  // one dcgm-exporter entity: a GPU or a MIG instance
