@@ -124,8 +124,9 @@ void RowAccumulator::Fill(bool is_idle, ReportRow& row) const {
   row.oversubscribed = oversubscribed_;
   row.effective_usd = row.waste_usd = row.utilization = row.efficiency = NAN;
   if (is_idle) {
-    // Unheld capacity: no allocation, nobody's effective use; all of its cost is waste.
-    row.allocated_usd = 0;
+    // Unheld capacity: no allocation, nobody's effective use; all of its cost is waste. Where
+    // its price is unknown, so is the row's money: a total of unpriced rows must not read $0.
+    row.allocated_usd = has_idle_money_ ? 0 : NAN;
     row.idle_usd = has_idle_money_ ? idle_.value() : NAN;
     row.waste_usd = row.idle_usd;
     return;

@@ -493,9 +493,23 @@ TEST(Aggregator, UnknownPriceIsNullMoneyAndFlagsTotals) {
   const ReportRow* idle = FindRow(report, {"__idle__"});
   ASSERT_NE(idle, nullptr);
   EXPECT_TRUE(std::isnan(idle->idle_usd));
+  EXPECT_TRUE(std::isnan(idle->allocated_usd)) << "unpriced idle is no known $0";
   EXPECT_FALSE(report.totals.prices_known);
   EXPECT_DOUBLE_EQ(report.totals.unpriced_gpu_hours, 2.0);
   EXPECT_DOUBLE_EQ(report.totals.cost_usd, 1.0);
+  EXPECT_DOUBLE_EQ(report.totals.allocated_usd, 1.0);
+
+  // Nothing priced at all: every total of money is unknown, none a $0.
+  const Report none =
+      Aggregate(inv, Options("namespace"),
+                {Unpriced(Held(0, 0, 0, 0.5, 0, 0.8)), Unpriced(Idle(0, 2, 0.75, 0))});
+  EXPECT_TRUE(std::isnan(none.totals.allocated_usd)) << none.totals.allocated_usd;
+  EXPECT_TRUE(std::isnan(none.totals.idle_usd));
+  EXPECT_TRUE(std::isnan(none.totals.cost_usd));
+  // Priced idle beside it stays a known $0 of allocation.
+  const Report idle_priced = Aggregate(inv, Options("namespace"),
+                                       {Unpriced(Held(0, 0, 0, 0.5, 0, 0.8)), Idle(0, 2, 0.75, 3)});
+  EXPECT_DOUBLE_EQ(idle_priced.totals.allocated_usd, 0.0);
 }
 
 TEST(Aggregator, ConservationHoldsOverManyRecords) {

@@ -255,6 +255,7 @@ TEST(SimulatedDraKinds, NeuronDeviceClaimsHoldAllTheirCores) {
   const json doc = json::parse(unpriced.output);
   EXPECT_FALSE(doc["totals"]["prices_known"].get<bool>());
   EXPECT_TRUE(doc["totals"]["cost_usd"].is_null()) << doc["totals"].dump();
+  EXPECT_TRUE(doc["totals"]["allocated_usd"].is_null()) << doc["totals"].dump();
   EXPECT_NEAR(doc["totals"]["unpriced_gpu_hours"].get<double>(), 16.0 * kHours, 1e-9);
   for (const auto& [pod, r] : RowsByPod(doc)) {
     if (pod == "__idle__") continue;
