@@ -160,7 +160,17 @@ KnownGpus GatherKnownGpus(Assembly& a) {
     }
     for (auto& [nk, gpus] : node_gpus) {
       for (auto& [uuid, g] : gpus) {
-        if (g.dynamic_mig) g.instances.clear();
+        if (!g.dynamic_mig || g.instances.empty()) continue;
+        // Their activity is per MIG instance, which no unit of a DynamicMIG GPU is: say so
+        // rather than leave the claims on it unmeasured without a word.
+        a.diag.Warn(StrCat("dynamic-mig-instances:", nk.first, ":", nk.second, ":", uuid), "", 0,
+                    StrCat("node ", nk.second, ": GPU ", uuid,
+                           " is DynamicMIG's (its DRA MIG devices have no UUID), so its ",
+                           g.instances.size(),
+                           " MIG instances that dcgm-exporter reports are not "
+                           "units and their activity is not used; have dcgm-exporter watch whole "
+                           "GPUs (-d g), or run the node agent for per-pod activity"));
+        g.instances.clear();
       }
     }
   }

@@ -262,6 +262,24 @@ TEST(DraReport, DynamicMigDevicesArePartsOfTheirGpu) {
   EXPECT_NEAR(m.allocated["train-1/main"], 0.5 * kPrice, 1e-9);
   EXPECT_NEAR(m.idle, 0.5 * 3 * kPrice / 7, 1e-9);
   EXPECT_TRUE(m.warnings.empty()) << ::testing::PrintToString(m.warnings);
+
+  // dcgm-exporter's series per MIG instance (its default) are no unit of such a GPU: the money
+  // stays, and the report says why the claims on it go unmeasured.
+  std::string dcgm;
+  for (int64_t s = 0; s < 3600; s += 60) {
+    for (const char* gi : {"1", "2"}) {
+      dcgm += std::string("DCGM_FI_PROF_GR_ENGINE_ACTIVE{gpu=\"0\",UUID=\"GPU-a\",") +
+              "modelName=\"NVIDIA A100-SXM4-40GB\",GPU_I_PROFILE=\"3g.20gb\",GPU_I_ID=\"" + gi +
+              "\",Hostname=\"n1\"} 0.5 " + std::to_string((kBase + s) * 1000) + "\n";
+    }
+  }
+  Money instances = Attribute(k, dcgm);
+  EXPECT_NEAR(instances.allocated["train-0/main"], 0.5 * 3 * kPrice / 7, 1e-9);
+  EXPECT_NEAR(instances.idle, 0.5 * 3 * kPrice / 7, 1e-9);
+  EXPECT_TRUE(Told(instances,
+                   "node n1: GPU GPU-a is DynamicMIG's (its DRA MIG devices have no "
+                   "UUID), so its 2 MIG instances that dcgm-exporter reports"))
+      << ::testing::PrintToString(instances.warnings);
 }
 
 // Consumable capacity: two claims hold 10 GiB and 20 GiB of one 40 GiB device, a quarter and a
