@@ -77,7 +77,10 @@ std::set<std::string> ClassUnitResources(const Assembly& a, NodeIndex n, const K
 }  // namespace
 
 void ResolveDeviceClassRequests(Assembly& a) {
-  for (auto& [key, pt] : a.pods) {
+  for (auto& pod_timeline : a.pods) {
+    // Named, not bound: the lambda below uses them.
+    const PodKey& key = pod_timeline.first;
+    PodTimeline& pt = pod_timeline.second;
     auto node = a.node_index.find({key.cluster, pt.node});
     std::erase_if(pt.requests, [&](ContainerRequest& cr) {
       if (CanonicalResourceName(cr.request.resource).kind != ResourceKind::kDraClass) return false;
