@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -123,6 +124,29 @@ std::string ClusterSimulator::Impl::KubeObjectsJson() const {
       for (json& slice : DraNodeSlices(node, origin)) {
         item("resource.k8s.io/v1", "ResourceSlice", std::move(slice));
       }
+    }
+  }
+  // The DeviceClasses the drivers' charts install, for the drivers the nodes run (NVIDIA's with
+  // the extended resource its gpu.nvidia.com class names).
+  std::set<std::string_view> drivers;
+  for (const Node& node : nodes_) {
+    if (node.model->dra) drivers.insert(DraDriver(*node.model));
+  }
+  const auto device_class = [&](std::string_view name, std::string expression,
+                                std::string_view extended) {
+    json c = {{"metadata", KubeMeta("DeviceClass", "", name, origin)}};
+    c["spec"]["selectors"] = json::array({{{"cel", {{"expression", std::move(expression)}}}}});
+    if (!extended.empty()) c["spec"]["extendedResourceName"] = extended;
+    item("resource.k8s.io/v1", "DeviceClass", std::move(c));
+  };
+  for (std::string_view driver : drivers) {
+    const std::string is_driver = StrCat("device.driver == '", driver, "'");
+    if (driver == "gpu.nvidia.com") {
+      const std::string type = "device.attributes['gpu.nvidia.com'].type == ";
+      device_class("gpu.nvidia.com", StrCat(is_driver, " && ", type, "'gpu'"), "nvidia.com/gpu");
+      device_class("mig.nvidia.com", StrCat(is_driver, " && ", type, "'mig'"), "");
+    } else {
+      device_class(driver, is_driver, "");
     }
   }
   for (const Node& node : nodes_) {
