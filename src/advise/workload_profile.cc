@@ -106,7 +106,7 @@ const ProfileSink::UnitInfo& ProfileSink::InfoFor(UnitIndex unit, HolderIndex ho
     const Node* node = u.node < inventory_->nodes.size() ? &inventory_->nodes[u.node] : nullptr;
     info.mig = u.partition.kind == PartitionKind::kMig;
     info.whole = u.partition.kind == PartitionKind::kWhole &&
-                 (node == nullptr || node->sharing == SharingMode::kNone);
+                 (node == nullptr || !NodeDividesGpus(node->sharing));
     if (node != nullptr) {
       info.on_demand = node->capacity_type == "on_demand";
       if (info.on_demand) {

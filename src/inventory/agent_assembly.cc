@@ -265,7 +265,8 @@ void BuildAgentUsage(Assembly& a) {
   // activity is its holder's, and so is an unshared GPU's (DESIGN.md: the GPU's own activity,
   // GPM preferred, stands for its one holder).
   // So is a whole GPU that DRA claims share (a claim reserved for several pods, a claim several
-  // containers of a pod use, consumable capacity): each holder's part is measured per claim.
+  // containers of a pod use, consumable capacity): each holder's part is measured per claim. A
+  // DRA node ("dra") is shared GPU by GPU, where its claims share one, not as a whole.
   const std::map<GpuRef, std::set<HolderIndex>> dra_shared = DraSharedGpus(a);
   auto shared_node = [&](NodeIndex n) {
     const SharingMode m = a.inventory.nodes[n].sharing;

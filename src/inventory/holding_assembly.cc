@@ -359,14 +359,15 @@ void BuildHoldersAndHoldings(Assembly& a) {
     return it == a.ksm.namespace_labels.end() ? kNoLabels : it->second;
   };
 
-  // Exclusive device pins from dcgm pod labels: MIG instances, or whole GPUs on unshared nodes.
+  // Exclusive device pins from dcgm pod labels: MIG instances, or whole GPUs on nodes that do not
+  // divide them (DRA's nodes too: their claims are placed by the API, not by pins).
   PinMap pins;
   for (const auto& [key, series] : a.dcgm.pod_labels) {
     if (key.vgpu || !TrustPodLabels(a, key.pod_from_direct_labels)) continue;
     auto host = a.host_to_node.find({key.device.cluster, key.device.host});
     if (host == a.host_to_node.end()) continue;
     const NodeIndex n = a.node_index.at(host->second);
-    if (key.device.gpu_instance_id < 0 && a.inventory.nodes[n].sharing != SharingMode::kNone) {
+    if (key.device.gpu_instance_id < 0 && NodeDividesGpus(a.inventory.nodes[n].sharing)) {
       continue;  // one arbitrary pod of a shared GPU: not an assignment
     }
     auto unit = a.unit_by_device.find({n, key.device.uuid, key.device.gpu_instance_id});

@@ -160,10 +160,13 @@ void BuildNodesAndUnits(Assembly& a) {
   const std::set<NodeKey>& hami_nodes = known.hami_nodes;
   const std::set<NodeKey>& shared_nodes = known.shared_nodes;
   const LabelKeyRestorer restorer(KnownLabelKeys(a));
-  // AMD's and AWS Neuron's DRA devices by node.
+  // AMD's and AWS Neuron's DRA devices by node, and the nodes any DRA driver publishes
+  // accelerators of.
   std::map<NodeKey, std::vector<const KubeDraDevice*>> amd_dra, neuron_dra;
+  std::set<NodeKey> dra_nodes;
   for (const auto& [cluster, d] : a.dra.devices) {
     if (d.node.empty()) continue;
+    if (IsDraAccelerator(d)) dra_nodes.insert({cluster, d.node});
     if (IsAmdDraType(d.type)) amd_dra[{cluster, d.node}].push_back(&d);
     if (d.driver == kNeuronDraDriver) neuron_dra[{cluster, d.node}].push_back(&d);
   }
@@ -415,6 +418,16 @@ void BuildNodesAndUnits(Assembly& a) {
       u.resource = amd ? "amd.com/gpu" : "nvidia.com/gpu";
       units.Add(std::move(u));
     }
+  }
+  // DRA's nodes: their claims say what each pod holds. A node whose own configuration divides its
+  // GPUs (a MIG layout, time-slicing or MPS replicas, HAMi) keeps that mode, which says what its
+  // units are; one with the device plugin's whole GPUs beside DRA's is "dra". Only the name
+  // differs from "none": every step after this one treats the two alike (NodeDividesGpus).
+  for (const NodeKey& nk : dra_nodes) {
+    auto it = a.node_index.find(nk);
+    if (it == a.node_index.end()) continue;
+    Node& node = a.inventory.nodes[it->second];
+    if (node.sharing == SharingMode::kNone) node.sharing = SharingMode::kDra;
   }
 }
 

@@ -54,8 +54,19 @@ std::string_view UnitKindName(UnitKind k);
 // From a unit's resource name: aws.amazon.com/neuron* is a Neuron device's, anything else a GPU's.
 UnitKind UnitKindOfResource(std::string_view resource);
 
-enum class SharingMode : uint8_t { kNone, kMig, kTimeSlicing, kMps, kHami };
+// How a node's GPUs are handed out. kDra: a DRA driver's ResourceSlices publish them and each
+// claim says what its pods hold (a whole device, a part of one, a MIG device or partition); it is
+// the mode of a node whose own configuration does not divide its GPUs (docs/k8s.md "Dynamic
+// Resource Allocation"). The ledger stores the value as an integer: new modes go at the end.
+enum class SharingMode : uint8_t { kNone, kMig, kTimeSlicing, kMps, kHami, kDra };
+// "none", "mig", "time-slicing", "mps", "hami", "dra"
 std::string_view SharingModeName(SharingMode m);
+// Whether the node's own configuration divides its GPUs into units (a MIG layout, time-slicing
+// or MPS replicas, HAMi fractions): false for whole GPUs, and for kDra, whose claims hold whole
+// devices or parts of them claim by claim.
+inline bool NodeDividesGpus(SharingMode m) {
+  return m != SharingMode::kNone && m != SharingMode::kDra;
+}
 
 enum class GpuVendor : uint8_t { kNvidia, kAmd };
 

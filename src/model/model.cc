@@ -51,6 +51,8 @@ std::string_view SharingModeName(SharingMode m) {
     case SharingMode::kTimeSlicing: return "time-slicing";
     case SharingMode::kMps: return "mps";
     case SharingMode::kHami: return "hami";
+    case SharingMode::kDra:
+      return "dra";
   }
   return "none";
 }

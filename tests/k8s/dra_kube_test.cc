@@ -97,6 +97,7 @@ TEST(DraKubeTest, KubeSourceReadsSlicesClaimsAndThePodsThatUseThem) {
   ASSERT_EQ(inv.nodes.size(), 1u);
   EXPECT_EQ(inv.nodes[0].physical_gpus, 2);
   EXPECT_EQ(inv.nodes[0].gpu_model, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(inv.nodes[0].sharing, SharingMode::kDra);
   std::map<std::string, std::pair<std::string, double>> held;  // pod -> (GPU, share)
   for (const Holding& h : inv.holdings) {
     ASSERT_EQ(h.units.size(), 1u);
@@ -105,6 +106,20 @@ TEST(DraKubeTest, KubeSourceReadsSlicesClaimsAndThePodsThatUseThem) {
   EXPECT_EQ(held["train-0"], (std::pair<std::string, double>{"GPU-aaaa", 1.0}));
   EXPECT_EQ(held["infer-a"], (std::pair<std::string, double>{"GPU-bbbb", 0.5}));
   EXPECT_EQ(held["infer-b"], (std::pair<std::string, double>{"GPU-bbbb", 0.5}));
+}
+
+// `gpucost kube` names the node's sharing as DRA's: its claims hand its GPUs out.
+TEST(DraKubeTest, KubeCommandSaysTheClaimsHandTheGpusOut) {
+  FakeApiServer server;
+  LoadDraCluster(server);
+  TempDir dir;
+  const auto r = RunShell(std::string(GPUCOST_BINARY) + " kube --kubeconfig " +
+                          WriteKubeconfig(dir, server) + " --format json 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const json doc = json::parse(r.output);
+  ASSERT_EQ(doc["gpu_nodes"].size(), 1u) << doc;
+  EXPECT_EQ(doc["gpu_nodes"][0]["sharing"], "dra");
+  EXPECT_EQ(doc["gpu_nodes"][0]["gpus"], 2);
 }
 
 // The real binary against the same API: the money per pod, and none idle.
@@ -257,6 +272,10 @@ TEST(DraKubeTest, DevicePluginAndEveryKindOfClaimOnOneNode) {
   auto built = b.Build();
   ASSERT_TRUE(built.ok()) << built.status().ToString();
   const Inventory& inv = built->inventory;
+  // Its MIG device's layout says what the node's units are: the node keeps "mig" (docs/k8s.md,
+  // "Sharing mode dra").
+  ASSERT_EQ(inv.nodes.size(), 1u);
+  EXPECT_EQ(inv.nodes[0].sharing, SharingMode::kMig);
   int ext_holdings = 0;
   for (const Holding& h : inv.holdings) {
     if (inv.holders[h.holder].pod != "ext-0") continue;

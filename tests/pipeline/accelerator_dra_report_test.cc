@@ -83,6 +83,7 @@ TEST(AmdDraReport, PartitionsAndWholeGpusAreUnitsWithTheirFraction) {
   EXPECT_NEAR(m.allocated["train-1/main"], kPrice / 2, 1e-9);
   EXPECT_NEAR(m.idle, 2 * kPrice - kPrice / 8 - kPrice / 4 - kPrice / 2, 1e-9);
   EXPECT_TRUE(m.warnings.empty()) << ::testing::PrintToString(m.warnings);
+  EXPECT_EQ(m.sharing["n1"], "dra");  // its claims hand out partitions and GPUs
 }
 
 // A mode whose partition count is known takes each partition as its share of the GPU even where
@@ -134,6 +135,7 @@ TEST(AmdDraReport, DevicePluginGpusBesideDraGpus) {
   EXPECT_NEAR(m.allocated["infer-0/main"], kPrice, 1e-9);
   EXPECT_NEAR(m.idle, 0, 1e-9);
   EXPECT_TRUE(m.warnings.empty()) << ::testing::PrintToString(m.warnings);
+  EXPECT_EQ(m.sharing["n1"], "dra");  // the device plugin's whole GPU beside DRA's
 }
 
 // AMD's exporter names the GPU's partitions by serial number and partition id: the DRA GPU takes
@@ -193,6 +195,7 @@ TEST(NeuronDraReport, ClaimedDevicesHoldTheirCores) {
   EXPECT_NEAR(m.allocated["infer-0/main"], 0.5 * kPrice, 1e-9);
   EXPECT_NEAR(m.idle, 11.5 * kPrice, 1e-9);
   EXPECT_TRUE(m.warnings.empty()) << ::testing::PrintToString(m.warnings);
+  EXPECT_EQ(m.sharing["n1"], "dra");
 
   // Devices the driver does not publish are still the instance's: idle, not gone.
   k.dra_devices.resize(13);  // neurondevice13 to 15 not published

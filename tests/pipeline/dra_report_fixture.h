@@ -60,6 +60,7 @@ struct Money {
   double idle = 0;
   double cost = 0;
   std::vector<std::string> warnings;
+  std::map<std::string, std::string> sharing{};  // each node's sharing mode, by node name
 };
 
 // `series`: node agent or exporter series (exposition text) read beside the API.
@@ -77,6 +78,7 @@ inline Money Attribute(const KubeState& k, const std::string& series = "") {
   Money m;
   if (!t.ok()) return m;
   for (const InputWarning& w : t->warnings) m.warnings.push_back(w.ToString());
+  for (const Node& n : t->inventory.nodes) m.sharing[n.name] = SharingModeName(n.sharing);
   ReportSettings s;
   s.window = o.window.value();
   s.accumulate = true;

@@ -60,6 +60,7 @@ TEST(DraReport, ExclusiveClaimHoldsItsGpu) {
   EXPECT_NEAR(m.allocated["train-0/main"], 0.5 * kPrice, 1e-9);
   EXPECT_NEAR(m.gpu_hours["train-0/main"], 0.5, 1e-9);
   EXPECT_NEAR(m.idle, 1.5 * kPrice, 1e-9);
+  EXPECT_EQ(m.sharing["n1"], "dra");  // its claims hand its GPUs out
 }
 
 // A claim reserved for two pods: each holds half of the GPU while it runs; a pod with two
@@ -229,6 +230,7 @@ TEST(DraReport, MigDevicesAreUnitsWithTheirFraction) {
   EXPECT_NEAR(m.allocated["nb-0/main"], kPrice / 7, 1e-9);
   EXPECT_NEAR(m.allocated["train-0/main"], 3 * kPrice / 7, 1e-9);
   EXPECT_NEAR(m.idle, 3 * kPrice / 7, 1e-9);  // 3 of 7 compute slices not partitioned
+  EXPECT_EQ(m.sharing["n1"], "mig");          // the MIG layout says what its units are
 }
 
 // NVIDIA's DynamicMIG: the slice lists the GPU and every MIG device it could make (no UUIDs),
@@ -262,6 +264,7 @@ TEST(DraReport, DynamicMigDevicesArePartsOfTheirGpu) {
   EXPECT_NEAR(m.allocated["train-1/main"], 0.5 * kPrice, 1e-9);
   EXPECT_NEAR(m.idle, 0.5 * 3 * kPrice / 7, 1e-9);
   EXPECT_TRUE(m.warnings.empty()) << ::testing::PrintToString(m.warnings);
+  EXPECT_EQ(m.sharing["n1"], "dra");  // one whole unit that claims hold parts of
 
   // dcgm-exporter's series per MIG instance (its default) are no unit of such a GPU: the money
   // stays, and the report says why the claims on it go unmeasured.
@@ -302,6 +305,7 @@ TEST(DraReport, ConsumedCapacityIsTheShareOfTheDevice) {
   EXPECT_NEAR(m.allocated["llm-0/main"], 0.25 * kPrice, 1e-9);
   EXPECT_NEAR(m.allocated["llm-1/main"], 0.5 * kPrice, 1e-9);
   EXPECT_NEAR(m.idle, 0.25 * kPrice, 1e-9);
+  EXPECT_EQ(m.sharing["n1"], "dra");
 }
 
 // What cannot be attributed is told and loses nothing else: a claim on a device no slice lists,
@@ -340,6 +344,42 @@ TEST(DraReport, UnknownDevicesAndUnallocatedClaimsAreTold) {
   EXPECT_EQ(m.warnings.size(), 3u) << ::testing::PrintToString(m.warnings);
   EXPECT_NEAR(m.allocated["b/main"], kPrice, 1e-9);
   EXPECT_EQ(m.allocated.count("a/main"), 0u);
+}
+
+// The sharing mode says where claims hand the GPUs out: "dra" on a node a DRA driver publishes
+// GPUs of, with the device plugin's whole GPU beside them too; a node whose own configuration
+// divides its GPUs keeps that mode (time-slicing); a node whose slices hold no accelerator (a
+// NIC, a GPU of a driver gpucost does not read) is not DRA's. The money is a node of whole GPUs'.
+TEST(DraReport, TheSharingModeSaysWhereClaimsHandTheGpusOut) {
+  KubeState k = OneDraNode();
+  k.nodes[0].capacity = {{"nvidia.com/gpu", 1}};
+  KubeNode sliced = DraNode("n2");
+  sliced.labels = {{"nvidia.com/gpu.sharing-strategy", "time-slicing"},
+                   {"nvidia.com/gpu.replicas", "2"}};
+  sliced.capacity = {{"nvidia.com/gpu", 2}};
+  KubeNode plain = DraNode("n3");
+  plain.capacity = {{"nvidia.com/gpu", 1}};
+  k.nodes.push_back(sliced);
+  k.nodes.push_back(plain);
+  KubeDraDevice nic = Gpu("n3", "pci-0101-00-00-0", "");
+  nic.driver = "dra.net";
+  nic.pool = "n3";
+  nic.type = "";
+  KubeDraDevice intel = nic;
+  intel.driver = "gpu.intel.com";
+  intel.name = "0000-03-00-0-0x56c0";
+  k.dra_devices = {Gpu("n1", "gpu-0", "GPU-a"), Gpu("n2", "gpu-0", "GPU-b"), nic, intel};
+  k.dra_allocations = {Allocation("own", "n1", "gpu-0", {"train-0"})};
+  KubePod plugin = Pod("infer-0", "n1", {}, 0, 3600);
+  plugin.resources.push_back({"main", "nvidia.com/gpu", 1, false, {}});
+  k.pods = {Pod("train-0", "n1", {{"main", "own"}}, 0, 3600), plugin};
+  Money m = Attribute(k);
+  EXPECT_EQ(m.sharing["n1"], "dra");
+  EXPECT_EQ(m.sharing["n2"], "time-slicing");
+  EXPECT_EQ(m.sharing["n3"], "none");
+  EXPECT_NEAR(m.allocated["train-0/main"], kPrice, 1e-9);  // the claim's GPU
+  EXPECT_NEAR(m.allocated["infer-0/main"], kPrice, 1e-9);  // the device plugin's
+  EXPECT_NEAR(m.cost, 5 * kPrice, 1e-9);                   // 2 + 2 + 1 GPUs for the hour
 }
 
 }  // namespace

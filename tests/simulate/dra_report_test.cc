@@ -5,13 +5,18 @@
 // fraction of the GPU's memory; activity measured from dcgm-exporter by UUID; cost conserved.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <string>
 
 #include "cli/cli_test_util.h"
+#include "common/child_process.h"
+#include "focus/focus_validator.h"
+#include "ledger/serve_test_util.h"
 
 namespace gpucost {
 namespace {
@@ -175,6 +180,47 @@ TEST(SimulatedDra, AmdPartitionClaimsFromTheObjectsFile) {
   EXPECT_NEAR(t["cost_usd"].get<double>(), want, 1e-9 * want);
   EXPECT_NEAR(t["idle_usd"].get<double>(), (8 - held) * kGpuWindowUsd, 1e-9 * want);
   EXPECT_GT(t["idle_usd"].get<double>(), 0);  // unclaimed partitions
+}
+
+// The sharing mode of nodes whose GPUs DRA's claims hand out, NVIDIA's and AMD's: "dra" in the
+// FOCUS export's x_SharingMode, and in serve's /api/v1/fleet from a ledger of the same inputs
+// (the mode goes through the ledger as a number).
+TEST(SimulatedDra, NodesSayDraInFocusAndInTheFleet) {
+  const TempDir dir;
+  const std::string input = (dir.path() / "dra.om").string();
+  const std::string objects = (dir.path() / "objects.json").string();
+  const RunResult sim = RunShell(
+      kBinary + " simulate --nodes 2 --gpu-models h100-dra:1,mi300x-dra:1 --duration 1h " +
+      "--scrape-interval 5m --seed 7 --out " + input + " --kube-objects-out " + objects + " 2>&1");
+  ASSERT_EQ(sim.exit_code, 0) << sim.output;
+
+  const RunResult focus = RunShell(kBinary + " report --input " + input + " --kube-objects " +
+                                   objects + " --price-per-gpu-hour 2 --format focus 2>/dev/null");
+  ASSERT_EQ(focus.exit_code, 0) << focus.output;
+  std::string error;
+  const std::optional<focus_test::Table> table = focus_test::ParseCsv(focus.output, &error);
+  ASSERT_TRUE(table.has_value()) << error;
+  ASSERT_GT(table->rows.size(), 0u);
+  std::map<std::string, int> modes;
+  for (size_t i = 0; i < table->rows.size(); ++i) ++modes[table->Str(i, "x_SharingMode")];
+  EXPECT_EQ(modes.size(), 1u) << ::testing::PrintToString(modes);
+  EXPECT_EQ(modes["dra"], static_cast<int>(table->rows.size()));
+
+  const std::string ledger = (dir.path() / "costs.db").string();
+  const RunResult wrote = RunShell(kBinary + " ledger write " + ledger + " --input " + input +
+                                   " --kube-objects " + objects + " --step 5m 2>&1");
+  ASSERT_EQ(wrote.exit_code, 0) << wrote.output;
+  const int port = testing_util::FreePort();
+  const std::string base = "http://127.0.0.1:" + std::to_string(port);
+  const testing_util::ChildProcess serve({kBinary, "serve", "--ledger", ledger, "--read-only",
+                                          "--listen", "127.0.0.1:" + std::to_string(port)},
+                                         (dir.path() / "serve.log").string());
+  ASSERT_TRUE(serve_test::WaitFor(base + "/readyz", 200, std::chrono::seconds(60))) << serve.Log();
+  const serve_test::Response fleet = serve_test::Get(base + "/api/v1/fleet");
+  ASSERT_EQ(fleet.status, 200) << fleet.body;
+  const json f = json::parse(fleet.body);
+  ASSERT_EQ(f["nodes"].size(), 2u) << f;
+  for (const json& n : f["nodes"]) EXPECT_EQ(n["sharing"], "dra") << n["name"];
 }
 
 }  // namespace

@@ -422,6 +422,14 @@ try {
       equal((await page.$$(".part[data-holder]")).length, dholders.length, "every DRA holder drawn");
       check((await text(`article.node[data-node="${amd.name}"] .meta`)).includes("8 compute partitions a GPU"),
         "the AMD DRA node says its partitions");
+      // Sharing mode "dra": the claims hand the GPUs out, in the cards and the nodes' table.
+      equal(JSON.stringify([nv.sharing, amd.sharing]), JSON.stringify(["dra", "dra"]), "/api/v1/fleet: both nodes' sharing");
+      const nvMeta = await text(`article.node[data-node="${nv.name}"] .meta`);
+      check(nvMeta.includes("DRA claims") && !nvMeta.includes("whole GPUs"), "the NVIDIA DRA node says DRA claims: " + nvMeta);
+      check((await text(`article.node[data-node="${amd.name}"] .meta`)).includes("8 compute partitions a GPU · DRA claims"),
+        "the AMD DRA node says its partitions and DRA claims");
+      equal(JSON.stringify(await texts("table[data-table=fleet-nodes] tbody td[data-col=sharing]")), JSON.stringify(["dra", "dra"]),
+        "the nodes' table: sharing dra");
       await shot("fleet-dra", true);
     } finally {
       dserve.kill("SIGTERM");

@@ -1,7 +1,8 @@
 // Fleet: every node and its GPUs as a map of the newest step — MIG slices with who holds each,
-// time-sliced and MPS replicas, HAMi fractions, idle capacity — with each node's price per
-// GPU-hour and where that price came from. AWS Neuron nodes show their devices and NeuronCores,
-// priced per accelerator-hour (one device for one hour; docs/report.md, "Unit kinds").
+// time-sliced and MPS replicas, HAMi fractions, the parts of GPUs that DRA claims hold, idle
+// capacity — with each node's price per GPU-hour and where that price came from. AWS Neuron
+// nodes show their devices and NeuronCores, priced per accelerator-hour (one device for one
+// hour; docs/report.md, "Unit kinds").
 import { fleet, FleetHolder, FleetNode, FleetUnit, LedgerInfo } from "../api";
 import { PALETTE } from "../chart";
 import { clusterControl, clusterParam } from "../common";
@@ -10,6 +11,7 @@ import { hours, instant, money, percent } from "../format";
 
 const SHARING: Record<string, string> = {
   none: "whole GPUs", mig: "MIG", "time-slicing": "time-sliced", mps: "MPS", hami: "HAMi fractions",
+  dra: "DRA claims",
 };
 
 // The words for a node's devices: GPUs, or AWS Neuron devices.
@@ -26,12 +28,14 @@ function deviceWords(n: FleetNode): DeviceWords {
   return n.unit_kind === "neuron_device" ? NEURON_WORDS : GPU_WORDS;
 }
 
-// How a node's devices are handed out, in words: an AMD GPU in a compute-partition mode shows
-// as "whole GPUs" in the node's sharing mode, but its units are its partitions.
+// How a node's devices are handed out, in words. An AMD GPU in a compute-partition mode has its
+// partitions as units, whatever the node's sharing mode says ("none", or "dra" where DRA's
+// claims hand the partitions out, which is said too).
 function sharingText(n: FleetNode, words: DeviceWords): string {
   const partitions = n.gpus.length > 0 ? n.gpus[0].units.filter((u) => u.kind === "xcp").length : 0;
-  if (partitions > 0) return `${partitions} compute partitions a GPU`;
-  return n.sharing === "none" ? words.whole : SHARING[n.sharing] ?? n.sharing;
+  const how = n.sharing === "none" ? words.whole : SHARING[n.sharing] ?? n.sharing;
+  if (partitions > 0) return `${partitions} compute partitions a GPU` + (n.sharing === "dra" ? ` · ${how}` : "");
+  return how;
 }
 
 function teamColors(nodes: FleetNode[]): Map<string, string> {
@@ -124,7 +128,7 @@ export async function fleetPage(main: HTMLElement, info: LedgerInfo, params: URL
       { label: "Node", key: "node", text: (n: FleetNode) => n.name },
       { label: "Cluster", key: "cluster", text: (n: FleetNode) => n.cluster },
       { label: "GPU model", key: "gpu_model", text: (n: FleetNode) => n.gpu_model },
-      { label: "Sharing", key: "sharing", text: (n: FleetNode) => n.gpus.some((g) => g.units.some((u) => u.kind === "xcp")) ? "partitions" : n.sharing },
+      { label: "Sharing", key: "sharing", text: (n: FleetNode) => n.sharing === "none" && n.gpus.some((g) => g.units.some((u) => u.kind === "xcp")) ? "partitions" : n.sharing },
       { label: devices, key: "physical_gpus", num: true, text: (n: FleetNode) => String(n.physical_gpus) },
       { label: "Held", key: "allocated_gpus", num: true, text: (n: FleetNode) => hours(n.allocated_gpus), raw: (n: FleetNode) => n.allocated_gpus },
       { label: "Idle", key: "idle_gpus", num: true, text: (n: FleetNode) => hours(n.idle_gpus), raw: (n: FleetNode) => n.idle_gpus },
