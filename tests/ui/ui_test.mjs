@@ -430,6 +430,13 @@ try {
         "the AMD DRA node says its partitions and DRA claims");
       equal(JSON.stringify(await texts("table[data-table=fleet-nodes] tbody td[data-col=sharing]")), JSON.stringify(["dra", "dra"]),
         "the nodes' table: sharing dra");
+      // The MI300X has no catalog price: the fleet's cost per hour is the H100 node's alone, and
+      // says so rather than count the other as $0.
+      check(amd.usd_per_gpu_hour === null && nv.usd_per_gpu_hour > 0, "one DRA node priced, one not");
+      equal(await text(".kpi:has([data-kpi=usd_per_hour]) .kpi-label"), "Fleet cost per hour, 1 of 2 nodes priced",
+        "the fleet's cost says which nodes it covers");
+      equal(await text("[data-kpi=usd_per_hour]"), "$" + (nv.usd_per_gpu_hour * nv.physical_gpus).toFixed(2),
+        "the fleet's cost per hour: the priced node's");
       await shot("fleet-dra", true);
     } finally {
       dserve.kill("SIGTERM");

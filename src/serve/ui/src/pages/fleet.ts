@@ -104,7 +104,11 @@ export async function fleetPage(main: HTMLElement, info: LedgerInfo, params: URL
   const gpus = f.nodes.reduce((a, n) => a + n.physical_gpus, 0);
   const held = f.nodes.reduce((a, n) => a + n.allocated_gpus, 0);
   const idle = f.nodes.reduce((a, n) => a + n.idle_gpus, 0);
-  const rate = f.nodes.reduce((a, n) => a + (n.usd_per_gpu_hour ?? 0) * n.physical_gpus, 0);
+  // Nodes without a known price are in no dollar figure, and the headline says how many are.
+  const priced = f.nodes.filter((n) => n.usd_per_gpu_hour !== null && n.usd_per_gpu_hour !== undefined);
+  const rate = priced.length === 0 ? null : priced.reduce((a, n) => a + (n.usd_per_gpu_hour ?? 0) * n.physical_gpus, 0);
+  const rateLabel = priced.length === f.nodes.length ? "Fleet cost per hour"
+    : `Fleet cost per hour, ${priced.length} of ${f.nodes.length} nodes priced`;
   // A fleet with AWS Neuron nodes counts GPUs and Neuron devices together, and says so.
   const neuron = f.nodes.some((n) => n.unit_kind === "neuron_device");
   const neuronOnly = f.nodes.every((n) => n.unit_kind === "neuron_device");
@@ -119,7 +123,8 @@ export async function fleetPage(main: HTMLElement, info: LedgerInfo, params: URL
       kpi(devices, String(gpus), "gpus"),
       kpi(`${devices} held`, hours(held), "held"),
       kpi(`Idle ${devices}`, hours(idle), "idle"),
-      kpi("Fleet cost per hour", money(rate), "usd_per_hour")),
+      kpi(rateLabel, money(rate), "usd_per_hour",
+        priced.length === f.nodes.length ? "" : "Nodes whose price is unknown are in no dollar figure (docs/pricing.md)")),
     h("div", { class: "legend", "aria-label": "Teams" }, [...colors].map(([t, c]) =>
       h("span", { class: "swatch" }, h("i", { style: `background:${c}` }), t)),
     h("span", { class: "swatch" }, h("i", { class: "idle" }), "idle")),
