@@ -397,6 +397,13 @@ try {
       equal(JSON.stringify((await texts(`article.node[data-node="${amd.name}"] .gpu:first-child .unit-label`))),
         JSON.stringify(["p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7"]), "partitions labelled");
       await shot("fleet-amd-partitions");
+      // No catalog price for the MI300X: a team's statement is an unknown amount, not $0, and says
+      // which hours have no price.
+      const ateam = amd.gpus.flatMap((g) => g.units).flatMap((u) => u.holders)[0].team;
+      await go(`#/chargeback?month=${afleet.window.start.slice(0, 7)}&team=${encodeURIComponent(ateam)}`);
+      equal(await text("[data-amount]"), "–", "an unpriced team's amount due is unknown");
+      check((await text("[data-unpriced]")).includes("GPU-hours had no known price and are in no amount"),
+        "the statement says its unpriced hours: " + await text("[data-unpriced]"));
     } finally {
       aserve.kill("SIGTERM");
     }

@@ -66,11 +66,16 @@ export async function chargeback(main: HTMLElement, info: LedgerInfo, params: UR
   const mine = (x: ReportRow) => x.team === team;
   const l = lines.rows.filter(mine);
   const wl = workloads.rows.filter(mine);
-  const total = l.reduce((a, x) => a + (x.allocated_usd ?? 0), 0);
+  // Hours without a known price are in no amount: none priced is an unknown amount, not $0, and
+  // a part unpriced is said beside the amount.
+  const priced = l.filter((x) => x.allocated_usd !== null && x.allocated_usd !== undefined);
+  const total = priced.length === 0 ? null : priced.reduce((a, x) => a + (x.allocated_usd ?? 0), 0);
   const eff = l.reduce((a, x) => a + (x.effective_usd ?? 0), 0);
   const gh = l.reduce((a, x) => a + x.gpu_hours, 0);
+  const unpriced = l.reduce((a, x) => a + (x.unpriced_gpu_hours ?? 0), 0);
   // GPU-hours, or accelerator-hours where the team held AWS Neuron devices.
   const words = hoursWords(l.map((x) => String(x.unit_kind ?? "gpu")));
+  const hoursWord = words.hours.replace(/^Accelerator/, "accelerator");
   main.replaceChildren(
     h("div", { class: "page-head" },
       h("p", { class: "no-print" }, h("a", { href: href("chargeback", { month, cluster: params.get("cluster") ?? "" }) }, "‹ All teams")),
@@ -79,7 +84,9 @@ export async function chargeback(main: HTMLElement, info: LedgerInfo, params: UR
     head,
     h("section", { class: "statement card" },
       h("p", { class: "amount" }, "Amount due ", h("strong", { "data-amount": "" }, money(total))),
-      h("p", { "data-hours": "" }, `${hours(gh)} ${words.hours.replace(/^Accelerator/, "accelerator")} · efficiency ${percent(total > 0 ? eff / total : null)}`)),
+      h("p", { "data-hours": "" }, `${hours(gh)} ${hoursWord} · efficiency ${percent(total !== null && total > 0 ? eff / total : null)}`),
+      unpriced > 0 ? h("p", { class: "note", "data-unpriced": "" },
+        `${hours(unpriced)} ${hoursWord} had no known price and are in no amount (docs/pricing.md)`) : null),
     table("Lines by GPU model and capacity type", `statement-${team}-${month}-lines`,
       [{ label: "GPU model", key: "gpu_model", text: (x: ReportRow) => groupName(x, ["gpu_model"]) },
         { label: "Capacity", key: "capacity_type", text: (x: ReportRow) => String(x.capacity_type ?? "") },
