@@ -61,10 +61,7 @@ TEST(DraKubeTest, AmdPartitionsAndGpusFromAmdsDriver) {
   server.Upsert("pods", DraPod("b", "whole", false));
   TempDir dir;
   const std::string kc = WriteKubeconfig(dir, server);
-  const auto r = RunShell(std::string(GPUCOST_BINARY) + " report --kubeconfig " + kc +
-                          " --by pod --accumulate --format json --price-per-gpu-hour 12 --window "
-                          "2026-10-01T00:00:00Z,2026-10-01T01:00:00Z 2>&1 >" +
-                          (dir.path() / "out.json").string());
+  const auto r = RunShell(ReportCommand(kc, "2>&1 >" + (dir.path() / "out.json").string()));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.output.find("AMD"), std::string::npos) << r.output;  // no AMD GPU unmatched
   std::ifstream in(dir.path() / "out.json");

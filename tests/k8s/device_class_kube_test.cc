@@ -123,22 +123,6 @@ TEST(DeviceClassKubeTest, KubeSourceReadsTheClasses) {
   EXPECT_EQ(k.dra_classes[3].type, "mig");
 }
 
-// kube-state-metrics' series of pod old-0 (gone from the API) asking for 2 example.com/a100 for
-// the hour.
-std::string OldPodSeries() {
-  std::string out;
-  const std::string pod = "namespace=\"ml\",pod=\"old-0\",uid=\"uid-old-0\"";
-  for (int64_t t = 1790812800; t < 1790816400; t += 60) {
-    const std::string at = " " + std::to_string(t * 1000) + "\n";
-    out += "kube_pod_info{" + pod + ",node=\"dra-1\"} 1" + at;
-    out += "kube_pod_status_phase{" + pod + ",phase=\"Running\"} 1" + at;
-    out += "kube_pod_container_resource_requests{" + pod +
-           ",container=\"main\",node=\"dra-1\",resource=\"example_com_a100\",unit=\"integer\"} 2" +
-           at;
-  }
-  return out;
-}
-
 // The real binary: the pod holds both GPUs for the hour, by the class the API serves; without
 // the classes (the account may not read them) it is not counted, and the report says why.
 TEST(DeviceClassKubeTest, ReportPricesAClassRequestThePodsClaimNoLongerShows) {
@@ -147,13 +131,10 @@ TEST(DeviceClassKubeTest, ReportPricesAClassRequestThePodsClaimNoLongerShows) {
   TempDir dir;
   const std::string kc = WriteKubeconfig(dir, server);
   const std::string ksm = (dir.path() / "ksm.prom").string();
-  std::ofstream(ksm) << OldPodSeries();
+  // Pod old-0, gone from the API, asked for 2 example.com/a100 for the hour.
+  std::ofstream(ksm) << PodRequestSeries("old-0", "uid-old-0", "dra-1", "example_com_a100", 2);
   const std::string err = (dir.path() / "err.txt").string();
-  const std::string cmd = std::string(GPUCOST_BINARY) + " report --kubeconfig " + kc + " --input " +
-                          ksm +
-                          " --by pod --accumulate --format json --price-per-gpu-hour 12 "
-                          "--window 2026-10-01T00:00:00Z,2026-10-01T01:00:00Z 2>" +
-                          err;
+  const std::string cmd = ReportCommand(kc, "--input " + ksm + " 2>" + err);
   auto r = RunShell(cmd);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   double idle = 0;

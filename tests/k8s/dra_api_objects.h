@@ -99,6 +99,34 @@ inline std::string WriteKubeconfig(const TempDir& dir, const FakeApiServer& serv
   return kc;
 }
 
+// The real `gpucost report --kubeconfig KC` over the hour from kStart, by pod, accumulated, as
+// JSON at $12 a GPU-hour; `more` goes on the command line (inputs, redirections).
+inline std::string ReportCommand(const std::string& kc, const std::string& more) {
+  return std::string(GPUCOST_BINARY) + " report --kubeconfig " + kc +
+         " --by pod --accumulate --format json --price-per-gpu-hour 12 --window "
+         "2026-10-01T00:00:00Z,2026-10-01T01:00:00Z " +
+         more;
+}
+
+// kube-state-metrics' series, one sample a minute for the hour from kStart, of running pod
+// `pod` (namespace ml, uid `uid`) on `node` whose container main asks for `count` of `resource`
+// (KSM's spelling).
+inline std::string PodRequestSeries(const std::string& pod, const std::string& uid,
+                                    const std::string& node, const std::string& resource,
+                                    int count) {
+  std::string out;
+  const std::string labels = "namespace=\"ml\",pod=\"" + pod + "\",uid=\"" + uid + "\"";
+  for (int64_t t = 1790812800; t < 1790816400; t += 60) {
+    const std::string at = " " + std::to_string(t * 1000) + "\n";
+    out += "kube_pod_info{" + labels + ",node=\"" + node +
+           "\",created_by_kind=\"\",created_by_name=\"\"} 1" + at;
+    out += "kube_pod_status_phase{" + labels + ",phase=\"Running\"} 1" + at;
+    out += "kube_pod_container_resource_requests{" + labels + ",container=\"main\",node=\"" + node +
+           "\",resource=\"" + resource + "\",unit=\"integer\"} " + std::to_string(count) + at;
+  }
+  return out;
+}
+
 // A `report --by pod --accumulate --format json` document's allocated money by pod, and idle.
 inline std::map<std::string, double> AllocatedByPod(const json& doc, double& idle) {
   std::map<std::string, double> allocated;

@@ -128,9 +128,7 @@ TEST(DraKubeTest, ReportPricesEachClaimsShare) {
   LoadDraCluster(server);
   TempDir dir;
   const std::string kc = WriteKubeconfig(dir, server);
-  const auto r = RunShell(std::string(GPUCOST_BINARY) + " report --kubeconfig " + kc +
-                          " --by pod --accumulate --format json --price-per-gpu-hour 12 --window "
-                          "2026-10-01T00:00:00Z,2026-10-01T01:00:00Z 2>/dev/null");
+  const auto r = RunShell(ReportCommand(kc, "2>/dev/null"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const json doc = json::parse(r.output);
   double idle = 0;
@@ -210,19 +208,7 @@ void LoadMixedNode(FakeApiServer& server) {
 // kube-state-metrics' series of ext-0 for the hour: KSM shows its DRA-backed nvidia.com/gpu as a
 // plain extended resource request.
 std::string ExtPodSeries() {
-  std::string out;
-  const std::string pod =
-      "namespace=\"ml\",pod=\"ext-0\",uid=\"" + fx::UidFor("Pod", "ml", "ext-0") + "\"";
-  for (int64_t t = 1790812800; t < 1790816400; t += 60) {
-    const std::string at = " " + std::to_string(t * 1000) + "\n";
-    out += "kube_pod_info{" + pod + ",node=\"mix-1\",created_by_kind=\"\",created_by_name=\"\"} 1" +
-           at;
-    out += "kube_pod_status_phase{" + pod + ",phase=\"Running\"} 1" + at;
-    out += "kube_pod_container_resource_requests{" + pod +
-           ",container=\"main\",node=\"mix-1\",resource=\"nvidia_com_gpu\",unit=\"integer\"} 1" +
-           at;
-  }
-  return out;
+  return PodRequestSeries("ext-0", fx::UidFor("Pod", "ml", "ext-0"), "mix-1", "nvidia_com_gpu", 1);
 }
 
 // Every DRA case on one node beside the device plugin, priced by the real binary, from the API
@@ -237,10 +223,7 @@ TEST(DraKubeTest, DevicePluginAndEveryKindOfClaimOnOneNode) {
   std::ofstream(ksm) << ExtPodSeries();
   for (const std::string& input : {std::string(), " --input " + ksm}) {
     SCOPED_TRACE(input.empty() ? "API alone" : "API and kube-state-metrics");
-    const auto r = RunShell(std::string(GPUCOST_BINARY) + " report --kubeconfig " + kc + input +
-                            " --by pod --accumulate --format json --price-per-gpu-hour 12 "
-                            "--window 2026-10-01T00:00:00Z,2026-10-01T01:00:00Z 2>" +
-                            (dir.path() / "err.txt").string());
+    const auto r = RunShell(ReportCommand(kc, input + " 2>" + (dir.path() / "err.txt").string()));
     ASSERT_EQ(r.exit_code, 0) << r.output;
     const json doc = json::parse(r.output);
     double idle = 0;

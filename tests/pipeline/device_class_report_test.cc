@@ -15,27 +15,6 @@ namespace {
 
 using namespace dra_report_fixture;  // NOLINT(google-build-using-namespace)
 
-KubeDraDevice ClassTestGpu(const std::string& name, const std::string& uuid) {
-  KubeDraDevice d;
-  d.node = "n1";
-  d.driver = "gpu.nvidia.com";
-  d.pool = "n1";
-  d.name = name;
-  d.type = "gpu";
-  d.uuid = uuid;
-  d.product = "NVIDIA A100-SXM4-40GB";
-  return d;
-}
-
-KubeDraDevice ClassTestMig(const std::string& name, const std::string& parent,
-                           const std::string& profile) {
-  KubeDraDevice d = ClassTestGpu(name, "MIG-" + name);
-  d.type = "mig";
-  d.parent_uuid = parent;
-  d.profile = profile;
-  return d;
-}
-
 // kube-state-metrics' series of a running pod on n1 asking for `count` of `resource` (its
 // sanitized spelling), one sample a minute over [from, to).
 std::string RequestSeries(const std::string& pod, const std::string& resource, int count,
@@ -64,8 +43,8 @@ KubeDeviceClass Class(const std::string& name, const std::string& extended, cons
 // of the 4, the rest idle.
 TEST(DeviceClassReport, SeriesRequestsByClassHoldTheClassesDevices) {
   KubeState k = OneDraNode();
-  k.dra_devices = {ClassTestGpu("gpu-0", "GPU-a"), ClassTestGpu("gpu-1", "GPU-b"),
-                   ClassTestGpu("gpu-2", "GPU-c"), ClassTestGpu("gpu-3", "GPU-d")};
+  k.dra_devices = {Gpu("n1", "gpu-0", "GPU-a"), Gpu("n1", "gpu-1", "GPU-b"),
+                   Gpu("n1", "gpu-2", "GPU-c"), Gpu("n1", "gpu-3", "GPU-d")};
   k.dra_classes = {Class("gpu.nvidia.com", "nvidia.com/gpu", "gpu"),
                    Class("accel", "example.com/accel", "gpu")};
   const std::string series =
@@ -94,15 +73,9 @@ TEST(DeviceClassReport, SeriesRequestsByClassHoldTheClassesDevices) {
 // stand for the claim, not for more devices, and are no unknown resource.
 TEST(DeviceClassReport, TheClaimServingAClassRequestHoldsOnce) {
   KubeState k = OneDraNode();
-  k.dra_devices = {ClassTestGpu("gpu-0", "GPU-a"), ClassTestGpu("gpu-1", "GPU-b")};
+  k.dra_devices = {Gpu("n1", "gpu-0", "GPU-a"), Gpu("n1", "gpu-1", "GPU-b")};
   k.dra_classes = {Class("gpu.nvidia.com", "nvidia.com/gpu", "gpu")};
-  KubeDraAllocation x;
-  x.namespace_name = "ml";
-  x.claim = "a-extended-resources-xyz";
-  x.driver = "gpu.nvidia.com";
-  x.pool = "n1";
-  x.device = "gpu-1";
-  x.reserved_for = {"a"};
+  const KubeDraAllocation x = Allocation("a-extended-resources-xyz", "n1", "gpu-1", {"a"});
   k.dra_allocations = {x};
   KubePod p = Pod("a", "n1", {}, 0, 3600);
   p.resources.push_back({"main",
@@ -125,9 +98,9 @@ TEST(DeviceClassReport, TheClaimServingAClassRequestHoldsOnce) {
 // is told, naming pod, node and class, not guessed.
 TEST(DeviceClassReport, MigClassesAreTheirProfilesUnits) {
   KubeState k = OneDraNode();
-  k.dra_devices = {ClassTestGpu("gpu-0", "GPU-a"), ClassTestMig("gpu-0-mig-1", "GPU-a", "1g.5gb"),
-                   ClassTestMig("gpu-0-mig-2", "GPU-a", "1g.5gb"),
-                   ClassTestMig("gpu-0-mig-3", "GPU-a", "3g.20gb")};
+  k.dra_devices = {Gpu("n1", "gpu-0", "GPU-a"), Mig("n1", "gpu-0-mig-1", "GPU-a", "1g.5gb"),
+                   Mig("n1", "gpu-0-mig-2", "GPU-a", "1g.5gb"),
+                   Mig("n1", "gpu-0-mig-3", "GPU-a", "3g.20gb")};
   k.dra_classes = {Class("mig-small", "", "mig", "1g.5gb"), Class("mig.nvidia.com", "", "mig")};
   const std::string series =
       RequestSeries("small", "deviceclass_resource_kubernetes_io_mig_small", 2, 0, 3600) +
@@ -145,7 +118,7 @@ TEST(DeviceClassReport, MigClassesAreTheirProfilesUnits) {
 // A class the API does not show whose name reads like a GPU's is told, not silently dropped.
 TEST(DeviceClassReport, AnUnknownGpuClassIsTold) {
   KubeState k = OneDraNode();
-  k.dra_devices = {ClassTestGpu("gpu-0", "GPU-a")};
+  k.dra_devices = {Gpu("n1", "gpu-0", "GPU-a")};
   k.dra_classes = {Class("gpu.nvidia.com", "nvidia.com/gpu", "gpu")};
   KubePod p = Pod("a", "n1", {}, 0, 3600);
   p.resources.push_back(

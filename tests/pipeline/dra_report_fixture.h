@@ -35,6 +35,43 @@ inline KubeState OneDraNode() {
   return k;
 }
 
+// An A100 NVIDIA's driver publishes on `node`, a MIG device of one, and a claim's allocation of
+// a device of the driver's pool on `node` reserved for `pods` (namespace ml).
+inline KubeDraDevice Gpu(const std::string& node, const std::string& name,
+                         const std::string& uuid) {
+  KubeDraDevice d;
+  d.node = node;
+  d.driver = "gpu.nvidia.com";
+  d.pool = node;
+  d.name = name;
+  d.type = "gpu";
+  d.uuid = uuid;
+  d.product = "NVIDIA A100-SXM4-40GB";
+  d.capacity = {{"memory", 40.0 * (1LL << 30)}};
+  return d;
+}
+
+inline KubeDraDevice Mig(const std::string& node, const std::string& name,
+                         const std::string& parent, const std::string& profile) {
+  KubeDraDevice d = Gpu(node, name, "MIG-" + name);
+  d.type = "mig";
+  d.parent_uuid = parent;
+  d.profile = profile;
+  return d;
+}
+
+inline KubeDraAllocation Allocation(const std::string& claim, const std::string& node,
+                                    const std::string& device, std::vector<std::string> pods) {
+  KubeDraAllocation x;
+  x.namespace_name = "ml";
+  x.claim = claim;
+  x.driver = "gpu.nvidia.com";
+  x.pool = node;
+  x.device = device;
+  x.reserved_for = std::move(pods);
+  return x;
+}
+
 // A pod whose containers use claims (container -> claim), active [from, to).
 inline KubePod Pod(const std::string& name, const std::string& node,
                    std::vector<std::pair<std::string, std::string>> uses, int64_t from,

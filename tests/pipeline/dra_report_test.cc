@@ -14,40 +14,6 @@ namespace {
 
 using namespace dra_report_fixture;  // NOLINT(google-build-using-namespace)
 
-KubeDraDevice Gpu(const std::string& node, const std::string& name, const std::string& uuid) {
-  KubeDraDevice d;
-  d.node = node;
-  d.driver = "gpu.nvidia.com";
-  d.pool = node;
-  d.name = name;
-  d.type = "gpu";
-  d.uuid = uuid;
-  d.product = "NVIDIA A100-SXM4-40GB";
-  d.capacity = {{"memory", 40.0 * (1LL << 30)}};
-  return d;
-}
-
-KubeDraDevice Mig(const std::string& node, const std::string& name, const std::string& parent,
-                  const std::string& profile) {
-  KubeDraDevice d = Gpu(node, name, "MIG-" + name);
-  d.type = "mig";
-  d.parent_uuid = parent;
-  d.profile = profile;
-  return d;
-}
-
-KubeDraAllocation Allocation(const std::string& claim, const std::string& node,
-                             const std::string& device, std::vector<std::string> pods) {
-  KubeDraAllocation x;
-  x.namespace_name = "ml";
-  x.claim = claim;
-  x.driver = "gpu.nvidia.com";
-  x.pool = node;
-  x.device = device;
-  x.reserved_for = std::move(pods);
-  return x;
-}
-
 // An exclusive claim holds its whole GPU for the pod's 30 minutes; the node's other GPU, and the
 // claimed one outside the pod's time, are idle.
 TEST(DraReport, ExclusiveClaimHoldsItsGpu) {
