@@ -410,14 +410,19 @@ try {
   }
 
   // GPUs handed out by DRA claims (the Kubernetes objects beside the series): NVIDIA's H100s, one
-  // shared by two pods and one by consumable capacity, and AMD's MI300X partitions.
+  // shared by two pods and one by consumable capacity; H100s under DynamicMIG, whose claims hold
+  // sevenths of a GPU; AMD's MI300X partitions; AWS Trainium2 devices.
   {
-    const dserve = servedFleet("dra", ["--nodes", "2", "--gpu-models", "h100-dra:1,mi300x-dra:1"], true);
+    const dserve = servedFleet("dra", ["--nodes", "4", "--gpu-models",
+      "h100-dra:1,mi300x-dra:1,h100-dynmig-dra:1,trn2-dra:1"], true);
     try {
       const dfleet = await openFleet(dserve);
       const nv = dfleet.nodes.find((n) => n.name.startsWith("h100-dra"));
       const amd = dfleet.nodes.find((n) => n.name.startsWith("mi300x-dra"));
-      check(nv !== undefined && amd !== undefined, "both DRA nodes in the fleet");
+      const dyn = dfleet.nodes.find((n) => n.name.startsWith("h100-dynmig-dra"));
+      const trn = dfleet.nodes.find((n) => n.name.startsWith("trn2-dra"));
+      check(nv !== undefined && amd !== undefined && dyn !== undefined && trn !== undefined,
+        "every DRA node in the fleet");
       const units = (n) => n.gpus.flatMap((g) => g.units);
       check(units(nv).some((u) => u.holders.length === 2 && u.holders.every((h) => h.gpus === 0.5)),
         "a claim two pods share: half a GPU each");
@@ -425,25 +430,36 @@ try {
         "a consumable-capacity share: a quarter of a GPU");
       check(units(amd).length === 64 && units(amd).every((u) => u.kind === "xcp" && u.fraction === 0.125),
         "AMD's DRA partitions: 8 units of 1/8 a GPU");
+      const sevenths = units(dyn).flatMap((u) => u.holders.map((x) => x.gpus * 7));
+      check(units(dyn).every((u) => u.kind === "whole") &&
+        sevenths.some((x) => Math.abs(x - 1) < 1e-9) && sevenths.some((x) => Math.abs(x - 3) < 1e-9) &&
+        units(dyn).every((u) => u.holders.reduce((a, x) => a + x.gpus, 0) <= 1 + 1e-9),
+        "DynamicMIG: whole GPUs whose claims hold sevenths of them");
+      check(trn.unit_kind === "neuron_device" && trn.gpus.length === 16 &&
+        units(trn).every((u) => u.kind === "core" && u.fraction === 0.25),
+        "Trainium2 through Neuron's DRA driver: 16 devices of four cores");
       const dholders = dfleet.nodes.flatMap((n) => units(n).flatMap((u) => u.holders));
       equal((await page.$$(".part[data-holder]")).length, dholders.length, "every DRA holder drawn");
       check((await text(`article.node[data-node="${amd.name}"] .meta`)).includes("8 compute partitions a GPU"),
         "the AMD DRA node says its partitions");
       // Sharing mode "dra": the claims hand the GPUs out, in the cards and the nodes' table.
-      equal(JSON.stringify([nv.sharing, amd.sharing]), JSON.stringify(["dra", "dra"]), "/api/v1/fleet: both nodes' sharing");
+      equal(JSON.stringify([nv.sharing, amd.sharing, dyn.sharing, trn.sharing]), JSON.stringify(["dra", "dra", "dra", "dra"]),
+        "/api/v1/fleet: every node's sharing");
       const nvMeta = await text(`article.node[data-node="${nv.name}"] .meta`);
       check(nvMeta.includes("DRA claims") && !nvMeta.includes("whole GPUs"), "the NVIDIA DRA node says DRA claims: " + nvMeta);
       check((await text(`article.node[data-node="${amd.name}"] .meta`)).includes("8 compute partitions a GPU · DRA claims"),
         "the AMD DRA node says its partitions and DRA claims");
-      equal(JSON.stringify(await texts("table[data-table=fleet-nodes] tbody td[data-col=sharing]")), JSON.stringify(["dra", "dra"]),
-        "the nodes' table: sharing dra");
-      // The MI300X has no catalog price: the fleet's cost per hour is the H100 node's alone, and
-      // says so rather than count the other as $0.
-      check(amd.usd_per_gpu_hour === null && nv.usd_per_gpu_hour > 0, "one DRA node priced, one not");
-      equal(await text(".kpi:has([data-kpi=usd_per_hour]) .kpi-label"), "Fleet cost per hour, 1 of 2 nodes priced",
+      equal(JSON.stringify(await texts("table[data-table=fleet-nodes] tbody td[data-col=sharing]")),
+        JSON.stringify(["dra", "dra", "dra", "dra"]), "the nodes' table: sharing dra");
+      // The MI300X and the Trainium2 have no catalog price: the fleet's cost per hour is the H100
+      // nodes' alone, and says so rather than count the others as $0.
+      check(amd.usd_per_gpu_hour === null && trn.usd_per_gpu_hour === null && nv.usd_per_gpu_hour > 0 &&
+        dyn.usd_per_gpu_hour > 0, "two DRA nodes priced, two not");
+      equal(await text(".kpi:has([data-kpi=usd_per_hour]) .kpi-label"), "Fleet cost per hour, 2 of 4 nodes priced",
         "the fleet's cost says which nodes it covers");
-      equal(await text("[data-kpi=usd_per_hour]"), "$" + (nv.usd_per_gpu_hour * nv.physical_gpus).toFixed(2),
-        "the fleet's cost per hour: the priced node's");
+      equal(await text("[data-kpi=usd_per_hour]"),
+        "$" + (nv.usd_per_gpu_hour * nv.physical_gpus + dyn.usd_per_gpu_hour * dyn.physical_gpus).toFixed(2),
+        "the fleet's cost per hour: the priced nodes'");
       await shot("fleet-dra", true);
     } finally {
       dserve.kill("SIGTERM");
