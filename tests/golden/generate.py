@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import shutil
+import time
 
 T0 = 1790812800  # 2026-10-01T00:00:00Z
 WINDOW = (T0, T0 + 600)
@@ -74,8 +75,11 @@ def pod(s, ns, name, node_name, requests, container="main", owner=("", ""), labe
     s.add("kube_pod_owner", base + [("owner_kind", owner[0]), ("owner_name", owner[1]),
                                     ("owner_is_controller", "true" if owner[0] else "")], 1,
           times=times)
+    # phase: the pod's phase, or a function of the scrape time giving it.
+    phase_at = phase if callable(phase) else (lambda t: phase)
     for ph in ["Pending", "Running", "Succeeded", "Failed", "Unknown"]:
-        s.add("kube_pod_status_phase", base + [("phase", ph)], 1 if ph == phase else 0, times=times)
+        s.add("kube_pod_status_phase", base + [("phase", ph)],
+              lambda t, ph=ph: 1 if phase_at(t) == ph else 0, times=times)
     metric = "kube_pod_container_resource_limits" if limits_only else "kube_pod_container_resource_requests"
     s.add(metric, base + [("container", container), ("node", node_name), ("resource", "cpu"),
                           ("unit", "core")], 2, times=times)
@@ -127,7 +131,7 @@ def idle_row(by, gpu_hours, idle):
     return r
 
 
-def expect(by, rows, idle=None, cost=None):
+def expect(by, rows, idle=None, cost=None, totals=None):
     out_rows = sorted(rows, key=lambda r: (-r["allocated_usd"], [str(r[d]) for d in by]))
     if idle is not None:
         out_rows.append(idle)
@@ -137,6 +141,7 @@ def expect(by, rows, idle=None, cost=None):
     idle_usd = idle["idle_usd"] if idle else 0.0
     doc["totals"] = {"allocated_usd": allocated, "idle_usd": idle_usd,
                      "cost_usd": cost if cost is not None else allocated + idle_usd}
+    doc["totals"].update(totals or {})
     return doc
 
 
@@ -1181,6 +1186,382 @@ unmeasured, and allocated + idle = 2 GPUs x $4 x 1/6 h.""", s,
              row({"namespace": "llm", "pod": "b"}, 1 / 8 * H, 1 / 8 * p * H, u_b * 1 / 8 * p * H),
              row({"namespace": "llm", "pod": "c"}, 1 / 2 * H, 1 / 2 * p * H, u_c * 1 / 2 * p * H)],
             idle_row(["namespace", "pod"], (2 - held) * H, (2 - held) * p * H), cost=2 * p * H))
+
+
+# ----------------------------------------------------------------------------- Dynamic Resource Allocation
+# The Kubernetes API's objects as `kubectl get nodes,pods,resourceslices,resourceclaims,deviceclasses
+# -A -o json` lists them (resource.k8s.io/v1), read with `--kube-objects` as a snapshot taken at the
+# window's end (`--kube-objects-at`): a pod the API shows running holds its claims until then.
+
+KUBE_AT = "2026-10-01T00:10:00Z"
+KUBE_ARGS = f"--kube-objects {{case}}/objects.json --kube-objects-at {KUBE_AT}"
+H100 = "NVIDIA H100 80GB HBM3"
+
+
+def iso(t):
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
+
+
+def kube_list(items):
+    return json.dumps({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""},
+                       "items": items}, indent=1) + "\n"
+
+
+def api_node(name, instance_type):
+    """A node whose status gives no GPU capacity: only DRA's ResourceSlices name its GPUs."""
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "uid": f"uid-node-{name}", "creationTimestamp": iso(T0 - 86400),
+                         "labels": {"kubernetes.io/hostname": name,
+                                    "node.kubernetes.io/instance-type": instance_type}},
+            "status": {"capacity": {"cpu": "96", "memory": "1056Gi", "pods": "110"},
+                       "allocatable": {"cpu": "95", "memory": "1000Gi", "pods": "110"}}}
+
+
+def dra_node_labels(s, name, instance_type):
+    """kube-state-metrics' series of a DRA node: labels, and no GPU capacity."""
+    s.add("kube_node_labels", [("node", name), ("label_kubernetes_io_hostname", name),
+                               ("label_node_kubernetes_io_instance_type", instance_type)], 1)
+
+
+def nv_device(name, type_, product, uuid=None, parent=None, profile=None, memory="81559Mi",
+              multiple=False):
+    """A device of NVIDIA's DRA driver (gpu.nvidia.com) as its ResourceSlice publishes it."""
+    attrs = {"type": {"string": type_}, "productName": {"string": product},
+             "driverVersion": {"version": "570.124.6"}}
+    for key, value in [("uuid", uuid), ("parentUUID", parent), ("profile", profile)]:
+        if value:
+            attrs[key] = {"string": value}
+    d = {"name": name, "attributes": attrs, "capacity": {"memory": {"value": memory}}}
+    if multiple:
+        d["allowMultipleAllocations"] = True
+    return d
+
+
+def resource_slice(node_name, devices, generation=1, driver="gpu.nvidia.com"):
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+            "metadata": {"name": f"{node_name}-{driver}-g{generation}",
+                         "creationTimestamp": iso(T0 - 3600 * (3 - generation))},
+            "spec": {"driver": driver, "nodeName": node_name,
+                     "pool": {"name": node_name, "generation": generation, "resourceSliceCount": 1},
+                     "devices": devices}}
+
+
+def resource_claim(ns, name, node_name, device, reserved_for, consumed=None, share_id=None,
+                   device_class="gpu.nvidia.com"):
+    """An allocated claim of one device of `node_name`'s pool, reserved for the pods named."""
+    request = {"name": "gpu", "exactly": {"deviceClassName": device_class, "count": 1}}
+    result = {"request": "gpu", "driver": "gpu.nvidia.com", "pool": node_name, "device": device}
+    if consumed:
+        request["exactly"]["capacity"] = {"requests": consumed}
+        result["consumedCapacity"] = consumed
+        result["shareID"] = share_id
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+            "metadata": {"namespace": ns, "name": name, "uid": f"uid-claim-{ns}-{name}",
+                         "creationTimestamp": iso(T0 - 7200)},
+            "spec": {"devices": {"requests": [request]}},
+            "status": {"allocation": {"devices": {"results": [result]}},
+                       "reservedFor": [{"resource": "pods", "name": pod_name, "uid": f"uid-{ns}-{pod_name}"}
+                                       for pod_name in reserved_for]}}
+
+
+def api_pod(ns, name, node_name, scheduled=T0 - 7200, finished=None, claim=None, template=None,
+            limits=None, extended_claim=None):
+    """A pod whose container main uses pod claim "gpu": ResourceClaim `claim`, or the claim made
+    from a ResourceClaimTemplate (`template`: its name and the generated claim's); or asks for
+    extended resources (`limits`) that the scheduler's claim `extended_claim` serves. Running
+    until the snapshot, or Succeeded with its container finished at `finished`."""
+    container = {"name": "main", "image": "nvcr.io/nvidia/pytorch:25.01-py3",
+                 "resources": {"requests": {"cpu": "2"}}}
+    spec = {"nodeName": node_name, "containers": [container]}
+    status = {"phase": "Running" if finished is None else "Succeeded", "startTime": iso(scheduled),
+              "conditions": [{"type": "PodScheduled", "status": "True",
+                              "lastTransitionTime": iso(scheduled)}]}
+    if claim or template:
+        ref = {"name": "gpu"}
+        if claim:
+            ref["resourceClaimName"] = claim
+        else:
+            ref["resourceClaimTemplateName"] = template[0]
+            status["resourceClaimStatuses"] = [{"name": "gpu", "resourceClaimName": template[1]}]
+        spec["resourceClaims"] = [ref]
+        container["resources"]["claims"] = [{"name": "gpu"}]
+    if limits:
+        container["resources"]["limits"] = dict(limits)
+        container["resources"]["requests"].update(limits)
+    if extended_claim:
+        status["extendedResourceClaimStatus"] = {
+            "resourceClaimName": extended_claim,
+            "requestMappings": [{"containerName": "main", "resourceName": r,
+                                 "requestName": f"container-0-request-{i}"} for i, r in enumerate(limits)]}
+    if finished is None:
+        state = {"running": {"startedAt": iso(scheduled)}}
+    else:
+        state = {"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": iso(scheduled),
+                                "finishedAt": iso(finished)}}
+    status["containerStatuses"] = [{"name": "main", "ready": finished is None, "restartCount": 0,
+                                    "containerID": "containerd://" + container_id(f"{ns}/{name}"),
+                                    "state": state}]
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"namespace": ns, "name": name, "uid": f"uid-{ns}-{name}",
+                         "creationTimestamp": iso(scheduled)},
+            "spec": spec, "status": status}
+
+
+def device_class(name, expression, extended=None):
+    spec = {"selectors": [{"cel": {"expression": expression}}]}
+    if extended:
+        spec["extendedResourceName"] = extended
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+            "metadata": {"name": name, "creationTimestamp": iso(T0 - 30 * 86400)}, "spec": spec}
+
+
+def split_rows(p, gpus):
+    """Rows of the holders of whole GPUs that nothing measures per pod. gpus: [(the GPU's activity
+    per step, {dims: share per step})]. In each step the GPU's activity is split among the holders
+    present in proportion to their shares, a = A x s / sum(s), u = min(1, a / s); a row is
+    estimated where another holder shared its GPU in some step."""
+    acc = {}
+    for device, holders in gpus:
+        for k, activity in enumerate(device):
+            total = sum(shares[k] for shares in holders.values())
+            for dims, shares in holders.items():
+                s = shares[k]
+                r = acc.setdefault(dims, [0.0, 0.0, False])
+                if s == 0:
+                    continue
+                r[0] += s * STEP_H
+                r[1] += s * p * STEP_H * min(1.0, activity * s / total / s)
+                r[2] = r[2] or total > s * (1 + 1e-9)
+    return [row(dict(dims), gh, gh * p, eff, estimated=est) for dims, (gh, eff, est) in acc.items()]
+
+
+def pod_dims(ns, name):
+    return (("namespace", ns), ("pod", name))
+
+
+def dra_uuid(node_index, gpu):
+    return f"GPU-d7a{node_index}{gpu:04d}-0000-4000-8000-00000000000{gpu}"
+
+
+# Case dra_claims: node dra-1, five H100s that only NVIDIA's DRA driver names to the API.
+s = Scrape()
+dra_node_labels(s, "dra-1", "p5.48xlarge")
+U = [dra_uuid(1, i) for i in range(6)]
+mig_3g, mig_1g = "MIG-d7a10003-0000-4000-8000-000000000031", "MIG-d7a10003-0000-4000-8000-000000000039"
+devices = [nv_device("gpu-0", "gpu", H100, uuid=U[0]),
+           nv_device("gpu-1", "gpu", H100, uuid=U[1]),
+           nv_device("gpu-2", "gpu", H100, uuid=U[2], multiple=True),
+           nv_device("gpu-3-mig-3g40gb-1", "mig", H100, uuid=mig_3g, parent=U[3], profile="3g.40gb",
+                     memory="40448Mi"),
+           nv_device("gpu-3-mig-1g10gb-9", "mig", H100, uuid=mig_1g, parent=U[3], profile="1g.10gb",
+                     memory="9856Mi"),
+           nv_device("gpu-4", "gpu", H100, uuid=U[4])]
+# The pool's previous generation, which the driver is replacing, still names a sixth GPU.
+stale = [nv_device(f"gpu-{i}", "gpu", H100, uuid=U[i]) for i in (0, 1, 2, 4, 5)]
+NB_SMALL, NB_LARGE = "20Gi", "40Gi"
+objects = [api_node("dra-1", "p5.48xlarge"),
+           resource_slice("dra-1", stale, generation=1),
+           resource_slice("dra-1", devices, generation=2),
+           resource_claim("ml", "train-gpu-x7k2p", "dra-1", "gpu-0", ["train"]),
+           resource_claim("serving", "shared-gpu", "dra-1", "gpu-1", ["serve-a"]),
+           resource_claim("notebooks", "nb-small-gpu", "dra-1", "gpu-2", ["nb-small"],
+                          consumed={"memory": NB_SMALL}, share_id="3c1f8a52-6d0e-4b7a-9e21-5f4c8d2b1a01"),
+           resource_claim("notebooks", "nb-large-gpu", "dra-1", "gpu-2", ["nb-large"],
+                          consumed={"memory": NB_LARGE}, share_id="9b7e2d14-0c3a-4f58-a6e9-2d1b7c4f8e02"),
+           resource_claim("ml", "infer-mig", "dra-1", "gpu-3-mig-3g40gb-1", ["infer"],
+                          device_class="mig.nvidia.com"),
+           api_pod("ml", "train", "dra-1", template=("one-gpu", "train-gpu-x7k2p")),
+           api_pod("serving", "serve-a", "dra-1", scheduled=T0 - 3600, claim="shared-gpu"),
+           api_pod("serving", "serve-b", "dra-1", scheduled=T0 - 3600, finished=T0 + 300, claim="shared-gpu"),
+           api_pod("notebooks", "nb-small", "dra-1", claim="nb-small-gpu"),
+           api_pod("notebooks", "nb-large", "dra-1", claim="nb-large-gpu"),
+           api_pod("ml", "infer", "dra-1", claim="infer-mig")]
+# kube-state-metrics shows the pods (CPU requests only: it has no series for claims); serve-b
+# runs for the first five minutes.
+for ns, name in [("ml", "train"), ("serving", "serve-a"), ("notebooks", "nb-small"),
+                 ("notebooks", "nb-large"), ("ml", "infer")]:
+    pod(s, ns, name, "dra-1", [])
+pod(s, "serving", "serve-b", "dra-1", [], phase=lambda t: "Running" if t < T0 + 300 else "Succeeded")
+ACT_TRAIN = 0.7
+ACT_SHARED = [0.6] * 5 + [0.3] * 5
+ACT_NB = 0.45
+ACT_MIG_3G, ACT_MIG_1G = 0.5, 0.9
+GR = "DCGM_FI_PROF_GR_ENGINE_ACTIVE"
+dcgm(s, GR, "dra-1", 0, U[0], H100, ACT_TRAIN)
+dcgm(s, GR, "dra-1", 1, U[1], H100, ACT_SHARED)
+dcgm(s, GR, "dra-1", 2, U[2], H100, ACT_NB)
+dcgm(s, GR, "dra-1", 3, U[3], H100, ACT_MIG_3G, gi=1, profile="3g.40gb")
+dcgm(s, GR, "dra-1", 3, U[3], H100, ACT_MIG_1G, gi=9, profile="1g.10gb")
+# gpu-4 has no dcgm-exporter series: DRA's slice is all that names it.
+p = 4.0
+gib, capacity_mib = 1024, 81559
+nb_small, nb_large = 20 * gib / capacity_mib, 40 * gib / capacity_mib
+mig_f = 3 / 7
+ones = [1.0] * 10
+rows = split_rows(p, [
+    ([ACT_TRAIN] * 10, {pod_dims("ml", "train"): ones}),
+    (ACT_SHARED, {pod_dims("serving", "serve-a"): [0.5] * 5 + [1.0] * 5,
+                  pod_dims("serving", "serve-b"): [0.5] * 5 + [0.0] * 5}),
+    ([ACT_NB] * 10, {pod_dims("notebooks", "nb-small"): [nb_small] * 10,
+                     pod_dims("notebooks", "nb-large"): [nb_large] * 10})])
+# A MIG instance's activity is its own: u = the instance's activity.
+rows.append(row({"namespace": "ml", "pod": "infer"}, mig_f * H, mig_f * p * H, ACT_MIG_3G * mig_f * p * H,
+                estimated=False))
+idle_gpus = 1 + (1 - nb_small - nb_large) + (1 - mig_f)  # gpu-4, gpu-2's rest, gpu-3's other slices
+node_cost = 5 * p * H
+assert abs(sum(r["allocated_usd"] for r in rows) + idle_gpus * p * H - node_cost) < 1e-12
+case("dra_claims", """Dynamic Resource Allocation claims (docs/k8s.md "Dynamic Resource Allocation"),
+from the API's objects (`objects.json`, `--kube-objects`, a snapshot at the window's end) and
+dcgm-exporter, at $4/GPU-hour. Node dra-1 has no `nvidia.com/gpu` capacity: its five H100s are
+the devices of NVIDIA's DRA driver's ResourceSlice (generation 2; the pool's generation-1 slice,
+which still names a sixth GPU, is stale). ml/train holds gpu-0 alone through a claim made from a
+ResourceClaimTemplate (0.7 active). serving/serve-a and serve-b share claim shared-gpu on gpu-1;
+serve-b finishes at T0+300 s (the claim's `reservedFor` no longer lists it), so each holds 1/2
+for five minutes and serve-a all of it after; the GPU is 0.6 active, then 0.3. gpu-2 allows
+multiple allocations: notebooks/nb-small and nb-large consume 20 GiB and 40 GiB of its
+81559 MiB. gpu-3 is in MIG mode: ml/infer claims its static 3g.40gb device (3/7, 0.5 active);
+its 1g.10gb device is unclaimed though 0.9 active. gpu-4 is unclaimed and has no dcgm-exporter
+series. kube-state-metrics shows the pods with CPU requests only (it has no series for claims).
+Proves: each claim holds its device's part (1, 1/2 then 1 as pods come and go, consumed/capacity
+= 20480/81559 and 40960/81559, 3/7) while its pod runs; a GPU several holders share without
+per-pod measurement has its activity split by share (rows `estimated`; serve-a and serve-b
+u = 0.6 for the first five minutes, serve-a 0.3 after; the notebooks u = 0.45 / (61440/81559));
+exclusive claims and the MIG device are measured exactly (not estimated); the unclaimed MIG
+device, the rest of gpu-2 and gpu-4 are idle; and allocated + idle = 5 GPUs x $4 x 1/6 h.""", s,
+     f"{WINDOW_ARGS} --by namespace,pod --price-per-gpu-hour 4 {KUBE_ARGS}",
+     expect(["namespace", "pod"], rows, idle_row(["namespace", "pod"], idle_gpus * H, idle_gpus * p * H),
+            cost=node_cost, totals={"oversubscribed": False}),
+     extra_files={"objects.json": kube_list(objects)})
+
+# Case dra_device_class_history: node dra-2, four A100s named by DRA; pods ask for devices by
+# DeviceClass extended resources.
+s = Scrape()
+dra_node_labels(s, "dra-2", "p4de.24xlarge")
+U = [dra_uuid(2, i) for i in range(4)]
+objects = [api_node("dra-2", "p4de.24xlarge"),
+           resource_slice("dra-2", [nv_device(f"gpu-{i}", "gpu", A100_80, uuid=U[i]) for i in range(4)]),
+           device_class("gpu.nvidia.com",
+                        "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'",
+                        extended="nvidia.com/gpu"),
+           device_class("mig.nvidia.com",
+                        "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'mig'"),
+           device_class("a100",
+                        'device.driver == "gpu.nvidia.com" && device.attributes["gpu.nvidia.com"].type == "gpu" && '
+                        'device.attributes["gpu.nvidia.com"].productName == "NVIDIA A100-SXM4-80GB"',
+                        extended="example.com/a100"),
+           resource_claim("ml", "live-extended-resources-q8n2v", "dra-2", "gpu-3", ["live"]),
+           api_pod("ml", "live", "dra-2", limits={"nvidia.com/gpu": "1"},
+                   extended_claim="live-extended-resources-q8n2v")]
+pod(s, "ml", "live", "dra-2", [("nvidia_com_gpu", 1)])
+# The API no longer shows these pods (nor the claims the scheduler made for them).
+pod(s, "ml", "by-class", "dra-2", [("deviceclass_resource_kubernetes_io_gpu_nvidia_com", 1)],
+    times=SCRAPES[:5])
+pod(s, "research", "by-name", "dra-2", [("example_com_a100", 2)])
+pod(s, "ml", "late", "dra-2", [("deviceclass_resource_kubernetes_io_a100", 1)], times=SCRAPES[7:])
+ACT_POOL, ACT_LIVE = 0.4, 0.8
+for i in range(3):
+    dcgm(s, GR, "dra-2", i, U[i], A100_80, ACT_POOL)
+dcgm(s, GR, "dra-2", 3, U[3], A100_80, ACT_LIVE)
+p = 3.0
+late_h = 180 / 3600.0
+rows = [row({"namespace": "ml", "pod": "live"}, H, p * H, ACT_LIVE * p * H, estimated=False),
+        row({"namespace": "ml", "pod": "by-class"}, H / 2, p * H / 2, ACT_POOL * p * H / 2, estimated=False),
+        row({"namespace": "research", "pod": "by-name"}, 2 * H, 2 * p * H, ACT_POOL * 2 * p * H,
+            estimated=False),
+        row({"namespace": "ml", "pod": "late"}, late_h, p * late_h, ACT_POOL * p * late_h, estimated=False)]
+idle_h = 4 * H - sum(r["gpu_hours"] for r in rows)  # one GPU over [T0+300, T0+420)
+assert abs(idle_h - 120 / 3600.0) < 1e-12
+case("dra_device_class_history", """DRA devices asked for by DeviceClass (docs/k8s.md "Device classes"),
+at $3/GPU-hour. Node dra-2's four A100s are the devices of NVIDIA's DRA driver's ResourceSlice
+(no `nvidia.com/gpu` capacity). `objects.json` holds the cluster's DeviceClasses: `gpu.nvidia.com`
+(type gpu, extendedResourceName `nvidia.com/gpu`), `mig.nvidia.com`, and the cluster's own `a100`
+(type gpu and a productName clause, extendedResourceName `example.com/a100`). ml/live, which the
+API still shows, asks for `nvidia.com/gpu: 1`, served by the scheduler's claim on gpu-3
+(`status.extendedResourceClaimStatus`; kube-state-metrics shows it as a plain `nvidia_com_gpu`
+request). The API no longer shows ml/by-class (one device of class gpu.nvidia.com, as
+`deviceclass.resource.kubernetes.io/gpu.nvidia.com`, for the first five minutes), research/by-name
+(two by `example.com/a100`, all window) or ml/late (one by `deviceclass.resource.kubernetes.io/a100`
+from T0+420 s): their kube-state-metrics series are all that is left. gpu-0..2 are 0.4 active, gpu-3
+0.8. Proves: a forgotten pod's class request holds that many whole GPUs of the class while its
+series run (0.5, 2 and 0.05 GPU-hours), drawn from the GPUs no claim holds (which ones is an estimate
+of placement; each pod is alone on its GPUs, so its activity is not split and the row is not
+`estimated`); the live pod's claim holds exactly gpu-3 (u = 0.8) and its series is not counted
+again; one GPU is idle from T0+300 s to T0+420 s; and allocated + idle = 4 GPUs x $3 x 1/6 h.""", s,
+     f"{WINDOW_ARGS} --by namespace,pod --price-per-gpu-hour 3 {KUBE_ARGS}",
+     expect(["namespace", "pod"], rows, idle_row(["namespace", "pod"], idle_h, idle_h * p), cost=4 * p * H,
+            totals={"oversubscribed": False}),
+     extra_files={"objects.json": kube_list(objects)})
+
+# Case dra_dynamic_mig: node dra-3, two A100-40GB under NVIDIA's driver's DynamicMIG.
+A100_40_DRA = "NVIDIA A100-SXM4-40GB"
+# The MIG placements DynamicMIG lists per GPU (profile, its id, starting slices), overlapping.
+DYNMIG_PLACEMENTS = [("1g.5gb", 19, range(7)), ("2g.10gb", 14, (0, 2, 4)), ("3g.20gb", 9, (0, 4)),
+                     ("4g.20gb", 5, (0,)), ("7g.40gb", 0, (0,))]
+
+
+def dynamic_mig_devices(gpu, uuid):
+    """A DynamicMIG GPU as the driver publishes it: the GPU, and every MIG device it could make
+    (no UUID), each consuming the GPU's shared counters."""
+    out = [nv_device(f"gpu-{gpu}", "gpu", A100_40_DRA, uuid=uuid, memory="40Gi")]
+    for profile, profile_id, starts in DYNMIG_PLACEMENTS:
+        slices, memory = int(profile[0]), profile.split(".")[1].upper().replace("GB", "Gi")
+        for start in starts:
+            d = nv_device(f"gpu-{gpu}-mig-{profile.replace('.', '')}-{profile_id}-{start}", "mig",
+                          A100_40_DRA, parent=uuid, profile=profile, memory=memory)
+            d["consumesCounters"] = [{"counterSet": f"gpu-{gpu}-counter-set",
+                                      "counters": {"memory": {"value": memory},
+                                                   "multiprocessors": {"value": str(14 * slices)}}}]
+            out.append(d)
+    return out
+
+
+s = Scrape()
+dra_node_labels(s, "dra-3", "p4d.24xlarge")
+U = [dra_uuid(3, i) for i in range(2)]
+slice_ = resource_slice("dra-3", dynamic_mig_devices(0, U[0]) + dynamic_mig_devices(1, U[1]))
+slice_["spec"]["sharedCounters"] = [
+    {"name": f"gpu-{g}-counter-set", "counters": {"memory": {"value": "40Gi"}, "multiprocessors": {"value": "98"}}}
+    for g in range(2)]
+objects = [api_node("dra-3", "p4d.24xlarge"), slice_,
+           resource_claim("ml", "small-mig", "dra-3", "gpu-0-mig-1g5gb-19-0", ["small"],
+                          device_class="mig.nvidia.com"),
+           resource_claim("ml", "medium-mig", "dra-3", "gpu-0-mig-3g20gb-9-4", ["medium"],
+                          device_class="mig.nvidia.com"),
+           resource_claim("ml", "whole-gpu", "dra-3", "gpu-1", ["whole"]),
+           api_pod("ml", "small", "dra-3", claim="small-mig"),
+           api_pod("ml", "medium", "dra-3", scheduled=T0 + 300, claim="medium-mig"),
+           api_pod("ml", "whole", "dra-3", claim="whole-gpu")]
+pod(s, "ml", "small", "dra-3", [])
+pod(s, "ml", "medium", "dra-3", [], times=SCRAPES[5:])
+pod(s, "ml", "whole", "dra-3", [])
+# dcgm-exporter watches whole GPUs (-d g): no MIG instance series.
+ACT_DYN = [0.1] * 5 + [0.3] * 5
+ACT_WHOLE = 0.9
+dcgm(s, GR, "dra-3", 0, U[0], A100_40_DRA, ACT_DYN)
+dcgm(s, GR, "dra-3", 1, U[1], A100_40_DRA, ACT_WHOLE)
+p = 2.0
+rows = split_rows(p, [
+    (ACT_DYN, {pod_dims("ml", "small"): [1 / 7] * 10, pod_dims("ml", "medium"): [0.0] * 5 + [3 / 7] * 5}),
+    ([ACT_WHOLE] * 10, {pod_dims("ml", "whole"): [1.0] * 10})])
+idle_gpus = (6 / 7 + 3 / 7) / 2  # gpu-0: 6/7 for five minutes, 3/7 after
+node_cost = 2 * p * H
+assert abs(sum(r["allocated_usd"] for r in rows) + idle_gpus * p * H - node_cost) < 1e-12
+case("dra_dynamic_mig", """NVIDIA's DRA driver with DynamicMIG (docs/k8s.md "DynamicMIG"), at $2/GPU-hour.
+Node dra-3 has two A100-40GB; its ResourceSlice lists each GPU and all 14 MIG devices it could make
+(1g.5gb x7, 2g.10gb x3, 3g.20gb x2, 4g.20gb, 7g.40gb: overlapping placements, no UUIDs, consuming
+the GPU's shared counters), 30/7 of a GPU each if read as static MIG. ml/small claims a 1g.5gb
+device of gpu-0 all window, ml/medium a 3g.20gb device of gpu-0 from T0+300 s, ml/whole claims
+gpu-1 itself. dcgm-exporter watches whole GPUs (`-d g`): gpu-0 is 0.1 active for five minutes,
+then 0.3; gpu-1 0.9. Proves: a DynamicMIG GPU is one whole unit of which a claimed MIG device
+holds its profile's fraction (1/7, 3/7) while its pod runs, and a claim of the GPU all of it;
+placements nobody claims cost nothing of their own (the node costs 2 GPUs, not 2 x 30/7); gpu-0's
+activity is split among its claims by share (small u = 0.7 while alone, not estimated then; both
+u = 0.525 and `estimated` once medium runs); gpu-1's claim is measured exactly (u = 0.9); gpu-0's
+unclaimed 6/7 then 3/7 is idle; and allocated + idle = 2 GPUs x $2 x 1/6 h.""", s,
+     f"{WINDOW_ARGS} --by namespace,pod --price-per-gpu-hour 2 {KUBE_ARGS}",
+     expect(["namespace", "pod"], rows, idle_row(["namespace", "pod"], idle_gpus * H, idle_gpus * p * H),
+            cost=node_cost, totals={"oversubscribed": False}),
+     extra_files={"objects.json": kube_list(objects)})
 
 
 def main():
