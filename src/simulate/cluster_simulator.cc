@@ -316,48 +316,8 @@ Node ClusterSimulator::Impl::MakeNode(int i, Sharing sharing, const GpuModelSpec
     return node;
   }
   if (model.dra) {
-    // NVIDIA's DRA driver: every GPU is a device gpu-<n> of the node's ResourceSlice, handed
-    // out by claims whose pods run from the first scrape on: gpu-0 to one training pod; gpu-1 to
-    // two inference pods through one claim; gpu-2 (allowMultipleAllocations) a quarter of its
-    // memory to a notebook (consumable capacity); the GPUs after that to one pod each, the last
-    // of five or more left unclaimed (idle).
     for (int g = 0; g < node.gpus; ++g) add_unit(g, "", -1);
-    auto claim = [&](int g, const std::vector<int>& slots, const std::string& share,
-                     double fraction) {
-      DraClaim c;
-      c.name = StrCat(node.name, "-gpu-", g, share.empty() ? "" : StrCat("-", share));
-      c.gpu = g;
-      c.slots = slots;
-      c.share_id = share;
-      c.memory_fraction = fraction;
-      Unit& u = node.units[static_cast<size_t>(g)];
-      u.exclusive = slots.size() == 1 && share.empty();
-      for (int si : slots) {
-        Slot& s = node.slots[static_cast<size_t>(si)];
-        s.fixed = true;
-        s.claim = c.name;
-        s.next_start_ms = origin_ms_;
-        s.load_scale = share.empty() ? 1.0 / static_cast<double>(slots.size()) : fraction;
-        u.slots.push_back(si);
-      }
-      node.claims.push_back(std::move(c));
-    };
-    for (int g = 0; g < node.gpus; ++g) {
-      if (g == 0) {
-        claim(g, {add_slot(Kind::kTraining, {})}, "", 0);
-      } else if (g == 1) {
-        const int a = add_slot(Kind::kInference, {});
-        const int b = add_slot(Kind::kInference, {});
-        Slot& second = node.slots[static_cast<size_t>(b)];
-        second.ns = node.slots[static_cast<size_t>(a)].ns;  // a claim is its namespace's
-        second.deployment = StrCat(node.slots[static_cast<size_t>(a)].deployment, "-canary");
-        claim(g, {a, b}, "", 0);
-      } else if (g == 2) {
-        claim(g, {add_slot(Kind::kNotebook, {})}, "share-0", 0.25);
-      } else if (g < node.gpus - 1 || node.gpus < 5) {
-        claim(g, {add_slot(g % 2 == 1 ? Kind::kInference : Kind::kTraining, {})}, "", 0);
-      }
-    }
+    NvidiaDraClaims(node, [&](Kind kind) { return add_slot(kind, {}); });
     while (gpu_index_.size() < static_cast<size_t>(node.gpus) + 1) {
       gpu_index_.push_back(std::to_string(gpu_index_.size()));
     }

@@ -122,10 +122,11 @@ class ClusterSimulator::Impl {
 
   Node MakeNode(int i, Sharing sharing, const GpuModelSpec& model);
 
-  // The claims of a DRA node under NVIDIA's DynamicMIG or of an AWS Neuron DRA node, whose units
-  // (GPUs, Neuron devices) are made; `add_slot` adds a slot for a pod of a kind
-  // (sim_dra_claims.cc).
+  // The claims of a DRA node of NVIDIA's static GPUs, under NVIDIA's DynamicMIG, or of an AWS
+  // Neuron DRA node, whose units (GPUs, Neuron devices) are made; `add_slot` adds a slot for a
+  // pod of a kind (sim_dra_claims.cc).
   using AddSlot = std::function<int(Kind)>;
+  void NvidiaDraClaims(Node& node, const AddSlot& add_slot);
   void DynamicMigClaims(Node& node, const AddSlot& add_slot);
   void NeuronDraClaims(Node& node, const AddSlot& add_slot);
   // Reserves `c` for its slots' pods, which run from the first scrape on, each using `load_scale`
