@@ -4,6 +4,7 @@
 // scheduler made for it replaces these requests (kube_merge.cc); what is left is a pod the series
 // show after the API forgot it, which holds as many devices of the class, drawn like a device
 // plugin's.
+#include <map>
 #include <set>
 
 #include "core/strings.h"
@@ -21,14 +22,12 @@ bool GpuLikeClass(std::string_view name) {
          k.find("neuron") != std::string::npos;
 }
 
-// The resources of the node's units the class's devices are; empty when the class is not a GPU
-// class gpucost reads. `why` says what went wrong for a GPU driver's class.
-std::set<std::string> ClassUnitResources(const Assembly& a, NodeIndex n, const KubeDeviceClass& cls,
-                                         std::string& why) {
-  std::set<std::string> on_node;
-  for (const GpuUnit& u : a.inventory.units) {
-    if (u.node == n && u.holdable) on_node.insert(u.resource);
-  }
+// The resources of node n's units (`on_node`: those of its holdable units) the class's devices
+// are; empty when the class is not a GPU class gpucost reads. `why` says what went wrong for a
+// GPU driver's class.
+std::set<std::string> ClassUnitResources(const Assembly& a, NodeIndex n,
+                                         const std::set<std::string>& on_node,
+                                         const KubeDeviceClass& cls, std::string& why) {
   std::set<std::string> want;
   auto node_resources = [&](std::string_view prefix, std::string_view except) {
     for (const std::string& r : on_node) {
@@ -77,6 +76,18 @@ std::set<std::string> ClassUnitResources(const Assembly& a, NodeIndex n, const K
 }  // namespace
 
 void ResolveDeviceClassRequests(Assembly& a) {
+  // Each node's holdable unit resources, made on the first class request (one pass over units).
+  std::map<NodeIndex, std::set<std::string>> holdable;
+  bool indexed = false;
+  const auto holdable_on = [&](NodeIndex n) -> const std::set<std::string>& {
+    if (!indexed) {
+      for (const GpuUnit& u : a.inventory.units) {
+        if (u.holdable) holdable[u.node].insert(u.resource);
+      }
+      indexed = true;
+    }
+    return holdable[n];
+  };
   for (auto& pod_timeline : a.pods) {
     // Named, not bound: the lambda below uses them.
     const PodKey& key = pod_timeline.first;
@@ -97,7 +108,8 @@ void ResolveDeviceClassRequests(Assembly& a) {
       }
       if (node == a.node_index.end()) return true;  // warned where holdings are made
       std::string why;
-      const std::set<std::string> resources = ClassUnitResources(a, node->second, *cls, why);
+      const std::set<std::string> resources =
+          ClassUnitResources(a, node->second, holdable_on(node->second), *cls, why);
       if (resources.size() == 1) {
         cr.request.resource = *resources.begin();
         return false;
