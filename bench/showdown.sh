@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The PromQL showdown: on the same TSDB, real Prometheus answering "allocated, effective and
-# waste per namespace" with query_range (the seed PoC's PromQL and the per-pod-join PromQL a
+# waste per namespace" with query_range (the AWS recipe's PromQL and the per-pod-join PromQL a
 # careful engineer writes) against `gpucost report --prometheus` and `gpucost report --input` on
 # the same data, for several cluster sizes and windows. Records wall time, peak RSS of both
 # processes and Prometheus' failures (max-samples, timeouts). docs/perf.md ("The PromQL
@@ -84,7 +84,7 @@ for n in $scales; do
     common=(--window "$start,$end" --by namespace --accumulate --price-per-gpu-hour "$price"
             --step "${interval}s" --format json)
     results=()
-    for style in seed join; do
+    for style in recipe join; do
       python3 bench/showdown_promql.py --url "$url" --pid "$prom_pid" --start "$start" --end "$end" \
         --step "$interval" --price "$price" --style "$style" >"$dir/d$d.$style.json"
       results+=("$(python3 -c "
@@ -139,6 +139,6 @@ done
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); $(prometheus --version 2>&1 | head -1)"
 echo "data: scrapes and query step every ${interval} s, seed 1, price \$$price/GPU-hour"
 echo
-echo "| nodes | GPUs | days | samples | Prometheus seed PromQL | Prometheus per-pod join | gpucost --prometheus (in segments) | the same, --segment 0 (at once) | gpucost --input | join ÷ gpucost (api / file) |"
+echo "| nodes | GPUs | days | samples | Prometheus recipe PromQL | Prometheus per-pod join | gpucost --prometheus (in segments) | the same, --segment 0 (at once) | gpucost --input | join ÷ gpucost (api / file) |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 for row in "${rows[@]}"; do echo "| $row |"; done

@@ -3,7 +3,7 @@
 with query_range, in one of two styles, and reports wall time, Prometheus' peak RSS during the
 queries, and any failure. Used by bench/showdown.sh; prints one JSON object.
 
-  seed: the seed PoC (requests x price; effective x one cluster-wide scalar / 100)
+  recipe: the AWS recipe (requests x price; effective x one cluster-wide scalar / 100)
   join: the per-pod join a careful engineer writes (requests of Pending/Running pods, samples
         standing for one scrape interval, each pod's allocation x the mean activity of its GPUs)
 
@@ -19,13 +19,13 @@ ap.add_argument("--start", type=int, required=True)
 ap.add_argument("--end", type=int, required=True)
 ap.add_argument("--step", type=int, required=True)
 ap.add_argument("--price", type=float, required=True)
-ap.add_argument("--style", choices=["seed", "join"], required=True)
+ap.add_argument("--style", choices=["recipe", "join"], required=True)
 ap.add_argument("--timeout", type=float, default=600)
 a = ap.parse_args()
 
 p = a.price
 lb = f"{a.step - 1}s"  # a sample stands for one scrape interval
-if a.style == "seed":
+if a.style == "recipe":
     alloc = f'sum by (namespace) (kube_pod_container_resource_requests{{resource=~"nvidia.*(gpu|mig).*",unit="integer"}}) * {p}'
     eff = f"{alloc} * scalar(avg(DCGM_FI_PROF_GR_ENGINE_ACTIVE) / 100)"
 else:

@@ -38,9 +38,7 @@ std::string FormatHours(double hours, int decimals) {
   return FormatUnits(RoundUnits(hours, decimals), decimals);
 }
 
-std::string FormatCents(int64_t cents) {
-  return cents < 0 ? "-$" + FormatUnits(-cents, 2) : "$" + FormatUnits(cents, 2);
-}
+std::string FormatCents(int64_t cents) { return FormatDollarUnits(cents, 2); }
 
 std::string FormatPercent(double ratio) {
   if (!std::isfinite(ratio)) return "-";

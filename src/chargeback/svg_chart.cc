@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "chargeback/format.h"
+#include "core/money.h"
 #include "core/strings.h"
 
 namespace gpucost::chargeback {
@@ -42,7 +43,7 @@ std::string Dollars(double usd) { return FormatCents(std::llround(usd * 100)); }
 
 // Axis labels: whole dollars when the ticks are ("$800"), cents otherwise.
 std::string AxisDollars(double usd, double step) {
-  return step >= 1 ? "$" + FormatUnits(std::llround(usd), 0) : Dollars(usd);
+  return step >= 1 ? FormatDollarUnits(std::llround(usd), 0) : Dollars(usd);
 }
 
 std::string Tooltip(const ChartBar& bar, const ChartSeries& s, double v) {

@@ -89,7 +89,8 @@ int PrintDemoReport(const DemoCluster& demo) {
       high->allocated * cluster_u, low->effective, 100 * low->utilization, high->effective,
       100 * high->utilization);
   fmt::print(
-      "Dividing the 0-1 DCGM_FI_PROF_GR_ENGINE_ACTIVE ratio by 100 again (as the seed PoC did) "
+      "Dividing the 0-1 DCGM_FI_PROF_GR_ENGINE_ACTIVE ratio by 100 again (as AWS's EKS GPU cost "
+      "recipe does) "
       "would report {:.2f}% utilization and ${:.2f}/h of waste instead of ${:.2f}/h.\n",
       cluster_u, total_alloc * (1 - cluster_u / 100), total_alloc - total_eff);
   return 0;

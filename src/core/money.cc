@@ -36,11 +36,16 @@ std::string FormatGroupedUnits(int64_t units, int decimals) {
   return out;
 }
 
+std::string FormatDollarUnits(int64_t units, int decimals) {
+  // Appended rather than `"$" + std::string`, which GCC 12 at -O2 wrongly warns about
+  // (-Wrestrict) wherever it inlines it.
+  std::string out = units < 0 ? "-$" : "$";
+  return out.append(FormatGroupedUnits(units < 0 ? -units : units, decimals));
+}
+
 std::string FormatUsd(double usd) {
   if (!std::isfinite(usd)) return "unknown";
-  const int64_t cents = RoundUnits(usd, 2);
-  if (cents < 0) return "-$" + FormatGroupedUnits(-cents, 2);
-  return "$" + FormatGroupedUnits(cents, 2);
+  return FormatDollarUnits(RoundUnits(usd, 2), 2);
 }
 
 std::string FormatSmallAmount(double value, int decimals) {
@@ -68,9 +73,7 @@ int RateDecimals(double usd) {
 std::string FormatRateUsd(double usd, int decimals) {
   if (!std::isfinite(usd)) return "unknown";
   decimals = std::clamp(decimals, 2, 6);
-  const int64_t units = RoundUnits(usd, decimals);
-  if (units < 0) return "-$" + FormatGroupedUnits(-units, decimals);
-  return "$" + FormatGroupedUnits(units, decimals);
+  return FormatDollarUnits(RoundUnits(usd, decimals), decimals);
 }
 
 }  // namespace gpucost

@@ -74,6 +74,9 @@ int64_t RoundUnits(double value, int decimals);
 // OpenMetrics, FOCUS) keep plain numbers. Thousands are grouped with commas.
 // 284700 units with 2 decimals -> "2,847.00"; 0 decimals -> "284,700"; -5 -> "-0.05".
 std::string FormatGroupedUnits(int64_t units, int decimals);
+// The same with a dollar sign, outside the minus: 284700 units, 2 decimals -> "$2,847.00";
+// -5 -> "-$0.05".
+std::string FormatDollarUnits(int64_t units, int decimals);
 // 25145.236 -> "$25,145.24", -3 -> "-$3.00", 0.004 -> "$0.00"; NaN or infinite -> "unknown"
 // (never a silent zero). Rounded by RoundUnits.
 std::string FormatUsd(double usd);

@@ -21,9 +21,7 @@ std::string Fixed(double v, int decimals) {
 
 std::string Money(double usd, int decimals) {
   if (!std::isfinite(usd)) return "unknown";
-  const int64_t units = RoundUnits(usd, decimals);
-  return units < 0 ? "-$" + FormatGroupedUnits(-units, decimals)
-                   : "$" + FormatGroupedUnits(units, decimals);
+  return FormatDollarUnits(RoundUnits(usd, decimals), decimals);
 }
 
 std::string Work(double w) {

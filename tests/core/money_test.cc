@@ -80,6 +80,8 @@ TEST(MoneyText, DollarsForPeopleAreGroupedWithTwoDecimals) {
   EXPECT_EQ(FormatUsd(-0.001), "$0.00");  // no "-$0.00"
   EXPECT_EQ(FormatUsd(NAN), "unknown");   // never a silent zero
   EXPECT_EQ(FormatUsd(INFINITY), "unknown");
+  EXPECT_EQ(FormatDollarUnits(-5, 2), "-$0.05");
+  EXPECT_EQ(FormatDollarUnits(284700, 0), "$284,700");
   EXPECT_EQ(FormatGroupedUnits(284700, 0), "284,700");
   EXPECT_EQ(FormatGroupedUnits(-5, 2), "-0.05");
   EXPECT_EQ(FormatGroupedUnits(100000, 2), "1,000.00");

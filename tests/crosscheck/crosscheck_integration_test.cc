@@ -1,7 +1,7 @@
 // Cross-checks against a real Prometheus (Debian's 2.x) filled from `gpucost simulate` output by
 // `promtool tsdb create-blocks-from openmetrics`:
 //   - gpucost's report read over the HTTP API equals its report read from the same files;
-//   - where the seed PoC's PromQL and gpucost's definitions coincide (whole GPUs, no sharing,
+//   - where the AWS recipe's PromQL and gpucost's definitions coincide (whole GPUs, no sharing,
 //     constant price) Prometheus evaluating PromQL and gpucost agree on allocated GPU-hours,
 //     allocated cost and effective cost per namespace to 1e-6;
 //   - where they differ, by how much and why: the seed query counts finished pods, divides a
@@ -140,7 +140,7 @@ std::string HeldRequests(const std::string& cluster, const std::string& resource
          cluster + "\",phase=~\"Pending|Running\"}[59s])))";
 }
 
-// The seed PoC (AWS "EKS cluster wide GPU cost attribution"): every request series, the default
+// The AWS recipe (AWS "EKS cluster wide GPU cost attribution"): every request series, the default
 // lookback, a flat price; effective with one cluster-wide scalar divided by 100.
 std::string SeedRequests(const std::string& cluster) {
   return "sum by (namespace) (kube_pod_container_resource_requests{cluster=\"" + cluster +
@@ -262,12 +262,12 @@ TEST_F(CrossCheck, WhereTheSeedPromQlDiffers) {
   EXPECT_LT(min_eff, mean_scalar * 100);
   EXPECT_GT(max_eff, mean_scalar * 100);
   for (const auto& [ns, v] : seed_eff) {
-    // Per step the seed's efficiency is the same scalar for every namespace; over the window
+    // Per step the recipe's efficiency is the same scalar for every namespace; over the window
     // the namespaces' efficiencies differ only through when they held GPUs.
     EXPECT_NEAR(v / seed_alloc.at(ns) * 100, mean_scalar * 100, 0.1) << ns;
   }
-  std::cout << "seed allocated " << seed_total << " vs gpucost " << gpucost_total
-            << "; seed effective " << seed_eff_total << " vs gpucost " << eff_total
+  std::cout << "recipe allocated " << seed_total << " vs gpucost " << gpucost_total
+            << "; recipe effective " << seed_eff_total << " vs gpucost " << eff_total
             << "; gpucost efficiency " << min_eff << ".." << max_eff << ", seed scalar "
             << mean_scalar << "\n";
 }

@@ -511,7 +511,7 @@ p = 2.0
 case("ratio_vs_percent", """Ratio vs percent. Node n1 exports only `DCGM_FI_DEV_GPU_UTIL` = 75 (a percent,
 0-100); node n2 only `DCGM_FI_PROF_GR_ENGINE_ACTIVE` = 0.75 (a ratio, 0-1). Proves both mean
 75 % utilization: the percent is divided by 100 and the ratio is not (the /100 defect of the
-seed PoC would make it 0.75 %).""", s,
+AWS recipe would make it 0.75 %).""", s,
      f"{WINDOW_ARGS} --by namespace --price-per-gpu-hour 2",
      expect(["namespace"], [row({"namespace": "pct"}, H, p * H, 0.75 * p * H),
                             row({"namespace": "ratio"}, H, p * H, 0.75 * p * H)]))

@@ -144,7 +144,7 @@ TEST_F(ReportKubeTest, ApiAloneAttributesAsKubeStateMetricsDo) {
     EXPECT_NEAR(from_api.at(team)["effective_usd"].get<double>(),
                 from_ksm.at(team)["effective_usd"].get<double>(), 1e-9) << team;
   }
-  // The seed PoC's numbers: 3, 2 and 2 slices of seven at $12/GPU-hour.
+  // The AWS recipe's numbers: 3, 2 and 2 slices of seven at $12/GPU-hour.
   EXPECT_NEAR(from_api.at("bu-a")["allocated_usd"].get<double>(), 12.0 * 3 / 7, 1e-9);
   EXPECT_NEAR(from_api.at("bu-b")["allocated_usd"].get<double>(), 12.0 * 2 / 7, 1e-9);
   EXPECT_EQ(server_->LastAuthorization(), "Bearer s3cret-token");

@@ -68,7 +68,7 @@ TEST(Aggregator, GroupsBySeveralDimensionsAndLabel) {
   EXPECT_DOUBLE_EQ(t4->allocated_usd, 1.0);
   EXPECT_NE(FindRow(by_node, {"NVIDIA A100-SXM4-40GB", "on_demand", "gpu-a"}), nullptr);
 
-  // Seed PoC: 3, 2 and 2 1g.5gb slices of one A100 at $12/GPU-hour over an hour.
+  // AWS recipe: 3, 2 and 2 1g.5gb slices of one A100 at $12/GPU-hour over an hour.
   Inventory poc = FourNodes();
   const std::vector<CostRecord> slices = {Held(0, 0, 0, 3.0 / 7, 12.0 * 3 / 7, 1),
                                           Held(0, 0, 1, 2.0 / 7, 12.0 * 2 / 7, 1),
