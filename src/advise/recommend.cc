@@ -9,6 +9,7 @@
 #include <string>
 #include <tuple>
 
+#include "core/money.h"
 #include "core/strings.h"
 #include "core/time.h"
 #include "inventory/mig_profiles.h"
@@ -93,8 +94,11 @@ class Advisor {
   void Add(Recommendation r, double savings, const WorkloadProfile& w) {
     if (w.unpriced_gpu_hours > 0) {
       r.monthly_savings_usd = NAN;
-      r.savings_note = StrCat("the GPU price is unknown for ", Num(w.unpriced_gpu_hours),
-                              " of its GPU-hours");
+      r.savings_note = w.unpriced_gpu_hours >= w.gpu_hours
+                           ? StrCat("the GPU price is unknown for all of its ", Num(w.gpu_hours, 2),
+                                    " GPU-hours")
+                           : StrCat("the GPU price is unknown for ", Num(w.unpriced_gpu_hours, 2),
+                                    " of its ", Num(w.gpu_hours, 2), " GPU-hours");
     } else {
       r.monthly_savings_usd = savings;
     }
@@ -239,8 +243,8 @@ class Advisor {
     }
     const double savings = (w.on_demand_usd - spot_usd) * scale_;
     if (savings <= 0 && w.unpriced_gpu_hours <= 0) return;
-    r.savings_note = StrCat("on-demand $", Num(w.on_demand_usd, 2), " against $", Num(spot_usd, 2),
-                            " at the effective spot rate over the window");
+    r.savings_note = StrCat("on-demand ", FormatUsd(w.on_demand_usd), " against ",
+                            FormatUsd(spot_usd), " at the effective spot rate over the window");
     Add(std::move(r), savings, w);
   }
 

@@ -24,9 +24,17 @@ void RenderText(const Recommendations& recs, std::ostream& out) {
       << FormatRfc3339(recs.window.end) << " (" << recs.workloads
       << " workloads; idle: utilization under " << PctText(recs.idle_threshold) << ")\n";
   const size_t known = recs.items.size() - static_cast<size_t>(recs.unknown_savings);
-  out << "Potential savings: " << UsdText(recs.monthly_savings_usd) << "/month from " << known
-      << " recommendation" << (known == 1 ? "" : "s");
-  if (recs.unknown_savings > 0) out << " (" << recs.unknown_savings << " more with unknown savings)";
+  if (known == 0 && recs.unknown_savings > 0) {
+    // Only unpriced advice: what it saves is unknown, not $0.00.
+    out << "Potential savings: unknown/month from " << recs.unknown_savings << " recommendation"
+        << (recs.unknown_savings == 1 ? "" : "s") << " whose GPUs have no price";
+  } else {
+    out << "Potential savings: " << UsdText(recs.monthly_savings_usd) << "/month from " << known
+        << " recommendation" << (known == 1 ? "" : "s");
+    if (recs.unknown_savings > 0) {
+      out << " (" << recs.unknown_savings << " more with unknown savings)";
+    }
+  }
   out << "\n";
   if (recs.window_too_short) {
     out << "No recommendation: the window holds "
@@ -99,7 +107,11 @@ void RenderJson(const Recommendations& recs, std::ostream& out) {
        {{"start", FormatRfc3339(recs.window.start)}, {"end", FormatRfc3339(recs.window.end)}}},
       {"idle_threshold", recs.idle_threshold},
       {"workloads", recs.workloads},
-      {"monthly_savings_usd", recs.monthly_savings_usd},
+      // null when every recommendation's savings are unknown (no price), never 0
+      {"monthly_savings_usd",
+       recs.unknown_savings > 0 && recs.items.size() == static_cast<size_t>(recs.unknown_savings)
+           ? json(nullptr)
+           : json(recs.monthly_savings_usd)},
       {"unknown_savings", recs.unknown_savings},
       {"unmeasured_gpu_hours", recs.unmeasured_gpu_hours},
       {"min_window_hours", recs.min_window_hours},

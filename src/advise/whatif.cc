@@ -94,6 +94,9 @@ Scenario RunScenario(const std::vector<WorkloadProfile>& profiles, Window window
         a.on_demand_usd = std::max(0.0, a.on_demand_usd - saved_on_demand);
         cull.savings_usd += saved;
         ++cull.workloads;
+      } else if (w.unpriced_gpu_hours > 0 &&
+                 std::find(freed.begin(), freed.end(), true) != freed.end()) {
+        ++cull.unpriced_workloads;
       }
     }
     if (policies.spot_batch && w.category == Category::kBatch && w.on_demand_gpu_hours > 0) {
@@ -169,7 +172,14 @@ Scenario RunScenario(const std::vector<WorkloadProfile>& profiles, Window window
     spot.note = fmt::format("effective spot rate = rate x (1 + {} interruptions/h x {} h / 2)",
                             s.spot_interruptions_per_hour, s.checkpoint_interval_hours);
   }
-  if (policies.cull_notebooks) cull.note = StrCat("after ", s.notebook_idle_hours, " h idle");
+  if (policies.cull_notebooks) {
+    cull.note = StrCat("after ", s.notebook_idle_hours, " h idle");
+    if (cull.unpriced_workloads > 0) {
+      cull.note += StrCat("; ", cull.unpriced_workloads, " more notebook",
+                          cull.unpriced_workloads == 1 ? "" : "s",
+                          " idle that long, with no price: savings unknown");
+    }
+  }
   if (policies.time_slice > 0) {
     slice.note = StrCat("services on whole GPUs whose p99 utilization x ", policies.time_slice,
                         " stays under ", s.target_utilization * 100, "%");
@@ -184,6 +194,10 @@ Scenario RunScenario(const std::vector<WorkloadProfile>& profiles, Window window
     CostRow& c = categories[std::string(CategoryName(w.category))];
     c.before_usd += w.allocated_usd;
     c.after_usd += after[k].usd;
+    c.some_unpriced |= w.unpriced_gpu_hours > 0;
+    c.any_priced |= w.gpu_hours > w.unpriced_gpu_hours;
+    out.any_priced |= w.gpu_hours > w.unpriced_gpu_hours;
+    for (const auto& [team, hours] : w.team_unpriced_hours) teams[team].some_unpriced = true;
     // "Before" per team is the report's: each pod's money to its own team; "after" is shared
     // among a workload's teams as its money was.
     if (w.team_usd.empty() || !(w.allocated_usd > 0)) {
@@ -191,6 +205,7 @@ Scenario RunScenario(const std::vector<WorkloadProfile>& profiles, Window window
     }
     for (const auto& [team, usd] : w.team_usd) {
       CostRow& t = teams[team];
+      t.any_priced = true;
       t.before_usd += usd;
       if (w.allocated_usd > 0) t.after_usd += after[k].usd * (usd / w.allocated_usd);
     }

@@ -26,10 +26,14 @@ struct Policies {
 // "spot-batch,time-slice=4,cull-notebooks,commit-base" (any subset, any order).
 Result<Policies> ParsePolicies(std::string_view list);
 
+// Money of the priced hours only; a row whose hours all lack a price is unknown, never 0.
 struct CostRow {
   std::string key;
   double before_usd = 0;
   double after_usd = 0;
+  bool some_unpriced = false;  // some of its hours have no price
+  bool any_priced = false;     // some of its hours have a price
+  bool known() const { return any_priced || !some_unpriced; }
 };
 
 struct PolicyEffect {
@@ -37,6 +41,7 @@ struct PolicyEffect {
   double savings_usd = 0;
   int workloads = 0;      // workloads it changed
   std::string note;       // what it assumed, or what it could not price
+  int unpriced_workloads = 0;  // workloads it would change whose hours have no price
 };
 
 struct Scenario {
@@ -47,6 +52,7 @@ struct Scenario {
   double before_usd = 0;
   double after_usd = 0;
   double unpriced_gpu_hours = 0;     // hours with no known price: in no money figure
+  bool any_priced = false;           // some hours have a price (else every figure is unknown)
   double committed_gpus = 0;         // the steady on-demand base committed (GPU-equivalents)
 };
 

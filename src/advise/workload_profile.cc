@@ -157,6 +157,7 @@ void ProfileSink::Consume(std::span<const CostRecord> records) {
       w.team_usd[*info.team] += r.allocated_usd;
     } else {
       w.unpriced_gpu_hours += r.gpu_hours;
+      w.team_unpriced_hours[*info.team] += r.gpu_hours;
     }
     if (info.whole) {
       w.whole_gpu_hours += r.gpu_hours;

@@ -60,6 +60,7 @@ struct WorkloadProfile {
   // team labels): what `report --by team` gives each team.
   std::map<std::string, double> team_usd;
   double unpriced_gpu_hours = 0;  // held on capacity with no known price
+  std::map<std::string, double> team_unpriced_hours;  // the same, by the team of the pod
   double measured_gpu_hours = 0;
   double activity_gpu_hours = 0;
 

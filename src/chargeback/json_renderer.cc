@@ -121,10 +121,17 @@ void RenderJson(const StatementSet& set, std::ostream& out) {
     const ClusterSummary& c = *set.cluster;
     Json prices = Json::object();
     for (const auto& [source, hours] : c.price_sources) prices[source] = hours;
-    doc["cluster"] = {{"stated_teams_usd", c.stated_teams_usd},
-                      {"other_teams_usd", c.other_teams_usd},
-                      {"idle_usd", c.idle_usd},
-                      {"cost_usd", c.cost_usd},
+    // A part with hours and no price is null (unknown), never 0; one priced in part is the
+    // priced hours' money, as `prices_known: false` and unpriced_gpu_hours say.
+    const auto usd = [](const ClusterPart& part) {
+      const std::optional<double> known = part.Known();
+      return known ? Json(*known) : Json(nullptr);
+    };
+    doc["cluster"] = {{"stated_teams_usd", usd(c.stated_teams)},
+                      {"other_teams_usd", usd(c.other_teams)},
+                      {"idle_usd", usd(c.idle)},
+                      {"cost_usd", usd(c.cost)},
+                      {"prices_known", !c.cost.some_unpriced},
                       {"idle_gpu_hours", c.idle_gpu_hours},
                       {"unpriced_gpu_hours", c.unpriced_gpu_hours},
                       {"idle_policy", c.idle_policy},

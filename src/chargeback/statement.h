@@ -52,15 +52,28 @@ struct Statement {
   std::vector<DayUsage> days;            // one per UTC day of the period
 };
 
+// One part of the cluster's cost: its priced money, and whether some or all of its hours had no
+// price (then the money covers the priced hours only, and says so).
+struct ClusterPart {
+  double usd = 0;              // the priced hours' money
+  bool some_unpriced = false;  // some of its hours have no price
+  bool any_priced = false;     // some of its hours have a price
+  // The money to show: unset when it has hours and none of them is priced (unknown, never $0).
+  std::optional<double> Known() const {
+    if (some_unpriced && !any_priced) return std::nullopt;
+    return usd;
+  }
+};
+
 // What the whole cluster cost over the period's covered time, and where it went, so that the
 // statements of every team, with the idle no team was charged, are seen to make up the cluster's
 // cost: stated teams + other teams + idle not charged = cost (each figure known prices only).
 struct ClusterSummary {
-  double stated_teams_usd = 0;  // the statements' totals (their shared idle included)
-  double other_teams_usd = 0;   // teams with no statement here (--team)
-  double idle_usd = 0;          // idle no team was charged (all of it with --idle separate)
-  double cost_usd = 0;          // the GPUs' cost: every priced GPU-hour of the period
-  double idle_gpu_hours = 0;    // unheld GPU-hours
+  ClusterPart stated_teams;   // the statements' totals (their shared idle included)
+  ClusterPart other_teams;    // teams with no statement here (--team)
+  ClusterPart idle;           // idle no team was charged (all of it with --idle separate)
+  ClusterPart cost;           // the GPUs' cost: every priced GPU-hour of the period
+  double idle_gpu_hours = 0;  // unheld GPU-hours
   double unpriced_gpu_hours = 0;
   std::string idle_policy = "separate";  // how idle was charged, and within what
   std::string idle_scope = "cluster";

@@ -141,23 +141,26 @@ ClusterText DescribeCluster(const StatementSet& set) {
   out.title = StrCat("Cluster — ", FormatRfc3339(w.start), " to ", FormatRfc3339(w.end));
   const size_t n = set.statements.size();
   int64_t parts = 0;
-  const auto add = [&](std::string label, double usd) {
-    const int64_t cents = RoundUnits(usd, 2);
-    parts += cents;
-    out.parts.push_back({std::move(label), FormatCents(cents)});
+  const auto add = [&](std::string label, const ClusterPart& part) {
+    const std::optional<double> usd = part.Known();
+    const std::optional<int64_t> cents =
+        usd ? std::optional<int64_t>(RoundUnits(*usd, 2)) : std::nullopt;
+    parts += cents.value_or(0);
+    out.parts.push_back({std::move(label), Money(cents, part.some_unpriced)});
   };
-  add(StrCat(n == 1 ? "1 team's statement" : StrCat(n, " teams' statements")), c.stated_teams_usd);
-  if (c.other_teams_usd != 0) add("Other teams", c.other_teams_usd);
+  add(StrCat(n == 1 ? "1 team's statement" : StrCat(n, " teams' statements")), c.stated_teams);
+  if (c.other_teams.usd != 0 || c.other_teams.some_unpriced) add("Other teams", c.other_teams);
   const int hd = HoursDecimals(c.idle_gpu_hours);
   add(c.idle_policy == "separate"
           ? StrCat("Idle, charged to no team (", FormatHours(c.idle_gpu_hours, hd), " ", hrs, ")")
           : StrCat("Idle with no team to share it to"),
-      c.idle_usd);
-  const int64_t total = RoundUnits(c.cost_usd, 2);
-  if (total != parts) {
+      c.idle);
+  const std::optional<double> cost = c.cost.Known();
+  const int64_t total = cost ? RoundUnits(*cost, 2) : 0;
+  if (cost && total != parts) {
     out.parts.push_back({"Rounding", StrCat(total > parts ? "+" : "", FormatCents(total - parts))});
   }
-  out.total = FormatCents(total);
+  out.total = Money(cost ? std::optional<int64_t>(total) : std::nullopt, c.cost.some_unpriced);
   for (const auto& [source, hours] : c.price_sources) {
     out.prices += StrCat(out.prices.empty() ? "" : ", ", source, " ",
                          FormatHours(hours, HoursDecimals(hours)), " ", hrs);

@@ -88,26 +88,27 @@ void Summarize(const Report& report, const IdleOptions& idle, chargeback::Statem
   c.idle_scope = std::string(IdleScopeName(idle.scope));
   c.price_sources = report.price_sources;
   c.unit_kind_hours = report.unit_kind_hours;
-  c.cost_usd = std::isnan(report.totals.cost_usd) ? 0 : report.totals.cost_usd;
   c.unpriced_gpu_hours = report.totals.unpriced_gpu_hours;
+  c.cost.usd = std::isnan(report.totals.cost_usd) ? 0 : report.totals.cost_usd;
+  c.cost.some_unpriced = report.totals.unpriced_gpu_hours > 0;
+  c.cost.any_priced = report.totals.gpu_hours > report.totals.unpriced_gpu_hours;
   double held_hours = 0;
   for (const ReportRow& row : report.rows) {
     const double usd = row.is_idle ? row.idle_usd : row.allocated_usd;
-    const double known = std::isnan(usd) ? 0 : usd;
-    if (row.is_idle) {
-      c.idle_usd += known;
-      continue;
+    chargeback::ClusterPart* part = &c.idle;
+    if (!row.is_idle) {
+      held_hours += row.gpu_hours;
+      const auto it = stated.find(row.values.empty() ? std::string() : row.values[0]);
+      part = it == stated.end() ? &c.other_teams : &c.stated_teams;
+      if (it != stated.end() && idle.policy != IdlePolicy::kSeparate && !std::isnan(row.idle_usd)) {
+        set.statements[it->second].shared_idle_usd = row.idle_usd;
+      }
     }
-    held_hours += row.gpu_hours;
-    const auto it = stated.find(row.values.empty() ? std::string() : row.values[0]);
-    if (it == stated.end()) {
-      c.other_teams_usd += known;
-      continue;
+    if (!std::isnan(usd)) {
+      part->usd += usd;
+      part->any_priced = true;
     }
-    c.stated_teams_usd += known;
-    if (idle.policy != IdlePolicy::kSeparate && !std::isnan(row.idle_usd)) {
-      set.statements[it->second].shared_idle_usd = row.idle_usd;
-    }
+    if (std::isnan(usd) || row.unpriced_gpu_hours > 0) part->some_unpriced = true;
   }
   // Capacity: the hours of every price source (held and unheld, whatever the idle policy), or
   // the report's hours with idle kept apart.

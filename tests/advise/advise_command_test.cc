@@ -164,6 +164,45 @@ TEST(WhatIfBefore, IsTheReportPerTeam) {
               1e-9);
 }
 
+// With no price for any GPU-hour, every figure of a what-if is unknown ("-", JSON null), never
+// 0.00, and the notebooks a policy would cull are counted with their savings unknown.
+TEST_F(AdviseCommand, WhatIfWithoutPricesIsUnknownNotZero) {
+  const std::string cmd = kBinary + " whatif --input " + input_ +
+                          " --no-catalog --policy cull-notebooks " + "--notebook-idle-for 15m";
+  const RunResult text = RunShell(cmd + " 2>/dev/null");
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_FALSE(Contains(text.output, "0.00")) << text.output;
+  EXPECT_TRUE(Contains(text.output, "total             -             -             -        -"))
+      << text.output;
+  EXPECT_TRUE(Contains(text.output, "2 more notebooks idle that long, with no price"))
+      << text.output;
+  const RunResult r = RunShell(cmd + " --format json 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const json doc = json::parse(r.output);
+  EXPECT_TRUE(doc["before_usd"].is_null()) << r.output;
+  EXPECT_TRUE(doc["after_usd"].is_null()) << r.output;
+  EXPECT_FALSE(doc["prices_known"].get<bool>());
+  for (const char* table : {"by_team", "by_category"}) {
+    ASSERT_FALSE(doc[table].empty()) << table;
+    for (const json& row : doc[table]) EXPECT_TRUE(row["before_usd"].is_null()) << row;
+  }
+  EXPECT_TRUE(doc["policies"][0]["savings_usd"].is_null()) << r.output;
+  EXPECT_EQ(doc["policies"][0]["unpriced_workloads"].get<int>(), 2);
+
+  // recommend on the same: the two notebooks, savings unknown, not $0.00.
+  const std::string rec =
+      kBinary + " recommend --input " + input_ + " --no-catalog --notebook-idle-for 15m";
+  const RunResult rt = RunShell(rec + " 2>/dev/null");
+  ASSERT_EQ(rt.exit_code, 0) << rt.output;
+  EXPECT_TRUE(Contains(rt.output, "Potential savings: unknown/month from 2 recommendations"))
+      << rt.output;
+  EXPECT_TRUE(Contains(rt.output, "the GPU price is unknown for all of its 0.14 GPU-hours"))
+      << rt.output;
+  const RunResult rj = RunShell(rec + " --format json 2>/dev/null");
+  ASSERT_EQ(rj.exit_code, 0) << rj.output;
+  EXPECT_TRUE(json::parse(rj.output)["monthly_savings_usd"].is_null()) << rj.output;
+}
+
 TEST_F(AdviseCommand, BadFlagsNameTheFlag) {
   RunResult r = Gpucost("recommend --idle-threshold 5x");
   EXPECT_EQ(r.exit_code, 2);

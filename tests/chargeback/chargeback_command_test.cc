@@ -160,6 +160,47 @@ TEST(ChargebackCommand, SlurmJobsUnderTheirAccount) {
   EXPECT_TRUE(doc["period"]["month"].is_null());
 }
 
+// The cluster summary under the statements: a part whose hours have no price at all is
+// "unknown" (JSON null), never $0.00; one priced in part says "+ unknown".
+TEST(ChargebackCommand, TheClusterSummaryNeverShowsUnknownMoneyAsZero) {
+  testing_util::TempDir dir;
+  const std::string input = (dir.path() / "demo.om").string();
+  ASSERT_EQ(RunShell(kBinary + " demo --write-openmetrics " + input + " 2>&1").exit_code, 0);
+  const std::string cmd = kBinary + " chargeback --input " + input + " --no-catalog --team bu-c";
+  RunResult r = RunShell(cmd + " 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "1 team's statement:                      unknown\n")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "Other teams:                             unknown\n")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "Total GPU cost: unknown\n")) << r.output;
+  // The only $0.00 left is the idle of no hours (the demo's seven slices are all held).
+  EXPECT_TRUE(Contains(r.output, "(0.00 GPU-hrs): $0.00\n")) << r.output;
+  EXPECT_EQ(r.output.find("$0.00"), r.output.rfind("$0.00")) << r.output;
+  r = RunShell(cmd + " --format json 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const nlohmann::json c = nlohmann::json::parse(r.output)["cluster"];
+  EXPECT_TRUE(c["cost_usd"].is_null()) << c;
+  EXPECT_TRUE(c["stated_teams_usd"].is_null()) << c;
+  EXPECT_TRUE(c["other_teams_usd"].is_null()) << c;
+  EXPECT_FALSE(c["prices_known"].get<bool>()) << c;
+
+  // Priced in part: the demo node priced, a second node of another model not.
+  const std::string sim = (dir.path() / "two.om").string();
+  ASSERT_EQ(RunShell(kBinary + " simulate --nodes 2 --gpu-models h100-80gb:1,l4:1 --sharing " +
+                     "whole:1 --duration 2h --seed 3 --out " + sim + " 2>&1")
+                .exit_code,
+            0);
+  const std::string prices = (dir.path() / "prices.yaml").string();
+  std::ofstream(prices) << "prices:\n  - match: {gpu_model: \"*H100*\"}\n"
+                        << "    usd_per_gpu_hour: 6.88\ncatalog: none\n";
+  r = RunShell(kBinary + " chargeback --input " + sim + " --prices " + prices +
+               " --by team 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, " + unknown\n\u2514\u2500\u2500 Idle")) << r.output;
+  const size_t total = r.output.find("Total GPU cost: $");
+  ASSERT_NE(total, std::string::npos) << r.output;
+  EXPECT_EQ(r.output.substr(r.output.find('\n', total) - 10, 10), " + unknown") << r.output;
+}
+
 TEST(ChargebackCommand, ErrorsNameWhatIsWrong) {
   RunResult r = Chargeback("--team nope", true);
   EXPECT_EQ(r.exit_code, 2);

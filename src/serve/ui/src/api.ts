@@ -200,7 +200,7 @@ export interface Recommendations {
   window: Window;
   idle_threshold: number;
   workloads: number;
-  monthly_savings_usd: number;
+  monthly_savings_usd: number | null;  // null: every recommendation's savings are unknown
   unknown_savings: number;
   unmeasured_gpu_hours: number;
   min_window_hours: number;
