@@ -145,7 +145,10 @@ void DrawFromPool(const Inventory& inv, const AttributionOptions& options, Span 
       }
       return a;
     } else {
-      a.want = static_cast<size_t>(std::ceil(req.count - 1e-9));
+      // Past the pool's size the count only says "all of them" (and past 2^64 it would not fit
+      // a size_t): one more than the pool is enough to hold every unit and warn below.
+      const double cap = static_cast<double>(it->second.units.size()) + 1;
+      a.want = static_cast<size_t>(std::min(std::ceil(req.count - 1e-9), cap));
     }
     a.pool = &it->second;
     if (a.want > a.pool->units.size()) {

@@ -193,7 +193,10 @@ bool DcgmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& 
                      "GPU is placed on a node named after the UUID"));
     dev.host = dev.uuid;
   }
-  const std::string_view gi_text = LabelValue(s, "GPU_I_ID");
+  // DCGM writes its blank "<<<NULL>>>" as the profile of a GPU that is no MIG instance, with a
+  // GPU_I_ID of "0" beside it (seen on non-MIG A100s): that series is of the whole GPU.
+  const bool blank_profile = LabelValue(s, "GPU_I_PROFILE") == "<<<NULL>>>";
+  const std::string_view gi_text = blank_profile ? std::string_view() : LabelValue(s, "GPU_I_ID");
   if (partition >= 0) {
     dev.gpu_instance_id = partition;
   } else if (!gi_text.empty()) {
@@ -219,7 +222,7 @@ bool DcgmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& 
   if (device.model.empty()) device.model = LabelString(s, amd ? "card_series" : "modelName");
   if (device.profile.empty() && !amd_mode.empty()) device.profile = amd_mode;
   if (const std::string_view prof = LabelValue(s, "GPU_I_PROFILE");
-      device.profile.empty() && !prof.empty() && prof != "<<<NULL>>>") {
+      device.profile.empty() && !prof.empty() && !blank_profile) {
     device.profile = std::string(prof);
   }
 

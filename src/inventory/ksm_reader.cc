@@ -85,12 +85,23 @@ bool KsmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& s
 
 bool KsmReader::ValidQuantity(const Resolved& r, const SampleView& s, const std::string& source,
                               Diagnostics& diag) {
-  if (!r.quantity || (s.value >= 0 && s.value <= std::numeric_limits<double>::max())) return true;
-  // NaN, infinite or negative: no amount of a device. The sample is skipped, so the request's
-  // neighbouring samples stand for its time as for any missed scrape.
-  diag.Warn("bad-quantity", source, s.line,
-            StrCat(s.name, " of pod ", LabelValue(s, "namespace"), "/", LabelValue(s, "pod"),
-                   " is ", s.value, ", not a device count; sample skipped"));
+  if (!r.quantity || (s.value >= 0 && s.value <= r.max_value)) return true;
+  // NaN, infinite or negative: no amount of a device, nor a phase's 0 or 1. The sample is
+  // skipped, so the series' neighbouring samples stand for its time as for any missed scrape.
+  if (r.what == Resolved::Do::kNode) {
+    diag.Warn(StrCat("bad-quantity:", s.name), source, s.line,
+              StrCat(s.name, " of node ", LabelValue(s, "node"), " (", LabelValue(s, "resource"),
+                     ") is ", s.value,
+                     s.value > r.max_value
+                         ? StrCat(", more devices than a node has (at most ", r.max_value, ")")
+                         : std::string(", not a device count"),
+                     "; sample skipped"));
+  } else {
+    diag.Warn(
+        r.flag ? StrCat("bad-flag:", s.name) : std::string("bad-quantity"), source, s.line,
+        StrCat(s.name, " of pod ", LabelValue(s, "namespace"), "/", LabelValue(s, "pod"), " is ",
+               s.value, r.flag ? ", not 0 or 1" : ", not a device count", "; sample skipped"));
+  }
   return false;
 }
 
@@ -131,6 +142,17 @@ void KsmReader::Apply(const Resolved& r, int64_t t_ms, const SampleView& s,
           conflicts_.OnAdd(r.capacity, Added{Added::kConflict, *r.capacity}, s, t_ms, value, source,
                            diag);
         }
+        // One capacity stands for the whole window (the latest): a change is said, with the
+        // node, the resource and both values, rather than silently rebilling the earlier time.
+        if (t_ms > *r.capacity_t && *r.capacity_t != INT64_MIN &&
+            !SameSampleValue(*r.capacity, value)) {
+          diag.Warn(StrCat("capacity-change:", Cluster(s), "/", LabelValue(s, "node"), "/",
+                           LabelValue(s, "resource")),
+                    source, s.line,
+                    StrCat("node ", LabelValue(s, "node"), ": ", LabelValue(s, "resource"),
+                           " capacity changed from ", *r.capacity, " to ", value,
+                           "; the node's latest capacity stands for the whole window"));
+        }
         *r.capacity_t = t_ms;
         *r.capacity = value;
       }
@@ -170,6 +192,8 @@ KsmReader::Resolved KsmReader::Resolve(const SampleView& s, const std::string& s
     r.what = Resolved::Do::kPresence;
     r.series = name == "kube_pod_info" ? &pod.info_by_node[LabelString(s, "node")]
                                        : &pod.phases[LabelString(s, "phase")];
+    r.quantity = r.flag = true;
+    r.max_value = 1;
     return r;
   }
   if (name == "kube_pod_owner") {
@@ -239,6 +263,10 @@ void KsmReader::ResolveNode(const SampleView& s, Resolved& r) {
     if (rn.kind != ResourceKind::kNotGpu) {
       r.capacity_t = &r.node->capacity_t.try_emplace(rn.canonical, INT64_MIN).first->second;
       r.capacity = &r.node->capacity[rn.canonical];
+      r.quantity = true;
+      // Device counts (GPUs, their replicas, partitions): a bound far above any node, so that
+      // a corrupt value cannot ask for billions of units. HAMi's amounts (MiB, percent) have none.
+      if (rn.IsDevice()) r.max_value = kMaxNodeDevices;
     }
   }
 }

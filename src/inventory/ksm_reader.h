@@ -6,6 +6,7 @@
 #include <compare>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -65,6 +66,10 @@ struct KsmPod {
   std::optional<ApiPodSchedule> api;  // known from the Kubernetes API alone
   std::vector<ApiClaimUse> api_claims;  // with series: the claims the API adds
 };
+
+// The most devices of one resource a node's capacity may report (GPUs x time-slicing replicas,
+// MIG instances, Neuron cores): far above any machine; a larger sample is taken as corrupt.
+inline constexpr double kMaxNodeDevices = 65536;
 
 struct KsmNode {
   PresenceSeries seen;  // every kube_node_* sample time
@@ -131,7 +136,12 @@ class KsmReader {
     NodeFamily family = NodeFamily::kOther;  // kNode
     bool mine = true;                        // false: not a series this reader consumes
     bool remember = true;              // false: each sample is resolved again (each one warns)
-    bool quantity = false;             // a resource request or limit: finite and >= 0
+    // A resource request, limit or node capacity, or a pod's phase or info flag: finite and
+    // >= 0, or the sample is skipped with a warning.
+    bool quantity = false;
+    bool flag = false;  // of the quantities, a phase or info flag (0 or 1)
+    // The most a quantity may be: a node's device capacity is at most kMaxNodeDevices.
+    double max_value = std::numeric_limits<double>::max();
     PresenceSeries* series = nullptr;  // kPresence
     KsmPod* pod = nullptr;             // kPodLabels
     KsmNode* node = nullptr;           // kNode
@@ -144,7 +154,7 @@ class KsmReader {
   void ResolveNode(const SampleView& s, Resolved& r);
   void Apply(const Resolved& r, int64_t t_ms, const SampleView& s, const std::string& source,
              Diagnostics& diag);
-  // False (with a warning naming file:line) for a request or limit that is no quantity.
+  // False (with a warning naming file:line) for a quantity or flag that is no count.
   static bool ValidQuantity(const Resolved& r, const SampleView& s, const std::string& source,
                             Diagnostics& diag);
 

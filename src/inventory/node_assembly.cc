@@ -24,7 +24,8 @@ int IntLabel(const std::map<std::string, std::string>& labels, const std::string
   if (it == labels.end()) return -1;
   int v = -1;
   const std::string& s = it->second;
-  if (std::from_chars(s.data(), s.data() + s.size(), v).ec != std::errc()) return -1;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size()) return -1;  // "1e1" is no count
   return v;
 }
 
@@ -105,12 +106,22 @@ class NodeUnits {
         const auto parsed = ParseMigProfileName(s.profile);
         u.mig_profile = parsed ? NormalizeMigProfileName(*parsed) : s.profile;
         const auto f = MigFractionWithoutModel(s.profile, a_.options.mig_weight);
-        u.fraction = f.value_or(0);
+        if (!f) {
+          // No share of the GPU can be read from the name: the instance is left out, and the
+          // GPU's cost stays with the rest of the GPU (idle) rather than with a guess.
+          a_.diag.Warn(StrCat("mig-unknown:", model, ":", s.profile), "", 0,
+                       StrCat("node ", node.name, " GPU ", uuid, ": MIG instance ", s.gi,
+                              " has profile \"", s.profile, "\", which names no share of a ",
+                              model.empty() ? std::string("GPU") : model,
+                              "; the instance is left out, its GPU's cost is idle and its "
+                              "holders are not charged for it"));
+          continue;
+        }
+        u.fraction = *f;
         if (parsed) used += parsed->compute_slices;
         a_.diag.Warn(StrCat("mig-unknown:", model, ":", s.profile), "", 0,
                      StrCat("node ", node.name, ": MIG profile \"", s.profile, "\" on GPU model \"",
-                            model, "\" is not in the profile table; ",
-                            f ? StrCat("fraction taken as ", *f) : std::string("fraction 0")));
+                            model, "\" is not in the profile table; fraction taken as ", *f));
       }
       u.resource = node.mig_single ? "nvidia.com/gpu" : MigResourceName(u.mig_profile);
       if (s.seen != nullptr) u.present = PresentIntervals(*s.seen, a_.presence);
@@ -322,6 +333,22 @@ void BuildNodesAndUnits(Assembly& a) {
     if (physical == 0) {
       if (label_physical > 0) {
         physical = label_physical;
+        // The device plugin's capacity counts GPUs too: a GFD label short of it is stale (the
+        // larger count is capacity, as against dcgm below), and is said.
+        // (HAMi's capacity counts virtual devices, several per GPU: no such check.)
+        const int cap_count =
+            cap_gpu + cap_shared > 0 && !mig && node.sharing != SharingMode::kHami
+                ? static_cast<int>(std::lround((cap_gpu + cap_shared) / node.replicas))
+                : 0;
+        if (cap_count > label_physical) {
+          a.diag.Warn(StrCat("node ", node.name, ": GFD gpu.count says ", label_physical,
+                             " GPUs but the node's capacity is ", cap_count,
+                             node.replicas > 1 ? StrCat(" (", cap_gpu + cap_shared, " / ",
+                                                        node.replicas, " replicas)")
+                                               : std::string(),
+                             "; using ", cap_count));
+          physical = cap_count;
+        }
       } else if (cap_amd > 0 && cap_gpu + cap_shared <= 0) {
         physical = static_cast<int>(cap_amd);
       } else if (node.sharing == SharingMode::kHami && cap_gpu > 0) {

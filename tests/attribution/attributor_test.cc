@@ -22,7 +22,7 @@ double RecordTotal(const CollectSink& sink) {
   return s.value();
 }
 
-TEST(Attribute, SeedPocSevenMigSlices) {
+TEST(Attribute, SevenMigSlicesOfTheDemo) {
   ClusterBuilder b;
   const NodeIndex n = b.AddNode("gpu-node-1", SharingMode::kMig);
   for (int gi = 0; gi < 7; ++gi) b.AddMig(n, "GPU-a100", 7 + gi, 1.0 / 7, "1g.5gb");
@@ -124,6 +124,29 @@ TEST(Attribute, RequestMatchingNoUnitWarnsAndChargesNothing) {
   EXPECT_NE(s->warnings[0].find("nvidia.com/mig-2g.10gb"), std::string::npos);
   EXPECT_NE(s->warnings[0].find("ml/p/main"), std::string::npos);
   EXPECT_NEAR(s->idle_usd, 1, 1e-9);
+}
+
+// A count past every unit of the node, up to one past 2^64 (which no size_t holds), holds all of
+// them with a warning: never a pod dropped with its GPUs charged to idle.
+TEST(Attribute, AHugeRequestHoldsEveryUnitAndWarns) {
+  for (const double count : {3.0, 1e18, 1e20, 1e300}) {
+    ClusterBuilder b;
+    const NodeIndex n = b.AddNode("n1");
+    b.AddWhole(n, "GPU-0");
+    b.AddWhole(n, "GPU-1");
+    const HolderIndex h = b.AddHolder("ml", "p");
+    b.Request(h, n, "nvidia.com/gpu", count, 0, 3600);
+    CollectSink sink;
+    auto s = Attribute(b.inventory, b.usage, ConstantPrice(1), Options(0, 3600), sink);
+    ASSERT_TRUE(s.ok()) << count;
+    CompensatedSum held;
+    for (const CostRecord& r : sink.Of(h)) held.Add(r.allocated_usd);
+    EXPECT_NEAR(held.value(), 2, 1e-9) << count;
+    EXPECT_NEAR(s->idle_usd, 0, 1e-9) << count;
+    ASSERT_EQ(s->warnings.size(), 1u) << count;
+    EXPECT_NE(s->warnings[0].find("only 2 matching units, holding those"), std::string::npos)
+        << s->warnings[0];
+  }
 }
 
 TEST(Attribute, PoolDrawIsStableForTheWholeHolding) {

@@ -128,6 +128,37 @@ TEST(DcgmInventory, MigInstancesWithOddProfileNames) {
   EXPECT_TRUE(t.inventory.holders.empty());
 }
 
+// DCGM's blank profile beside GPU_I_ID "0", as dcgm-exporter writes a non-MIG A100: the series
+// is of the whole GPU. A profile that names no share of a GPU leaves its instance out, with a
+// warning naming node, GPU and profile; the GPU's cost stays whole as the rest of the GPU (idle).
+TEST(DcgmInventory, BlankAndUnreadableMigProfilesNeverStopTheReport) {
+  const std::string blank =
+      "DCGM_FI_PROF_GR_ENGINE_ACTIVE{gpu=\"0\",UUID=\"GPU-a\"," + kA100 +
+      ",GPU_I_PROFILE=\"<<<NULL>>>\",GPU_I_ID=\"0\",Hostname=\"n1\"} 0.5 %T\n";
+  auto t = Load(Every30s(blank, 2));
+  const std::vector<const GpuUnit*> units = UnitsOf(t, "n1");
+  ASSERT_EQ(units.size(), 1u);
+  EXPECT_EQ(units[0]->partition.kind, PartitionKind::kWhole);
+  EXPECT_DOUBLE_EQ(units[0]->fraction, 1.0);
+  EXPECT_EQ(Values(t, "GPU-a"), (std::vector<double>{0.5, 0.5}));
+
+  for (const std::string profile : {"banana", "9g.99gb", ""}) {
+    const std::string odd = "DCGM_FI_PROF_GR_ENGINE_ACTIVE{gpu=\"0\",UUID=\"GPU-m\"," + kA100 +
+                            ",GPU_I_PROFILE=\"" + profile +
+                            "\",GPU_I_ID=\"1\",Hostname=\"m1\"} 0.5 %T\n";
+    auto m = Load(Every30s(odd, 2));
+    double total = 0;
+    for (const GpuUnit* u : UnitsOf(m, "m1")) {
+      EXPECT_GT(u->fraction, 0) << profile;
+      EXPECT_FALSE(u->holdable) << profile;  // only the rest of the GPU is left
+      total += u->fraction;
+    }
+    EXPECT_DOUBLE_EQ(total, 1.0) << profile;
+    EXPECT_TRUE(HasWarning(m, "node m1 GPU GPU-m: MIG instance 1 has profile \"" + profile + "\""))
+        << profile;
+  }
+}
+
 const std::string kMigPod =
     "kube_node_labels{node=\"m1\",label_nvidia_com_mig_strategy=\"mixed\"} 1 %T\n"
     "kube_pod_info{namespace=\"ml\",pod=\"p\",uid=\"u\",node=\"m1\"} 1 %T\n"

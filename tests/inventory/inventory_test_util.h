@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -44,9 +45,10 @@ inline void Feed(InventoryBuilder& b, const std::string& text, const std::string
     std::vector<LabelView> views;
     for (const auto& [k, v] : owned) views.push_back(LabelView{k, v});
     std::istringstream rest(line.substr(close + 1));
-    double value = 0;
+    std::string value_text;
     int64_t ts = 0;
-    rest >> value >> ts;
+    rest >> value_text >> ts;
+    const double value = std::strtod(value_text.c_str(), nullptr);  // "NaN", "+Inf" too
     SampleView s;
     const std::string name = line.substr(0, brace);
     s.name = name;

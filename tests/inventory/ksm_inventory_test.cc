@@ -147,6 +147,50 @@ TEST(KsmInventory, LimitsAreTheFallbackAndUnknownGpuResourcesWarn) {
   EXPECT_TRUE(HasWarning(t, "t.prom:6: unknown GPU-like resource \"gpu_intel_com_i915\""));
 }
 
+// A node capacity or pod phase sample that is no count (NaN, negative, infinite, or more
+// devices than any node has) is skipped with a warning naming file, line and node or pod; the
+// series' other samples stand. A capacity that changes is said; the latest stands.
+TEST(KsmInventory, CapacityAndPhaseSamplesThatAreNoCountAreSkippedAndSaid) {
+  for (const std::string bad : {"NaN", "-1", "+Inf", "1e20"}) {
+    std::string text = Every30s(kNode + kPod, 9);
+    std::string last = Every30s(kNode + kPod, 1, 9);
+    last.replace(last.find("nvidia_com_gpu\",unit=\"integer\"} 8"), 38,
+                 "nvidia_com_gpu\",unit=\"integer\"} " + bad);
+    last.replace(last.find("phase=\"Running\"} 1"), 18, "phase=\"Running\"} " + bad);
+    auto t = Load(text + last);
+    const Node* n = FindNode(t, "n1");
+    ASSERT_NE(n, nullptr) << bad;
+    EXPECT_EQ(n->physical_gpus, 8) << bad;
+    EXPECT_EQ(UnitsOf(t, "n1").size(), 8u) << bad;
+    ASSERT_EQ(t.inventory.holdings.size(), 1u) << bad;
+    // The skipped last phase sample is a missed scrape: Running holds to the one before's end.
+    EXPECT_EQ(UnixMs(t.inventory.holdings[0].interval.end), 270000) << bad;
+    EXPECT_TRUE(HasWarning(t, "kube_node_status_capacity of node n1 (nvidia_com_gpu) is")) << bad;
+    EXPECT_TRUE(HasWarning(t, "kube_pod_status_phase of pod ml/train-0 is")) << bad;
+    EXPECT_TRUE(HasWarning(t, "; sample skipped")) << bad;
+  }
+  std::string shrunk = Every30s(kNode + kPod, 1, 9);
+  shrunk.replace(shrunk.find("unit=\"integer\"} 8"), 17, "unit=\"integer\"} 4");
+  auto t = Load(Every30s(kNode + kPod, 9) + shrunk);
+  EXPECT_TRUE(HasWarning(t, "node n1: nvidia_com_gpu capacity changed from 8 to 4"))
+      << t.warnings.size();
+}
+
+// Without dcgm data, GFD's gpu.count short of the device plugin's capacity is stale: the larger
+// count is the node's, and the difference is said; a label that is not all digits is no count.
+TEST(KsmInventory, AGfdCountShortOfCapacityIsSaidAndTheLargerTaken) {
+  std::string node = kNode;
+  node.replace(node.find("gpu_count=\"8\""), 13, "gpu_count=\"1\"");
+  auto t = Load(Every30s(node, 3));
+  EXPECT_EQ(FindNode(t, "n1")->physical_gpus, 8);
+  EXPECT_TRUE(HasWarning(t, "node n1: GFD gpu.count says 1 GPUs but the node's capacity is 8"));
+  node = kNode;
+  node.replace(node.find("gpu_count=\"8\""), 13, "gpu_count=\"1e1\"");
+  t = Load(Every30s(node, 3));
+  EXPECT_EQ(FindNode(t, "n1")->physical_gpus, 8);  // from capacity; "1e1" is not 1
+  EXPECT_FALSE(HasWarning(t, "gpu.count says"));
+}
+
 TEST(KsmInventory, TimeSlicingUsesGfdCountNotInflatedCapacity) {
   const std::string node =
       "kube_node_labels{node=\"ts\",label_nvidia_com_gpu_product=\"Tesla-T4-SHARED\",label_nvidia_com_gpu_count=\"2\",label_nvidia_com_gpu_replicas=\"4\",label_nvidia_com_gpu_sharing_strategy=\"time-slicing\"} 1 %T\n"
