@@ -30,6 +30,14 @@ namespace {
 
 constexpr size_t kBlockBytes = 1 << 20;
 
+// A file named as OpenMetrics ("x.om", "x.om.gz", "x.openmetrics.zst"...).
+bool NamedOpenMetrics(std::string_view name) {
+  for (std::string_view z : {".gz", ".zst"}) {
+    if (name.ends_with(z)) name.remove_suffix(z.size());
+  }
+  return name.ends_with(".om") || name.ends_with(".openmetrics");
+}
+
 class Driver {
  public:
   Driver(ByteSource& in, const ParseOptions& options, ExpositionHandler& handler)
@@ -44,6 +52,7 @@ class Driver {
   // Reports a malformed line. Returns an error in strict mode; sets stop_ when the handler
   // asks to stop.
   Status Issue(uint64_t line, std::string message);
+  Status ContentAfterEof(uint64_t line);
   Status Line(const char* begin, const char* end);
   Status Grow(size_t needed);
 
@@ -65,15 +74,20 @@ Status Driver::Issue(uint64_t line, std::string message) {
   return Status::Ok();
 }
 
+// "# EOF" must be the last line; content after it is most often a second file appended
+// (`cat a.om b.om`): said once per marker, and read like the rest rather than lost.
+Status Driver::ContentAfterEof(uint64_t line) {
+  after_eof_ = false;
+  return Issue(line,
+               "content after \"# EOF\", which must be the last line (files concatenated?); the "
+               "lines after it are read as well");
+}
+
 Status Driver::Line(const char* begin, const char* end) {
   const uint64_t line_no = ++stats_.lines;
   if (end > begin && end[-1] == '\r') --end;
   const auto len = static_cast<size_t>(end - begin);
-  if (after_eof_) {
-    if (len == 0) return Status::Ok();
-    stop_ = true;
-    return Issue(line_no, "unexpected content after \"# EOF\" (it must be the last line)");
-  }
+  if (after_eof_ && len > 0) GPUCOST_RETURN_IF_ERROR(ContentAfterEof(line_no));
   if (len > options_.max_line_bytes) {
     return Issue(line_no, StrCat("line is ", len, " bytes, longer than the limit of ",
                                  options_.max_line_bytes, " bytes; skipped"));
@@ -128,11 +142,7 @@ Result<ParseStats> Driver::Run() {
     if (skipping) {
       begin = scanned = end = 0;
     } else if (end - begin > options_.max_line_bytes + 1) {  // + 1: a CR before the '\n'
-      if (after_eof_) {
-        stop_ = true;
-        GPUCOST_RETURN_IF_ERROR(Issue(++stats_.lines, "unexpected content after \"# EOF\" (it must be the last line)"));
-        break;
-      }
+      if (after_eof_) GPUCOST_RETURN_IF_ERROR(ContentAfterEof(stats_.lines + 1));
       GPUCOST_RETURN_IF_ERROR(Issue(++stats_.lines,
                                     StrCat("line is longer than the limit of ", options_.max_line_bytes,
                                            " bytes; skipped")));
@@ -171,6 +181,13 @@ Result<ParseStats> Driver::Run() {
   if (!stop_ && options_.format == ExpositionFormat::kOpenMetrics && !stats_.saw_eof_marker) {
     GPUCOST_RETURN_IF_ERROR(Issue(stats_.lines == 0 ? 1 : stats_.lines,
                                   "OpenMetrics input must end with \"# EOF\""));
+  } else if (!stop_ && options_.format == ExpositionFormat::kAuto && !stats_.saw_eof_marker &&
+             stats_.lines > 0 && NamedOpenMetrics(options_.source_name)) {
+    // An OpenMetrics file ends with "# EOF": one without it was most likely cut short (a copy or
+    // a download that stopped). Its lines are read; the loss of the rest is said.
+    GPUCOST_RETURN_IF_ERROR(Issue(stats_.lines,
+                                  "OpenMetrics file without \"# EOF\" at its end: it may be cut "
+                                  "short (its lines are read)"));
   }
   stats_.samples = lines_.samples();
   return stats_;

@@ -28,6 +28,7 @@ InventoryBuilder::~InventoryBuilder() = default;
 
 void InventoryBuilder::BeginSource(std::string name, SeriesIds ids) {
   source_ = std::move(name);
+  source_errors_ = 0;
   if (ids == SeriesIds::kPerSource) ksm_.BeginSource();
   dcgm_.BeginSource(/*keep_series=*/ids == SeriesIds::kCarryOver);
 }
@@ -36,7 +37,12 @@ void InventoryBuilder::OnMetadata(const MetadataView& metadata) { dcgm_.OnMetada
 
 bool InventoryBuilder::OnError(const ParseIssue& issue) {
   ++errors_;
-  diag_.Warn(StrCat("parse:", source_, ":", issue.line), source_, issue.line, issue.message);
+  // The first malformed lines of a file each on their own; the rest folded into one with a
+  // count, so that a file of garbage does not bury the warnings about money (`gpucost parse`
+  // lists every one).
+  const bool own = ++source_errors_ <= kMalformedLinesShown;
+  diag_.Warn(own ? StrCat("parse:", source_, ":", issue.line) : StrCat("parse:", source_), source_,
+             issue.line, issue.message);
   return true;
 }
 

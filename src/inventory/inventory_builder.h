@@ -120,6 +120,9 @@ class InventoryBuilder final : public ExpositionHandler {
   std::vector<KubeState> kube_;
   uint64_t samples_ = 0;
   uint64_t errors_ = 0;
+  uint64_t source_errors_ = 0;  // malformed lines of the current source
+  // Malformed lines of one source warned about one by one; the rest are one folded warning.
+  static constexpr uint64_t kMalformedLinesShown = 5;
   int64_t min_t_ms_ = INT64_MAX;
   int64_t max_t_ms_ = INT64_MIN;
   SecondMarks sampled_;

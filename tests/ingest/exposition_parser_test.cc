@@ -176,11 +176,15 @@ TEST(ExpositionParser, EofMarker) {
   EXPECT_TRUE(ok.stats->saw_eof_marker);
   EXPECT_EQ(ok.stats->errors, 0u);
 
-  const auto after = ParseString("a 1\n# EOF\nb 2\nc 3\n");
-  ASSERT_EQ(after.rec.samples.size(), 1u);
-  ASSERT_EQ(after.rec.errors.size(), 1u);
+  // Content after "# EOF" (two files concatenated) is said once per marker and read, not lost.
+  const auto after = ParseString("a 1\n# EOF\nb 2\nc 3\n# EOF\n\nd 4\n# EOF\n");
+  ASSERT_EQ(after.rec.samples.size(), 4u);
+  ASSERT_EQ(after.rec.errors.size(), 2u);
   EXPECT_EQ(after.rec.errors[0].line, 3u);
-  EXPECT_EQ(after.rec.errors[0].message, "unexpected content after \"# EOF\" (it must be the last line)");
+  EXPECT_EQ(after.rec.errors[0].message,
+            "content after \"# EOF\", which must be the last line (files concatenated?); the "
+            "lines after it are read as well");
+  EXPECT_EQ(after.rec.errors[1].line, 7u);
 
   const auto missing = ParseString("a 1\nb 2\n", {.format = ExpositionFormat::kOpenMetrics});
   EXPECT_EQ(missing.rec.samples.size(), 2u);
@@ -188,8 +192,18 @@ TEST(ExpositionParser, EofMarker) {
   EXPECT_EQ(missing.rec.errors[0].line, 2u);
   EXPECT_EQ(missing.rec.errors[0].message, "OpenMetrics input must end with \"# EOF\"");
 
-  // Auto and text modes do not require it.
+  // Auto and text modes do not require it, except of a file named as OpenMetrics: without its
+  // "# EOF" it was most likely cut short, which is said (its lines are read).
   EXPECT_EQ(ParseString("a 1\n").stats->errors, 0u);
+  for (const std::string name : {"cut.om", "cut.om.gz", "cut.openmetrics.zst"}) {
+    const auto cut = ParseString("a 1\nb 2\n", {.source_name = name});
+    EXPECT_EQ(cut.rec.samples.size(), 2u) << name;
+    ASSERT_EQ(cut.rec.errors.size(), 1u) << name;
+    EXPECT_EQ(cut.rec.errors[0].line, 2u) << name;
+    EXPECT_NE(cut.rec.errors[0].message.find("it may be cut short"), std::string::npos) << name;
+  }
+  EXPECT_EQ(ParseString("a 1\n", {.source_name = "whole.prom"}).stats->errors, 0u);
+  EXPECT_EQ(ParseString("a 1\n# EOF\n", {.source_name = "whole.om"}).stats->errors, 0u);
   // In text mode "# EOF" is an ordinary comment.
   const auto tx = ParseString("a 1\n# EOF\nb 2\n", {.format = ExpositionFormat::kText});
   EXPECT_EQ(tx.rec.samples.size(), 2u);
