@@ -134,7 +134,8 @@ Status Info(const LedgerInfoFlags& flags) {
     return Status::InvalidArgument(
         StrCat("--format \"", flags.format, "\": expected text or json"));
   }
-  GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<ledger::Ledger> l, ledger::Ledger::Open(flags.path));
+  GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<ledger::Ledger> l,
+                           ledger::Ledger::OpenExisting(flags.path));
   GPUCOST_ASSIGN_OR_RETURN(ledger::LedgerInfo info, l->Info());
   if (flags.format == "json") {
     nlohmann::json doc = {{"path", l->path()},
@@ -178,7 +179,7 @@ Status Info(const LedgerInfoFlags& flags) {
 // The ledger's whole check: its storage, then every rolled period against its roll-up and
 // records. Damage is an error (exit 2) that lists what was found.
 Status Check(const std::string& path) {
-  GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<ledger::Ledger> l, ledger::Ledger::Open(path));
+  GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<ledger::Ledger> l, ledger::Ledger::OpenExisting(path));
   GPUCOST_ASSIGN_OR_RETURN(ledger::LedgerCheck check, l->Check(/*whole=*/true));
   if (!check.problems.empty()) {
     std::string list;

@@ -157,7 +157,10 @@ Result<int> Serve(const ServeFlags& f) {
     std::printf("gpucost serve: the configuration is valid\n");
     return 0;
   }
-  GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<ledger::Ledger> l, ledger::Ledger::Open(f.input.ledger));
+  // A read-only server reads a ledger another writes: none there is an error, not a new one.
+  GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<ledger::Ledger> l,
+                           f.read_only ? ledger::Ledger::OpenExisting(f.input.ledger)
+                                       : ledger::Ledger::Open(f.input.ledger));
   const std::string ledger_name = l->path();  // a password in a URI masked
   const bool tls = !options.tls_cert_file.empty();
   const std::string prefix = options.path_prefix;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -112,6 +113,16 @@ Result<std::unique_ptr<Ledger>> Ledger::Open(const std::string& target) {
   GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, OpenDatabase(target));
   GPUCOST_RETURN_IF_ERROR(Migrate(*db));
   return std::unique_ptr<Ledger>(new Ledger(std::move(db)));
+}
+
+Result<std::unique_ptr<Ledger>> Ledger::OpenExisting(const std::string& target) {
+  std::error_code ec;
+  if (!IsPostgresTarget(target) && !std::filesystem::exists(target, ec)) {
+    return Status::NotFound(StrCat(target,
+                                   ": no ledger there (`gpucost ledger write` or "
+                                   "`gpucost serve --ledger` makes one)"));
+  }
+  return Open(target);
 }
 
 Result<int64_t> Ledger::SizeBytes() {

@@ -47,6 +47,9 @@ class Ledger {
   // PGPASSWORD or ~/.pgpass). Errors name the target, never its password: not a database, a
   // newer schema than this gpucost knows, no permission, disk full, no server.
   static Result<std::unique_ptr<Ledger>> Open(const std::string& target);
+  // The same for commands that only read: a SQLite path with no file is NotFound (naming the
+  // path and what makes a ledger) rather than a new empty ledger left behind.
+  static Result<std::unique_ptr<Ledger>> OpenExisting(const std::string& target);
   ~Ledger();
   Ledger(const Ledger&) = delete;
   Ledger& operator=(const Ledger&) = delete;

@@ -236,7 +236,8 @@ Result<LoadedInput> LoadLedger(const InputOptions& flags, std::optional<Window> 
         "--ledger reads attributed records: give it alone, without --input, --prometheus, "
         "--slurm*, --kube or --kube-objects");
   }
-  GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<ledger::Ledger> l, ledger::Ledger::Open(flags.ledger));
+  GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<ledger::Ledger> l,
+                           ledger::Ledger::OpenExisting(flags.ledger));
   ledger::ReadOptions read;
   read.rollups = flags.ledger_rollups;
   read.accumulate = flags.ledger_bucket.count() == 0;

@@ -3,6 +3,7 @@
 // nothing, and misuse is refused with the reason.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -134,6 +135,14 @@ TEST_F(LedgerCommand, MisuseIsRefusedWithTheReason) {
   r = Run("report --ledger " + junk);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(Contains(r.output, junk)) << r.output;
+  // A reader given a path with no ledger says so, and leaves no empty ledger behind.
+  const std::string missing = (dir_.path() / "nothere.db").string();
+  for (const std::string cmd : {"report", "chargeback --by team", "recommend"}) {
+    r = Run(cmd + " --ledger " + missing);
+    EXPECT_EQ(r.exit_code, 2) << cmd;
+    EXPECT_TRUE(Contains(r.output, missing + ": no ledger there")) << r.output;
+    EXPECT_FALSE(std::filesystem::exists(missing)) << cmd;
+  }
 }
 
 }  // namespace
