@@ -100,14 +100,17 @@ std::vector<RuleDef> Build() {
       "the month (month-to-date plus the last ${forecast-lookback:text}'s daily run rate), over "
       "its budget.",
       true});
-  rules.push_back(RuleDef{
-      std::string(kGpuPriceUnknown), std::string(kGroupCost), "warning", {},
-      StrCat(m::kNodePriceKnown, " == 0"), "",
-      "GPU price unknown for node {{ $labels.node }}",
-      "Nothing prices the GPUs of node {{ $labels.node }} ({{ $labels.gpu_model }}, "
-      "{{ $labels.capacity_type }}): their cost is reported as unknown. Add a price rule or "
-      "override (docs/pricing.md).",
-      true});
+  rules.push_back(
+      RuleDef{std::string(kGpuPriceUnknown),
+              std::string(kGroupCost),
+              "warning",
+              {},
+              StrCat(m::kNodePriceKnown, " == 0"),
+              "",
+              "GPU price unknown for node {{ $labels.node }}",
+              "Nothing prices the GPUs of node {{ $labels.node }} ({{ $labels.gpu_model }}): their "
+              "cost is reported as unknown. Add a price rule or override (docs/pricing.md).",
+              true});
   rules.push_back(RuleDef{
       std::string(kGpuTelemetryMissing), std::string(kGroupCost), "warning",
       {"telemetry-missing-for"},

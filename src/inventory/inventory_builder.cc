@@ -191,9 +191,8 @@ Result<LoadedTimeline> InventoryBuilder::Build() {
                 [](const Holding& h) { return h.interval.end <= h.interval.start; });
   if (sparse.longest > Duration(0)) {
     diag_.Warn(StrCat("series are sampled as sparsely as every ", FormatDuration(sparse.longest),
-                      ", more than the staleness (", FormatDuration(options_.staleness),
-                      ") allows: each of their samples stands for up to 1.5 of its series' "
-                      "intervals (",
+                      ", longer than the staleness (", FormatDuration(options_.staleness),
+                      "): each of their samples stands for up to 1.5 of its series' intervals (",
                       FormatDuration(SampleHoldLimit(sparse.longest, options_.staleness)),
                       "), not the staleness (docs/engine.md \"Sampling intervals\")"));
   }

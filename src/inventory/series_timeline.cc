@@ -184,7 +184,9 @@ namespace {
 // How far apart two samples may lie and still be one presence; notes a sparse series.
 Duration HoldLimit(Duration interval, const PresenceOptions& options) {
   const Duration limit = SampleHoldLimit(interval, options.staleness);
-  if (limit > options.staleness && options.sparse != nullptr) {
+  // Noted only where the series' own interval is past the staleness: within it (hourly samples
+  // under --staleness 1h) the staleness already bridges the gaps, and there is nothing to say.
+  if (interval > options.staleness && options.sparse != nullptr) {
     options.sparse->longest = std::max(options.sparse->longest, interval);
   }
   return limit;
