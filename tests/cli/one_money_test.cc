@@ -193,14 +193,27 @@ TEST_F(OneMoney, StatementsAndTheClusterSummaryAddUpToTheClustersCost) {
                 cost, 1e-9 * cost);
     EXPECT_GT(c["other_teams_usd"].get<double>(), 0);
     std::map<std::string, double> allocated;
+    std::map<std::string, nlohmann::json> rows;
     for (const nlohmann::json& r : report["rows"]) {
       allocated[r["team"].get<std::string>()] = r["allocated_usd"].get<double>();
+      rows[r["team"].get<std::string>()] = r;
     }
     double stated = 0;
     for (const nlohmann::json& s : some["statements"]) {
       const std::string team = s["team"].get<std::string>();
       const double total = s["allocated_usd"].get<double>() + s["shared_idle_usd"].get<double>();
       EXPECT_NEAR(total, allocated[team], 1e-9 * cost) << team;
+      // The statement's waste and efficiency are of what the team held; the report's, of its
+      // allocated money with the idle share: the two differ by that share and no more
+      // (docs/chargeback.md, "Shared idle and the report").
+      const nlohmann::json& row = rows[team];
+      EXPECT_NEAR(s["effective_usd"].get<double>(), row["effective_usd"].get<double>(), 1e-9 * cost)
+          << team;
+      EXPECT_NEAR(s["waste_usd"].get<double>() + s["shared_idle_usd"].get<double>(),
+                  row["waste_usd"].get<double>(), 1e-9 * cost)
+          << team;
+      EXPECT_NEAR(row["efficiency"].get<double>(), s["effective_usd"].get<double>() / total, 1e-9)
+          << team;
       EXPECT_EQ(std::llround(s["total_usd"].get<double>() * 100), RoundUnits(total, 2)) << team;
       if (idle == "separate") {
         EXPECT_EQ(s["shared_idle_usd"].get<double>(), 0) << team;
