@@ -22,6 +22,15 @@ double PresentHours(const Node& node, Instant a, Instant b) {
   return static_cast<double>(ms) / kMsPerHour;
 }
 
+// The share of a charge's period inside the window (0 to 1): a charge for 00:00-01:00 counts a
+// sixth in a ten-minute window, so that "billed" is over the same time as list and charged.
+double PartInWindow(const BilledCharge& c, Window window) {
+  const int64_t length = UnixMs(c.end) - UnixMs(c.start);
+  if (length <= 0) return window.Contains(c.start) ? 1.0 : 0.0;
+  const int64_t in = UnixMs(std::min(c.end, window.end)) - UnixMs(std::max(c.start, window.start));
+  return in <= 0 ? 0.0 : static_cast<double>(in) / static_cast<double>(length);
+}
+
 }  // namespace
 
 Reconciliation Reconcile(const PriceBook& book, const std::vector<Node>& nodes, Window window) {
@@ -51,9 +60,10 @@ Reconciliation Reconcile(const PriceBook& book, const std::vector<Node>& nodes, 
       const std::optional<PriceBook::InstanceSplit> split = book.SplitOf(node);
       CompensatedSum sum;
       for (const BilledCharge& c : charges) {
-        if (!window.Contains(c.start)) continue;
-        sum.Add(c.effective_usd);
-        r.bill_hours += static_cast<double>(UnixMs(c.end) - UnixMs(c.start)) / kMsPerHour;
+        const double part = PartInWindow(c, window);
+        if (part <= 0) continue;
+        sum.Add(c.effective_usd * part);
+        r.bill_hours += part * static_cast<double>(UnixMs(c.end) - UnixMs(c.start)) / kMsPerHour;
       }
       r.bill_gpu_usd = split ? sum.value() * split->share : NAN;
       if (!std::isnan(r.bill_gpu_usd)) bill.Add(r.bill_gpu_usd);
@@ -74,8 +84,9 @@ Reconciliation Reconcile(const PriceBook& book, const std::vector<Node>& nodes, 
     CompensatedSum sum;
     bool any = false;
     for (const BilledCharge& c : book.ChargesForInstance(id)) {
-      if (!window.Contains(c.start)) continue;
-      sum.Add(c.effective_usd);
+      const double part = PartInWindow(c, window);
+      if (part <= 0) continue;
+      sum.Add(c.effective_usd * part);
       any = true;
     }
     if (any) out.unmatched_instances.emplace_back(id, sum.value());

@@ -34,7 +34,8 @@ struct Reconciliation {
   std::vector<std::pair<std::string, double>> unmatched_instances;
 };
 
-// Charges count when their period starts inside the window.
+// Charges count by the part of their period inside the window (a ten-minute window gets a sixth
+// of an hourly charge).
 Reconciliation Reconcile(const PriceBook& book, const std::vector<Node>& nodes, Window window);
 
 }  // namespace gpucost

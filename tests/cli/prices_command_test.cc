@@ -213,5 +213,18 @@ TEST(BillPricing, PricesReconcilesPerNodeAndNamesUnmatchedInstances) {
   EXPECT_TRUE(Contains(r.output, "bill (") || Contains(r.output, "legacy_cur.csv (")) << r.output;
 }
 
+// A window that cuts a bill's hour: "billed" is the charge's part in the window, the same time as
+// list and charged, never the whole hour beside a pro-rated charge.
+TEST(BillPricing, ReconciliationOfAWindowThatCutsAnHourIsOverTheSameTime) {
+  const std::string c = std::string(GPUCOST_SOURCE_DIR) + "/tests/golden/cases/prices_bill";
+  const RunResult r = RunShell(kBinary + " prices --input " + c + "/input --bill " + c +
+                               "/bill.csv --window 1790812800,1790813400 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // $44.00 for the hour, a sixth of it in the ten minutes: $7.33 billed and charged.
+  EXPECT_TRUE(
+      Contains(r.output, "i-0b111ed000000001             $9.17         $7.33         $7.33"))
+      << r.output;
+}
+
 }  // namespace
 }  // namespace gpucost
