@@ -73,6 +73,7 @@ void InventoryBuilder::OnSample(const SampleView& sample) {
                     neuron_.OnSample(sample, t_ms, source_, diag_);
   if (!used) return;
   sampled_.Add(t_ms);
+  sample_hours_.Add(t_ms);
   min_t_ms_ = std::min(min_t_ms_, t_ms);
   max_t_ms_ = std::max(max_t_ms_, t_ms);
 }
@@ -126,11 +127,39 @@ Result<LoadedTimeline> InventoryBuilder::Build() {
       }
     }
   }
+  // Without a window the span is the default one: a thin group of samples far from the rest is
+  // left out of it, and said (stray_samples.h).
+  int64_t stray_cap_ms = INT64_MAX;  // presence past the rest's end counts up to here
+  if (!options_.window && max_t_ms_ >= min_t_ms_) {
+    const StrayEdges stray = FindStrayEdges(sample_hours_);
+    const auto say = [&](const StrayEdge& e, bool after) {
+      diag_.Warn(StrCat(e.count, e.count == 1 ? " sample" : " samples", " from ",
+                        FormatRfc3339(InstantFromUnixMs(e.first_ms)), " to ",
+                        FormatRfc3339(InstantFromUnixMs(e.last_ms)),
+                        e.count == 1 ? " lies " : " lie ", FormatDuration(Duration(e.gap_ms)),
+                        after ? " after" : " before", " the rest of the data (",
+                        FormatRfc3339(InstantFromUnixMs(e.rest_min_ms)), " to ",
+                        FormatRfc3339(InstantFromUnixMs(e.rest_max_ms)),
+                        "): left out of the default window (a clock or a stray line? give "
+                        "--window to include them)"));
+    };
+    if (stray.tail) {
+      say(*stray.tail, true);
+      max_t_ms_ = stray.tail->rest_max_ms;
+      stray_cap_ms = max_t_ms_ + stray.tail->gap_ms / 2;
+    }
+    if (stray.head) {
+      say(*stray.head, false);
+      min_t_ms_ = stray.head->rest_min_ms;
+    }
+  }
   if (max_t_ms_ >= min_t_ms_) {
     Instant end = InstantFromUnixMs(max_t_ms_ + 1);
     auto extend = [&](const PresenceSeries& s) {
-      const auto iv = PresentIntervals(s, presence);
-      if (!iv.empty()) end = std::max(end, iv.back().end);
+      for (const Interval& iv : PresentIntervals(s, presence)) {
+        if (UnixMs(iv.start) > max_t_ms_) break;  // a stray sample's presence
+        end = std::max(end, std::min(iv.end, InstantFromUnixMs(stray_cap_ms)));
+      }
     };
     for (const auto& [k, n] : ksm_.data().nodes) extend(n.seen);
     for (const auto& [k, d] : dcgm_.data().devices) extend(d.seen);

@@ -22,6 +22,7 @@
 #include "inventory/kube_state.h"
 #include "inventory/mig_profiles.h"
 #include "inventory/neuron_reader.h"
+#include "inventory/stray_samples.h"
 #include "model/inventory.h"
 #include "model/usage.h"
 
@@ -126,6 +127,7 @@ class InventoryBuilder final : public ExpositionHandler {
   int64_t min_t_ms_ = INT64_MAX;
   int64_t max_t_ms_ = INT64_MIN;
   SecondMarks sampled_;
+  SampleHours sample_hours_;  // for stray samples far from the rest (stray_samples.h)
   bool built_ = false;
 };
 
