@@ -11,6 +11,7 @@
 #include "cli/usage_error.h"
 #include "core/result.h"
 #include "core/strings.h"
+#include "core/yaml_keys.h"
 
 namespace gpucost::cli {
 namespace {
@@ -140,6 +141,9 @@ Status ApplyConfigFile(CLI::App& cmd, const std::string& path) {
         StrCat(path, ":", e.mark.line + 1, ":", e.mark.column + 1, ": not YAML: ", e.msg));
   }
   if (root.IsNull()) return Status::Ok();
+  if (const Status unique = CheckUniqueYamlKeys(root, path); !unique.ok()) {
+    return Status::InvalidArgument(std::string(unique.message()));
+  }
   if (!root.IsMap()) {
     return Status::InvalidArgument(
         StrCat(path, ": a map of settings (key: value) is expected at the top"));

@@ -14,6 +14,7 @@
 #include "core/result.h"
 #include "core/strings.h"
 #include "core/time.h"
+#include "core/yaml_keys.h"
 
 namespace gpucost {
 
@@ -80,6 +81,7 @@ Result<T> ParseYaml(std::string_view text, std::string_view source_name, Fn read
   try {
     const YAML::Node root = YAML::Load(std::string(text));
     if (!root || root.IsNull()) return Status::ParseError(StrCat(source_name, ": empty price file"));
+    GPUCOST_RETURN_IF_ERROR(CheckUniqueYamlKeys(root, source_name));
     return read(cx, root);
   } catch (const YAML::Exception& e) {
     if (e.mark.is_null()) return Status::ParseError(StrCat(source_name, ": ", e.msg));

@@ -113,6 +113,18 @@ TEST(ConfigFile, MistakesAreNamedByFileAndLine) {
                        "/nonexistent.yaml: cannot read"));
 }
 
+// yaml-cpp keeps both entries of a repeated key; the first used to win silently.
+TEST(ConfigFile, AKeyGivenTwiceIsAnErrorNamingBothLines) {
+  TempDir dir;
+  Command c;
+  const std::string file =
+      dir.Write("twice.yaml", "interval: 5m\nmax-warnings: 3\ninterval: 10m\n");
+  const Status s = c.Apply({"--config", file});
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(), file + ":3: interval: duplicate key, first given on line 1");
+}
+
 TEST(ConfigFile, TheDefaultsFileListsEverySettingAndReadsBackUnchanged) {
   Command c;
   const std::string yaml = DefaultsYaml(c.cmd());
