@@ -15,6 +15,7 @@
 #include "core/strings.h"
 #include "core/time.h"
 #include "core/yaml_keys.h"
+#include "model/price.h"
 
 namespace gpucost {
 
@@ -49,6 +50,16 @@ struct YamlContext {
     if (!std::isfinite(v) || v < 0) {
       return Error(node, StrCat(field, ": must be a finite number >= 0, got \"", node.Scalar(),
                                 "\""));
+    }
+    return v;
+  }
+  // A price in USD per GPU-hour or per instance-hour: >= 0 and at most kMaxUsdPerHour.
+  Result<double> Price(const YAML::Node& node, std::string_view field) const {
+    GPUCOST_ASSIGN_OR_RETURN(double v, NonNegative(node, field));
+    if (v > kMaxUsdPerHour) {
+      return Error(
+          node, StrCat(field, ": must be at most ", kMaxUsdPerHourText,
+                       " USD an hour (docs/pricing.md, \"Limits\"), got \"", node.Scalar(), "\""));
     }
     return v;
   }

@@ -205,6 +205,9 @@ TEST(ConfigCommand, ServeNamesTheFileAndLineOfARefusedValue) {
       {"retention: -5d", ":3: retention: \"-5d\": a duration (10m, 0s)"},
       {"step: 0s", ":3: step: \"0s\": a positive duration (1m)"},
       {"price-per-gpu-hour: -5", ":3: price-per-gpu-hour: must be a finite number >= 0, got -5"},
+      {"price-per-gpu-hour: 1e306",
+       ":3: price-per-gpu-hour: must be at most 1000000 USD an hour (docs/pricing.md, "
+       "\"Limits\"), got 1e+306"},
       {"price-per-gpu-hour: 2\nprice-per-gpu-hour: 3",
        ":4: price-per-gpu-hour: duplicate key, first given on line 3"},
   };
