@@ -9,6 +9,7 @@
 
 #include "core/files.h"
 #include "core/strings.h"
+#include "core/yaml_keys.h"
 
 namespace gpucost::alerts {
 namespace {
@@ -103,6 +104,7 @@ Result<BudgetFile> ParseBudgets(std::string_view text, std::string_view source) 
   } catch (const YAML::Exception& e) {
     return Status::ParseError(StrCat(source, ": ", e.what()));
   }
+  GPUCOST_RETURN_IF_ERROR(CheckUniqueYamlKeys(root, source));
   try {
     return Read(source, root);
   } catch (const YAML::Exception& e) {

@@ -18,7 +18,8 @@ Result<std::vector<PriceSpan>> BuildPriceSpans(const Node& node, Span window,
       return Status::InvalidArgument(
           StrCat("node ", node.name, ": price period ", i, " ends before it starts"));
     }
-    if (p.known() && (!std::isfinite(p.usd_per_gpu_hour) || p.usd_per_gpu_hour < 0)) {
+    if (p.known() && (!std::isfinite(p.usd_per_gpu_hour) || p.usd_per_gpu_hour < 0 ||
+                      p.usd_per_gpu_hour > kMaxUsdPerHour)) {
       return Status::InvalidArgument(StrCat("node ", node.name, ": price period ", i, " has price ",
                                             p.usd_per_gpu_hour, " USD/GPU-hour (", p.why, ")"));
     }
@@ -32,7 +33,7 @@ Result<std::vector<PriceSpan>> BuildPriceSpans(const Node& node, Span window,
     if (s.start > cursor) out.push_back({{cursor, s.start}, 0, 0, PriceSource::kUnknown, false});
     if (p.known()) {
       const double list = p.list_or_price();
-      if (!std::isfinite(list) || list < 0) {
+      if (!std::isfinite(list) || list < 0 || list > kMaxUsdPerHour) {
         return Status::InvalidArgument(StrCat("node ", node.name, ": price period ", i,
                                               " has list price ", list, " USD/GPU-hour (", p.why,
                                               ")"));

@@ -20,7 +20,7 @@ struct PriceSpan {
 };
 
 // Clips `periods` to `window` and fills gaps. Overlapping or unsorted periods, or a known price
-// that is negative or not finite, are InvalidArgument naming the node.
+// that is negative, not finite or above kMaxUsdPerHour, are InvalidArgument naming the node.
 Result<std::vector<PriceSpan>> BuildPriceSpans(const Node& node, Span window,
                                                const std::vector<PricePeriod>& periods);
 

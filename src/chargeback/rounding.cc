@@ -62,7 +62,7 @@ RoundedStatement RoundStatement(const Statement& s) {
     std::optional<int64_t> cents;
     if (line.priced()) {
       cents = RoundUnits(line.totals.allocated_usd, 2);
-      lines_cents += *cents;
+      lines_cents = AddUnits(lines_cents, *cents);
     }
     const int d =
         cents ? LineHoursDecimals(line.totals.gpu_hours, line.rate_usd_per_gpu_hour, *cents, hd)

@@ -145,7 +145,7 @@ ClusterText DescribeCluster(const StatementSet& set) {
     const std::optional<double> usd = part.Known();
     const std::optional<int64_t> cents =
         usd ? std::optional<int64_t>(RoundUnits(*usd, 2)) : std::nullopt;
-    parts += cents.value_or(0);
+    parts = AddUnits(parts, cents.value_or(0));
     out.parts.push_back({std::move(label), Money(cents, part.some_unpriced)});
   };
   add(StrCat(n == 1 ? "1 team's statement" : StrCat(n, " teams' statements")), c.stated_teams);

@@ -11,6 +11,7 @@
 #include "cli/usage_error.h"
 #include "core/result.h"
 #include "core/strings.h"
+#include "core/yaml_keys.h"
 
 namespace gpucost::cli {
 namespace {
@@ -128,7 +129,19 @@ void AddConfigFileOption(CLI::App& cmd, std::string& path) {
       ->configurable(false);
 }
 
-Status ApplyConfigFile(CLI::App& cmd, const std::string& path) {
+Status ConfigOrigins::Locate(const Status& status) const {
+  const std::string_view message = status.message();
+  if (status.ok() || !message.starts_with("--")) return status;
+  const size_t end = std::min(message.find_first_of(" :=\"", 2), message.size());
+  const auto it = where_.find(message.substr(2, end - 2));
+  if (it == where_.end()) return status;
+  std::string_view rest = message.substr(end);
+  if (rest.starts_with(':')) rest.remove_prefix(1);
+  return Status(status.code(),
+                StrCat(it->second, ": ", it->first, ":", rest.empty() ? "" : " ", Trim(rest)));
+}
+
+Status ApplyConfigFile(CLI::App& cmd, const std::string& path, ConfigOrigins* origins) {
   if (path.empty()) return Status::Ok();
   std::ifstream in(path);
   if (!in) return Status::InvalidArgument(StrCat(path, ": cannot read the configuration file"));
@@ -140,13 +153,17 @@ Status ApplyConfigFile(CLI::App& cmd, const std::string& path) {
         StrCat(path, ":", e.mark.line + 1, ":", e.mark.column + 1, ": not YAML: ", e.msg));
   }
   if (root.IsNull()) return Status::Ok();
+  if (const Status unique = CheckUniqueYamlKeys(root, path); !unique.ok()) {
+    return Status::InvalidArgument(std::string(unique.message()));
+  }
   if (!root.IsMap()) {
     return Status::InvalidArgument(
         StrCat(path, ": a map of settings (key: value) is expected at the top"));
   }
   for (const auto& entry : root) {
     const std::string key = entry.first.Scalar();
-    const std::string where = StrCat(path, ":", entry.first.Mark().line + 1, ": ", key);
+    const std::string line = StrCat(path, ":", entry.first.Mark().line + 1);
+    const std::string where = StrCat(line, ": ", key);
     CLI::Option* option = cmd.get_option_no_throw("--" + key);
     if (option == nullptr || !IsConfigurable(*option)) {
       const std::string nearest = Nearest(cmd, key);
@@ -166,6 +183,7 @@ Status ApplyConfigFile(CLI::App& cmd, const std::string& path) {
     } catch (const CLI::Error& e) {
       return Status::InvalidArgument(StrCat(where, ": ", e.what()));
     }
+    if (origins != nullptr) origins->Set(key, line);
   }
   return Status::Ok();
 }
@@ -201,8 +219,10 @@ std::string ConfigMarkdown(const CLI::App& cmd) {
       << "` and a key of its YAML configuration file (`--config FILE`): the key is the flag's "
          "long name without the dashes. A list repeats a flag (`input: [a.prom, b.prom]`), "
          "`true`/`false` set a switch, a key with no value keeps the default, and a flag given on "
-         "the command line wins over the file. Unknown keys, maps and values a flag refuses stop "
-         "the start with the file and line. `gpucost config print-defaults "
+         "the command line wins over the file. An unknown key, a key given twice, a map and a "
+         "value the command refuses stop the start with the file and line that hold it "
+         "(`serve.yaml:2: interval: \"banana\": a positive duration (1m)`), and "
+         "`--check-config` says the same without starting. `gpucost config print-defaults "
       << cmd.get_name() << "` prints a file of every setting with its default.\n";
   for (const auto& [group, options] : Groups(cmd)) {
     out << "\n## " << group << "\n\n| Key | Default | What it sets |\n|---|---|---|\n";

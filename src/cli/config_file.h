@@ -10,9 +10,12 @@
 //   cmd->callback([&] { Status s = ApplyConfigFile(*cmd, config); ... });
 #pragma once
 
-#include <string>
-
 #include <CLI/CLI.hpp>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
 
 #include "core/status.h"
 
@@ -21,11 +24,28 @@ namespace gpucost::cli {
 // Registers --config FILE on `cmd`; `path` must outlive the command.
 void AddConfigFileOption(CLI::App& cmd, std::string& path);
 
-// Sets every flag of `cmd` the file names and the command line did not. Nothing happens when
-// `path` is empty. InvalidArgument naming the file and line for unreadable YAML, a key that is no
-// flag of the command (with the nearest flag name), a map where a value belongs, or a value the
-// flag refuses.
-Status ApplyConfigFile(CLI::App& cmd, const std::string& path);
+// Which flags a configuration file set, and on which line, so that a value the command refuses
+// only once it reads its flags (a duration that is not one, a negative price) is named by the
+// file and line that gave it, as the file's other mistakes are.
+class ConfigOrigins {
+ public:
+  // `flag` is a long name without dashes ("interval"); `where` is "serve.yaml:2".
+  void Set(const std::string& flag, std::string where) { where_[flag] = std::move(where); }
+  // `status` with the flag its message starts with put as the file names it, when the file set
+  // that flag: `--interval "banana": a positive duration` becomes
+  // `serve.yaml:2: interval: "banana": a positive duration`. Otherwise (the flag came from the
+  // command line or its default) `status` unchanged.
+  Status Locate(const Status& status) const;
+
+ private:
+  std::map<std::string, std::string, std::less<>> where_;
+};
+
+// Sets every flag of `cmd` the file names and the command line did not, and records in
+// `origins` (when given) the line of each. Nothing happens when `path` is empty. InvalidArgument
+// naming the file and line for unreadable YAML, a key given twice, a key that is no flag of the
+// command (with the nearest flag name), a map where a value belongs, or a value the flag refuses.
+Status ApplyConfigFile(CLI::App& cmd, const std::string& path, ConfigOrigins* origins = nullptr);
 
 // The options a configuration file may set: every long flag but --help and those marked
 // configurable(false) (--config itself, one-off actions such as --check-config).

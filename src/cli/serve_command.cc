@@ -278,9 +278,11 @@ void AddServeCommand(CLI::App& app, int& exit_code) {
       "inventory come from (--read-only: none). Stops on SIGINT/SIGTERM, within 5 s. Exit "
       "status: 0 when stopped, 2 on bad flags or configuration.");
   cmd->callback([cmd, f, &exit_code] {
-    const Status config = ApplyConfigFile(*cmd, f->config);
+    ConfigOrigins origins;
+    const Status config = ApplyConfigFile(*cmd, f->config, &origins);
     const Result<int> served = config.ok() ? Serve(*f) : Result<int>(config);
-    if (!served.ok()) LogError(served.status().ToString());
+    // A value refused once the flags are read names the file's line when the file gave it.
+    if (!served.ok()) LogError(origins.Locate(served.status()).ToString());
     exit_code = served.ok() ? *served : 2;
   });
 }

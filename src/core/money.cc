@@ -7,7 +7,17 @@
 namespace gpucost {
 
 int64_t RoundUnits(double value, int decimals) {
-  const int64_t fine = std::llround(value * std::pow(10.0, decimals + 4));
+  const double fine_value = value * std::pow(10.0, decimals + 4);
+  // Past 9.2e18 (2^63 is 9.22e18) the finer units do not fit an int64_t; they mean nothing there
+  // anyway, where a double's last bit is worth more than a unit.
+  if (!(std::fabs(fine_value) < 9.2e18)) {
+    const double units = value * std::pow(10.0, decimals);
+    if (!(std::fabs(units) < static_cast<double>(kMaxUnits))) {
+      return value < 0 ? -kMaxUnits : kMaxUnits;  // NaN too: "out of range", never a figure
+    }
+    return std::llround(units);
+  }
+  const int64_t fine = std::llround(fine_value);
   const int64_t whole = fine / 10000;
   const int64_t rest = fine % 10000;  // the sign of `fine`
   if (rest >= 5000) return whole + 1;
@@ -15,7 +25,14 @@ int64_t RoundUnits(double value, int decimals) {
   return whole;
 }
 
+int64_t AddUnits(int64_t a, int64_t b) {
+  a = std::clamp(a, -kMaxUnits, kMaxUnits);
+  b = std::clamp(b, -kMaxUnits, kMaxUnits);
+  return std::clamp(a + b, -kMaxUnits, kMaxUnits);  // |a + b| <= 2e18 fits
+}
+
 std::string FormatGroupedUnits(int64_t units, int decimals) {
+  if (units >= kMaxUnits || units <= -kMaxUnits) return std::string(kOutOfRangeText);
   const uint64_t magnitude =
       units < 0 ? 0 - static_cast<uint64_t>(units) : static_cast<uint64_t>(units);
   std::string digits = std::to_string(magnitude);
@@ -37,6 +54,7 @@ std::string FormatGroupedUnits(int64_t units, int decimals) {
 }
 
 std::string FormatDollarUnits(int64_t units, int decimals) {
+  if (units >= kMaxUnits || units <= -kMaxUnits) return std::string(kOutOfRangeText);
   // Appended rather than `"$" + std::string`, which GCC 12 at -O2 wrongly warns about
   // (-Wrestrict) wherever it inlines it.
   std::string out = units < 0 ? "-$" : "$";

@@ -8,6 +8,7 @@
 #include <compare>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace gpucost {
 
@@ -68,11 +69,21 @@ class UsdSum {
 // 10^-decimals, half away from zero, each figure on its own, so that one figure prints the same
 // in every table, command and format that shows it. The value is first taken to 10^-(decimals+4)
 // so that the same money summed in another order (a difference in its last bits) rounds alike.
+// Figures are exact up to kMaxUnits units ($10 quadrillion in cents); a value past that, or NaN,
+// rounds to kMaxUnits with its sign, which the formatters below print as "out of range": never a
+// wrapped, negative or made-up figure. (With prices bounded by kMaxUsdPerHour, model/price.h,
+// $10 quadrillion takes ten billion GPU-hours at the largest price.)
+inline constexpr int64_t kMaxUnits = 1'000'000'000'000'000'000;
 int64_t RoundUnits(double value, int decimals);
+// a + b for figures from RoundUnits: kMaxUnits (with its sign) once the sum reaches it, so that
+// a column's sum is "out of range" rather than a wrapped integer.
+int64_t AddUnits(int64_t a, int64_t b);
+inline constexpr std::string_view kOutOfRangeText = "out of range";
 
 // Money and figures for people (tables, text, HTML, alert texts); machine formats (JSON, CSV,
 // OpenMetrics, FOCUS) keep plain numbers. Thousands are grouped with commas.
-// 284700 units with 2 decimals -> "2,847.00"; 0 decimals -> "284,700"; -5 -> "-0.05".
+// 284700 units with 2 decimals -> "2,847.00"; 0 decimals -> "284,700"; -5 -> "-0.05";
+// kMaxUnits or more either way -> "out of range".
 std::string FormatGroupedUnits(int64_t units, int decimals);
 // The same with a dollar sign, outside the minus: 284700 units, 2 decimals -> "$2,847.00";
 // -5 -> "-$0.05".

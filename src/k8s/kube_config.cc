@@ -13,6 +13,7 @@
 #include "core/files.h"
 #include "core/redact.h"
 #include "core/strings.h"
+#include "core/yaml_keys.h"
 
 namespace gpucost::k8s {
 namespace {
@@ -194,6 +195,7 @@ Status MergeFile(const std::string& file, Merged& merged) {
         StrCat(file, ":", e.mark.line + 1, ":", e.mark.column + 1, ": malformed YAML: ", e.msg));
   }
   if (!root.IsDefined() || root.IsNull()) return Status::Ok();  // an empty file adds nothing
+  GPUCOST_RETURN_IF_ERROR(CheckUniqueYamlKeys(root, file));
   if (!root.IsMap()) return Status::ParseError(StrCat(file, ": expected a kubeconfig mapping"));
   GPUCOST_RETURN_IF_ERROR(MergeList(root, "contexts", "context", file, merged.contexts));
   GPUCOST_RETURN_IF_ERROR(MergeList(root, "clusters", "cluster", file, merged.clusters));

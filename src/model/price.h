@@ -6,6 +6,7 @@
 #include <cmath>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/capacity.h"
@@ -52,6 +53,13 @@ struct PricePeriod {
     return std::isnan(list_usd_per_gpu_hour) ? usd_per_gpu_hour : list_usd_per_gpu_hour;
   }
 };
+
+// The largest price gpucost accepts, per GPU-hour or per instance-hour, wherever it comes from
+// (--price-per-gpu-hour, price files, the catalog, a bill): far above any real price, so that a
+// larger one is a typo or a unit mix-up, and small enough that the money of years of a large
+// cluster stays a figure every output prints exactly (core/money.h). docs/pricing.md, "Limits".
+inline constexpr double kMaxUsdPerHour = 1'000'000;
+inline constexpr std::string_view kMaxUsdPerHourText = "1000000";
 
 // Returns the prices covering `window` for `node`, sorted, disjoint, covering the window
 // entirely (spans with no price carry source kUnknown).

@@ -24,10 +24,10 @@ Result<CatalogPrice> ReadPrice(const YamlContext& cx, const YAML::Node& node) {
   for (const auto& e : node) {
     const std::string key = e.first.Scalar();
     if (key == "usd_per_hour") {
-      GPUCOST_ASSIGN_OR_RETURN(p.usd_per_hour, cx.NonNegative(e.second, key));
+      GPUCOST_ASSIGN_OR_RETURN(p.usd_per_hour, cx.Price(e.second, key));
       have_price = true;
     } else if (key == "spot") {
-      GPUCOST_ASSIGN_OR_RETURN(p.spot_usd_per_hour, cx.NonNegative(e.second, key));
+      GPUCOST_ASSIGN_OR_RETURN(p.spot_usd_per_hour, cx.Price(e.second, key));
     } else if (key == "from") {
       GPUCOST_ASSIGN_OR_RETURN(p.from, cx.Time(e.second, key));
     } else if (key == "until") {

@@ -57,7 +57,7 @@ Result<PriceBookConfig> ReadConfig(const YamlContext& cx, const YAML::Node& root
           ReadPriceRules(cx, value, "commitments", "entry",
                          kRulePerGpuHour | kRulePerHour | kRuleDiscount | kRuleName));
     } else if (key == "default_usd_per_gpu_hour") {
-      GPUCOST_ASSIGN_OR_RETURN(config.card.default_usd_per_gpu_hour, cx.NonNegative(value, key));
+      GPUCOST_ASSIGN_OR_RETURN(config.card.default_usd_per_gpu_hour, cx.Price(value, key));
       config.card.default_why = StrCat(cx.source, " default_usd_per_gpu_hour");
     } else if (key == "catalog") {
       settings = true;

@@ -19,6 +19,24 @@ PricePeriod WholeWindow(Window window) {
   return period;
 }
 
+// A charge whose cost per instance-hour passes kMaxUsdPerHour would price its node's GPU-hours
+// above the bound every other price input keeps to. The hours are the bill's own usage amount,
+// else the charge's period (an instance runs at most that long in it).
+Status CheckBilledRate(const billing::InstanceCharge& c, std::string_view bill_file) {
+  const double period_hours = Hours(c.end - c.start);
+  const double hours = c.usage_hours > 0 ? c.usage_hours : period_hours;
+  if (!(hours > 0)) return Status::Ok();
+  for (const double usd : {c.effective_usd, c.billed_usd, c.list_usd}) {
+    if (!(std::fabs(usd) / hours > kMaxUsdPerHour)) continue;  // NaN (unknown list cost) passes
+    return Status::InvalidArgument(
+        StrCat(c.source_lines.empty() ? std::string(bill_file) : c.source_lines.front(), ": ",
+               c.resource_id, ": ", FormatDouble(usd), " USD for ", FormatDouble(hours),
+               " h of use is more than ", kMaxUsdPerHourText,
+               " USD an instance-hour (docs/pricing.md, \"Limits\")"));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 PriceFn FlatPriceFn(double usd_per_gpu_hour) {
@@ -54,6 +72,11 @@ Result<std::shared_ptr<const PriceBook>> MakePriceBook(const PriceOptions& optio
     return Status::InvalidArgument(
         StrCat(kFlagWhy, ": must be a finite number >= 0, got ", *options.usd_per_gpu_hour));
   }
+  if (options.usd_per_gpu_hour && *options.usd_per_gpu_hour > kMaxUsdPerHour) {
+    return Status::InvalidArgument(StrCat(kFlagWhy, ": must be at most ", kMaxUsdPerHourText,
+                                          " USD an hour (docs/pricing.md, \"Limits\"), got ",
+                                          *options.usd_per_gpu_hour));
+  }
   PriceBookConfig config;
   if (!options.prices_file.empty()) {
     GPUCOST_ASSIGN_OR_RETURN(config, LoadPriceBookConfig(options.prices_file));
@@ -73,6 +96,7 @@ Result<std::shared_ptr<const PriceBook>> MakePriceBook(const PriceOptions& optio
     std::vector<BilledCharge> charges;
     charges.reserve(bill.charges.size());
     for (billing::InstanceCharge& c : bill.charges) {
+      GPUCOST_RETURN_IF_ERROR(CheckBilledRate(c, options.bill_file));
       BilledCharge b;
       b.instance_id = std::move(c.resource_id);
       b.start = c.start;

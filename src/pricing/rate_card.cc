@@ -97,10 +97,10 @@ Result<PriceRule> ReadPriceRule(const YamlContext& cx, const YAML::Node& node,
         rule.match.push_back(std::move(sel));
       }
     } else if (key == "usd_per_gpu_hour" && (allowed & kRulePerGpuHour)) {
-      GPUCOST_ASSIGN_OR_RETURN(rule.usd_per_gpu_hour, cx.NonNegative(value, StrCat(prefix, key)));
+      GPUCOST_ASSIGN_OR_RETURN(rule.usd_per_gpu_hour, cx.Price(value, StrCat(prefix, key)));
       ++values;
     } else if (key == "usd_per_hour" && (allowed & kRulePerHour)) {
-      GPUCOST_ASSIGN_OR_RETURN(rule.usd_per_hour, cx.NonNegative(value, StrCat(prefix, key)));
+      GPUCOST_ASSIGN_OR_RETURN(rule.usd_per_hour, cx.Price(value, StrCat(prefix, key)));
       ++values;
     } else if (key == "discount" && (allowed & kRuleDiscount)) {
       GPUCOST_ASSIGN_OR_RETURN(rule.discount, cx.Fraction(value, StrCat(prefix, key)));

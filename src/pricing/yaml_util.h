@@ -14,6 +14,8 @@
 #include "core/result.h"
 #include "core/strings.h"
 #include "core/time.h"
+#include "core/yaml_keys.h"
+#include "model/price.h"
 
 namespace gpucost {
 
@@ -51,6 +53,16 @@ struct YamlContext {
     }
     return v;
   }
+  // A price in USD per GPU-hour or per instance-hour: >= 0 and at most kMaxUsdPerHour.
+  Result<double> Price(const YAML::Node& node, std::string_view field) const {
+    GPUCOST_ASSIGN_OR_RETURN(double v, NonNegative(node, field));
+    if (v > kMaxUsdPerHour) {
+      return Error(
+          node, StrCat(field, ": must be at most ", kMaxUsdPerHourText,
+                       " USD an hour (docs/pricing.md, \"Limits\"), got \"", node.Scalar(), "\""));
+    }
+    return v;
+  }
   // A discount or share: 0 <= x < 1 (a 100 % discount would make capacity free, which is never
   // what a price file means).
   Result<double> Fraction(const YAML::Node& node, std::string_view field) const {
@@ -80,6 +92,7 @@ Result<T> ParseYaml(std::string_view text, std::string_view source_name, Fn read
   try {
     const YAML::Node root = YAML::Load(std::string(text));
     if (!root || root.IsNull()) return Status::ParseError(StrCat(source_name, ": empty price file"));
+    GPUCOST_RETURN_IF_ERROR(CheckUniqueYamlKeys(root, source_name));
     return read(cx, root);
   } catch (const YAML::Exception& e) {
     if (e.mark.is_null()) return Status::ParseError(StrCat(source_name, ": ", e.msg));

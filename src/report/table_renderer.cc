@@ -77,7 +77,7 @@ void RenderTable(const Report& report, std::ostream& out) {
           continue;
         }
         const int64_t units = RoundUnits(v, kDecimals);
-        sum += units;
+        sum = AddUnits(sum, units);
         c.cells.push_back(FormatUnits(units, kDecimals));
       }
       const double total = totals.*m.total;

@@ -43,11 +43,11 @@ class Command {
     cmd_->add_option("--listen", flags.listen, "Where")->capture_default_str()->group("Server");
     cmd_->add_flag("--check-config", check_, "Check")->configurable(false);
   }
-  Status Apply(std::vector<std::string> args) {
+  Status Apply(std::vector<std::string> args, ConfigOrigins* origins = nullptr) {
     args.insert(args.begin(), "serve");
     std::reverse(args.begin(), args.end());
     app_.parse(args);
-    return ApplyConfigFile(*cmd_, flags.config);
+    return ApplyConfigFile(*cmd_, flags.config, origins);
   }
   const CLI::App& cmd() const { return *cmd_; }
   Flags flags;
@@ -113,6 +113,43 @@ TEST(ConfigFile, MistakesAreNamedByFileAndLine) {
                        "/nonexistent.yaml: cannot read"));
 }
 
+// yaml-cpp keeps both entries of a repeated key; the first used to win silently.
+TEST(ConfigFile, AKeyGivenTwiceIsAnErrorNamingBothLines) {
+  TempDir dir;
+  Command c;
+  const std::string file =
+      dir.Write("twice.yaml", "interval: 5m\nmax-warnings: 3\ninterval: 10m\n");
+  const Status s = c.Apply({"--config", file});
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(), file + ":3: interval: duplicate key, first given on line 1");
+}
+
+// A value the command refuses once it reads its flags is named by the line that gave it; the
+// same message about a flag from the command line (or about another flag) is left as it is.
+TEST(ConfigFile, OriginsNameTheLineOfAValueTheCommandRefusesLater) {
+  TempDir dir;
+  const std::string file =
+      dir.Write("c3.yaml", "# serve\ninterval: banana\nmax-warnings: 3\nlisten: 0.0.0.0:1\n");
+  Command c;
+  ConfigOrigins origins;
+  ASSERT_TRUE(c.Apply({"--config", file, "--listen", "x"}, &origins).ok());
+  const auto located = [&origins](std::string message) {
+    return std::string(origins.Locate(Status::InvalidArgument(std::move(message))).message());
+  };
+  EXPECT_EQ(located("--interval \"banana\": a positive duration (1m)"),
+            file + ":2: interval: \"banana\": a positive duration (1m)");
+  EXPECT_EQ(located("--max-warnings: must be at most 10"),
+            file + ":3: max-warnings: must be at most 10");
+  EXPECT_EQ(located("--max-warnings must be more than --interval"),
+            file + ":3: max-warnings: must be more than --interval");
+  EXPECT_EQ(located("--listen x: no port"), "--listen x: no port");    // the command line won
+  EXPECT_EQ(located("--input FILE: needed"), "--input FILE: needed");  // not in the file
+  EXPECT_EQ(located("cannot open the ledger: --interval"), "cannot open the ledger: --interval");
+  EXPECT_EQ(origins.Locate(Status::IoError("--interval: x")).code(), StatusCode::kIoError);
+  EXPECT_TRUE(origins.Locate(Status::Ok()).ok());
+}
+
 TEST(ConfigFile, TheDefaultsFileListsEverySettingAndReadsBackUnchanged) {
   Command c;
   const std::string yaml = DefaultsYaml(c.cmd());
@@ -146,11 +183,48 @@ TEST(ConfigCommand, ServesDefaultsAreAValidConfigurationOnceALedgerAndASourceAre
   const std::string bad = dir.Write("bad.yaml", "ledger: x.db\nread-only: true\ngrace: soon\n");
   const auto refused = RunShell(kBinary + " serve --config " + bad + " --check-config 2>&1");
   EXPECT_EQ(refused.exit_code, 2);
-  EXPECT_TRUE(Contains(refused.output, "--grace \"soon\"")) << refused.output;
+  EXPECT_TRUE(Contains(refused.output, bad + ":3: grace: \"soon\"")) << refused.output;
   EXPECT_FALSE(std::filesystem::exists(dir.path() / "c.db"));
   const auto other = RunShell(kBinary + " config print-defaults report 2>&1");
   EXPECT_EQ(other.exit_code, 2);
   EXPECT_TRUE(Contains(other.output, "gpucost report takes no configuration file"));
+}
+
+// `serve --check-config` names the file and line of a value it refuses, as it does an unknown
+// key; before, it named the flag only ("--interval \"banana\": ..."), and a key given twice was
+// valid with its first value.
+TEST(ConfigCommand, ServeNamesTheFileAndLineOfARefusedValue) {
+  TempDir dir;
+  const std::string base =
+      "ledger: " + (dir.path() / "c.db").string() + "\nprometheus: http://prometheus:9090\n";
+  const struct {
+    std::string line;
+    std::string says;
+  } cases[] = {
+      {"interval: banana", ":3: interval: \"banana\": a positive duration (1m)"},
+      {"retention: -5d", ":3: retention: \"-5d\": a duration (10m, 0s)"},
+      {"step: 0s", ":3: step: \"0s\": a positive duration (1m)"},
+      {"price-per-gpu-hour: -5", ":3: price-per-gpu-hour: must be a finite number >= 0, got -5"},
+      {"price-per-gpu-hour: 1e306",
+       ":3: price-per-gpu-hour: must be at most 1000000 USD an hour (docs/pricing.md, "
+       "\"Limits\"), got 1e+306"},
+      {"price-per-gpu-hour: 2\nprice-per-gpu-hour: 3",
+       ":4: price-per-gpu-hour: duplicate key, first given on line 3"},
+  };
+  for (const auto& [line, says] : cases) {
+    const std::string file = dir.Write("c3.yaml", base + line + "\n");
+    const auto r = RunShell(kBinary + " serve --config " + file + " --check-config 2>&1");
+    EXPECT_EQ(r.exit_code, 2) << line << "\n" << r.output;
+    EXPECT_TRUE(Contains(r.output, file + says)) << line << "\n" << r.output;
+  }
+  // The same value on the command line is named by its flag.
+  const std::string file = dir.Write("ok.yaml", base);
+  const auto flag =
+      RunShell(kBinary + " serve --config " + file + " --interval banana --check-config 2>&1");
+  EXPECT_EQ(flag.exit_code, 2);
+  EXPECT_TRUE(Contains(flag.output, "--interval \"banana\": a positive duration (1m)"))
+      << flag.output;
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "c.db"));
 }
 
 TEST(ConfigCommand, DocsConfigMdIsWhatTheCommandPrints) {

@@ -87,6 +87,33 @@ TEST(MoneyText, DollarsForPeopleAreGroupedWithTwoDecimals) {
   EXPECT_EQ(FormatGroupedUnits(100000, 2), "1,000.00");
 }
 
+// Past what an int64_t holds in 10^-6 units a figure used to wrap to a negative one
+// ($1e13 printed "-$9,223,372,036,854.78"); it stays exact to 10^18 units and prints "out of
+// range" beyond, never a made-up or negative figure.
+TEST(MoneyText, HugeFiguresStayExactThenPrintOutOfRange) {
+  EXPECT_EQ(RoundUnits(1e13, 2), 1'000'000'000'000'000);
+  EXPECT_EQ(FormatUsd(1e13), "$10,000,000,000,000.00");
+  EXPECT_EQ(FormatUsd(-1e13), "-$10,000,000,000,000.00");
+  EXPECT_EQ(FormatUsd(87'600'000'000'000.0), "$87,600,000,000,000.00");  // 1e4 GPUs, 1 year
+  EXPECT_EQ(FormatRateUsd(1e6, 6), "$1,000,000.000000");  // the largest price, at 6 decimals
+  EXPECT_EQ(RoundUnits(9.5e15, 2), 950'000'000'000'000'000);
+  EXPECT_EQ(RoundUnits(1e16, 2), kMaxUnits);
+  EXPECT_EQ(RoundUnits(-1e300, 2), -kMaxUnits);
+  EXPECT_EQ(RoundUnits(NAN, 2), kMaxUnits);
+  EXPECT_EQ(FormatUsd(1e16), "out of range");
+  EXPECT_EQ(FormatUsd(-1e300), "out of range");
+  EXPECT_EQ(FormatRateUsd(1e13, 6), "out of range");
+  EXPECT_EQ(FormatGroupedUnits(RoundUnits(1e300, 2), 2), "out of range");
+  EXPECT_EQ(FormatSmallAmount(1e300, 2), "out of range");
+  EXPECT_EQ(RateDecimals(1e300), 2);
+  // A column's sum of such figures stays out of range, never wraps.
+  int64_t sum = 0;
+  for (int i = 0; i < 20; ++i) sum = AddUnits(sum, RoundUnits(1e300, 2));
+  EXPECT_EQ(sum, kMaxUnits);
+  EXPECT_EQ(AddUnits(kMaxUnits, -kMaxUnits), 0);
+  EXPECT_EQ(AddUnits(123, 456), 579);
+}
+
 TEST(MoneyText, ATinyAmountIsNeverAZeroBesideAShare) {
   EXPECT_EQ(FormatSmallAmount(0.004, 2), "<0.01");
   EXPECT_EQ(FormatSmallAmount(-0.004, 2), ">-0.01");

@@ -319,6 +319,19 @@ contexts: [{name: c, context: {cluster: c, user: aws}}]
       HasSubstr(file + ": users[aws].user.client-certificate: cannot read /x/y.crt: No such file"));
 }
 
+// yaml-cpp keeps both entries of a repeated key, and `root["users"]` answered the first.
+TEST(KubeConfigTest, AKeyGivenTwiceIsAnErrorNamingTheLine) {
+  TempDir dir;
+  const std::string file = dir.Write("config", R"(current-context: c
+clusters: [{name: c, cluster: {server: "https://k", server: "https://other"}}]
+contexts: [{name: c, context: {cluster: c}}]
+)");
+  auto c = LoadKubeconfig({file}, "");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(Message(c.status()),
+            file + ":2: clusters[0].cluster.server: duplicate key, first given on line 2");
+}
+
 TEST(KubeConfigTest, AMissingContextNamesTheContextsAvailable) {
   TempDir dir;
   const std::string file = dir.Write("config", kSeveral);

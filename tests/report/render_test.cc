@@ -72,6 +72,30 @@ TEST(TableRenderer, EachFigureIsRoundedOnItsOwnAndANoteSaysWhatTheRowsAddUpTo) {
   EXPECT_TRUE(noted);
 }
 
+// Money past what the old rounding held in an int64_t (9.2e12 USD) printed as a negative
+// figure; it prints exactly, and a figure past 10^18 cents prints "out of range", never a
+// wrapped one.
+TEST(TableRenderer, HugeFiguresPrintExactlyOrOutOfRangeNeverNegative) {
+  const Inventory inv = FourNodes();
+  const Report big = Aggregate(inv, Options("pod"),
+                               {Held(0, 0, 0, 1e7, 4e12, 0.5), Held(0, 1, 1, 1e7, 4e12, 0.5),
+                                Held(0, 2, 2, 1e7, 4e12, 0.5)});
+  const std::string text = RenderToString(big, OutputFormat::kTable);
+  const std::vector<std::string> lines = Lines(text);
+  ASSERT_GE(lines.size(), 6u);
+  EXPECT_EQ(Words(lines[1])[2], "4,000,000,000,000.00");
+  EXPECT_EQ(Words(lines[5])[0], "total");
+  EXPECT_EQ(Words(lines[5])[2], "12,000,000,000,000.00");
+  EXPECT_EQ(text.find("-9,"), std::string::npos) << text;
+
+  const Report huge = Aggregate(inv, Options("pod"),
+                                {Held(0, 0, 0, 1e7, 4e12, 0.5), Held(0, 1, 1, 1e7, 1e17, 0.5)});
+  const std::string all = RenderToString(huge, OutputFormat::kTable);
+  EXPECT_NE(all.find("out of range"), std::string::npos) << all;
+  EXPECT_EQ(all.find("-9,"), std::string::npos) << all;
+  EXPECT_EQ(all.find("-1,"), std::string::npos) << all;
+}
+
 TEST(TableRenderer, NullsPrintAsDashAndColumnsAlign) {
   const Inventory inv = FourNodes();
   const Report report = Aggregate(
