@@ -121,6 +121,18 @@ void Summarize(const Report& report, const IdleOptions& idle, chargeback::Statem
   set.cluster = std::move(c);
 }
 
+// Statements of a period the input has no data in would all be $0.00: an error, as --team's is.
+Status SomeDataIn(const chargeback::StatementSet& set, std::optional<Window> span) {
+  if (!set.covered || !set.covered->empty()) return Status::Ok();
+  return Status::NotFound(StrCat("the input has no data in the period ",
+                                 FormatRfc3339(set.period.window.start), " to ",
+                                 FormatRfc3339(set.period.window.end),
+                                 span ? StrCat(" (it covers ", FormatRfc3339(span->start), " to ",
+                                               FormatRfc3339(span->end), ")")
+                                      : std::string(),
+                                 ": nothing to state"));
+}
+
 Status Run(const ChargebackFlags& flags) {
   GPUCOST_ASSIGN_OR_RETURN(ChargebackSettings cfg, Settings(flags));
   GPUCOST_ASSIGN_OR_RETURN(std::vector<std::string> teams, Teams(flags));
@@ -161,6 +173,7 @@ Status Run(const ChargebackFlags& flags) {
     PrintWarnings(run.warnings, run.run.summary, flags.input.max_warnings);
     GPUCOST_ASSIGN_OR_RETURN(chargeback::StatementSet set, builder.Finish(teams));
     set.covered = run.run.report.covered;
+    GPUCOST_RETURN_IF_ERROR(SomeDataIn(set, std::nullopt));
     Summarize(run.run.report, settings.idle, set);
     chargeback::RenderStatements(set, format, std::cout);
     return Status::Ok();
@@ -177,6 +190,7 @@ Status Run(const ChargebackFlags& flags) {
   PrintWarnings(timeline, run.summary, flags.input.max_warnings);
   GPUCOST_ASSIGN_OR_RETURN(chargeback::StatementSet set, builder.Finish(teams));
   if (timeline.samples > 0) set.covered = Intersect(period.window, timeline.span);
+  GPUCOST_RETURN_IF_ERROR(SomeDataIn(set, timeline.span));
   Summarize(run.report, settings.idle, set);
   chargeback::RenderStatements(set, format, std::cout);
   return Status::Ok();

@@ -168,7 +168,11 @@ Status Run(const PricesFlags& flags) {
       if (!std::isnan(p.list_usd_per_gpu_hour) && p.list_usd_per_gpu_hour > 0) {
         const double off = 1 - p.usd_per_gpu_hour / p.list_usd_per_gpu_hour;
         out << "list " << Rate(p.list_usd_per_gpu_hour, decimals);
-        if (std::abs(off) > 1e-9) out << " (" << FormatDouble(std::round(off * 1000) / 10) << " % off)";
+        // A price above list (a rate card's own figure) is "above list", never "-49.4 % off".
+        if (std::abs(off) > 1e-9) {
+          out << " (" << FormatDouble(std::round(std::abs(off) * 1000) / 10)
+              << (off > 0 ? " % off)" : " % above list)");
+        }
         out << "  ";
       }
       out << p.why << "\n";

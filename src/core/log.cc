@@ -22,7 +22,17 @@ void Log(LogLevel level, std::string_view message) {
   std::string line = "gpucost ";
   line += kNames[static_cast<int>(level)];
   line += ": ";
-  line += RedactUris(message);
+  // Input echoed in a message (a label value, a line of a file) must not drive the terminal: its
+  // control characters other than newline and tab (an ESC that starts a colour or moves the
+  // cursor) are written as U+FFFD.
+  for (const char c : RedactUris(message)) {
+    const auto b = static_cast<unsigned char>(c);
+    if ((b < 0x20 && c != '\n' && c != '\t') || b == 0x7F) {
+      line += "\xEF\xBF\xBD";
+    } else {
+      line += c;
+    }
+  }
   line += '\n';
   // One write() per line so concurrent messages do not interleave; a progress line on the
   // terminal is cleared first, so that the message starts a line of its own.

@@ -46,6 +46,11 @@ Result<std::vector<std::string>> ExpandInputPaths(const std::vector<std::string>
         }
       }
       if (ec) return Status::IoError(StrCat(p, ": ", ec.message()));
+      if (found.empty()) {
+        return Status::NotFound(StrCat(p,
+                                       ": a directory with no input files in it (read: *.prom, "
+                                       "*.txt, *.om, *.openmetrics, each also .gz or .zst)"));
+      }
       std::sort(found.begin(), found.end());
       out.insert(out.end(), found.begin(), found.end());
     } else if (p == "-" || fs::exists(p, ec)) {

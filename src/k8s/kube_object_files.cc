@@ -1,5 +1,6 @@
 #include "k8s/kube_object_files.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -58,7 +59,12 @@ class FileReader {
   Status Item(const json& item) {
     if (!item.is_object()) return Status::ParseError("not an object");
     const std::string kind = JsonText(item, "kind");
-    if (kind == "Pod") return Put(DecodePod(item, pod_labels_), false, &KeepsPod, objects_.pods);
+    if (kind == "Pod") {
+      // The API always writes a pod's spec; a file without one was edited or cut, and its
+      // requests are unknown: said, rather than a pod with no GPUs.
+      if (JsonField(item, "spec") == nullptr) return Status::ParseError("a Pod without its spec");
+      return Put(DecodePod(item, pod_labels_), false, &KeepsPod, objects_.pods);
+    }
     if (kind == "Node") {
       return Put(DecodeNode(item, LabelFilter{}), true, &KeepsAll<NodeObject>, objects_.nodes);
     }
@@ -86,6 +92,14 @@ class FileReader {
                  objects_.deviceclasses);
     }
     if (kind.empty()) return Status::ParseError("no kind");
+    // Kinds are case-sensitive: "pod" is no Pod, and would be passed over as an unread kind.
+    for (std::string_view known : {"Pod", "Node", "Namespace", "ReplicaSet", "Job", "ResourceSlice",
+                                   "ResourceClaim", "DeviceClass"}) {
+      if (ToLower(kind) == ToLower(known)) {
+        return Status::ParseError(
+            StrCat("kind \"", kind, "\" is not \"", known, "\" (kinds are case-sensitive)"));
+      }
+    }
     return Status::Ok();  // a kind gpucost does not read (CronJob, Service, ...)
   }
 
@@ -128,10 +142,21 @@ Result<KubeObjectFilesResult> ReadKubeObjectFiles(const std::vector<std::string>
   for (const std::string& path : paths) {
     Result<std::string> text = ReadWholeFile(path);
     if (!text.ok()) return text.status().WithContext(StrCat("Kubernetes objects ", path));
-    json doc = json::parse(*text, nullptr, /*allow_exceptions=*/false);
-    if (doc.is_discarded()) {
-      return Status::ParseError(
-          StrCat("Kubernetes objects ", path, ": not JSON (kubectl get ... -o json writes it)"));
+    json doc;
+    try {
+      doc = json::parse(*text);
+    } catch (const json::parse_error& e) {
+      // Where it stops: line and column of the byte the parser gave up at (a file cut short
+      // stops at its end).
+      const size_t at = std::min(e.byte > 0 ? e.byte - 1 : 0, text->size());
+      const size_t line = 1 + static_cast<size_t>(std::count(
+                                  text->begin(), text->begin() + static_cast<ptrdiff_t>(at), '\n'));
+      const size_t line_start = text->rfind('\n', at == 0 ? 0 : at - 1);
+      const size_t column = line_start == std::string::npos || at == 0 ? at + 1 : at - line_start;
+      return Status::ParseError(StrCat("Kubernetes objects ", path, ":", line, ":", column,
+                                       ": not JSON",
+                                       at >= text->size() ? " (it ends early: cut short?)" : "",
+                                       " (kubectl get ... -o json writes it)"));
     }
     const json* items = JsonField(doc, "items");
     if (items != nullptr && !items->is_array()) {

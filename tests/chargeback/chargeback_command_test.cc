@@ -201,6 +201,23 @@ TEST(ChargebackCommand, TheClusterSummaryNeverShowsUnknownMoneyAsZero) {
   EXPECT_EQ(r.output.substr(r.output.find('\n', total) - 10, 10), " + unknown") << r.output;
 }
 
+// A month the input has no data in gives no statements of $0.00 (exit 0) but an error naming the
+// period and what the input covers, for --by team as for --team.
+TEST(ChargebackCommand, APeriodWithoutDataIsAnErrorNotZeroStatements) {
+  testing_util::TempDir dir;
+  const std::string input = (dir.path() / "demo.om").string();
+  ASSERT_EQ(RunShell(kBinary + " demo --write-openmetrics " + input + " 2>&1").exit_code, 0);
+  const RunResult r = RunShell(kBinary + " chargeback --input " + input +
+                               " --price-per-gpu-hour 12 --by team --month 2026-11 2>&1");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(Contains(r.output,
+                       "the input has no data in the period 2026-11-01T00:00:00Z to "
+                       "2026-12-01T00:00:00Z (it covers 2026-10-01T00:00:00Z to "
+                       "2026-10-01T01:00:00Z): nothing to state"))
+      << r.output;
+  EXPECT_FALSE(Contains(r.output, "$0.00")) << r.output;
+}
+
 TEST(ChargebackCommand, ErrorsNameWhatIsWrong) {
   RunResult r = Chargeback("--team nope", true);
   EXPECT_EQ(r.exit_code, 2);

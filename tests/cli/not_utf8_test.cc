@@ -180,5 +180,25 @@ TEST_F(NotUtf8Cli, ServeAnswersEveryRequestWithUtf8) {
   }
 }
 
+// A warning that echoes input (a malformed line's value) writes its control characters as
+// U+FFFD: an ESC in a file cannot colour or move the user's terminal.
+TEST(TerminalSafeWarnings, ControlCharactersOfTheInputNeverReachTheTerminal) {
+  TempDir dir;
+  const std::string demo = (dir.path() / "demo.om").string();
+  ASSERT_EQ(RunShell(kBinary + " demo --write-openmetrics " + demo + " >/dev/null").exit_code, 0);
+  std::ifstream in(demo);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string body = text.str();
+  body.insert(body.rfind("# EOF"), "odd_metric{a=\"b\"} x\x1b[31mRED\x07\n");
+  const std::string input = dir.Write("esc.om", body);
+  const RunResult r =
+      RunShell(kBinary + " report --input " + input + " --price-per-gpu-hour 12 2>&1 >/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "invalid value \"x\xEF\xBF\xBD[31mRED\xEF\xBF\xBD\"")) << r.output;
+  EXPECT_EQ(r.output.find('\x1b'), std::string::npos);
+  EXPECT_EQ(r.output.find('\x07'), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gpucost

@@ -213,6 +213,20 @@ TEST(BillPricing, PricesReconcilesPerNodeAndNamesUnmatchedInstances) {
   EXPECT_TRUE(Contains(r.output, "bill (") || Contains(r.output, "legacy_cur.csv (")) << r.output;
 }
 
+// A rate card above the list price says so, not "-16.3 % off".
+TEST(BillPricing, APriceAboveListSaysAboveList) {
+  TempDir dir;
+  const std::string prices = dir.Write("above.yaml",
+                                       "prices:\n  - match: {instance_type: p5.48xlarge}\n"
+                                       "    usd_per_gpu_hour: 8.00\n");
+  const RunResult r =
+      RunShell(kBinary + " prices --input " + std::string(GPUCOST_SOURCE_DIR) +
+               "/tests/golden/cases/prices_bill/input --prices " + prices + " 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "list 6.88 (16.3 % above list)")) << r.output;
+  EXPECT_FALSE(Contains(r.output, "% off")) << r.output;
+}
+
 // A window that cuts a bill's hour: "billed" is the charge's part in the window, the same time as
 // list and charged, never the whole hour beside a pro-rated charge.
 TEST(BillPricing, ReconciliationOfAWindowThatCutsAnHourIsOverTheSameTime) {

@@ -1,6 +1,11 @@
 #include "inventory/timeline_loader.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
 
 namespace gpucost {
 namespace {
@@ -25,6 +30,21 @@ TEST(TimelineLoader, OpenMetricsTextWithSecondTimestampsAndABadLine) {
 
 TEST(TimelineLoader, MissingPathIsAnError) {
   EXPECT_FALSE(LoadTimelineFromFiles({"/nonexistent/gpucost/input"}, TimelineOptions{}).ok());
+}
+
+// A directory with no input files in it says so (and which names it reads), rather than "the
+// input holds no samples".
+TEST(TimelineLoader, ADirectoryWithNoInputFilesSaysSo) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("gpucost-empty-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "notes.md") << "not an input\n";
+  auto r = ExpandInputPaths({dir.string()});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().ToString().find(dir.string() + ": a directory with no input files in it"),
+            std::string::npos)
+      << r.status().ToString();
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -268,7 +268,29 @@ TEST(KubeObjectFilesTest, FileErrorsNameTheFileAndTheTimeDefaultsToItsModificati
   std::ofstream(bad) << "{ not json";
   auto r = ReadKubeObjectFiles({bad}, {}, std::nullopt);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(Message(r.status()).find(bad), std::string::npos) << r.status().ToString();
+  EXPECT_NE(Message(r.status()).find(bad + ":1:4: not JSON"), std::string::npos)
+      << r.status().ToString();
+  // A file cut short: where it stops, and that it ends early.
+  const std::string cut = (dir.path() / "cut.json").string();
+  std::ofstream(cut) << "{\n  \"items\": [\n    {\"kind\": \"Pod\"";
+  r = ReadKubeObjectFiles({cut}, {}, std::nullopt);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(Message(r.status()).find(cut + ":3:"), std::string::npos) << r.status().ToString();
+  EXPECT_NE(Message(r.status()).find("it ends early"), std::string::npos) << r.status().ToString();
+
+  // A Pod without its spec, and a kind in the wrong case, are warned items, not silent ones.
+  const std::string odd = (dir.path() / "odd.json").string();
+  std::ofstream(odd) << R"({"kind": "List", "items": [
+      {"kind": "Pod", "metadata": {"name": "p", "namespace": "ml", "uid": "u"}},
+      {"kind": "pod", "metadata": {"name": "q", "namespace": "ml", "uid": "v"}, "spec": {}}]})";
+  auto warned = ReadKubeObjectFiles({odd}, {}, std::nullopt);
+  ASSERT_TRUE(warned.ok()) << warned.status().ToString();
+  ASSERT_EQ(warned->warnings.size(), 2u);
+  EXPECT_NE(warned->warnings[0].find("item 0 (Pod ml/p): a Pod without its spec; skipped"),
+            std::string::npos)
+      << warned->warnings[0];
+  EXPECT_NE(warned->warnings[1].find("kind \"pod\" is not \"Pod\""), std::string::npos)
+      << warned->warnings[1];
   auto missing = ReadKubeObjectFiles({(dir.path() / "none.json").string()}, {}, std::nullopt);
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().ToString().find("none.json"), std::string::npos);
