@@ -45,6 +45,7 @@ struct HolderPart {
 struct UnitState {
   std::map<HolderIndex, HolderPart> holders;
   double idle_gpu_hours = 0;
+  double gpu_hours = 0;  // held and idle: the unit's fraction times the hours it was present
 };
 
 struct NodePrice {
@@ -62,6 +63,7 @@ std::string FleetJsonOf(const Inventory& inventory, const std::vector<CostRecord
   for (const CostRecord& r : records) {
     if (r.unit >= units.size()) continue;
     UnitState& u = units[r.unit];
+    u.gpu_hours += r.gpu_hours;
     const NodeIndex node = inventory.units[r.unit].node;
     if (node < prices.size() && r.price_known && r.gpu_hours > 0) {
       prices[node].usd += r.allocated_usd;
@@ -99,6 +101,19 @@ std::string FleetJsonOf(const Inventory& inventory, const std::vector<CostRecord
   for (NodeIndex n : order) {
     if (gpus[n].empty()) continue;
     const Node& node = inventory.nodes[n];
+    // How long the node was seen in the step: its units' held and idle hours cover exactly the
+    // time each was present (conservation), so the longest of them over its fraction. A node
+    // first scraped, or gone, in the middle of the step shows what it held while it was seen
+    // (with `seen_fraction` below 1), so that held and idle add up to its GPUs.
+    double seen_hours = 0;
+    for (const auto& [uuid, list] : gpus[n]) {
+      for (UnitIndex ui : list) {
+        const double f = inventory.units[ui].fraction;
+        if (f > 0) seen_hours = std::max(seen_hours, units[ui].gpu_hours / f);
+      }
+    }
+    seen_hours = std::min(seen_hours, step_hours);
+    const double per = seen_hours > 0 ? seen_hours : step_hours;
     double held = 0, idle = 0;
     json gpu_list = json::array();
     for (auto& [uuid, list] : gpus[n]) {
@@ -112,7 +127,7 @@ std::string FleetJsonOf(const Inventory& inventory, const std::vector<CostRecord
         json holders = json::array();
         for (const auto& [hi, p] : st.holders) {
           const Holder& h = inventory.holders[hi];
-          const double gpus_held = step_hours > 0 ? p.gpu_hours / step_hours : 0;
+          const double gpus_held = per > 0 ? p.gpu_hours / per : 0;
           held += gpus_held;
           holders.push_back({
               {"cluster", h.cluster},
@@ -126,11 +141,10 @@ std::string FleetJsonOf(const Inventory& inventory, const std::vector<CostRecord
                                   ? json(std::min(1.0, p.activity_gpu_hours / p.measured_gpu_hours))
                                   : json(nullptr)},
               {"estimated", p.estimated},
-              {"usd_per_hour",
-               p.priced && step_hours > 0 ? json(p.allocated_usd / step_hours) : json(nullptr)},
+              {"usd_per_hour", p.priced && per > 0 ? json(p.allocated_usd / per) : json(nullptr)},
           });
         }
-        const double idle_gpus = step_hours > 0 ? st.idle_gpu_hours / step_hours : 0;
+        const double idle_gpus = per > 0 ? st.idle_gpu_hours / per : 0;
         idle += idle_gpus;
         unit_list.push_back({
             {"kind", PartitionKindName(unit.partition.kind)},
@@ -158,6 +172,7 @@ std::string FleetJsonOf(const Inventory& inventory, const std::vector<CostRecord
         {"physical_gpus", node.physical_gpus},
         {"allocated_gpus", held},
         {"idle_gpus", idle},
+        {"seen_fraction", step_hours > 0 ? seen_hours / step_hours : 0.0},
         {"usd_per_gpu_hour",
          price.gpu_hours > 0 ? NumberOrNull(price.usd / price.gpu_hours) : json(nullptr)},
         {"price_source", PriceSourceName(price.source)},

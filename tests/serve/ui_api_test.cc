@@ -121,6 +121,47 @@ TEST_F(FleetFixture, EachUnitSaysWhoHeldHowMuchAndWhatWasIdle) {
   EXPECT_NEAR(unpriced["gpus"][0]["units"][0]["holders"][0]["utilization"].get<double>(), 1, 1e-12);
 }
 
+// The first scrape of a node lands in the middle of a step: its units were present for 2 of the
+// step's 5 minutes. What it held and left idle is shown over those 2 minutes, so that they add up
+// to its GPUs, and the node says how much of the step it was seen.
+TEST_F(FleetFixture, ANodeSeenForPartOfTheStepShowsThatPartWhole) {
+  for (CostRecord& r : records) {
+    if (r.unit == 2 || r.unit == 3) {
+      r.gpu_hours *= 0.4;
+      r.allocated_usd *= 0.4;
+      r.activity_gpu_hours *= 0.4;
+    }
+  }
+  const json f = json::parse(FleetJsonOf(inv, records, step));
+  const json& ts = f["nodes"][0];
+  ASSERT_EQ(ts["name"], "a-ts");
+  EXPECT_NEAR(ts["seen_fraction"].get<double>(), 0.4, 1e-12);
+  EXPECT_NEAR(ts["allocated_gpus"].get<double>(), 0.5, 1e-12);
+  EXPECT_NEAR(ts["idle_gpus"].get<double>(), 0.5, 1e-12);
+  const json& held = ts["gpus"][0]["units"][1]["holders"][0];
+  EXPECT_NEAR(held["gpus"].get<double>(), 0.5, 1e-12);
+  EXPECT_NEAR(held["usd_per_hour"].get<double>(), 1.0, 1e-12);  // the rate while it ran
+  EXPECT_NEAR(held["utilization"].get<double>(), 0.25, 1e-12);
+  EXPECT_NEAR(ts["usd_per_gpu_hour"].get<double>(), 2, 1e-12);
+  // The nodes seen for the whole step are as before.
+  EXPECT_NEAR(f["nodes"][1]["seen_fraction"].get<double>(), 1, 1e-12);
+  EXPECT_NEAR(
+      f["nodes"][1]["allocated_gpus"].get<double>() + f["nodes"][1]["idle_gpus"].get<double>(), 1,
+      1e-12);
+}
+
+// A node in the step's inventory without any record in it was not seen: nothing held, nothing
+// idle, and no division by its absent time.
+TEST_F(FleetFixture, ANodeNotSeenInTheStepHoldsNothing) {
+  std::erase_if(records, [](const CostRecord& r) { return r.unit == 2 || r.unit == 3; });
+  const json f = json::parse(FleetJsonOf(inv, records, step));
+  const json& ts = f["nodes"][0];
+  ASSERT_EQ(ts["name"], "a-ts");
+  EXPECT_EQ(ts["seen_fraction"].get<double>(), 0);
+  EXPECT_EQ(ts["allocated_gpus"].get<double>(), 0);
+  EXPECT_EQ(ts["idle_gpus"].get<double>(), 0);
+}
+
 TEST_F(FleetFixture, RecordsOfUnitsNotInTheInventoryAreSkipped) {
   CostRecord stray;
   stray.unit = 99;

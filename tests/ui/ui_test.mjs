@@ -246,6 +246,14 @@ try {
   check((await page.$$("[data-unit=replica]")).length > 0, "replicas are drawn");
   const holders = fleet.nodes.flatMap((n) => n.gpus.flatMap((g) => g.units.flatMap((u) => u.holders)));
   equal((await page.$$(".part[data-holder]")).length, holders.length, "every holder of every unit");
+  // Each node's held and idle GPUs add up to its GPUs, over the part of the step it was seen, and
+  // a card says so only of a node seen for part of the step.
+  for (const n of fleet.nodes) {
+    check(Math.abs(n.allocated_gpus + n.idle_gpus - n.physical_gpus) < 1e-6,
+      `${n.name}: ${n.allocated_gpus} held + ${n.idle_gpus} idle of ${n.physical_gpus}`);
+  }
+  equal((await page.$$("article.node .seen")).length, fleet.nodes.filter((n) => n.seen_fraction < 0.999).length,
+    "nodes seen for part of the step");
   await shot("fleet");
   await shot("fleet-full", true);
   await accessible("fleet");

@@ -127,6 +127,7 @@ export interface FleetNode {
   physical_gpus: number;
   allocated_gpus: number;
   idle_gpus: number;
+  seen_fraction: number;
   usd_per_gpu_hour: number | null;
   price_source: string;
   gpus: FleetGpu[];

@@ -24,6 +24,12 @@ interface DeviceWords {
 const GPU_WORDS: DeviceWords = { one: "GPU", many: "GPUs", hour: "GPU-hour", whole: "whole GPUs" };
 const NEURON_WORDS: DeviceWords = { one: "Device", many: "Neuron devices", hour: "accelerator-hour", whole: "whole devices" };
 
+// A node first scraped, or gone, in the middle of the newest step: its held and idle GPUs are
+// over the part of the step it was seen, and the card says so.
+function seenOnlyPart(n: FleetNode): boolean {
+  return n.seen_fraction !== undefined && n.seen_fraction < 0.999;
+}
+
 function deviceWords(n: FleetNode): DeviceWords {
   return n.unit_kind === "neuron_device" ? NEURON_WORDS : GPU_WORDS;
 }
@@ -88,7 +94,9 @@ function nodeCard(n: FleetNode, colors: Map<string, string>): HTMLElement {
           n.replicas > 1 ? `${n.replicas} replicas a GPU` : ""].filter(Boolean).join(" · ")),
       h("p", { class: "price", "data-price": String(n.usd_per_gpu_hour) }, price,
         h("span", { class: "source" }, ` (${n.price_source})`)),
-      h("p", { class: "meta" }, `${hours(n.allocated_gpus)} of ${n.physical_gpus} ${words.many} held · ${hours(n.idle_gpus)} idle`)),
+      h("p", { class: "meta" }, `${hours(n.allocated_gpus)} of ${n.physical_gpus} ${words.many} held · ${hours(n.idle_gpus)} idle`,
+        seenOnlyPart(n) ? h("span", { class: "seen", "data-seen": String(n.seen_fraction) },
+          ` · seen for ${percent(n.seen_fraction)} of the step; held and idle are over that part`) : null)),
     h("div", { class: "gpus" }, n.gpus.map((g, i) => h("div", { class: "gpu", title: g.uuid },
       h("div", { class: "gpu-label" }, `${words.one} ${i}`),
       h("div", { class: "units" }, g.units.map((u) => unitBox(u, colors, words)))))));
