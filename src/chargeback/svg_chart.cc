@@ -39,11 +39,12 @@ double NiceStep(double max, int ticks) {
   return 10 * magnitude;
 }
 
-std::string Dollars(double usd) { return FormatCents(std::llround(usd * 100)); }
+// By the one rounding rule (RoundUnits), which says "out of range" past what it keeps exact.
+std::string Dollars(double usd) { return FormatDollarUnits(RoundUnits(usd, 2), 2); }
 
 // Axis labels: whole dollars when the ticks are ("$800"), cents otherwise.
 std::string AxisDollars(double usd, double step) {
-  return step >= 1 ? FormatDollarUnits(std::llround(usd), 0) : Dollars(usd);
+  return step >= 1 ? FormatDollarUnits(RoundUnits(usd, 0), 0) : Dollars(usd);
 }
 
 std::string Tooltip(const ChartBar& bar, const ChartSeries& s, double v) {

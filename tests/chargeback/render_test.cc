@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "chargeback/svg_chart.h"
 #include "chargeback_test_util.h"
 #include "common/utf8_check.h"
 
@@ -254,6 +255,17 @@ TEST(Formats, NamesParse) {
   auto bad = ParseStatementFormat("pdf");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().ToString().find("text, markdown, csv, json, html"), std::string::npos);
+}
+
+// A bar's total past what a figure keeps exact prints "out of range", never a wrapped or made-up
+// amount; an ordinary one rounds as every other figure does (1.005 is 1.00499... in binary, and
+// 100.49999... cents: $1.01 by the one rounding rule, as the statement beside it prints it).
+TEST(SvgChart, AFigureRoundsAsTheStatementDoesAndPastRangeSaysSo) {
+  const std::vector<ChartSeries> series = {{"effective", "#2b7a4b"}};
+  const std::string svg = BarChart(series, {{"huge", {1e300}, false}, {"ok", {1.005}, false}}, "t");
+  EXPECT_NE(svg.find("out of range"), std::string::npos) << svg;
+  EXPECT_EQ(svg.find("-$"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("$1.01"), std::string::npos) << svg;
 }
 
 }  // namespace
