@@ -86,9 +86,11 @@ Result<AttributionSummary> Attribute(const Inventory& inventory, const Usage& us
     presence[u] = attribution::UnitPresence(inventory, u, window);
   }
   std::vector<PoolDraw> open_draws;
+  double unplaced_request_gpu_hours = 0;
   GPUCOST_ASSIGN_OR_RETURN(
       std::vector<attribution::ClaimSpan> claims,
-      attribution::PlaceHoldings(inventory, options, window, presence, warnings, &open_draws));
+      attribution::PlaceHoldings(inventory, options, window, presence, warnings, &open_draws,
+                                 &unplaced_request_gpu_hours));
   // Timelines are built and walked one physical GPU at a time, so the engine holds one GPU's
   // pieces at a time whatever the number of holdings.
   attribution::TimelineBuilder builder(inventory, std::move(claims), presence, warnings);
@@ -140,6 +142,7 @@ Result<AttributionSummary> Attribute(const Inventory& inventory, const Usage& us
   summary.allocated_usd = totals.allocated_usd.value();
   summary.idle_usd = totals.idle_usd.value();
   summary.unpriced_gpu_hours = totals.unpriced_gpu_hours.value();
+  summary.unplaced_request_gpu_hours = unplaced_request_gpu_hours;
   summary.oversubscribed_unit_steps = totals.oversubscribed_unit_steps;
   summary.warnings = warnings.Take();
   summary.open_draws = std::move(open_draws);

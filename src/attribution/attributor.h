@@ -61,6 +61,10 @@ struct AttributionSummary {
   double allocated_usd = 0;
   double idle_usd = 0;
   double unpriced_gpu_hours = 0;  // capacity on nodes with no known price
+  // GPU-equivalent hours requested that no unit could hold (a request for a resource its node has
+  // no unit of, more units than the node has, a device that is not there): in no record and no
+  // money, each warned about. NaN where not known (a report replayed from a ledger).
+  double unplaced_request_gpu_hours = 0;
   int64_t oversubscribed_unit_steps = 0;
   std::vector<std::string> warnings;  // e.g. "node n1: request nvidia.com/mig-2g.10gb x1 by ns/p: no such unit"
   // The pool draws of holdings still running at the window's end, for the window after it.

@@ -188,6 +188,7 @@ void AddSegmentSummary(AttributionSummary& whole, AttributionSummary segment) {
   whole.allocated_usd += segment.allocated_usd;
   whole.idle_usd += segment.idle_usd;
   whole.unpriced_gpu_hours += segment.unpriced_gpu_hours;
+  whole.unplaced_request_gpu_hours += segment.unplaced_request_gpu_hours;
   whole.oversubscribed_unit_steps += segment.oversubscribed_unit_steps;
   whole.open_draws = std::move(segment.open_draws);
 

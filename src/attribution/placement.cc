@@ -76,13 +76,14 @@ struct ActiveLoad {
 // running from the window's start that were drawn in the window before (`prior`, this node's
 // options.prior_draws) keep their units and are placed first: in one attribution over both
 // windows they started before every other request of this window.
-void DrawFromPool(const Inventory& inv, const AttributionOptions& options, Span window,
-                  NodeIndex n, const std::vector<const PoolDraw*>& prior,
+void DrawFromPool(const Inventory& inv, const AttributionOptions& options, Span window, NodeIndex n,
+                  const std::vector<const PoolDraw*>& prior,
                   const std::vector<UnitIndex>& node_units,
                   std::vector<std::pair<Span, uint32_t>>& requests,
                   const std::vector<std::vector<Span>>& presence,
                   const std::vector<uint32_t>& exact_claims, Warnings& warnings,
-                  std::vector<ClaimSpan>& claims, std::vector<PoolDraw>* open_draws) {
+                  std::vector<ClaimSpan>& claims, std::vector<PoolDraw>* open_draws,
+                  double& unplaced_gpu_hours) {
   std::sort(requests.begin(), requests.end(), [](const auto& a, const auto& b) {
     return std::tie(a.first.start, a.second) < std::tie(b.first.start, b.second);
   });
@@ -114,11 +115,13 @@ void DrawFromPool(const Inventory& inv, const AttributionOptions& options, Span 
   }
   const Node& node = inv.nodes[n];
   // What a request asks of the pool: the resource (HAMi pods may leave nvidia.com/gpu implicit)
-  // and how many units; 0 with a warning when it cannot be drawn.
+  // and how many units; 0 with a warning when it cannot be drawn. `missing`: the units asked for
+  // that the pool does not have (all of them when no unit matches).
   struct Ask {
     std::string_view resource;
     Pool* pool = nullptr;
     size_t want = 0;
+    double missing = 0;
     bool hami = false;
   };
   const auto ask = [&](const Holding& holding, bool warn) {
@@ -129,6 +132,11 @@ void DrawFromPool(const Inventory& inv, const AttributionOptions& options, Span 
                                                 : std::string_view(req.resource);
     auto it = by_resource.find(a.resource);
     if (it == by_resource.end()) {
+      if (a.hami && req.count <= 0) {
+        a.missing = 1;
+      } else if (req.count > 0 && std::isfinite(req.count)) {
+        a.missing = std::ceil(req.count - 1e-9);
+      }
       if (warn) {
         warnings.Add(StrCat("node ", node.name, ": request ", RequestText(req), " by ",
                             HolderName(inv, holding.holder), ": no such unit"));
@@ -152,6 +160,8 @@ void DrawFromPool(const Inventory& inv, const AttributionOptions& options, Span 
     }
     a.pool = &it->second;
     if (a.want > a.pool->units.size()) {
+      // As asked, not as capped above: a count of 1e20 on an 8-GPU node misses 1e20 - 8.
+      a.missing = std::ceil(req.count - 1e-9) - static_cast<double>(a.pool->units.size());
       if (warn) {
         warnings.Add(StrCat("node ", node.name, ": request ", RequestText(req), " by ",
                             HolderName(inv, holding.holder), ": only ", a.pool->units.size(),
@@ -217,6 +227,13 @@ void DrawFromPool(const Inventory& inv, const AttributionOptions& options, Span 
     const auto& [span, hi] = requests[r];
     const Holding& holding = inv.holdings[hi];
     const Ask a = ask(holding, true);
+    if (a.missing > 0) {
+      // Requested GPU-equivalents no unit holds: charged to nobody (no evidence of a GPU), said.
+      const double fraction = a.hami ? HamiFraction(holding.request, node, options.hami_share,
+                                                    HolderName(inv, holding.holder), warnings)
+                                     : 1.0;
+      unplaced_gpu_hours += a.missing * fraction * Hours(Duration(span.end - span.start));
+    }
     if (a.pool == nullptr || a.want == 0) continue;
     Pool& pool = *a.pool;
     candidates.clear();
@@ -294,9 +311,10 @@ double HamiFraction(const Request& r, const Node& node, AttributionOptions::Hami
 Result<std::vector<ClaimSpan>> PlaceHoldings(const Inventory& inv,
                                              const AttributionOptions& options, Span window,
                                              const std::vector<std::vector<Span>>& presence,
-                                             Warnings& warnings,
-                                             std::vector<PoolDraw>* open_draws) {
+                                             Warnings& warnings, std::vector<PoolDraw>* open_draws,
+                                             double* unplaced_gpu_hours) {
   std::vector<ClaimSpan> claims;
+  double unplaced = 0;
   std::vector<std::vector<std::pair<Span, uint32_t>>> pool(inv.nodes.size());
   for (uint32_t i = 0; i < inv.holdings.size(); ++i) {
     const Holding& h = inv.holdings[i];
@@ -345,11 +363,15 @@ Result<std::vector<ClaimSpan>> PlaceHoldings(const Inventory& inv,
         warnings.Add(StrCat("holding ", i, " (", who, ") on node ", inv.nodes[h.node].name,
                             " names unit ", unit.gpu_uuid, " ", unit.partition.ToString(),
                             " of node ", inv.nodes[unit.node].name, "; ignored"));
+        unplaced +=
+            unit.fraction * fraction * h.unit_share * Hours(Duration(span.end - span.start));
         continue;
       }
       if (!unit.holdable) {
         warnings.Add(StrCat("holding ", i, " (", who, ") names unit ", unit.gpu_uuid, " ",
                             unit.partition.ToString(), ", which cannot be held; ignored"));
+        unplaced +=
+            unit.fraction * fraction * h.unit_share * Hours(Duration(span.end - span.start));
         continue;
       }
       claims.push_back({u, h.holder, span, unit.fraction * fraction * h.unit_share});
@@ -367,10 +389,11 @@ Result<std::vector<ClaimSpan>> PlaceHoldings(const Inventory& inv,
   }
   for (NodeIndex n = 0; n < pool.size(); ++n) {
     if (!pool[n].empty()) {
-      DrawFromPool(inv, options, window, n, prior_by_node[n], units_by_node[n], pool[n],
-                   presence, exact_by_node[n], warnings, claims, open_draws);
+      DrawFromPool(inv, options, window, n, prior_by_node[n], units_by_node[n], pool[n], presence,
+                   exact_by_node[n], warnings, claims, open_draws, unplaced);
     }
   }
+  if (unplaced_gpu_hours != nullptr) *unplaced_gpu_hours = unplaced;
   return claims;
 }
 

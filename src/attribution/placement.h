@@ -38,11 +38,14 @@ double HamiFraction(const Request& r, const Node& node, AttributionOptions::Hami
 // Validates holding indexes (InvalidArgument naming the holding) and places every holding.
 // `presence` is UnitPresence for every unit. Pool requests running from the window's start take
 // options.prior_draws first; `open_draws`, when given, receives the draws of those running to
-// its end.
+// its end. `unplaced_gpu_hours`, when given, receives the GPU-equivalent hours requested that no
+// unit could hold (no unit of the resource on the node, fewer units than asked, a device named
+// on another node or one that cannot be held), each of them also warned about.
 Result<std::vector<ClaimSpan>> PlaceHoldings(const Inventory& inventory,
                                              const AttributionOptions& options, Span window,
                                              const std::vector<std::vector<Span>>& presence,
                                              Warnings& warnings,
-                                             std::vector<PoolDraw>* open_draws = nullptr);
+                                             std::vector<PoolDraw>* open_draws = nullptr,
+                                             double* unplaced_gpu_hours = nullptr);
 
 }  // namespace gpucost::attribution

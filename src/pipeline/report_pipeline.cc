@@ -80,6 +80,7 @@ AttributionSummary Replay(const std::vector<CostRecord>& records,
   summary.allocated_usd = allocated.value();
   summary.idle_usd = idle.value();
   summary.unpriced_gpu_hours = unpriced.value();
+  summary.unplaced_request_gpu_hours = NAN;  // a ledger keeps records, not the requests
   return summary;
 }
 
@@ -153,6 +154,7 @@ Result<ReportRun> RunReport(const LoadedTimeline& timeline, const PriceFn& price
   }
   if (line) line->Finish();
   run.report = aggregator.Finish();
+  run.report.totals.unplaced_request_gpu_hours = run.summary.unplaced_request_gpu_hours;
   // What the data covers, where samples time it (records replayed from a ledger cover the window
   // they were read for; the Kubernetes API alone times no data).
   if (timeline.samples > 0) run.report.covered = Intersect(settings.window, timeline.span);

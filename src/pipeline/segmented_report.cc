@@ -135,6 +135,7 @@ Result<SegmentedRun> RunSegmentedReport(const SegmentLoader& load, const PriceFn
                                           FormatRfc3339(settings.window.end)));
   }
   out.run.report = aggregator.Finish();
+  out.run.report.totals.unplaced_request_gpu_hours = out.run.summary.unplaced_request_gpu_hours;
   const Window span = data.value_or(Window{window.start, window.start});
   out.run.report.covered = Intersect(window, span);  // as one read of the window gives
   if (auto w = BeyondDataWarning(window, span)) out.warnings.push_back(std::move(*w));

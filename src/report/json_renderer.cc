@@ -95,6 +95,9 @@ void RenderJson(const Report& report, std::ostream& out) {
   totals["estimated"] = t.estimated;
   totals["oversubscribed"] = t.oversubscribed;
   totals[std::string(kPricesKnownColumn)] = t.prices_known;
+  // Requests no GPU held: in no row and no money, so that a reader of the JSON alone still sees
+  // them; null from a ledger, which keeps no requests.
+  totals["unplaced_request_gpu_hours"] = Number(t.unplaced_request_gpu_hours);
   doc["totals"] = std::move(totals);
   // Label values are bytes from outside: what is not UTF-8 is written as U+FFFD (core/utf8.h).
   out << doc.dump(2, ' ', false, Json::error_handler_t::replace) << '\n';

@@ -81,6 +81,9 @@ struct ReportTotals {
   bool estimated = false;
   bool oversubscribed = false;
   bool prices_known = true;  // false: some capacity had no price; money covers the rest
+  // GPU-equivalent hours requested that no unit could hold (AttributionSummary): in no row and no
+  // money. NaN where not known (a report read from a ledger, which keeps no requests).
+  double unplaced_request_gpu_hours = NAN;
 };
 
 struct Report {

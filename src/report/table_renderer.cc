@@ -189,6 +189,12 @@ void RenderTable(const Report& report, std::ostream& out) {
     out << "note: " << FormatUnits(RoundUnits(totals.unpriced_gpu_hours, kDecimals), kDecimals)
         << ' ' << hours_word << " have no known price; money covers the priced part only\n";
   }
+  if (totals.unplaced_request_gpu_hours > 0) {
+    out << "note: " << FormatSmallAmount(totals.unplaced_request_gpu_hours, kDecimals) << ' '
+        << hours_word
+        << " were requested where no GPU matched the request; they are in no row and no money "
+           "(the warnings name each)\n";
+  }
   if (totals.unmeasured_gpu_hours > 0) {
     out << "note: " << FormatUnits(RoundUnits(totals.unmeasured_gpu_hours, kDecimals), kDecimals)
         << ' ' << hours_word

@@ -124,6 +124,34 @@ TEST(Attribute, RequestMatchingNoUnitWarnsAndChargesNothing) {
   EXPECT_NE(s->warnings[0].find("nvidia.com/mig-2g.10gb"), std::string::npos);
   EXPECT_NE(s->warnings[0].find("ml/p/main"), std::string::npos);
   EXPECT_NEAR(s->idle_usd, 1, 1e-9);
+  EXPECT_NEAR(s->unplaced_request_gpu_hours, 1, 1e-12);
+}
+
+// Requests no unit holds are counted in GPU-equivalent hours inside the window: a missing
+// resource (2 MIG slices for 30 minutes of the window), a count past the node's GPUs (3 asked of
+// 2, for the hour), a device named on another node, and a HAMi request with no unit (0.25 of a
+// GPU for the hour). A request that is held counts nothing.
+TEST(Attribute, RequestsNoUnitHoldsAreCountedInGpuHours) {
+  ClusterBuilder b;
+  const NodeIndex n = b.AddNode("n1");
+  const NodeIndex other = b.AddNode("n2");
+  b.AddWhole(n, "GPU-0");
+  b.AddWhole(n, "GPU-1");
+  const UnitIndex elsewhere = b.AddWhole(other, "GPU-9");
+  const HolderIndex mig = b.AddHolder("ml", "mig");
+  const HolderIndex many = b.AddHolder("ml", "many");
+  const HolderIndex pinned = b.AddHolder("ml", "pinned");
+  const HolderIndex hami = b.AddHolder("ml", "hami");
+  b.Request(mig, n, "nvidia.com/mig-2g.10gb", 2, -1800, 1800);
+  b.Request(many, n, "nvidia.com/gpu", 3, 0, 3600);
+  b.HoldUnits(pinned, {elsewhere}, 0, 3600);
+  b.inventory.holdings.back().node = n;  // names a device of n2 on n1
+  b.Request(hami, other, "nvidia.com/gpu.shared", 1, 0, 3600, /*hami_cores=*/25);
+  CollectSink sink;
+  auto s = Attribute(b.inventory, b.usage, ConstantPrice(1), Options(0, 3600), sink);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_NEAR(s->unplaced_request_gpu_hours, 2 * 0.5 + 1 + 1 + 0.25, 1e-12);
+  EXPECT_EQ(s->warnings.size(), 4u);
 }
 
 // A count past every unit of the node, up to one past 2^64 (which no size_t holds), holds all of
@@ -146,6 +174,7 @@ TEST(Attribute, AHugeRequestHoldsEveryUnitAndWarns) {
     ASSERT_EQ(s->warnings.size(), 1u) << count;
     EXPECT_NE(s->warnings[0].find("only 2 matching units, holding those"), std::string::npos)
         << s->warnings[0];
+    EXPECT_NEAR(s->unplaced_request_gpu_hours, std::ceil(count) - 2, 1e-9 * count) << count;
   }
 }
 

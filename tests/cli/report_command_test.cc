@@ -1,11 +1,11 @@
 // `gpucost report` as a user runs it: flags, errors that name what is wrong, unknown prices.
 #include <gtest/gtest.h>
-
 #include <sys/stat.h>
 
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli/cli_test_util.h"
 
@@ -40,6 +40,55 @@ TEST(ReportCommand, WithoutAPriceMoneyIsUnknownNotZero) {
   EXPECT_TRUE(doc["rows"][0]["allocated_usd"].is_null()) << r.output;
   EXPECT_GT(doc["rows"][0]["gpu_hours"].get<double>(), 0.0);
   EXPECT_EQ(doc["totals"]["prices_known"], false);
+}
+
+// The whole_gpu case with its pod asking for a MIG slice its node does not have: the request is
+// charged to nobody, and the report says how many GPU-hours were asked for (text and JSON). A
+// report read from a ledger, which keeps no requests, says it does not know (null).
+TEST(ReportCommand, RequestsNoGpuMatchedAreSaidInGpuHoursNotLost) {
+  TempDir tmp;
+  std::ifstream in(kCase + "/scrape.prom");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string prom = text.str();
+  for (size_t at = 0;
+       (at = prom.find("kube_pod_container_resource_requests{", at)) != std::string::npos;) {
+    const size_t eol = prom.find('\n', at);
+    const size_t r = prom.find("resource=\"nvidia_com_gpu\"", at);
+    if (r != std::string::npos && r < eol)
+      prom.replace(r, 25, "resource=\"nvidia_com_mig_1g_10gb\"");
+    at = prom.find('\n', at);
+  }
+  const std::string input = tmp.Write("scrape.prom", prom);
+  RunResult r =
+      RunShell(kBinary + " report --input " + input + " --accumulate --price-per-gpu-hour 4 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "nvidia.com/mig-1g.10gb x1 by ml/train-0/main: no such unit"))
+      << r.output;
+  EXPECT_TRUE(Contains(r.output, "note: 0.17 GPU-hours were requested where no GPU matched"))
+      << r.output;
+  r = RunShell(kBinary + " report --input " + input +
+               " --accumulate --price-per-gpu-hour 4 --format json 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto doc = nlohmann::json::parse(r.output);
+  EXPECT_NEAR(doc["totals"]["unplaced_request_gpu_hours"].get<double>(), 10.0 / 60, 1e-12);
+  EXPECT_NEAR(doc["totals"]["cost_usd"].get<double>(), 4.0 / 3, 1e-12);  // all of it idle
+
+  // The unmodified case: nothing unplaced, 0 (known), and no note.
+  r = RunShell(kBinary + " report --input " + kCase +
+               " --accumulate --price-per-gpu-hour 4 --format json 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(nlohmann::json::parse(r.output)["totals"]["unplaced_request_gpu_hours"], 0.0);
+
+  const std::string ledger = (tmp.path() / "costs.db").string();
+  r = RunShell(kBinary + " ledger write " + ledger + " --input " + input +
+               " --price-per-gpu-hour 4 --step 1m 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = RunShell(kBinary + " report --ledger " + ledger + " --accumulate --format json 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  doc = nlohmann::json::parse(r.output);
+  EXPECT_TRUE(doc["totals"]["unplaced_request_gpu_hours"].is_null()) << r.output;
+  EXPECT_NEAR(doc["totals"]["cost_usd"].get<double>(), 4.0 / 3, 1e-12);
 }
 
 TEST(ReportCommand, PerStepSeriesCarryBucketTimes) {
