@@ -120,6 +120,15 @@ Status Write(const LedgerWriteFlags& flags) {
   }
   GPUCOST_ASSIGN_OR_RETURN(LoadedInput input, LoadInput(flags.input, window, settings.step));
   ApplyInput(input, settings);
+  if (!window) {
+    // The data's own span, widened to the ledger's grid of steps (multiples of the step since the
+    // epoch in a new ledger, as serve writes): samples stamped a few seconds past the minute still
+    // give steps that a month, a day or another write starts on. The widening holds no sample, so
+    // it costs nothing.
+    GPUCOST_ASSIGN_OR_RETURN(const std::optional<int64_t> grid, l->GridOffset(settings.step));
+    settings.window = {GridFloor(settings.window.start, settings.step, grid.value_or(0)),
+                       GridCeil(settings.window.end, settings.step, grid.value_or(0))};
+  }
   const LoadedTimeline& timeline = input.timeline;
   ledger::LedgerSink sink(*l, timeline.inventory, settings.window, settings.step);
   GPUCOST_ASSIGN_OR_RETURN(ReportRun run, RunReport(timeline, price, settings, &sink));

@@ -23,6 +23,18 @@ inline double Seconds(Duration d) { return static_cast<double>(d.count()) / 1000
 inline constexpr double kMsPerHour = 3'600'000.0;
 inline double Hours(Duration d) { return static_cast<double>(d.count()) / kMsPerHour; }
 
+// a mod m in [0, m), for m > 0 (C++'s % keeps the sign of a).
+inline int64_t FloorMod(int64_t a, int64_t m) { return ((a % m) + m) % m; }
+// The grid of steps of length `step` that start at `offset_ms` past multiples of it since the
+// epoch: the grid point at or before `t`, and the one at or after it.
+inline Instant GridFloor(Instant t, Duration step, int64_t offset_ms = 0) {
+  return t - Duration(FloorMod(UnixMs(t) - offset_ms, step.count()));
+}
+inline Instant GridCeil(Instant t, Duration step, int64_t offset_ms = 0) {
+  const Instant floor = GridFloor(t, step, offset_ms);
+  return floor == t ? t : floor + step;
+}
+
 // Half-open [start, end).
 struct Window {
   Instant start;

@@ -238,6 +238,20 @@ Status Ledger::WriteOnce(const Inventory& inventory, Window window, Duration ste
     return s;
   };
   if (Status s = CheckCachedIds(); !s.ok()) return rollback(Fail("starting a write", s));
+  // One grid of steps: a window off it would leave the old step that runs across its start beside
+  // the new one (billing that time twice) and a hole at its end, and would give readers two grids.
+  {
+    Result<std::optional<int64_t>> grid = GridOffset(step);
+    if (!grid.ok()) return rollback(grid.status());
+    if (*grid && (FloorMod(start_ms - **grid, step_ms) != 0 ||
+                  FloorMod(UnixMs(window.end) - **grid, step_ms) != 0)) {
+      return rollback(Status::InvalidArgument(
+          StrCat(path_, ": the window ", FormatRfc3339(window.start), " to ",
+                 FormatRfc3339(window.end), " is not on the ledger's grid of ", step_ms / 1000,
+                 " s steps: write ", FormatRfc3339(GridFloor(window.start, step, **grid)), " to ",
+                 FormatRfc3339(GridCeil(window.end, step, **grid)), " instead")));
+    }
+  }
   // The window is replaced, not merged: records a new attribution no longer has (a holder that
   // late data moved, an idle unit now held) go with the rest, after leaving the totals.
   const int64_t end_ms = UnixMs(window.end);

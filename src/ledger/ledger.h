@@ -101,6 +101,12 @@ class Ledger {
   Result<std::optional<Window>> Span();
   // The step of the newest record (0 when empty), from the index alone.
   Result<Duration> NewestStep();
+  // Where the ledger's steps of length `step` start: the newest record's step start modulo the
+  // step (0 for steps on multiples of the step since the Unix epoch, as serve writes them);
+  // nullopt when its newest record is of another step length, or it has none. A write of that
+  // step must start and end on this grid (Write), so that one step never overlaps another and
+  // every reader's steps line up.
+  Result<std::optional<int64_t>> GridOffset(Duration step);
   // Totals, gauges and team costs of `clusters`; of every cluster when empty.
   Result<LedgerTotals> Totals(std::span<const std::string> clusters = {});
   // Each cluster's gauges are of its newest step; step_start is the newest of them.

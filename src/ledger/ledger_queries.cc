@@ -311,4 +311,16 @@ Result<Duration> Ledger::NewestStep() {
   return Duration(*row ? (*q)->Int(0) : 0);
 }
 
+Result<std::optional<int64_t>> Ledger::GridOffset(Duration step) {
+  const int64_t step_ms = std::chrono::duration_cast<std::chrono::milliseconds>(step).count();
+  if (step_ms <= 0) return std::optional<int64_t>();
+  Result<std::unique_ptr<Statement>> q = db_->Prepare(
+      "SELECT step_start_ms, step_ms FROM cost_records ORDER BY step_start_ms DESC LIMIT 1");
+  if (!q.ok()) return Fail("reading", q.status());
+  Result<bool> row = (*q)->Step();
+  if (!row.ok()) return Fail("reading", row.status());
+  if (!*row || (*q)->Int(1) != step_ms) return std::optional<int64_t>();
+  return std::optional<int64_t>(FloorMod((*q)->Int(0), step_ms));
+}
+
 }  // namespace gpucost::ledger

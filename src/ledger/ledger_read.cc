@@ -178,6 +178,26 @@ Result<LedgerWindow> Ledger::ReadSnapshot(std::optional<Window> window,
     return Status::InvalidArgument(StrCat(path_, ": the window starts between steps of ",
                                           step_ms / 1000, " s: start it on a step boundary"));
   }
+  // A window that ends inside a step would cost all of it, time past its end included: a record
+  // is one whole step. Where the ledger holds the step the end falls in and the one after it,
+  // the end must fall on a step boundary. (A write whose window ends off its grid ends in a step
+  // cut at that end, with none after it: reading that window again is exact.)
+  if (first != INT64_MAX && (hi - first) % step_ms != 0) {
+    const int64_t cut = hi - (hi - first) % step_ms;  // the start of the step the end falls in
+    Result<std::unique_ptr<Statement>> q = db_->Prepare(
+        "SELECT COUNT(DISTINCT step_start_ms) FROM cost_records WHERE step_start_ms IN ($1, $2) "
+        "AND step_ms = $3");
+    if (!q.ok()) return Fail("reading", q.status());
+    (*q)->Bind(1, cut).Bind(2, cut + step_ms).Bind(3, step_ms);
+    Result<bool> row = (*q)->Step();
+    if (!row.ok()) return Fail("reading", row.status());
+    if (*row && (*q)->Int(0) == 2) {
+      return Status::InvalidArgument(
+          StrCat(path_, ": the window ends inside the step ", FormatRfc3339(InstantFromUnixMs(cut)),
+                 " to ", FormatRfc3339(InstantFromUnixMs(cut + step_ms)), " (", step_ms / 1000,
+                 " s), which would be costed whole: end it on a step boundary"));
+    }
+  }
 
   // With ReadOptions::clusters: which unit ids are theirs.
   std::vector<bool> wanted;

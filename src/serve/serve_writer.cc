@@ -18,11 +18,7 @@
 namespace gpucost::serve {
 namespace {
 
-Instant AlignDown(Instant t, Duration step) {
-  const int64_t ms = UnixMs(t);
-  const int64_t s = step.count();
-  return InstantFromUnixMs(ms - ((ms % s) + s) % s);
-}
+Instant AlignDown(Instant t, Duration step) { return GridFloor(t, step); }
 
 bool NoData(const Status& s) {
   const std::string_view m = s.message();

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -95,6 +96,40 @@ TEST_F(LedgerCommand, ReadersGiveFromTheLedgerWhatTheyGiveFromTheInputs) {
   for (size_t i = 0; i < f1["alerts"].size(); ++i) {
     EXPECT_EQ(f1["alerts"][i]["labels"], f2["alerts"][i]["labels"]) << i;
   }
+}
+
+// Real scrapes are stamped a few seconds past the minute. A ledger written from them the
+// documented way (no --window) has its steps on the minute all the same, its window widened to
+// them at no cost: a month's statement can be read from it, with the money the inputs give.
+TEST_F(LedgerCommand, SamplesPastTheMinuteAreWrittenOnTheMinuteGridAtNoCost) {
+  std::ifstream in(input_);
+  std::string late;
+  for (std::string line; std::getline(in, line);) {
+    const size_t sp = line.rfind(' ');
+    if (!line.starts_with("#") && sp != std::string::npos) {
+      line = line.substr(0, sp + 1) + std::to_string(std::stoll(line.substr(sp + 1)) + 7);
+    }
+    late += line + "\n";
+  }
+  const std::string late_input = dir_.Write("late.om", late);
+  const RunResult w = Run("ledger write " + ledger_ + " --input " + late_input +
+                          " --price-per-gpu-hour 12 --step 5m");
+  ASSERT_EQ(w.exit_code, 0) << w.output;
+  EXPECT_TRUE(Contains(w.output, "(2026-10-01T00:00:00Z to 2026-10-01T01:05:00Z, 300 s steps)"))
+      << w.output;
+  const json files =
+      Json("report --format json --step 5m --input " + late_input + " --price-per-gpu-hour 12");
+  const json ledger = Json("report --format json" + FromLedger());
+  EXPECT_EQ(files["window"]["start"], "2026-10-01T00:00:07Z");
+  EXPECT_NEAR(files["totals"]["cost_usd"].get<double>(), ledger["totals"]["cost_usd"].get<double>(),
+              1e-9);
+  const json month = Json("chargeback --format json --by team --month 2026-10" + FromLedger());
+  const json month_files = Json("chargeback --format json --by team --month 2026-10 --input " +
+                                late_input + " --price-per-gpu-hour 12");
+  ASSERT_TRUE(month.contains("cluster")) << month;
+  EXPECT_NEAR(month["cluster"]["cost_usd"].get<double>(), 12, 1e-9);
+  EXPECT_NEAR(month["cluster"]["cost_usd"].get<double>(),
+              month_files["cluster"]["cost_usd"].get<double>(), 1e-9);
 }
 
 TEST_F(LedgerCommand, WritingTheSameWindowTwiceChangesNothing) {

@@ -172,6 +172,50 @@ TEST_P(LedgerTest, WritingAWindowAgainReplacesItAndPartsCanBeRead) {
       << mixed.status().ToString();
 }
 
+// A ledger has one grid of steps. A write off it (a window that starts or ends between the
+// ledger's steps) would keep the old step across its start beside the new one, billing that time
+// twice, so it is refused with the window on the grid to write instead; nothing is changed. A read
+// that ends inside a step would cost the whole step, time past its end included: refused too,
+// except past the newest record, where no step runs across the end.
+TEST_P(LedgerTest, AWindowOffTheGridOfStepsIsRefusedToWriteAndToEndAReadIn) {
+  const auto run = Attributed();
+  auto ledger = Ledger::Open(NewTarget("l"));
+  ASSERT_TRUE(ledger.ok());
+  Ledger& l = **ledger;
+  const Inventory& inv = run->b.inventory;
+  const Duration step = run->options.step;  // 10 minutes
+  ASSERT_TRUE(l.Write(inv, run->options.window, step, run->sink.records).ok());
+  const Result<std::optional<int64_t>> grid = l.GridOffset(step);
+  ASSERT_TRUE(grid.ok());
+  ASSERT_TRUE(grid->has_value());
+  EXPECT_EQ(**grid, UnixMs(run->options.window.start) % step.count());
+  EXPECT_FALSE(l.GridOffset(std::chrono::minutes(1))->has_value());  // no records of that step
+
+  const Result<LedgerInfo> before = l.Info();
+  ASSERT_TRUE(before.ok());
+  const Status off = l.Write(inv, {At(300), At(3300)}, step, {});
+  ASSERT_FALSE(off.ok());
+  EXPECT_NE(off.ToString().find("not on the ledger's grid of 600 s steps: write "
+                                "2026-10-01T00:00:00Z to 2026-10-01T01:00:00Z instead"),
+            std::string::npos)
+      << off.ToString();
+  const Status off_end = l.Write(inv, {At(0), At(3300)}, step, {});
+  ASSERT_FALSE(off_end.ok());
+  EXPECT_EQ(l.Info()->records, before->records);
+  // On the grid, past the ledger's end too, a write is taken.
+  EXPECT_TRUE(l.Write(inv, {At(7200), At(7800)}, step, {}).ok());
+
+  const Result<LedgerWindow> cut = l.Read(Window{At(0), At(3900)});
+  ASSERT_FALSE(cut.ok());
+  EXPECT_NE(cut.status().ToString().find("ends inside the step 2026-10-01T01:00:00Z to "
+                                         "2026-10-01T01:10:00Z"),
+            std::string::npos)
+      << cut.status().ToString();
+  EXPECT_TRUE(l.Read(Window{At(0), At(3600)}).ok());
+  const Result<LedgerWindow> beyond = l.Read(Window{At(0), At(99999)});
+  EXPECT_TRUE(beyond.ok()) << beyond.status().ToString();
+}
+
 // Known allocated money of the holders' records and of the idle ones.
 std::pair<double, double> Money(const std::vector<CostRecord>& records) {
   double held = 0, idle = 0;
