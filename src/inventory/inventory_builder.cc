@@ -173,6 +173,15 @@ Result<LoadedTimeline> InventoryBuilder::Build() {
                "API data");
   }
   out.window = options_.window.value_or(out.span);
+  // A stretch without any sample inside the data costs nothing (no evidence): said, with where.
+  for (const SampleGap& g :
+       FindSampleGaps(sample_hours_, UnixMs(out.window.start), UnixMs(out.window.end))) {
+    diag_.Warn(StrCat("no sample at all from ", FormatRfc3339(InstantFromUnixMs(g.start_ms)),
+                      " to ", FormatRfc3339(InstantFromUnixMs(g.end_ms)), " (",
+                      FormatDuration(Duration(g.end_ms - g.start_ms)),
+                      ") inside the input's data: nothing is costed there, as nothing shows who "
+                      "held the GPUs (a scrape outage?)"));
+  }
 
   Assembly a{options_,
              presence,

@@ -59,7 +59,39 @@ void SampleHours::Add(int64_t t_ms) {
   ++last_->count;
   last_->min_ms = std::min(last_->min_ms, t_ms);
   last_->max_ms = std::max(last_->max_ms, t_ms);
+  last_->minutes |= uint64_t{1} << ((t_ms - hour * kMsPerHourInt) / 60'000);
   ++total_;
+}
+
+std::vector<SampleGap> FindSampleGaps(const SampleHours& s, int64_t from_ms, int64_t to_ms) {
+  constexpr int64_t kMinute = 60'000;
+  // The minutes (since the epoch) that hold a sample, inside the range, ascending.
+  std::vector<int64_t> minutes;
+  for (const auto& [hour, h] : s.hours()) {
+    for (int m = 0; m < 60; ++m) {
+      if ((h.minutes >> m & 1) == 0) continue;
+      const int64_t minute = hour * 60 + m;
+      if (minute * kMinute + kMinute > from_ms && minute * kMinute < to_ms)
+        minutes.push_back(minute);
+    }
+  }
+  std::vector<SampleGap> out;
+  if (minutes.size() < 3) return out;
+  std::vector<int64_t> steps;
+  steps.reserve(minutes.size() - 1);
+  for (size_t i = 1; i < minutes.size(); ++i) steps.push_back(minutes[i] - minutes[i - 1]);
+  std::vector<int64_t> sorted = steps;
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<ptrdiff_t>(sorted.size() / 2),
+                   sorted.end());
+  const int64_t usual = sorted[sorted.size() / 2];
+  const int64_t longest_ok = std::max<int64_t>(10, 4 * usual);
+  for (size_t i = 0; i < steps.size(); ++i) {
+    // Minutes with no sample between two that have one: steps[i] - 1 of them.
+    if (steps[i] - 1 > longest_ok) {
+      out.push_back({(minutes[i] + 1) * kMinute, minutes[i + 1] * kMinute});
+    }
+  }
+  return out;
 }
 
 StrayEdges FindStrayEdges(const SampleHours& s) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <vector>
 
 namespace gpucost {
 
@@ -19,6 +20,7 @@ class SampleHours {
     uint64_t count = 0;
     int64_t min_ms = INT64_MAX;
     int64_t max_ms = INT64_MIN;
+    uint64_t minutes = 0;  // bit m: a sample in minute m of the hour
   };
   const std::map<int64_t, Hour>& hours() const { return hours_; }
   uint64_t total() const { return total_; }
@@ -46,5 +48,14 @@ struct StrayEdges {
 // least 6 hours and a quarter of the rest's span: two days of files a day apart are not, one
 // sample a day (or 63 years) after a day of scrapes is.
 StrayEdges FindStrayEdges(const SampleHours& hours);
+
+// Stretches inside [from_ms, to_ms) where the input holds no sample at all, by whole minutes:
+// those longer than 10 minutes and 4 times the usual spacing of the data's minutes (a cluster's
+// scrapes every 15 s or every 5 minutes both have theirs). Nothing is costed in them (no
+// evidence), which a report says rather than pass over.
+struct SampleGap {
+  int64_t start_ms = 0, end_ms = 0;
+};
+std::vector<SampleGap> FindSampleGaps(const SampleHours& hours, int64_t from_ms, int64_t to_ms);
 
 }  // namespace gpucost

@@ -75,5 +75,43 @@ TEST(StraySamples, TheDefaultWindowEndsWithTheRestAndSaysSo) {
   EXPECT_FALSE(HasWarning(explicit_window, "left out of the default window"));
 }
 
+// Stretches without any sample: longer than 10 minutes and 4 times the data's usual spacing.
+TEST(SampleGaps, AHoleLongerThanTheUsualSpacingIsFoundAndScrapeSpacingIsNot) {
+  constexpr int64_t kMin = 60'000;
+  SampleHours every15s;
+  for (int64_t t = 0; t < 120 * kMin; t += 15'000) {
+    if (t < 40 * kMin || t >= 60 * kMin) every15s.Add(t);
+  }
+  const std::vector<SampleGap> gaps = FindSampleGaps(every15s, 0, 120 * kMin);
+  ASSERT_EQ(gaps.size(), 1u);
+  EXPECT_EQ(gaps[0].start_ms, 40 * kMin);
+  EXPECT_EQ(gaps[0].end_ms, 60 * kMin);
+  // Only the part inside the range counts: a range that ends in the hole finds none.
+  EXPECT_TRUE(FindSampleGaps(every15s, 0, 50 * kMin).empty());
+
+  // Scrapes every 5 minutes: 4 empty minutes between them are no gap; a 30-minute hole is (more
+  // than 10 minutes and 4 times 5), a 15-minute one is not.
+  SampleHours every5m;
+  for (int64_t t = 0; t < 240 * kMin; t += 5 * kMin) {
+    if ((t <= 60 * kMin || t >= 90 * kMin) && t != 150 * kMin && t != 155 * kMin) every5m.Add(t);
+  }
+  const std::vector<SampleGap> sparse = FindSampleGaps(every5m, 0, 240 * kMin);
+  ASSERT_EQ(sparse.size(), 1u);
+  EXPECT_EQ(sparse[0].start_ms, 61 * kMin);
+  EXPECT_EQ(sparse[0].end_ms, 90 * kMin);
+}
+
+// The builder says where its input has no sample at all, and that nothing is costed there.
+TEST(SampleGaps, TheBuilderWarnsOfAHoleInTheData) {
+  const std::string lines =
+      "kube_node_status_capacity{node=\"n1\",resource=\"nvidia_com_gpu\",unit=\"integer\"} 2 %T\n";
+  const std::string text = Every30s(lines, 40);        // 20 minutes from 0
+  const std::string later = Every30s(lines, 40, 120);  // the same, from 01:00
+  auto t = Load(text + later);
+  EXPECT_TRUE(HasWarning(t, "no sample at all from 1970-01-01T00:20:00Z to 1970-01-01T01:00:00Z"))
+      << t.warnings.size();
+  EXPECT_FALSE(HasWarning(Load(text), "no sample at all"));
+}
+
 }  // namespace
 }  // namespace gpucost
