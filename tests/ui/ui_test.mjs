@@ -201,6 +201,17 @@ try {
   const byNs = await api("/api/v1/report", { window: w, by: "namespace" });
   equal(JSON.stringify(await texts("table[data-table=cost-by-namespace] tbody th")),
     JSON.stringify(byNs.rows.map((r) => (r.namespace === "__idle__" ? "idle capacity" : r.namespace))), "namespace rows");
+  // The total row is no group to follow: no link.
+  equal((await page.$$("table[data-table=cost-by-namespace] tfoot a")).length, 0, "the total row is not a link");
+  // A namespace row drills into that namespace's workloads (no team in the link).
+  const firstNs = byNs.rows.find((r) => r.namespace !== "__idle__").namespace;
+  await Promise.all([page.click("table[data-table=cost-by-namespace] tbody th a"), settled()]);
+  check(page.url().includes("namespace=" + encodeURIComponent(firstNs)), "namespace= in the URL: " + page.url());
+  const nsw = (await api("/api/v1/report", { window: w, by: "namespace,workload" })).rows.filter((r) => r.namespace === firstNs);
+  equal(JSON.stringify(await texts("table[data-table=drill-workload] tbody td[data-col=allocated_usd]")),
+    JSON.stringify(nsw.map((r) => money(r.allocated_usd))), "the workloads of namespace " + firstNs);
+  await Promise.all([page.evaluate(() => history.back()), settled()]);
+  check(page.url().includes("by=namespace") && !page.url().includes("drill"), "back on the overview: " + page.url());
   await page.select("#window", "24h");
   await settled();
   check(page.url().includes("window=24h"), "window= in the URL");
@@ -209,6 +220,16 @@ try {
   const day = await api("/api/v1/report", { window: w24, by: "namespace" });
   equal(await text("[data-kpi=cost_usd]"), money(day.totals.cost_usd), "24 h cost");
   check(day.totals.cost_usd < byNs.totals.cost_usd, "24 h costs less than 30 h");
+
+  // A cluster this ledger does not hold, and a custom range off the ledger's steps: said, with a
+  // way back to the page's defaults; the range is taken to the steps it touches.
+  await go("#/overview?cluster=nosuch");
+  check((await text("main")).includes("no cluster named nosuch"), "an unknown cluster is named: " + await text("main"));
+  check(await page.$("main a[data-reset]") !== null, "a way back from an unknown cluster");
+  const offFrom = new Date(Date.parse(info.window.start) + 7000).toISOString().replace(/\.\d{3}Z$/, "Z");
+  await go(`#/overview?from=${offFrom}&to=${info.window.end}`);
+  equal(await page.$eval("[data-window]", (e) => e.dataset.window), info.window.start + "," + info.window.end,
+    "a custom range off the steps is taken to the steps it touches");
 
   phase("drill-down");
   // Drill-down: team → namespace → workload, each level the API's rows for its path.

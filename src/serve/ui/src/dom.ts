@@ -32,9 +32,10 @@ export interface Column<R> {
 // A table with a caption and a "Download CSV" button that writes the rows at full precision.
 export function table<R>(caption: string, file: string, cols: Column<R>[], rows: R[],
                          foot?: R): HTMLElement {
-  const cell = (r: R, c: Column<R>, tag: "td" | "th") => {
+  // The foot row is the table's total: no group to follow, so never a link.
+  const cell = (r: R, c: Column<R>, tag: "td" | "th", isFoot = false) => {
     const text = c.text(r);
-    const target = c.link?.(r);
+    const target = isFoot ? null : c.link?.(r);
     return h(tag, { class: c.num ? "num" : "", "data-col": c.key, ...(tag === "th" ? { scope: "row" } : {}) },
       target ? h("a", { href: target }, text) : text);
   };
@@ -50,7 +51,7 @@ export function table<R>(caption: string, file: string, cols: Column<R>[], rows:
       h("table", { "data-table": file },
         h("thead", {}, h("tr", {}, cols.map((c) => h("th", { scope: "col", class: c.num ? "num" : "" }, c.label)))),
         h("tbody", {}, body),
-        foot ? h("tfoot", {}, h("tr", { class: "total" }, cols.map((c, i) => cell(foot, c, i === 0 ? "th" : "td")))) : null)));
+        foot ? h("tfoot", {}, h("tr", { class: "total" }, cols.map((c, i) => cell(foot, c, i === 0 ? "th" : "td", true)))) : null)));
 }
 
 export function kpi(label: string, value: string, id: string, title = "", cls = ""): HTMLElement {

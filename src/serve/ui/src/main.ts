@@ -1,8 +1,8 @@
 // The gpucost web UI: one page at a time, chosen by the URL's fragment (state.ts), drawn from
 // serve's JSON APIs. A 401 asks for the bearer token (serve --token-file) and retries.
-import { ApiError, ledgerInfo, NeedToken, setToken } from "./api";
+import { ledgerInfo, NeedToken, setToken } from "./api";
 import { h, message } from "./dom";
-import { current } from "./state";
+import { current, href } from "./state";
 import { overview } from "./pages/overview";
 import { drill } from "./pages/drill";
 import { fleetPage } from "./pages/fleet";
@@ -46,11 +46,24 @@ async function render(): Promise<void> {
   try {
     const info = await ledgerInfo();
     if (me !== rendering) return;
+    // A cluster the ledger does not hold (a bookmark from another ledger, a typo) is said as
+    // such, not as a page without costs.
+    const unknown = (route.params.get("cluster") ?? "").split(",").filter((c) => c !== "" && !info.clusters.includes(c));
+    if (unknown.length > 0 && info.clusters.length > 0) {
+      throw new Error(`This ledger holds no cluster named ${unknown.join(", ")}; its clusters: ${info.clusters.join(", ")}.`);
+    }
     await page(main, info, route.params);
   } catch (e) {
     if (me !== rendering) return;
     if (e instanceof NeedToken) tokenForm(main, e.rejected);
-    else main.replaceChildren(message(e instanceof ApiError ? e.message : String(e), "error"));
+    else {
+      // The page's own view is gone with the error: a way back to its default view, so that a
+      // bad range or an unknown cluster in the URL is never a dead end.
+      const reset = [...route.params.keys()].length > 0
+        ? h("p", {}, h("a", { href: href(route.page, {}), "data-reset": "" }, "Show this page with its defaults"))
+        : null;
+      main.replaceChildren(message(e instanceof Error ? e.message : String(e), "error"), ...(reset ? [reset] : []));
+    }
   } finally {
     if (me === rendering) {
       main.removeAttribute("aria-busy");

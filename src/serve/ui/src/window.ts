@@ -24,13 +24,15 @@ export function resolve(info: LedgerInfo, params: URLSearchParams): Window | nul
   const hi = Date.parse(info.window.end);
   const from = params.get("from");
   const to = params.get("to");
+  const stepMs = Math.max(1, info.step_s) * 1000;
   if (from && to && !Number.isNaN(Date.parse(from)) && !Number.isNaN(Date.parse(to))) {
-    const a = Math.max(lo, Date.parse(from));
-    const b = Math.min(hi, Date.parse(to));
+    // On the ledger's steps, which a read must start and end on (a date picker gives minutes):
+    // the steps the range touches.
+    const a = lo + Math.floor((Math.max(lo, Date.parse(from)) - lo) / stepMs) * stepMs;
+    const b = Math.min(hi, lo + Math.ceil((Date.parse(to) - lo) / stepMs) * stepMs);
     if (b > a) return { start: iso(a), end: iso(b) };
   }
   const preset = PRESETS.find((p) => p[0] === (params.get("window") ?? "7d")) ?? PRESETS[1];
-  const stepMs = Math.max(1, info.step_s) * 1000;
   const DAY = 86400 * 1000;
   const days = preset[2] % 86400 === 0 && preset[2] > 0 ? preset[2] / 86400 : 0;
   // Whole days: from the midnight (UTC) days - 1 days before the newest data's day.

@@ -41,15 +41,19 @@ export async function drill(main: HTMLElement, info: LedgerInfo, params: URLSear
     main.replaceChildren(message("The ledger holds no costs yet."));
     return;
   }
-  // The path: the leading levels that the URL names.
+  // The path: the levels the URL names, in order and without a gap. It may start below the team
+  // (the overview links a namespace or a workload without its team).
   const path: [string, string][] = [];
   for (const l of LEVELS.slice(0, 3)) {
     const v = params.get(l);
-    if (v === null) break;
+    if (v === null) {
+      if (path.length > 0) break;
+      continue;
+    }
     path.push([l, v]);
   }
-  const level = LEVELS[path.length];
-  const by = LEVELS.slice(0, path.length + 1);
+  const level = LEVELS[path.length > 0 ? LEVELS.indexOf(path[path.length - 1][0]) + 1 : 0];
+  const by = [...path.map(([k]) => k), level];
   const keep = (r: ReportRow) => path.every(([k, v]) => r[k] === v);
   const common = { window: windowParam(w), ...clusterParam(params) };
   const [acc, series] = await Promise.all([

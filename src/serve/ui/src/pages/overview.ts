@@ -66,7 +66,7 @@ export async function overview(main: HTMLElement, info: LedgerInfo, params: URLS
 
   const chartBox = h("div", { class: "chart", role: "img", "aria-label": `Cost per ${dimensionLabel(by)} over time` });
   const drill = (r: ReportRow) => (isIdle(r, [by]) || !["team", "namespace", "workload"].includes(by)
-    ? null : href("drill", { [by]: String(r[by]), window: params.get("window") ?? "", from: params.get("from") ?? "", to: params.get("to") ?? "" }));
+    ? null : href("drill", { [by]: String(r[by]), window: params.get("window") ?? "", from: params.get("from") ?? "", to: params.get("to") ?? "", cluster: params.get("cluster") ?? "" }));
   main.replaceChildren(
     h("div", { class: "page-head" },
       h("h1", {}, "Overview"),
