@@ -166,6 +166,8 @@ Scenario RunScenario(const std::vector<WorkloadProfile>& profiles, Window window
     }
   }
   if (spot_unknown > 0) {
+    // What moving them would save is unknown: not zero (whatif_render prints "-" when it is all).
+    spot.unpriced_workloads = spot_unknown;
     spot.note = StrCat(spot_unknown, " batch workload", spot_unknown == 1 ? "" : "s",
                        " left on demand: no spot price (give --spot-discount or spot prices)");
   } else {

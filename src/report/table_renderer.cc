@@ -140,7 +140,10 @@ void RenderTable(const Report& report, std::ostream& out) {
       << (std::isnan(totals.cost_usd)
               ? std::string(kNull)
               : FormatUnits(RoundUnits(totals.cost_usd, kDecimals), kDecimals))
-      << " USD over " << FormatRfc3339(report.window.start) << " to "
+      // Priced and unpriced capacity together: the figure is the priced part, as chargeback's
+      // "$X + unknown" says.
+      << (!std::isnan(totals.cost_usd) && !totals.prices_known ? " USD + unknown" : " USD")
+      << " over " << FormatRfc3339(report.window.start) << " to "
       << FormatRfc3339(report.window.end) << '\n';
   // Hours of units that are not GPUs (AWS Neuron devices) are accelerator-hours.
   bool accelerators = false, by_unit_kind = false;

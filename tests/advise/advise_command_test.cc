@@ -203,6 +203,34 @@ TEST_F(AdviseCommand, WhatIfWithoutPricesIsUnknownNotZero) {
   EXPECT_TRUE(json::parse(rj.output)["monthly_savings_usd"].is_null()) << rj.output;
 }
 
+// A batch workload on demand with an on-demand price but no spot price: what moving it to spot
+// saves is unknown ("-", null), never 0.00; with a spot discount it is a figure.
+TEST_F(AdviseCommand, SpotBatchWithoutASpotPriceSavesAnUnknownAmountNotZero) {
+  const std::string sim = (dir_.path() / "sim.om").string();
+  ASSERT_EQ(RunShell(kBinary +
+                     " simulate --nodes 5 --duration 2h --seed 21 --spot-fraction 0.5 "
+                     "--out " +
+                     sim + " >/dev/null 2>&1")
+                .exit_code,
+            0);
+  const std::string cmd =
+      kBinary + " whatif --input " + sim + " --price-per-gpu-hour 2 --policy spot-batch";
+  const RunResult text = RunShell(cmd + " 2>/dev/null");
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_TRUE(Contains(text.output,
+                       "spot-batch             -          0  1 batch workload left "
+                       "on demand: no spot price"))
+      << text.output;
+  const RunResult r = RunShell(cmd + " --format json 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const json doc = json::parse(r.output);
+  EXPECT_TRUE(doc["policies"][0]["savings_usd"].is_null()) << r.output;
+  EXPECT_EQ(doc["policies"][0]["unpriced_workloads"].get<int>(), 1);
+  const RunResult known = RunShell(cmd + " --spot-discount 0.6 --format json 2>/dev/null");
+  ASSERT_EQ(known.exit_code, 0) << known.output;
+  EXPECT_GT(json::parse(known.output)["policies"][0]["savings_usd"].get<double>(), 0);
+}
+
 TEST_F(AdviseCommand, BadFlagsNameTheFlag) {
   RunResult r = Gpucost("recommend --idle-threshold 5x");
   EXPECT_EQ(r.exit_code, 2);
