@@ -138,7 +138,7 @@ class Ledger {
   // theirs (they take turns: docs/ledger.md, "Many clusters").
   Duration lock_wait() const { return lock_wait_; }
 
-  static constexpr int kSchemaVersion = 8;
+  static constexpr int kSchemaVersion = 9;
   static constexpr int64_t kFiveMinutesMs = 300'000;
   static constexpr int64_t kHourMs = 3'600'000;
   static constexpr int64_t kDayMs = 24 * kHourMs;

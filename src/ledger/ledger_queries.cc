@@ -67,8 +67,8 @@ Result<LedgerTotals> Ledger::Totals(std::span<const std::string> clusters) {
       clusters.empty() ? "" : StrCat(" WHERE cluster IN (", Params(1, clusters.size()), ")");
   Result<std::unique_ptr<Statement>> q = db_->Prepare(
       StrCat("SELECT cluster, namespace, team, workload, workload_kind, gpu_model, capacity_type, "
-             "allocated_usd, effective_usd, waste_usd, gpu_hours, unmeasured_gpu_hours, unit_kind "
-             "FROM holder_totals",
+             "allocated_usd, effective_usd, waste_usd, gpu_hours, unmeasured_gpu_hours, unit_kind, "
+             "priced_gpu_hours FROM holder_totals",
              where, " ORDER BY 1, 2, 3, 4, 5, 6, 7, 13"));
   if (!q.ok()) return Fail("reading totals", q.status());
   BindAll(**q, 1, clusters);
@@ -87,12 +87,13 @@ Result<LedgerTotals> Ledger::Totals(std::span<const std::string> clusters) {
     t.gpu_hours = r.Double(10);
     t.unmeasured_gpu_hours = r.Double(11);
     t.unit_kind = r.Text(12);
+    t.priced_gpu_hours = r.Double(13);
     out.holders.push_back(std::move(t));
   });
   if (!s.ok()) return Fail("reading totals", s);
   Result<std::unique_ptr<Statement>> idle =
       db_->Prepare(StrCat("SELECT cluster, node, gpu_model, capacity_type, idle_usd, "
-                          "idle_gpu_hours, unit_kind FROM idle_totals",
+                          "idle_gpu_hours, unit_kind, priced_gpu_hours FROM idle_totals",
                           where, " ORDER BY 1, 2, 3, 4, 7"));
   if (!idle.ok()) return Fail("reading totals", idle.status());
   BindAll(**idle, 1, clusters);
@@ -105,6 +106,7 @@ Result<LedgerTotals> Ledger::Totals(std::span<const std::string> clusters) {
     t.idle_usd = r.Double(4);
     t.idle_gpu_hours = r.Double(5);
     t.unit_kind = r.Text(6);
+    t.priced_gpu_hours = r.Double(7);
     out.idle.push_back(std::move(t));
   });
   if (!s.ok()) return Fail("reading totals", s);

@@ -42,12 +42,17 @@ struct HolderTotal {
   double waste_usd = 0;
   double gpu_hours = 0;
   double unmeasured_gpu_hours = 0;
+  double priced_gpu_hours = 0;  // of gpu_hours, those whose price was known
+  // Some hours priced (or money from before schema v9 knew it): the money is known, in part.
+  bool money_known() const { return priced_gpu_hours > 0 || allocated_usd != 0; }
 };
 struct NodeIdleTotal {
   std::string cluster, node, gpu_model, capacity_type;
   std::string unit_kind = "gpu";
   double idle_usd = 0;
   double idle_gpu_hours = 0;
+  double priced_gpu_hours = 0;  // of idle_gpu_hours, those whose price was known
+  bool money_known() const { return priced_gpu_hours > 0 || idle_usd != 0; }
 };
 struct LedgerTotals {
   std::vector<HolderTotal> holders;

@@ -6,6 +6,7 @@
 
 #include "core/strings.h"
 #include "ledger/ledger.h"
+#include "ledger/record_flags.h"
 #include "ledger/sql_db.h"
 
 namespace gpucost::ledger {
@@ -20,7 +21,7 @@ Status Ledger::AddToTotals(int64_t start_ms, int64_t end_ms, double sign,
       "$3 * COALESCE(SUM(r.effective_usd), 0), "
       "$3 * COALESCE(SUM(r.allocated_usd - r.effective_usd), 0), "
       "$3 * COALESCE(SUM(r.gpu_hours), 0), $3 * COALESCE(SUM(r.unmeasured_gpu_hours), 0), "
-      "{unit_kind} "
+      "{unit_kind}, {priced_hours} "
       "FROM cost_records r JOIN holders h ON h.id = r.holder_id JOIN units u ON u.id = "
       "r.unit_id JOIN nodes n ON n.id = u.node_id "
       "WHERE r.step_start_ms >= $1 AND r.step_start_ms < $2 AND r.holder_id <> 0 {clusters} "
@@ -32,15 +33,18 @@ Status Ledger::AddToTotals(int64_t start_ms, int64_t end_ms, double sign,
       "waste_usd = holder_totals.waste_usd + excluded.waste_usd, "
       "gpu_hours = holder_totals.gpu_hours + excluded.gpu_hours, "
       "unmeasured_gpu_hours = holder_totals.unmeasured_gpu_hours + "
-      "excluded.unmeasured_gpu_hours",
+      "excluded.unmeasured_gpu_hours, "
+      "priced_gpu_hours = holder_totals.priced_gpu_hours + excluded.priced_gpu_hours",
       "INSERT INTO idle_totals SELECT n.cluster, n.name, n.gpu_model, n.capacity_type, "
-      "$3 * COALESCE(SUM(r.allocated_usd), 0), $3 * COALESCE(SUM(r.gpu_hours), 0), {unit_kind} "
+      "$3 * COALESCE(SUM(r.allocated_usd), 0), $3 * COALESCE(SUM(r.gpu_hours), 0), {unit_kind}, "
+      "{priced_hours} "
       "FROM cost_records r JOIN units u ON u.id = r.unit_id JOIN nodes n ON n.id = u.node_id "
       "WHERE r.step_start_ms >= $1 AND r.step_start_ms < $2 AND r.holder_id = 0 {clusters} "
       "GROUP BY 1, 2, 3, 4, 7 "
       "ON CONFLICT (cluster, node, gpu_model, capacity_type, unit_kind) DO UPDATE SET "
       "idle_usd = idle_totals.idle_usd + excluded.idle_usd, "
-      "idle_gpu_hours = idle_totals.idle_gpu_hours + excluded.idle_gpu_hours",
+      "idle_gpu_hours = idle_totals.idle_gpu_hours + excluded.idle_gpu_hours, "
+      "priced_gpu_hours = idle_totals.priced_gpu_hours + excluded.priced_gpu_hours",
       // The newest usage per node, which only moves forward: after a write only.
       "INSERT INTO node_usage SELECT u.node_id, MAX(r.step_start_ms + r.step_ms) "
       "FROM cost_records r JOIN units u ON u.id = r.unit_id JOIN nodes n ON n.id = u.node_id "
@@ -61,6 +65,12 @@ Status Ledger::AddToTotals(int64_t start_ms, int64_t end_ms, double sign,
     // The kind of each unit (schema v8), so that GPU- and accelerator-hours keep apart.
     if (const size_t at = sql.find("{unit_kind}"); at != std::string::npos) {
       sql.replace(at, 11, kUnitKindOfU);
+    }
+    // The hours whose price was known (schema v9), for /metrics to leave out unknown money.
+    if (const size_t at = sql.find("{priced_hours}"); at != std::string::npos) {
+      sql.replace(at, 14,
+                  StrCat("$3 * COALESCE(SUM(CASE WHEN (r.flags & ", kPriceKnown,
+                         ") <> 0 THEN r.gpu_hours ELSE 0 END), 0)"));
     }
     Result<std::unique_ptr<Statement>> q = db_->Prepare(sql);
     if (!q.ok()) return Fail("updating the totals", q.status());

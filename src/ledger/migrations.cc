@@ -250,6 +250,40 @@ FROM (SELECT t.cluster, t.node, t.gpu_model, t.capacity_type, t.idle_usd, t.idle
 GROUP BY cluster, node, gpu_model, capacity_type, kind;
 DROP TABLE idle_totals_v7;
 )sql"},
+    // v9: the totals keep the GPU-hours whose price was known, so that /metrics leaves out the
+    // cost counters of a group none of whose hours has a price (unknown is absent, never $0).
+    // Totals from before knew only their money: a group with money had its hours priced. Made
+    // again and filled as v8 does, so that applying it twice changes nothing.
+    {9, R"sql(
+ALTER TABLE holder_totals RENAME TO holder_totals_v8;
+CREATE TABLE holder_totals (
+  cluster TEXT NOT NULL, namespace TEXT NOT NULL, team TEXT NOT NULL, workload TEXT NOT NULL,
+  workload_kind TEXT NOT NULL, gpu_model TEXT NOT NULL, capacity_type TEXT NOT NULL,
+  allocated_usd DOUBLE PRECISION NOT NULL, effective_usd DOUBLE PRECISION NOT NULL,
+  waste_usd DOUBLE PRECISION NOT NULL, gpu_hours DOUBLE PRECISION NOT NULL,
+  unmeasured_gpu_hours DOUBLE PRECISION NOT NULL, unit_kind TEXT NOT NULL,
+  priced_gpu_hours DOUBLE PRECISION NOT NULL,
+  PRIMARY KEY (cluster, namespace, team, workload, workload_kind, gpu_model, capacity_type,
+    unit_kind));
+INSERT INTO holder_totals
+SELECT cluster, namespace, team, workload, workload_kind, gpu_model, capacity_type,
+  allocated_usd, effective_usd, waste_usd, gpu_hours, unmeasured_gpu_hours, unit_kind,
+  CASE WHEN allocated_usd <> 0 THEN gpu_hours ELSE 0 END
+FROM holder_totals_v8;
+DROP TABLE holder_totals_v8;
+ALTER TABLE idle_totals RENAME TO idle_totals_v8;
+CREATE TABLE idle_totals (
+  cluster TEXT NOT NULL, node TEXT NOT NULL, gpu_model TEXT NOT NULL,
+  capacity_type TEXT NOT NULL, idle_usd DOUBLE PRECISION NOT NULL,
+  idle_gpu_hours DOUBLE PRECISION NOT NULL, unit_kind TEXT NOT NULL,
+  priced_gpu_hours DOUBLE PRECISION NOT NULL,
+  PRIMARY KEY (cluster, node, gpu_model, capacity_type, unit_kind));
+INSERT INTO idle_totals
+SELECT cluster, node, gpu_model, capacity_type, idle_usd, idle_gpu_hours, unit_kind,
+  CASE WHEN idle_usd <> 0 THEN idle_gpu_hours ELSE 0 END
+FROM idle_totals_v8;
+DROP TABLE idle_totals_v8;
+)sql"},
 };
 
 static_assert(std::end(kMigrations)[-1].version == kLatestSchemaVersion,

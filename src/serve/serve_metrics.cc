@@ -144,22 +144,26 @@ std::string ServeMetricsText(const ledger::LedgerTotals& totals, const ledger::L
   struct CounterField {
     std::string_view name;
     double ledger::HolderTotal::*value;
+    bool money;
   };
+  // Money counters only where some of the hours had a price: unknown is absent, never 0.
   const CounterField fields[] = {
-      {m::kAllocatedUsdTotal, &ledger::HolderTotal::allocated_usd},
-      {m::kEffectiveUsdTotal, &ledger::HolderTotal::effective_usd},
-      {m::kWasteUsdTotal, &ledger::HolderTotal::waste_usd},
-      {m::kAllocatedGpuHoursTotal, &ledger::HolderTotal::gpu_hours},
-      {m::kUnmeasuredGpuHoursTotal, &ledger::HolderTotal::unmeasured_gpu_hours},
+      {m::kAllocatedUsdTotal, &ledger::HolderTotal::allocated_usd, true},
+      {m::kEffectiveUsdTotal, &ledger::HolderTotal::effective_usd, true},
+      {m::kWasteUsdTotal, &ledger::HolderTotal::waste_usd, true},
+      {m::kAllocatedGpuHoursTotal, &ledger::HolderTotal::gpu_hours, false},
+      {m::kUnmeasuredGpuHoursTotal, &ledger::HolderTotal::unmeasured_gpu_hours, false},
   };
   for (const CounterField& f : fields) {
     Header(out, f.name);
     for (const ledger::HolderTotal& t : totals.holders) {
+      if (f.money && !t.money_known()) continue;
       out += fmt::format("{}{} {}\n", f.name, HolderLabels(t), t.*(f.value));
     }
   }
   Header(out, m::kIdleUsdTotal);
   for (const ledger::NodeIdleTotal& t : totals.idle) {
+    if (!t.money_known()) continue;
     out += fmt::format("{}{} {}\n", m::kIdleUsdTotal,
                        WithUnitKind(Labels({{"cluster", t.cluster},
                                             {"node", t.node},

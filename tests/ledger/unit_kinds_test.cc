@@ -271,7 +271,7 @@ UPDATE meta SET value = '7' WHERE key = 'schema_version';
 
   Result<std::unique_ptr<ledger::Ledger>> l = ledger::Ledger::Open(db);
   ASSERT_TRUE(l.ok()) << l.status().message();
-  EXPECT_EQ((*l)->Info()->schema_version, 8);
+  EXPECT_EQ((*l)->Info()->schema_version, 9);
   Result<ledger::LedgerTotals> t = (*l)->Totals();
   ASSERT_TRUE(t.ok()) << t.status().message();
   ASSERT_EQ(t->holders.size(), 2u);
@@ -289,6 +289,44 @@ UPDATE meta SET value = '7' WHERE key = 'schema_version';
   }
   EXPECT_DOUBLE_EQ(holder_after, holder_usd);
   EXPECT_DOUBLE_EQ(idle_after, idle_usd);
+}
+
+// Schema 9 keeps the totals' priced hours. A ledger from before knew only their money: migrating
+// takes a group with money as priced through all its hours, one without as unpriced, and moves
+// no money.
+TEST(UnitKindLedger, ASchema8LedgersTotalsGetTheirPricedHours) {
+  TempDir dir;
+  const std::string db = (dir.path() / "costs.db").string();
+  const RunResult wrote = RunShell(kBinary + " ledger write " + db + " --input " +
+                                   CaseInput("neuron_and_gpu_by_unit_kind") + " --window " +
+                                   kWindow + " --step 60s 2>&1");
+  ASSERT_EQ(wrote.exit_code, 0) << wrote.output;
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
+  const char* kToSchema8 = R"sql(
+ALTER TABLE holder_totals DROP COLUMN priced_gpu_hours;
+ALTER TABLE idle_totals DROP COLUMN priced_gpu_hours;
+UPDATE meta SET value = '8' WHERE key = 'schema_version';
+)sql";
+  char* error = nullptr;
+  const int rc = sqlite3_exec(raw, kToSchema8, nullptr, nullptr, &error);
+  const std::string message = error != nullptr ? error : "";
+  sqlite3_free(error);
+  sqlite3_close(raw);
+  ASSERT_EQ(rc, SQLITE_OK) << message;
+
+  Result<std::unique_ptr<ledger::Ledger>> l = ledger::Ledger::Open(db);
+  ASSERT_TRUE(l.ok()) << l.status().message();
+  EXPECT_EQ((*l)->Info()->schema_version, 9);
+  Result<ledger::LedgerTotals> t = (*l)->Totals();
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  ASSERT_FALSE(t->holders.empty());
+  for (const ledger::HolderTotal& h : t->holders) {
+    EXPECT_EQ(h.priced_gpu_hours, h.allocated_usd != 0 ? h.gpu_hours : 0) << h.gpu_model;
+  }
+  for (const ledger::NodeIdleTotal& n : t->idle) {
+    EXPECT_EQ(n.priced_gpu_hours, n.idle_usd != 0 ? n.idle_gpu_hours : 0) << n.node;
+  }
 }
 
 }  // namespace

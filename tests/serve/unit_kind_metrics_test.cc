@@ -103,5 +103,37 @@ TEST(UnitKindMetrics, NeuronSeriesCarryTheirUnitKindAndTheReportsDollars) {
   EXPECT_EQ(neuron_holders, 1) << text;
 }
 
+// Unknown is absent, never zero: the money counters of holders and of idle capacity whose hours
+// have no price are left out of /metrics, while their GPU-hours are there; with a price they hold
+// its money.
+TEST(UnknownMoneyMetrics, CountersOfHoursWithoutAPriceAreAbsentNotZero) {
+  TempDir dir;
+  const std::string input = std::string(GPUCOST_SOURCE_DIR) + "/tests/golden/cases/whole_gpu/input";
+  const auto metrics = [&](const std::string& name, const std::string& price) {
+    const std::string db = (dir.path() / (name + ".db")).string();
+    const RunResult wrote =
+        RunShell(kBinary + " ledger write " + db + " --input " + input + " " + price + " 2>&1");
+    EXPECT_EQ(wrote.exit_code, 0) << wrote.output;
+    Result<std::unique_ptr<ledger::Ledger>> l = ledger::Ledger::Open(db);
+    EXPECT_TRUE(l.ok());
+    Result<ledger::LedgerTotals> totals = (*l)->Totals();
+    Result<ledger::LedgerLatest> latest = (*l)->Latest();
+    EXPECT_TRUE(totals.ok() && latest.ok());
+    return ServeMetricsText(*totals, *latest, {}, ServeHealth{});
+  };
+  const std::string unpriced = metrics("unpriced", "");
+  EXPECT_EQ(unpriced.find("\ngpucost_allocated_usd_total{"), std::string::npos) << unpriced;
+  EXPECT_EQ(unpriced.find("\ngpucost_effective_usd_total{"), std::string::npos) << unpriced;
+  EXPECT_EQ(unpriced.find("\ngpucost_idle_usd_total{"), std::string::npos) << unpriced;
+  EXPECT_GT(SumOfKind(unpriced, "gpucost_allocated_gpu_hours_total", false), 0) << unpriced;
+  EXPECT_GT(SumOfKind(unpriced, "gpucost_idle_gpu_hours_total", false), 0) << unpriced;
+
+  const std::string priced = metrics("priced", "--price-per-gpu-hour 4");
+  EXPECT_NEAR(SumOfKind(priced, "gpucost_allocated_usd_total", false) +
+                  SumOfKind(priced, "gpucost_idle_usd_total", false),
+              4.0 / 3, 1e-9)
+      << priced;
+}
+
 }  // namespace
 }  // namespace gpucost::serve
