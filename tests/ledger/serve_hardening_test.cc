@@ -124,8 +124,17 @@ TEST_F(ServeHardening, ErrorsAreJsonWithTheirStatusAndNoPaths) {
       Error("/api/v1/report?window=2026-10-01T00:00:30Z,2026-10-01T00:30:00Z");
   EXPECT_EQ(status, 400);
   EXPECT_NE(message.find("the ledger"), std::string::npos) << message;
-  // 404 is for paths only.
-  EXPECT_EQ(Get(base_ + "/api/v1/nothing").status, 404);
+  // A window that ends inside a step with more after it: refused, not costed past its end.
+  std::tie(status, message) =
+      Error("/api/v1/report?window=2026-10-01T00:00:00Z,2026-10-01T00:05:01Z");
+  EXPECT_EQ(status, 400);
+  EXPECT_NE(message.find("ends inside the step"), std::string::npos) << message;
+  // 404 is for paths only, and says which paths there are.
+  std::tie(status, message) = Error("/api/v1/nothing");
+  EXPECT_EQ(status, 404);
+  EXPECT_NE(message.find("no GET /api/v1/nothing here: the API is GET /api/v1/report"),
+            std::string::npos)
+      << message;
 
   // The ledger damaged under it: 503, still JSON, no path.
   {
