@@ -19,7 +19,25 @@ export interface Stack {
   color: string;
 }
 
-export function stackedChart(el: HTMLElement, xs: number[], stacks: Stack[], yLabel: string): uPlot {
+// Time ticks in UTC as the rest of the page writes times: "11-28 15:00" where the day changes (and
+// on the first tick), "15:05" after it; days alone ("11-28") when ticks are a day or more apart.
+export function utcTicks(_u: uPlot, ticks: number[], _axis: number, _space: number, incr: number): string[] {
+  let day = "";
+  return ticks.map((t) => {
+    const iso = new Date(t * 1000).toISOString();
+    const d = iso.slice(5, 10);
+    const label = incr >= 86400 ? d : d !== day ? `${d} ${iso.slice(11, 16)}` : iso.slice(11, 16);
+    day = d;
+    return label;
+  });
+}
+
+// A y scale from zero: a stack of money starts at none.
+export const fromZero = (_u: uPlot, _min: number, max: number): uPlot.Range.MinMax =>
+  uPlot.rangeNum(0, max > 0 ? max : 1, 0.1, true);
+
+// `suffix` follows each value in the legend ("/h" for rates).
+export function stackedChart(el: HTMLElement, xs: number[], stacks: Stack[], yLabel: string, suffix = ""): uPlot {
   const sums: number[][] = [];
   let running = xs.map(() => 0);
   for (const s of stacks) {
@@ -32,10 +50,10 @@ export function stackedChart(el: HTMLElement, xs: number[], stacks: Stack[], yLa
   const opts: uPlot.Options = {
     width: width(),
     height: 300,
-    scales: { x: { time: true } },
+    scales: { x: { time: true }, y: { range: fromZero } },
     tzDate: utc,
     axes: [
-      { stroke: "#4b5563" },
+      { stroke: "#4b5563", space: 90, values: utcTicks },
       { stroke: "#4b5563", size: 70, label: yLabel, values: (_u, ticks) => ticks.map((t) => money(t).replace(/\.00$/, "")) },
     ],
     legend: { live: true },
@@ -48,7 +66,7 @@ export function stackedChart(el: HTMLElement, xs: number[], stacks: Stack[], yLa
         width: 1,
         points: { show: false },
         value: (_u: uPlot, _v: number, _s: number, idx: number | null) =>
-          idx == null ? "" : money(stacks[i].values[idx]),
+          idx == null ? "" : money(stacks[i].values[idx]) + suffix,
       })),
     ],
   };

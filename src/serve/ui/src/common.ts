@@ -38,6 +38,12 @@ export function dimensionLabel(d: string): string {
   return DIMENSIONS.find((x) => x[0] === d)?.[1] ?? d;
 }
 
+// The same inside a sentence: "team", "GPU model", "MIG profile" (an acronym keeps its case).
+export function dimensionWords(d: string): string {
+  const label = dimensionLabel(d);
+  return /^[A-Z]{2}/.test(label) ? label : label.charAt(0).toLowerCase() + label.slice(1);
+}
+
 // The value of a row's group: its dimension values joined, "idle capacity" for an idle row.
 export function groupName(r: ReportRow, by: string[]): string {
   const v = by.map((d) => r[d]).filter((x) => x !== undefined && x !== null && x !== "");
@@ -45,7 +51,8 @@ export function groupName(r: ReportRow, by: string[]): string {
     const cap = v.filter((x) => x !== "__idle__");
     return cap.length ? cap.join(" / ") + " (idle)" : "idle capacity";
   }
-  return v.join(" / ") || "(none)";
+  // A dimension a holder has no value for (a whole GPU's MIG profile, an absent label).
+  return v.map((x) => (x === "__unallocated__" ? "(none)" : x)).join(" / ") || "(none)";
 }
 
 export function isIdle(r: ReportRow, by: string[]): boolean {

@@ -57,7 +57,9 @@ export function download(name: string, text: string, type = "text/csv"): void {
   setTimeout(() => URL.revokeObjectURL(url), 0);
 }
 
-// "2025-10-01T00:00:00Z" → "2025-10-01 00:00" (UTC, as the API's windows).
+// "2025-10-01T00:00:00Z" → "2025-10-01 00:00" (UTC, as the API's windows); seconds where there
+// are some ("2025-10-01 00:00:30": a 30 s step's bounds).
 export function instant(iso: string): string {
-  return iso.replace("T", " ").replace(/:00Z$|Z$/, "").slice(0, 16);
+  const t = iso.replace("T", " ").replace(/(\.\d+)?Z$/, "");
+  return t.endsWith(":00") ? t.slice(0, 16) : t.slice(0, 19);
 }

@@ -2,7 +2,7 @@
 // their GPU-hours, money and how they were measured; a chosen group shows its allocated and
 // effective cost and utilization over time. The path is the URL's team=, namespace=, workload=.
 import uPlot from "uplot";
-import { utc } from "../chart";
+import { utc, utcTicks } from "../chart";
 import { LedgerInfo, report, ReportRow } from "../api";
 import { clusterControl, clusterParam, groupName, measuredAs, moneyColumns, reportHoursWords } from "../common";
 import { h, kpi, message, present, table, windowControls } from "../dom";
@@ -12,6 +12,12 @@ import { chartStep, resolve, windowParam } from "../window";
 
 const LEVELS = ["team", "namespace", "workload", "pod"];
 
+// A bucket's money as USD per hour: the window's last bucket is often shorter than the others.
+function perHour(r: ReportRow, usd: number | null): number | null {
+  const h = (Date.parse(r.end ?? r.start!) - Date.parse(r.start!)) / 3.6e6;
+  return usd === null || !(h > 0) ? null : usd / h;
+}
+
 function utilizationChart(el: HTMLElement, rows: ReportRow[]): void {
   const xs = rows.map((r) => Date.parse(r.start!) / 1000);
   const width = () => Math.max(280, el.clientWidth - 2);
@@ -20,17 +26,17 @@ function utilizationChart(el: HTMLElement, rows: ReportRow[]): void {
     scales: { x: { time: true }, pct: { range: [0, 100] } },
     tzDate: utc,
     axes: [
-      { stroke: "#4b5563" },
-      { stroke: "#4b5563", size: 70, values: (_u, ticks) => ticks.map((t) => money(t).replace(/\.00$/, "")) },
+      { stroke: "#4b5563", space: 90, values: utcTicks },
+      { stroke: "#4b5563", size: 70, label: "USD per hour", values: (_u, ticks) => ticks.map((t) => money(t).replace(/\.00$/, "")) },
       { scale: "pct", side: 1, stroke: "#4b5563", values: (_u, ticks) => ticks.map((t) => t + "%"), grid: { show: false } },
     ],
     series: [
       { label: "time (UTC)", value: (_u, v) => (v == null ? "" : new Date(v * 1000).toISOString().slice(0, 16).replace("T", " ")) },
-      { label: "allocated", stroke: "#2563eb", fill: "#2563eb33", points: { show: false }, value: (_u, v) => money(v) },
-      { label: "effective", stroke: "#059669", fill: "#05966944", points: { show: false }, value: (_u, v) => money(v) },
+      { label: "allocated", stroke: "#2563eb", fill: "#2563eb33", points: { show: false }, value: (_u, v) => (v == null ? "–" : money(v) + "/h") },
+      { label: "effective", stroke: "#059669", fill: "#05966944", points: { show: false }, value: (_u, v) => (v == null ? "–" : money(v) + "/h") },
       { label: "utilization", stroke: "#d97706", scale: "pct", points: { show: false }, value: (_u, v) => (v == null ? "–" : v.toFixed(1) + "%") },
     ],
-  }, [xs, rows.map((r) => r.allocated_usd), rows.map((r) => r.effective_usd),
+  }, [xs, rows.map((r) => perHour(r, r.allocated_usd)), rows.map((r) => perHour(r, r.effective_usd)),
     rows.map((r) => (r.utilization === null ? null : r.utilization * 100))] as uPlot.AlignedData, el);
   new ResizeObserver(() => chart.setSize({ width: width(), height: 240 })).observe(el);
 }

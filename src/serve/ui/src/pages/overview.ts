@@ -3,7 +3,7 @@
 // the table of groups.
 import { LedgerInfo, report, ReportRow } from "../api";
 import { IDLE_COLOR, PALETTE, Stack, stackedChart } from "../chart";
-import { clusterControl, clusterParam, DIMENSIONS, dimensionLabel, groupName, isIdle, moneyColumns, reportHoursWords } from "../common";
+import { clusterControl, clusterParam, DIMENSIONS, dimensionLabel, dimensionWords, groupName, isIdle, moneyColumns, reportHoursWords } from "../common";
 import { h, kpi, message, select, table, windowControls } from "../dom";
 import { hours, instant, money, percent } from "../format";
 import { href, update } from "../state";
@@ -48,11 +48,14 @@ export async function overview(main: HTMLElement, info: LedgerInfo, params: URLS
   for (const r of series.rows) {
     if (!index.has(r.start!)) { index.set(r.start!, xs.length); xs.push(Date.parse(r.start!) / 1000); }
   }
+  // Each bucket's money as a rate (USD per hour): the last bucket of a window is often shorter
+  // than the others, and its money alone would draw as a drop that is not there.
   const band = (label: string, color: string, pick: (r: ReportRow) => number | null): Stack => {
     const values = xs.map(() => 0);
     for (const r of series.rows) {
       const v = pick(r);
-      if (v !== null) values[index.get(r.start!)!] += v;
+      const hoursOf = (Date.parse(r.end ?? r.start!) - Date.parse(r.start!)) / 3.6e6;
+      if (v !== null && hoursOf > 0) values[index.get(r.start!)!] += v / hoursOf;
     }
     return { label, color, values };
   };
@@ -87,14 +90,14 @@ export async function overview(main: HTMLElement, info: LedgerInfo, params: URLS
       kpi("Unmeasured " + words.short, hours(t.unmeasured_gpu_hours), "unmeasured_gpu_hours")),
     h("p", { class: "change", "data-change": "" }, change(t.cost_usd, before?.totals.cost_usd ?? null),
       t.prices_known ? "" : " · some capacity had no price: its hours are in no figure"),
-    h("section", { class: "card" }, h("h2", {}, `Cost per ${dimensionLabel(by).toLowerCase()} over time`), chartBox),
-    table(`By ${dimensionLabel(by).toLowerCase()}`, `cost-by-${by}`,
+    h("section", { class: "card" }, h("h2", {}, `Cost per ${dimensionWords(by)} over time`), chartBox),
+    table(`By ${dimensionWords(by)}`, `cost-by-${by}`,
       [{ label: dimensionLabel(by), key: by, text: (r: ReportRow) => groupName(r, [by]), raw: (r: ReportRow) => (r[by] as string) ?? "", link: drill },
         ...moneyColumns(words)],
       acc.rows, { ...t, [by]: "total" } as ReportRow),
   );
   const per = step >= 3600 ? step / 3600 + " h" : step >= 60 ? step / 60 + " min" : step + " s";
-  if (xs.length > 1) stackedChart(chartBox, xs, stacks, "USD per " + per);
+  if (xs.length > 1) stackedChart(chartBox, xs, stacks, `USD per hour, in ${per} buckets`, "/h");
   else if (xs.length === 1) chartBox.append(message("One step of data in this window so far: the chart draws from the second."));
   else chartBox.append(message("No steps in this window."));
 }
