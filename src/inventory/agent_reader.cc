@@ -30,13 +30,13 @@ bool AgentReader::GpuKey(const SampleView& s, const std::string& source, Diagnos
   key.node = std::string(ExporterLabel(s, "node"));
   key.uuid = LabelString(s, "gpu_uuid");
   if (key.node.empty() || key.uuid.empty()) {
-    diag.Warn(StrCat("agent-no-node:", s.name), source, s.line,
+    diag.Warn(StrCat("agent-no-node:", s.name), source, s,
               StrCat(s.name, " without a node or gpu_uuid label; ignored"));
     return false;
   }
   const std::string_view gi = LabelValue(s, "gpu_instance_id");
   if (!IndexLabel(gi, key.gpu_instance_id)) {
-    diag.Warn(StrCat("agent-bad-label:", s.name), source, s.line,
+    diag.Warn(StrCat("agent-bad-label:", s.name), source, s,
               StrCat(s.name, ": gpu_instance_id \"", gi, "\" is not a GPU instance id; ignored"));
     return false;
   }
@@ -117,14 +117,14 @@ bool AgentReader::OnSample(const SampleView& s, int64_t t_ms, const std::string&
     }
     const std::string_view gi = LabelValue(s, "gpu_instance_id");
     if (key.node.empty() || key.pod.empty() || key.gpu_uuid.empty()) {
-      diag.Warn("agent-assignment-incomplete", source, s.line,
+      diag.Warn("agent-assignment-incomplete", source, s,
                 "gpucost_agent_device_assignment without node, pod or gpu_uuid; ignored");
       return true;
     }
     if (!IndexLabel(gi, key.gpu_instance_id) || !IndexLabel(replica, key.replica)) {
-      diag.Warn("agent-bad-label:gpucost_agent_device_assignment", source, s.line,
-                StrCat("gpucost_agent_device_assignment: gpu_instance_id \"", gi, "\" or replica \"",
-                       replica, "\" is not a number; ignored"));
+      diag.Warn("agent-bad-label:gpucost_agent_device_assignment", source, s,
+                StrCat("gpucost_agent_device_assignment: gpu_instance_id \"", gi,
+                       "\" or replica \"", replica, "\" is not a number; ignored"));
       return true;
     }
     if (s.value < 0.5) return true;  // not held

@@ -122,7 +122,7 @@ double UsageValue(double v) { return IsDcgmBlank(v) ? std::nan("") : v; }
 // would make the holder's whole allocation waste), with a warning naming where.
 double CheckedUsageValue(const SampleView& s, const std::string& source, Diagnostics& diag) {
   if (!(s.value < 0)) return UsageValue(s.value);
-  diag.Warn("negative-usage", source, s.line,
+  diag.Warn("negative-usage", source, s,
             StrCat(s.name, " is negative (", s.value, "); read as no sample (unmeasured)"));
   return std::nan("");
 }
@@ -188,8 +188,9 @@ bool DcgmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& 
   dev.host = HostOf(s);
   dev.uuid = std::move(uuid);
   if (dev.host.empty()) {
-    diag.Warn("dcgm-no-host", source, s.line,
-              StrCat("dcgm series of ", dev.uuid, " has no Hostname/hostname/instance label; its "
+    diag.Warn("dcgm-no-host", source, s,
+              StrCat("dcgm series of ", dev.uuid,
+                     " has no Hostname/hostname/instance label; its "
                      "GPU is placed on a node named after the UUID"));
     dev.host = dev.uuid;
   }

@@ -1,6 +1,9 @@
 #include "inventory/diagnostics.h"
 
 #include "core/strings.h"
+#include "core/time.h"
+#include "ingest/exposition.h"
+#include "inventory/sample_labels.h"
 
 namespace gpucost {
 
@@ -22,6 +25,18 @@ void Diagnostics::Warn(const std::string& kind, std::string source, uint64_t lin
     return;
   }
   warnings_.push_back(InputWarning{std::move(source), line, std::move(message), 1});
+}
+
+void Diagnostics::Warn(const std::string& kind, std::string source, const SampleView& s,
+                       std::string message) {
+  if (s.line == 0 && !by_kind_.contains(kind)) {
+    message +=
+        StrCat(" (", SeriesText(s),
+               s.has_timestamp ? StrCat(" at ", FormatRfc3339(InstantFromUnixMs(s.timestamp_ms)))
+                               : std::string(),
+               ")");
+  }
+  Warn(kind, std::move(source), s.line, std::move(message));
 }
 
 }  // namespace gpucost

@@ -10,6 +10,8 @@
 
 namespace gpucost {
 
+struct SampleView;
+
 struct InputWarning {
   std::string source;  // file name, "<string>", or "" for whole-input findings
   uint64_t line = 0;   // 0 when not tied to a line
@@ -24,6 +26,9 @@ class Diagnostics {
   // `kind` groups repeats: the first warning of a kind is kept, later ones only counted.
   void Warn(const std::string& kind, std::string source, uint64_t line, std::string message);
   void Warn(std::string message) { Warn(message, "", 0, message); }
+  // A sample's warning: in a file its line says where; from a source without lines (a
+  // Prometheus-compatible store, the query API) the series and the sample's time are added.
+  void Warn(const std::string& kind, std::string source, const SampleView& s, std::string message);
   const std::vector<InputWarning>& warnings() const { return warnings_; }
 
  private:

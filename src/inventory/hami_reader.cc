@@ -49,7 +49,7 @@ bool HamiReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& 
     HamiGpuKey key{cluster.empty() ? default_cluster_ : std::string(cluster),
                    std::string(ExporterLabel(s, n.node)), LabelString(s, n.uuid)};
     if (key.node.empty() || key.uuid.empty()) {
-      diag.Warn(StrCat("hami-no-node:", name), source, s.line,
+      diag.Warn(StrCat("hami-no-node:", name), source, s,
                 StrCat(name, " without a ", n.node, " or ", n.uuid, " label; ignored"));
       return true;
     }
@@ -67,7 +67,7 @@ bool HamiReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& 
                        std::string(ExporterLabel(s, n.ns)), std::string(ExporterLabel(s, n.pod)),
                        std::string(ExporterLabel(s, n.container)), LabelString(s, n.uuid)};
   if (key.namespace_name.empty() || key.pod.empty() || key.container.empty() || key.uuid.empty()) {
-    diag.Warn(StrCat("hami-incomplete:", name), source, s.line,
+    diag.Warn(StrCat("hami-incomplete:", name), source, s,
               StrCat(name, " without ", n.ns, ", ", n.pod, ", ", n.container, " or ", n.uuid,
                      "; ignored"));
     return true;

@@ -52,14 +52,14 @@ void InventoryBuilder::OnSample(const SampleView& sample) {
   int64_t t_ms = sample.timestamp_ms;
   if (!sample.has_timestamp) {
     if (!options_.untimestamped_at) {
-      diag_.Warn("no-timestamp", source_, sample.line,
+      diag_.Warn("no-timestamp", source_, sample,
                  "sample without a timestamp skipped (give the scrape time to use such input)");
       return;
     }
     t_ms = UnixMs(*options_.untimestamped_at);
   }
   if (options_.plausible_times && !options_.plausible_times->Contains(InstantFromUnixMs(t_ms))) {
-    diag_.Warn("implausible-time", source_, sample.line,
+    diag_.Warn("implausible-time", source_, sample,
                StrCat(sample.name, " is timestamped ", FormatRfc3339(InstantFromUnixMs(t_ms)),
                       ", outside ", FormatRfc3339(options_.plausible_times->start), " to ",
                       FormatRfc3339(options_.plausible_times->end),

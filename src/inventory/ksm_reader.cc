@@ -89,7 +89,7 @@ bool KsmReader::ValidQuantity(const Resolved& r, const SampleView& s, const std:
   // NaN, infinite or negative: no amount of a device, nor a phase's 0 or 1. The sample is
   // skipped, so the series' neighbouring samples stand for its time as for any missed scrape.
   if (r.what == Resolved::Do::kNode) {
-    diag.Warn(StrCat("bad-quantity:", s.name), source, s.line,
+    diag.Warn(StrCat("bad-quantity:", s.name), source, s,
               StrCat(s.name, " of node ", LabelValue(s, "node"), " (", LabelValue(s, "resource"),
                      ") is ", s.value,
                      s.value > r.max_value
@@ -98,7 +98,7 @@ bool KsmReader::ValidQuantity(const Resolved& r, const SampleView& s, const std:
                      "; sample skipped"));
   } else {
     diag.Warn(
-        r.flag ? StrCat("bad-flag:", s.name) : std::string("bad-quantity"), source, s.line,
+        r.flag ? StrCat("bad-flag:", s.name) : std::string("bad-quantity"), source, s,
         StrCat(s.name, " of pod ", LabelValue(s, "namespace"), "/", LabelValue(s, "pod"), " is ",
                s.value, r.flag ? ", not 0 or 1" : ", not a device count", "; sample skipped"));
   }
@@ -148,7 +148,7 @@ void KsmReader::Apply(const Resolved& r, int64_t t_ms, const SampleView& s,
             !SameSampleValue(*r.capacity, value)) {
           diag.Warn(StrCat("capacity-change:", Cluster(s), "/", LabelValue(s, "node"), "/",
                            LabelValue(s, "resource")),
-                    source, s.line,
+                    source, s,
                     StrCat("node ", LabelValue(s, "node"), ": ", LabelValue(s, "resource"),
                            " capacity changed from ", *r.capacity, " to ", value,
                            "; the node's latest capacity stands for the whole window"));
@@ -169,7 +169,7 @@ KsmReader::Resolved KsmReader::Resolve(const SampleView& s, const std::string& s
     const ResourceName rn = device_classes_.Resolve(Cluster(s), LabelValue(s, "resource"));
     if (rn.kind == ResourceKind::kNotGpu) return r;
     if (rn.kind == ResourceKind::kUnknownGpu) {
-      diag.Warn(StrCat("unknown-resource:", rn.canonical), source, s.line,
+      diag.Warn(StrCat("unknown-resource:", rn.canonical), source, s,
                 StrCat("unknown GPU-like resource \"", rn.canonical, "\" in ", name, "; ignored"));
       r.remember = false;
       return r;
