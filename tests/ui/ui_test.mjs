@@ -215,6 +215,9 @@ try {
   await page.select("#window", "24h");
   await settled();
   check(page.url().includes("window=24h"), "window= in the URL");
+  // The other pages open with the window chosen here.
+  equal(await page.$eval("nav a[data-page=drill]", (a) => a.getAttribute("href")), "#/drill?window=24h",
+    "the navigation keeps the window");
   const w24 = await page.$eval("[data-window]", (e) => e.dataset.window);
   check(w24 !== w, "the 24 h window differs from the whole span");
   const day = await api("/api/v1/report", { window: w24, by: "namespace" });

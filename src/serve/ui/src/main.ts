@@ -37,7 +37,11 @@ async function render(): Promise<void> {
   const me = ++rendering;
   const main = document.getElementById("main")!;
   const route = current();
+  // The pages keep the window and the clusters chosen on one page when another is opened.
+  const kept: Record<string, string> = {};
+  for (const k of ["window", "from", "to", "cluster"]) kept[k] = route.params.get(k) ?? "";
   for (const a of document.querySelectorAll<HTMLAnchorElement>("nav a[data-page]")) {
+    a.href = href(a.dataset.page!, kept);
     if (a.dataset.page === route.page) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
   }

@@ -26,7 +26,7 @@ export async function alertsPage(main: HTMLElement, info: LedgerInfo, params: UR
       h("p", { class: "window", "data-window": windowParam(w) }, instant(r.window.start), " – ", instant(r.as_of), " UTC")),
     h("div", { class: "controls" }, windowControls(params, w), clusterControl(info, params)),
     h("p", { "data-firing": String(r.firing) },
-      r.firing === 0 ? "No alert fires over this window." : `${r.firing} alerts fire at the newest data.`),
+      r.firing === 0 ? "No alert fires over this window." : `${r.firing} ${r.firing === 1 ? "alert fires" : "alerts fire"} at the newest data.`),
     table("Firing", "alerts", [
       { label: "Severity", key: "severity", text: (a: Alert) => a.severity },
       { label: "Alert", key: "alertname", text: (a: Alert) => a.alertname },
