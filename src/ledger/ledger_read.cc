@@ -280,6 +280,15 @@ Result<LedgerWindow> Ledger::ReadSnapshot(std::optional<Window> window,
       }
       name(unit_id, holder_id);
       CostRecord r;
+      if ((start_ms - origin) % step_ms != 0) {
+        // Steps of two grids (written before writes kept to one grid, off each other): a
+        // reader that goes by steps would put two of them in one.
+        return Status::InvalidArgument(StrCat(
+            path_, ": the window holds steps on two grids (one starts at ",
+            FormatRfc3339(InstantFromUnixMs(start_ms)), ", off the grid of its first step at ",
+            FormatRfc3339(InstantFromUnixMs(first)),
+            "): write the window again on one grid (docs/ledger.md, \"One grid of steps\")"));
+      }
       r.step = (start_ms - origin) / step_ms;
       r.unit = static_cast<UnitIndex>(unit_id);  // ledger ids for now, remapped below
       r.holder = holder_id == 0 ? kNoIndex : static_cast<HolderIndex>(holder_id);

@@ -16,6 +16,7 @@
 #include <fstream>
 
 #include "core/money.h"
+#include "core/strings.h"
 #include "ledger/ledger_sink.h"
 #include "ledger/ledger_test_util.h"
 #include "ledger/migrations.h"
@@ -214,6 +215,38 @@ TEST_P(LedgerTest, AWindowOffTheGridOfStepsIsRefusedToWriteAndToEndAReadIn) {
   EXPECT_TRUE(l.Read(Window{At(0), At(3600)}).ok());
   const Result<LedgerWindow> beyond = l.Read(Window{At(0), At(99999)});
   EXPECT_TRUE(beyond.ok()) << beyond.status().ToString();
+}
+
+// A ledger written before writes kept to one grid may hold steps of two grids: a read over both
+// is refused (a reader going by steps would put two in one) and says what to do.
+TEST_P(LedgerTest, AReadOverStepsOfTwoGridsIsRefused) {
+  const auto run = Attributed();
+  const std::string target = NewTarget("g");
+  {
+    auto ledger = Ledger::Open(target);
+    ASSERT_TRUE(ledger.ok());
+    ASSERT_TRUE(
+        (*ledger)
+            ->Write(run->b.inventory, run->options.window, run->options.step, run->sink.records)
+            .ok());
+  }
+  {
+    // The second hour's steps, 30 s later: as an off-grid write used to leave them.
+    auto db = OpenDatabase(target);
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    ASSERT_TRUE((*db)
+                    ->Exec(StrCat("UPDATE cost_records SET step_start_ms = step_start_ms + 30000 "
+                                  "WHERE step_start_ms >= ",
+                                  UnixMs(At(3600))))
+                    .ok());
+  }
+  auto ledger = Ledger::Open(target);
+  ASSERT_TRUE(ledger.ok());
+  const Result<LedgerWindow> both = (*ledger)->Read(std::nullopt);
+  ASSERT_FALSE(both.ok());
+  EXPECT_NE(both.status().ToString().find("steps on two grids"), std::string::npos)
+      << both.status().ToString();
+  EXPECT_TRUE((*ledger)->Read(Window{At(0), At(3600)}).ok());
 }
 
 // Known allocated money of the holders' records and of the idle ones.
