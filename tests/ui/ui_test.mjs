@@ -233,6 +233,13 @@ try {
   await go(`#/overview?from=${offFrom}&to=${info.window.end}`);
   equal(await page.$eval("[data-window]", (e) => e.dataset.window), info.window.start + "," + info.window.end,
     "a custom range off the steps is taken to the steps it touches");
+  // A window the page cannot use shows the default, says so, and the picker shows what is shown.
+  await go("#/overview?window=bogus");
+  equal(await page.$eval("#window", (e) => e.value), "7d", "an unknown window name shows the last 7 days");
+  check((await text(".window-note")).includes('No window named "bogus"'), "and says so");
+  await go("#/overview?from=2099-01-01T00:00:00Z&to=2099-01-02T00:00:00Z");
+  equal(await page.$eval("#window", (e) => e.value), "7d", "a range without data shows the last 7 days");
+  check((await text(".window-note")).includes("holds none of the ledger's data"), "and says so");
 
   phase("drill-down");
   // Drill-down: team → namespace → workload, each level the API's rows for its path.

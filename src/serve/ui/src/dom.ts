@@ -61,9 +61,11 @@ export function kpi(label: string, value: string, id: string, title = "", cls = 
 }
 
 // The window presets and a custom range, written to the URL.
-export function windowControls(params: URLSearchParams, w: { start: string; end: string }): HTMLElement {
-  const custom = params.has("from") && params.has("to");
-  const preset = custom ? "custom" : params.get("window") ?? "7d";
+export function windowControls(params: URLSearchParams, w: { start: string; end: string; note?: string }): HTMLElement {
+  const custom = params.has("from") && params.has("to") && !w.note;
+  // The preset the page shows: one the URL names, else the default it fell back to.
+  const named = params.get("window");
+  const preset = custom ? "custom" : PRESETS.some(([v]) => v === named) ? named! : "7d";
   const select = h("select", {
     id: "window", onchange: (e: Event) => {
       const v = (e.target as HTMLSelectElement).value;
@@ -81,7 +83,8 @@ export function windowControls(params: URLSearchParams, w: { start: string; end:
   }, "Apply");
   return h("div", { class: "control" },
     h("label", { for: "window" }, "Window"), select,
-    custom ? h("span", { class: "range" }, from, "–", to, apply) : null);
+    custom ? h("span", { class: "range" }, from, "–", to, " UTC ", apply) : null,
+    w.note ? h("span", { class: "window-note", role: "status" }, w.note) : null);
 }
 
 export function select(id: string, label: string, value: string, options: [string, string][],

@@ -16,9 +16,15 @@ function iso(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
+// A page's window; `note` says why it is not the one the URL asked for.
+export interface ResolvedWindow extends Window {
+  note?: string;
+}
+
 // The window `params` name (window=24h|7d|30d|all, or from= and to= as RFC 3339), within the
-// ledger's; null when the ledger is empty.
-export function resolve(info: LedgerInfo, params: URLSearchParams): Window | null {
+// ledger's; null when the ledger is empty. A range or preset it cannot use (no data of the ledger
+// in it, a name it does not know) gives the default, with a note that says so.
+export function resolve(info: LedgerInfo, params: URLSearchParams): ResolvedWindow | null {
   if (!info.window) return null;
   const lo = Date.parse(info.window.start);
   const hi = Date.parse(info.window.end);
@@ -32,14 +38,18 @@ export function resolve(info: LedgerInfo, params: URLSearchParams): Window | nul
     const b = Math.min(hi, lo + Math.ceil((Date.parse(to) - lo) / stepMs) * stepMs);
     if (b > a) return { start: iso(a), end: iso(b) };
   }
-  const preset = PRESETS.find((p) => p[0] === (params.get("window") ?? "7d")) ?? PRESETS[1];
+  let note: string | undefined;
+  if (from || to) note = `The range asked for holds none of the ledger's data (${info.window.start} to ${info.window.end}): the last 7 days are shown.`;
+  const named = PRESETS.find((p) => p[0] === (params.get("window") ?? "7d"));
+  if (!named && !note) note = `No window named "${params.get("window")}": the last 7 days are shown.`;
+  const preset = (from || to) ? PRESETS[1] : named ?? PRESETS[1];
   const DAY = 86400 * 1000;
   const days = preset[2] % 86400 === 0 && preset[2] > 0 ? preset[2] / 86400 : 0;
   // Whole days: from the midnight (UTC) days - 1 days before the newest data's day.
   const counted = days > 0 ? Math.floor((hi - 1) / DAY) * DAY - (days - 1) * DAY : hi - preset[2] * 1000;
   const start = preset[2] === 0 ? lo : Math.max(lo, counted);
   const aligned = lo + Math.floor((start - lo) / stepMs) * stepMs;
-  return { start: iso(aligned), end: iso(hi) };
+  return { start: iso(aligned), end: iso(hi), note };
 }
 
 // An output step for about `buckets` points: a whole multiple of the ledger's step, rounded up
