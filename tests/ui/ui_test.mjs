@@ -302,6 +302,10 @@ try {
   await Promise.all([page.click(`table[data-table=chargeback-${month}] tbody th a`), settled()]);
   check(page.url().includes("team="), "the statement's team in the URL");
   equal(await text("[data-amount]"), money(cb[0].allocated_usd), "the statement's amount");
+  // The lines' and the workloads' total rows add up to the amount due.
+  const footTotals = await page.$$eval("table[data-table^=statement-] tfoot td[data-col=allocated_usd]", (es) => es.map((e) => e.textContent.trim()));
+  equal(JSON.stringify(footTotals), JSON.stringify([money(cb[0].allocated_usd), money(cb[0].allocated_usd)]),
+    "the statement tables' totals");
   await shot("chargeback");
   await accessible("chargeback");
 

@@ -71,6 +71,23 @@ export function moneyColumns(words: HoursWords = hoursWords([])): Column<ReportR
   ];
 }
 
+// The total row of a table of report rows: sums of the money and hours columns (null when every
+// row's is null: unknown, not $0), efficiency from the sums; `key` names it "total".
+export function totalRow(rows: ReportRow[], key: string): ReportRow {
+  const sum = (f: (r: ReportRow) => number | null | undefined): number | null => {
+    const v = rows.map(f).filter((x): x is number => x !== null && x !== undefined);
+    return v.length ? v.reduce((a, b) => a + b, 0) : null;
+  };
+  const allocated = sum((r) => r.allocated_usd);
+  const effective = sum((r) => r.effective_usd);
+  return {
+    [key]: "total", gpu_hours: sum((r) => r.gpu_hours) ?? 0, allocated_usd: allocated,
+    effective_usd: effective, waste_usd: sum((r) => r.waste_usd), idle_usd: sum((r) => r.idle_usd),
+    efficiency: allocated && effective !== null ? effective / allocated : null,
+    unmeasured_gpu_hours: sum((r) => r.unmeasured_gpu_hours) ?? 0,
+  } as unknown as ReportRow;
+}
+
 // How a row's utilization was measured (docs/report.md): every hour sampled, partly, none, or
 // split from a shared GPU's activity by shares.
 export function measuredAs(r: ReportRow): string {

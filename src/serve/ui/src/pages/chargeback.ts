@@ -2,7 +2,7 @@
 // GPU model and capacity type and its workloads — as a page to print or save as PDF, every table
 // as CSV.
 import { LedgerInfo, report, ReportRow } from "../api";
-import { clusterParam, groupName, hoursWords, moneyColumns, reportHoursWords } from "../common";
+import { clusterParam, groupName, hoursWords, moneyColumns, reportHoursWords, totalRow } from "../common";
 import { h, message, select, table } from "../dom";
 import { hours, money, percent } from "../format";
 import { href, update } from "../state";
@@ -52,7 +52,7 @@ export async function chargeback(main: HTMLElement, info: LedgerInfo, params: UR
         [{ label: "Team", key: "team", text: (x: ReportRow) => String(x.team),
           link: (x: ReportRow) => href("chargeback", { month, team: String(x.team), cluster: params.get("cluster") ?? "" }) },
           ...moneyColumns(reportHoursWords(r))],
-        teams),
+        teams, totalRow(teams, "team")),
       h("p", { class: "note" }, "Idle capacity nobody held this month: ",
         h("strong", { "data-idle": "" }, money(r.totals.idle_usd)), " · total cost ",
         h("strong", { "data-cost": "" }, money(r.totals.cost_usd))),
@@ -89,10 +89,10 @@ export async function chargeback(main: HTMLElement, info: LedgerInfo, params: UR
         `${hours(unpriced)} ${hoursWord} had no known price and are in no amount (docs/pricing.md)`) : null),
     table("Lines by GPU model and capacity type", `statement-${team}-${month}-lines`,
       [{ label: "GPU model", key: "gpu_model", text: (x: ReportRow) => groupName(x, ["gpu_model"]) },
-        { label: "Capacity", key: "capacity_type", text: (x: ReportRow) => String(x.capacity_type ?? "") },
-        ...moneyColumns(words)], l),
+        { label: "Capacity", key: "capacity_type", text: (x: ReportRow) => String(x.capacity_type ?? "").replace("_", "-"), raw: (x: ReportRow) => String(x.capacity_type ?? "") },
+        ...moneyColumns(words)], l, totalRow(l, "gpu_model")),
     table("Workloads", `statement-${team}-${month}-workloads`,
-      [{ label: "Workload", key: "workload", text: (x: ReportRow) => `${x.namespace}/${x.workload}` },
-        ...moneyColumns(words)], wl),
+      [{ label: "Workload", key: "workload", text: (x: ReportRow) => (x.namespace === undefined ? String(x.workload) : `${x.namespace}/${x.workload}`) },
+        ...moneyColumns(words)], wl, totalRow(wl, "workload")),
   );
 }
