@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 #include <span>
 #include <string_view>
@@ -91,6 +92,51 @@ Result<AttributionSummary> Attribute(const Inventory& inventory, const Usage& us
       std::vector<attribution::ClaimSpan> claims,
       attribution::PlaceHoldings(inventory, options, window, presence, warnings, &open_draws,
                                  &unplaced_request_gpu_hours));
+  // Holdings of units while they were not seen (a node gone, or its GPUs' series stopped, while
+  // its pods still ran): no evidence of the GPU, so nothing is charged; counted and said per node.
+  {
+    struct Absent {
+      double gpu_hours = 0;
+      int64_t first = INT64_MAX, last = INT64_MIN;
+    };
+    std::map<NodeIndex, Absent> absent;
+    // A pod's last phase sample holds for the staleness after its node's last one (a node removed
+    // with its pods): that edge, and the same before a unit is first seen, is no finding.
+    const int64_t edge = options.staleness.count();
+    for (const attribution::ClaimSpan& c : claims) {
+      int64_t at = c.span.start;
+      const std::vector<Span>& seen = presence[c.unit];
+      const auto add = [&](int64_t from, int64_t to) {
+        const bool after_seen =
+            std::any_of(seen.begin(), seen.end(), [from](const Span& p) { return p.end == from; });
+        const bool before_seen =
+            std::any_of(seen.begin(), seen.end(), [to](const Span& p) { return p.start == to; });
+        if (after_seen) from += edge;
+        if (before_seen) to -= edge;
+        if (to <= from) return;
+        Absent& a = absent[inventory.units[c.unit].node];
+        a.gpu_hours += c.share * Hours(Duration(to - from));
+        a.first = std::min(a.first, from);
+        a.last = std::max(a.last, to);
+      };
+      for (const Span& p : seen) {
+        if (p.end <= at) continue;
+        if (p.start >= c.span.end) break;
+        add(at, p.start);
+        at = std::max(at, p.end);
+      }
+      add(at, c.span.end);
+    }
+    for (const auto& [n, a] : absent) {
+      unplaced_request_gpu_hours += a.gpu_hours;
+      if (a.gpu_hours < 1.0 / 60) continue;  // slivers of a minute are the series' own edges
+      warnings.Add(StrCat("node ", inventory.nodes[n].name, ": pods held its GPUs for ",
+                          FormatDouble(std::round(a.gpu_hours * 100) / 100), " GPU-hours between ",
+                          FormatRfc3339(InstantFromUnixMs(a.first)), " and ",
+                          FormatRfc3339(InstantFromUnixMs(a.last)),
+                          " while its GPUs were not seen: nothing is charged for that time"));
+    }
+  }
   // Timelines are built and walked one physical GPU at a time, so the engine holds one GPU's
   // pieces at a time whatever the number of holdings.
   attribution::TimelineBuilder builder(inventory, std::move(claims), presence, warnings);

@@ -154,6 +154,39 @@ TEST(Attribute, RequestsNoUnitHoldsAreCountedInGpuHours) {
   EXPECT_EQ(s->warnings.size(), 4u);
 }
 
+// A pod that holds a GPU after the GPU is last seen (its node gone, its pods still reported
+// running) is charged nothing for that time; past the staleness the time is counted and said.
+TEST(Attribute, HoldingAGpuNotSeenIsChargedNothingAndSaid) {
+  ClusterBuilder b;
+  const NodeIndex n = b.AddNode("n1");
+  const UnitIndex g = b.AddWhole(n, "GPU-0");
+  b.inventory.units[g].present = {{At(0), At(1800)}};
+  const HolderIndex h = b.AddHolder("ml", "p");
+  b.HoldUnits(h, {g}, 0, 3600);
+  CollectSink sink;
+  auto s = Attribute(b.inventory, b.usage, ConstantPrice(1), Options(0, 3600), sink);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_NEAR(sink.Allocated(h), 0.5, 1e-9);  // the half hour it was seen
+  // 30 minutes unseen, the first 5 (the staleness) an edge of the series.
+  EXPECT_NEAR(s->unplaced_request_gpu_hours, 25.0 / 60, 1e-12);
+  ASSERT_EQ(s->warnings.size(), 1u);
+  EXPECT_NE(s->warnings[0].find("node n1: pods held its GPUs for 0.42 GPU-hours"),
+            std::string::npos)
+      << s->warnings[0];
+
+  // Held only within the staleness after it is last seen: no finding.
+  ClusterBuilder edge;
+  const NodeIndex n2 = edge.AddNode("n1");
+  const UnitIndex g2 = edge.AddWhole(n2, "GPU-0");
+  edge.inventory.units[g2].present = {{At(0), At(3300)}};
+  edge.HoldUnits(edge.AddHolder("ml", "p"), {g2}, 0, 3600);
+  CollectSink sink2;
+  auto s2 = Attribute(edge.inventory, edge.usage, ConstantPrice(1), Options(0, 3600), sink2);
+  ASSERT_TRUE(s2.ok());
+  EXPECT_EQ(s2->unplaced_request_gpu_hours, 0);
+  EXPECT_TRUE(s2->warnings.empty());
+}
+
 // A count past every unit of the node, up to one past 2^64 (which no size_t holds), holds all of
 // them with a warning: never a pod dropped with its GPUs charged to idle.
 TEST(Attribute, AHugeRequestHoldsEveryUnitAndWarns) {
