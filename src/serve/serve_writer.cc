@@ -288,6 +288,8 @@ Status ServeWriter::Resume() {
   }
   processed_ = through;
   unwatched_from_ = through;
+  GPUCOST_ASSIGN_OR_RETURN(const std::optional<int64_t> grid, ledger_.GridOffset(s_.step));
+  grid_offset_ = grid.value_or(0);
   // The draws of the pods running where the run before stopped: they keep their units.
   Result<std::vector<KeyedDraw>> draws = ledger_.OpenDraws(clusters_);
   if (draws.ok()) {
@@ -318,8 +320,7 @@ ServeWriter::Outcome ServeWriter::Cycle(Instant now, const std::function<bool()>
 }
 
 ServeWriter::Outcome ServeWriter::RunCycle(Instant now, const std::function<bool()>& stopping) {
-  const Instant end = AlignDown(now - s_.lag, s_.step);
-  Status ready = LearnClusters(end);
+  Status ready = LearnClusters(AlignDown(now - s_.lag, s_.step));
   // What failed, for the log: the source (learning its clusters), else the ledger (resuming).
   const char* failing = ready.ok() ? "reading the ledger" : "reading the source";
   if (ready.ok() && !HoldLease(now)) return {standing_by_, false};
@@ -330,6 +331,9 @@ ServeWriter::Outcome ServeWriter::RunCycle(Instant now, const std::function<bool
     return {false, false};
   }
   outages_.Worked("reading the ledger", now);
+  // On the ledger's grid of steps (docs/ledger.md, "One grid of steps"): the epoch's for a new
+  // ledger, else that of the steps written before, which a write off it would be refused.
+  const Instant end = GridFloor(now - s_.lag, s_.step, grid_offset_);
   Instant start = end - s_.interval;
   if (processed_) start = *processed_ - s_.grace;
   if (!processed_ || fresh_) {
@@ -337,7 +341,7 @@ ServeWriter::Outcome ServeWriter::RunCycle(Instant now, const std::function<bool
     start = processed_ ? std::min(start, first) : first;
   }
   if (s_.from && start < *s_.from) start = *s_.from;
-  start = AlignDown(start, s_.step);
+  start = GridFloor(start, s_.step, grid_offset_);
   bool caught_up = true;
   // A long catch-up (a new ledger from --from, a restart after days) says how far it is.
   auto reported = std::chrono::steady_clock::now();

@@ -94,6 +94,7 @@ class ServeWriter {
   bool writing_ = false;               // it holds their writer lease
   bool standing_by_ = false;           // another serve holds it
   std::optional<Instant> processed_;
+  int64_t grid_offset_ = 0;  // where the ledger's steps start, past multiples of the step (Resume)
   bool resumed_ = false;
   bool fresh_ = false;  // a cluster of serve's is new to the ledger: it starts at --from
   // Where serve stopped attributing steps as they closed (a restart, a failed cycle); cleared once

@@ -161,6 +161,40 @@ TEST(ServeGaps, CarriesHoldingsOverAHoleItDidNotWatchAndLeavesAWatchedOneEmpty) 
   }
 }
 
+// A ledger whose steps were written on another grid (a back-fill with --window 30 s past the
+// minute): serve goes on on that grid, rather than have every write refused as off it.
+TEST(ServeGaps, GoesOnOnTheGridOfTheStepsWrittenBefore) {
+  TempDir dir;
+  using std::chrono::minutes;
+  using std::chrono::seconds;
+  const Instant now = std::chrono::floor<minutes>(
+      std::chrono::time_point_cast<Duration>(std::chrono::system_clock::now()));
+  const Instant t0 = now - minutes(20);
+  const std::string input = (dir.path() / "sim.om").string();
+  const RunResult made =
+      RunShell(StrCat(kBinary, " simulate --nodes 1 --gpu-models a100-80gb:1 --sharing whole:1 ",
+                      "--namespaces 1 --seed 4 --scrape-interval 30s --window ", FormatRfc3339(t0),
+                      ",", FormatRfc3339(now), " --out ", input, " 2>&1"));
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  const std::string db = (dir.path() / "costs.db").string();
+  const Instant a = t0 + seconds(30);
+  const Instant b = a + minutes(10);
+  const RunResult wrote =
+      RunShell(StrCat(kBinary, " ledger write --input ", input, " --window ", FormatRfc3339(a), ",",
+                      FormatRfc3339(b), " ", db, " --price-per-gpu-hour 12 2>&1"));
+  ASSERT_EQ(wrote.exit_code, 0) << wrote.output;
+  EXPECT_EQ(ServeOnce(dir, db, input, ""), 0);
+  auto ledger = ledger::Ledger::Open(db);
+  ASSERT_TRUE(ledger.ok());
+  // One grid, and steps written past the back-fill by serve.
+  const Result<ledger::LedgerWindow> all = (*ledger)->Read(std::nullopt);
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  const Result<std::optional<Window>> span = (*ledger)->Span();
+  ASSERT_TRUE(span.ok() && span->has_value());
+  EXPECT_GT((*span)->end, b + minutes(2));
+  EXPECT_EQ(UnixMs((*span)->end) % 60'000, 30'000);
+}
+
 // A source whose data ended hours ago: serve back-fills from --from to now, and writes nothing for
 // the time after the data (no evidence that the nodes still exist, so no idle either); the ledger
 // holds what `report --input` says of the same window.
