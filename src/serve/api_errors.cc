@@ -1,7 +1,11 @@
 #include "serve/api_errors.h"
 
+#include <httplib.h>
+
 #include "core/redact.h"
+#include "core/strings.h"
 #include "ledger/ledger_types.h"
+#include "report/report_query.h"
 
 namespace gpucost::serve {
 
@@ -35,6 +39,20 @@ ApiError ApiErrorOf(const Status& s, std::string_view ledger) {
     default:
       return {500, "internal error: see the server's log"};
   }
+}
+
+void AnswerServerErrors(httplib::Server& server) {
+  server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return;
+    const std::string why =
+        res.status == 404   ? StrCat("no ", req.method, " ", req.path,
+                                     " here: the API is GET /api/v1/report, /api/v1/ledger, "
+                                       "/api/v1/fleet, /api/v1/alerts, /api/v1/recommendations, "
+                                       "/allocation, /metrics, /healthz and /readyz (docs/serve.md)")
+        : res.status == 414 ? std::string("the request's URI is too long")
+                            : StrCat("HTTP ", res.status);
+    res.set_content(JsonErrorBody(why), "application/json");
+  });
 }
 
 }  // namespace gpucost::serve

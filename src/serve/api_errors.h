@@ -13,6 +13,10 @@
 
 #include "core/status.h"
 
+namespace httplib {
+class Server;
+}
+
 namespace gpucost::serve {
 
 struct ApiError {
@@ -23,5 +27,9 @@ struct ApiError {
 // `ledger` is the ledger's target as given (a URI with its password, perhaps): where a message
 // names it, as given or masked, the client reads "the ledger".
 ApiError ApiErrorOf(const Status& s, std::string_view ledger);
+
+// Makes an answer the HTTP server gives on its own (no such path or method, a URI too long) a
+// JSON error that says why, as every other error is: never an empty body.
+void AnswerServerErrors(httplib::Server& server);
 
 }  // namespace gpucost::serve

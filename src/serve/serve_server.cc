@@ -55,19 +55,7 @@ struct Server::Impl {
         http_(std::move(http)),
         remote_(std::move(remote)) {
     ServeHttpSafely(*http_, kHttpMaxConnections, &listen_fd_);
-    // An answer the server gives on its own (no such path or method, a request too long) says
-    // why, as every other error does: never an empty body.
-    http_->set_error_handler([](const httplib::Request& req, httplib::Response& res) {
-      if (!res.body.empty()) return;
-      const std::string why =
-          res.status == 404   ? StrCat("no ", req.method, " ", req.path,
-                                       " here: the API is GET /api/v1/report, /api/v1/ledger, "
-                                         "/api/v1/fleet, /api/v1/alerts, /api/v1/recommendations, "
-                                         "/allocation, /metrics, /healthz and /readyz (docs/serve.md)")
-          : res.status == 414 ? std::string("the request's URI is too long")
-                              : StrCat("HTTP ", res.status);
-      res.set_content(JsonErrorBody(why), "application/json");
-    });
+    AnswerServerErrors(*http_);
     Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
       res.set_content("ok\n", "text/plain");
     });

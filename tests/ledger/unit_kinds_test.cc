@@ -39,6 +39,19 @@ std::string CaseInput(const std::string& name) {
   return std::string(GPUCOST_SOURCE_DIR) + "/tests/golden/cases/" + name + "/input";
 }
 
+// Runs `sql` on the SQLite file `db` as it is (an older schema made by hand); "" when it worked,
+// else SQLite's message.
+std::string ExecSqlite(const std::string& db, const char* sql) {
+  sqlite3* raw = nullptr;
+  if (sqlite3_open(db.c_str(), &raw) != SQLITE_OK) return "cannot open " + db;
+  char* error = nullptr;
+  const int rc = sqlite3_exec(raw, sql, nullptr, nullptr, &error);
+  std::string message = rc == SQLITE_OK ? "" : error != nullptr ? error : "failed";
+  sqlite3_free(error);
+  sqlite3_close(raw);
+  return message;
+}
+
 // A p4d.24xlarge (ml/train-0 on one A100) and an inf2.xlarge (ml/embed-0 on one NeuronCore)
 // written to a SQLite ledger, served read-only.
 class UnitKinds : public ::testing::Test {
@@ -234,8 +247,6 @@ TEST(UnitKindLedger, ASchema7LedgersTotalsGetTheUnitKindsOfTheirNodes) {
     for (const ledger::NodeIdleTotal& n : t->idle) idle_usd += n.idle_usd;
   }
   // The totals as schema 7 kept them: no unit kind, in the key or anywhere.
-  sqlite3* raw = nullptr;
-  ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
   const char* kToSchema7 = R"sql(
 CREATE TABLE h7 AS SELECT cluster, namespace, team, workload, workload_kind, gpu_model,
   capacity_type, allocated_usd, effective_usd, waste_usd, gpu_hours, unmeasured_gpu_hours
@@ -262,12 +273,7 @@ INSERT INTO idle_totals SELECT * FROM i7;
 DROP TABLE i7;
 UPDATE meta SET value = '7' WHERE key = 'schema_version';
 )sql";
-  char* error = nullptr;
-  const int rc = sqlite3_exec(raw, kToSchema7, nullptr, nullptr, &error);
-  const std::string message = error != nullptr ? error : "";
-  sqlite3_free(error);
-  sqlite3_close(raw);
-  ASSERT_EQ(rc, SQLITE_OK) << message;
+  ASSERT_EQ(ExecSqlite(db, kToSchema7), "");
 
   Result<std::unique_ptr<ledger::Ledger>> l = ledger::Ledger::Open(db);
   ASSERT_TRUE(l.ok()) << l.status().message();
@@ -301,19 +307,12 @@ TEST(UnitKindLedger, ASchema8LedgersTotalsGetTheirPricedHours) {
                                    CaseInput("neuron_and_gpu_by_unit_kind") + " --window " +
                                    kWindow + " --step 60s 2>&1");
   ASSERT_EQ(wrote.exit_code, 0) << wrote.output;
-  sqlite3* raw = nullptr;
-  ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
   const char* kToSchema8 = R"sql(
 ALTER TABLE holder_totals DROP COLUMN priced_gpu_hours;
 ALTER TABLE idle_totals DROP COLUMN priced_gpu_hours;
 UPDATE meta SET value = '8' WHERE key = 'schema_version';
 )sql";
-  char* error = nullptr;
-  const int rc = sqlite3_exec(raw, kToSchema8, nullptr, nullptr, &error);
-  const std::string message = error != nullptr ? error : "";
-  sqlite3_free(error);
-  sqlite3_close(raw);
-  ASSERT_EQ(rc, SQLITE_OK) << message;
+  ASSERT_EQ(ExecSqlite(db, kToSchema8), "");
 
   Result<std::unique_ptr<ledger::Ledger>> l = ledger::Ledger::Open(db);
   ASSERT_TRUE(l.ok()) << l.status().message();
