@@ -128,8 +128,10 @@ Result<LoadedInput> ServeWriter::LoadSource(Window w) {
 // A step without data (no record from the run, no sample in it) keeps what the ledger holds for
 // it: the source may no longer have what that came from. A run of such steps from where serve
 // stopped watching (unwatched_from_: a restart, a failed source or ledger) that data follows
-// again is a hole: once closed, each of its steps that holds nothing gets the holdings of the
-// step before, unmeasured (docs/serve.md, "Gaps").
+// again is a hole. When serve is the scraper (--scrape), the hole is its own downtime: once
+// closed, each of its steps that holds nothing gets the holdings of the step before, unmeasured
+// (docs/serve.md, "Gaps"). A file or a Prometheus keeps what happened while serve was away: a
+// hole there is the source's, warned and left empty, as `report` leaves it.
 Status ServeWriter::Attribute(Window w, Instant now, bool& ledger_failed) {
   ledger_failed = false;
   const size_t steps = static_cast<size_t>((w.end - w.start + s_.step - Duration(1)) / s_.step);
@@ -170,6 +172,14 @@ Status ServeWriter::Attribute(Window w, Instant now, bool& ledger_failed) {
     scan = ScanHoles(w.start, s_.step, data, hole_, unwatched_from_);
   }
   for (const Window& hole : scan.carry) {
+    if (!s_.scrape) {
+      // A file or a Prometheus is the record: what it lacks, `report` on it does not cost either.
+      LogWarn(StrCat("gpucost serve: the source has no data from ", FormatRfc3339(hole.start),
+                     " to ", FormatRfc3339(hole.end),
+                     ", which serve did not watch: nothing is costed there, as report on the "
+                     "same source costs nothing there"));
+      continue;
+    }
     ledger::WriteGaps carry{{{hole, true}}, 0};
     const Status written = ledger_.Write(Inventory{}, hole, s_.step, {}, &carry, Scope(now));
     ledger_failed = !written.ok();

@@ -1,12 +1,13 @@
 // `gpucost serve` over a hole in its source (docs/serve.md, "Gaps"): twenty minutes of a
-// simulated cluster's series are missing. Resuming a ledger it stopped writing before the hole,
-// serve gives each empty step of the hole the holdings of the step before, unmeasured, and counts
-// them on /metrics; attributing the same files as they come (a new ledger), it leaves the hole
-// empty: a source that had nothing while serve watched had nothing.
+// simulated cluster's series are missing. Where serve is the scraper (--scrape) and resumes a
+// ledger it stopped writing before the hole, the hole is its own downtime: each empty step gets
+// the holdings of the step before, unmeasured, counted on /metrics. From files (or a Prometheus)
+// the hole is the source's: left empty, as `report` and a serve that watched it leave it.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -48,30 +49,44 @@ void CutHole(const std::string& in, const std::string& out, Instant from, Instan
   }
 }
 
-// Serves `ledger` from `input` until a cycle caught up; gives gpucost_gap_steps_total.
-double ServeOnce(const TempDir& dir, const std::string& ledger, const std::string& input,
-                 const std::string& extra) {
+// Serves `ledger` from `source` (its flags: "--input FILE", "--scrape …") until a cycle caught up;
+// gives gpucost_gap_steps_total.
+double ServeOnce(const TempDir& dir, const std::string& ledger, const std::string& source) {
   const int port = FreePort();
   const std::string base = "http://127.0.0.1:" + std::to_string(port);
-  std::vector<std::string> args = {kBinary,
-                                   "serve",
-                                   "--ledger",
-                                   ledger,
-                                   "--input",
-                                   input,
-                                   "--price-per-gpu-hour",
-                                   "12",
-                                   "--interval",
-                                   "1s",
-                                   "--listen",
-                                   "127.0.0.1:" + std::to_string(port)};
-  std::istringstream words(extra);
+  std::vector<std::string> args = {
+      kBinary, "serve",      "--ledger", ledger,     "--price-per-gpu-hour",
+      "12",    "--interval", "1s",       "--listen", "127.0.0.1:" + std::to_string(port)};
+  std::istringstream words(source);
   for (std::string w; words >> w;) args.push_back(w);
   ChildProcess serve(args, (dir.path() / "serve.log").string());
   EXPECT_TRUE(WaitFor(base + "/readyz", 200, std::chrono::seconds(120))) << serve.Log();
   const double gaps = ValueOf(Get(base + "/metrics").body, "gpucost_gap_steps_total");
   EXPECT_EQ(serve.Terminate(), 0) << serve.Log();
   return gaps;
+}
+
+// Files an OpenMetrics file's samples into a scrape spool, as serve stores its scrapes: a file per
+// UTC minute, Prometheus text with millisecond timestamps.
+void FillSpool(const std::string& in, const std::filesystem::path& spool) {
+  std::filesystem::create_directories(spool);
+  std::ifstream src(in);
+  std::map<std::string, std::ofstream> files;
+  std::string line;
+  while (std::getline(src, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t cut = line.rfind(' ');
+    const int64_t ms = std::llround(std::stod(line.substr(cut + 1)) * 1000);
+    const std::string stamp =
+        FormatRfc3339(InstantFromUnixMs(ms - ms % 60'000));  // 2026-11-28T17:31:00Z
+    std::string name;
+    for (const char c : stamp.substr(0, 16)) {
+      if (c != '-' && c != ':') name += c;
+    }
+    std::ofstream& out = files[name];
+    if (!out.is_open()) out.open(spool / (name + "Z_source.prom"));
+    out << line.substr(0, cut) << ' ' << ms << '\n';
+  }
 }
 
 // Records per step (relative to `w.start`) of a ledger.
@@ -87,7 +102,31 @@ std::map<int64_t, std::vector<CostRecord>> ByStep(const std::string& target, Win
   return out;
 }
 
-TEST(ServeGaps, CarriesHoldingsOverAHoleItDidNotWatchAndLeavesAWatchedOneEmpty) {
+// A ledger with its first ten minutes (t0 to t0 + 10m) attributed, and where its writer stopped
+// recorded as serve records it.
+void StoppedAfterTenMinutes(const std::string& input, const std::string& target, Instant t0) {
+  using std::chrono::minutes;
+  const RunResult wrote = RunShell(StrCat(kBinary, " ledger write --input ", input, " --window ",
+                                          FormatRfc3339(t0), ",", FormatRfc3339(t0 + minutes(10)),
+                                          " ", target, " --price-per-gpu-hour 12 2>&1"));
+  ASSERT_EQ(wrote.exit_code, 0) << wrote.output;
+  auto ledger = ledger::Ledger::Open(target);
+  ASSERT_TRUE(ledger.ok());
+  Result<std::vector<ledger::ScopeState>> scopes = (*ledger)->Scopes();
+  ASSERT_TRUE(scopes.ok());
+  ASSERT_EQ(scopes->size(), 1u);
+  ledger::WriteScope scope;
+  scope.clusters = {(*scopes)[0].cluster};
+  ASSERT_TRUE((*ledger)->SetAttributedThrough(scope, t0 + minutes(10), {}).ok());
+}
+
+double AllocatedUsd(const std::vector<CostRecord>& records) {
+  double usd = 0;
+  for (const CostRecord& r : records) usd += r.allocated_usd;
+  return usd;
+}
+
+TEST(ServeGaps, CarriesHoldingsOverAHoleOnlyInItsOwnScrapesAndLeavesTheSourcesOwnEmpty) {
   TempDir dir;
   using std::chrono::minutes;
   const Instant now = std::chrono::floor<minutes>(
@@ -104,7 +143,7 @@ TEST(ServeGaps, CarriesHoldingsOverAHoleItDidNotWatchAndLeavesAWatchedOneEmpty) 
 
   // A new ledger attributes the files as they come: the hole stays empty.
   const std::string fresh = (dir.path() / "fresh.db").string();
-  EXPECT_EQ(ServeOnce(dir, fresh, holed, "--from " + FormatRfc3339(t0)), 0);
+  EXPECT_EQ(ServeOnce(dir, fresh, StrCat("--input ", holed, " --from ", FormatRfc3339(t0))), 0);
   const Window span{t0, now - minutes(3)};
   const auto watched = ByStep(fresh, span);
   std::set<int64_t> empty;
@@ -117,25 +156,26 @@ TEST(ServeGaps, CarriesHoldingsOverAHoleItDidNotWatchAndLeavesAWatchedOneEmpty) 
   EXPECT_LE(*empty.rbegin(), 29);
   ASSERT_TRUE(watched.count(*empty.begin() - 1));
 
-  // A ledger serve stopped writing at t0 + 10m (the first ten minutes attributed, and where it
-  // stopped recorded as serve records it): the hole gets the holdings of the step before it.
-  const std::string resumed = (dir.path() / "resumed.db").string();
-  const RunResult wrote =
-      RunShell(StrCat(kBinary, " ledger write --input ", holed, " --window ", FormatRfc3339(t0),
-                      ",", FormatRfc3339(t0 + minutes(10)), " ", resumed, " 2>&1"));
-  ASSERT_EQ(wrote.exit_code, 0) << wrote.output;
-  {
-    auto ledger = ledger::Ledger::Open(resumed);
-    ASSERT_TRUE(ledger.ok());
-    Result<std::vector<ledger::ScopeState>> scopes = (*ledger)->Scopes();
-    ASSERT_TRUE(scopes.ok());
-    ASSERT_EQ(scopes->size(), 1u);
-    ledger::WriteScope scope;
-    scope.clusters = {(*scopes)[0].cluster};
-    ASSERT_TRUE((*ledger)->SetAttributedThrough(scope, t0 + minutes(10), {}).ok());
+  // Resuming a ledger stopped at t0 + 10m from the same files: the files are the record, and the
+  // hole stays as empty as `report` on them leaves it. Every step costs what the new ledger's does.
+  const std::string from_files = (dir.path() / "from-files.db").string();
+  StoppedAfterTenMinutes(holed, from_files, t0);
+  EXPECT_EQ(ServeOnce(dir, from_files, "--input " + holed), 0);
+  const auto resumed = ByStep(from_files, span);
+  ASSERT_EQ(resumed.size(), watched.size());
+  for (const auto& [s, records] : watched) {
+    ASSERT_TRUE(resumed.count(s)) << "step " << s;
+    EXPECT_NEAR(AllocatedUsd(resumed.at(s)), AllocatedUsd(records), 1e-9) << "step " << s;
   }
-  EXPECT_EQ(ServeOnce(dir, resumed, holed, ""), static_cast<double>(empty.size()));
-  const auto carried = ByStep(resumed, span);
+
+  // serve as the scraper, resuming where it stopped: its spool has nothing of the hole because it
+  // was not there to scrape. The hole gets the holdings of the step before it, unmeasured.
+  const std::string scraped = (dir.path() / "scraped.db").string();
+  StoppedAfterTenMinutes(holed, scraped, t0);
+  FillSpool(holed, scraped + ".scrape");
+  const std::string gone = StrCat("http://127.0.0.1:", FreePort(), "/metrics");
+  EXPECT_EQ(ServeOnce(dir, scraped, "--scrape source=" + gone), static_cast<double>(empty.size()));
+  const auto carried = ByStep(scraped, span);
   const std::vector<CostRecord>& before = watched.at(*empty.begin() - 1);
   double held_before = 0;
   for (const CostRecord& r : before) held_before += r.is_idle() ? 0 : r.gpu_hours;
@@ -183,7 +223,7 @@ TEST(ServeGaps, GoesOnOnTheGridOfTheStepsWrittenBefore) {
       RunShell(StrCat(kBinary, " ledger write --input ", input, " --window ", FormatRfc3339(a), ",",
                       FormatRfc3339(b), " ", db, " --price-per-gpu-hour 12 2>&1"));
   ASSERT_EQ(wrote.exit_code, 0) << wrote.output;
-  EXPECT_EQ(ServeOnce(dir, db, input, ""), 0);
+  EXPECT_EQ(ServeOnce(dir, db, "--input " + input), 0);
   auto ledger = ledger::Ledger::Open(db);
   ASSERT_TRUE(ledger.ok());
   // One grid, and steps written past the back-fill by serve.
@@ -211,7 +251,7 @@ TEST(ServeGaps, WritesNothingPastTheEndOfItsSourcesData) {
       FormatRfc3339(t0), ",", FormatRfc3339(t0 + hours(1)), " --out ", file, " 2>&1"));
   ASSERT_EQ(made.exit_code, 0) << made.output;
   const std::string db = (dir.path() / "ledger.db").string();
-  ServeOnce(dir, db, file, "--from " + FormatRfc3339(t0));
+  ServeOnce(dir, db, StrCat("--input ", file, " --from ", FormatRfc3339(t0)));
   const Window w{t0, now};
   double ledger_usd = 0;
   int64_t last_step = -1;
