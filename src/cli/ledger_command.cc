@@ -126,8 +126,9 @@ Status Write(const LedgerWriteFlags& flags) {
     // give steps that a month, a day or another write starts on. The widening holds no sample, so
     // it costs nothing.
     GPUCOST_ASSIGN_OR_RETURN(const std::optional<int64_t> grid, l->GridOffset(settings.step));
-    settings.window = {GridFloor(settings.window.start, settings.step, grid.value_or(0)),
-                       GridCeil(settings.window.end, settings.step, grid.value_or(0))};
+    const Window span = input.timeline.span;
+    settings.window = {GridFloor(span.start, settings.step, grid.value_or(0)),
+                       GridCeil(span.end, settings.step, grid.value_or(0))};
   }
   const LoadedTimeline& timeline = input.timeline;
   ledger::LedgerSink sink(*l, timeline.inventory, settings.window, settings.step);

@@ -73,6 +73,8 @@ struct LoadedTimeline {
   Usage usage;
   Window span;    // first sample to last sample plus its series' scrape interval
   Window window;  // what the timelines are clipped to
+  // No window was asked for: `window` is the span's steps (LoadInput), and the data covers it.
+  bool window_from_data = false;
   std::vector<InputWarning> warnings;
   uint64_t samples = 0;       // samples read
   // With a window: its seconds with a sample of a series the timeline reads.

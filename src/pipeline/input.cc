@@ -344,6 +344,15 @@ Result<LoadedInput> LoadInput(const InputOptions& flags, std::optional<Window> w
                                LoadFiles(flags.inputs, topts, tap, flags.progress.wanted()));
     }
     if (timeline.samples == 0 || timeline.window.empty()) return NoTimeInFiles(timeline);
+    if (!window && step.count() > 0) {
+      // The data's own span, widened to whole steps on the epoch's grid (docs/report.md,
+      // "Window"): samples stamped a few seconds past the minute give the steps a ledger, a month
+      // or a day starts on, so every command and bucket splits the data at the same instants.
+      // The widening holds no sample, so it costs nothing.
+      timeline.window = {GridFloor(timeline.window.start, step),
+                         GridCeil(timeline.window.end, step)};
+      timeline.window_from_data = true;
+    }
   }
   if (flags.inputs.empty() && flags.prometheus.empty() && flags.kube.any()) {
     // The API alone: allocation without usage (every step unmeasured) unless Slurm adds some.

@@ -156,8 +156,13 @@ Result<ReportRun> RunReport(const LoadedTimeline& timeline, const PriceFn& price
   run.report = aggregator.Finish();
   run.report.totals.unplaced_request_gpu_hours = run.summary.unplaced_request_gpu_hours;
   // What the data covers, where samples time it (records replayed from a ledger cover the window
-  // they were read for; the Kubernetes API alone times no data).
-  if (timeline.samples > 0) run.report.covered = Intersect(settings.window, timeline.span);
+  // they were read for; the Kubernetes API alone times no data). A window taken from the data is
+  // its steps: covered whole.
+  if (timeline.samples > 0) {
+    run.report.covered = timeline.window_from_data && settings.window == timeline.window
+                             ? settings.window
+                             : Intersect(settings.window, timeline.span);
+  }
   GPUCOST_RETURN_IF_ERROR(CheckConservation(run));
   return run;
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/cli_test_util.h"
+#include "core/strings.h"
 
 namespace gpucost {
 namespace {
@@ -138,6 +139,46 @@ TEST_F(ReportEvery, DailyAndMonthlyBucketsCutAtTheirBoundaries) {
     }
   }
   EXPECT_NEAR(october_cost, october["totals"]["cost_usd"].get<double>(), 1e-9);
+}
+
+// Samples stamped 15 s past the minute, across a month's end: the report's steps are on the
+// minute grid all the same, so the month's bucket of `report --every month` is what `chargeback
+// --month` states and what a report of the month alone costs (the step across midnight used to go
+// whole into October).
+TEST(ReportEveryMonth, SamplesPastTheMinuteAreCutAtTheMonthAsChargebackCutsThem) {
+  TempDir dir;
+  const std::string input = (dir.path() / "late.om").string();
+  const RunResult sim = RunShell(StrCat(kBinary,
+                                        " simulate --nodes 2 --gpu-models a100-80gb:1 --seed 4 "
+                                        "--sharing whole:1 --scrape-interval 30s --window "
+                                        "2026-10-31T23:00:15Z,2026-11-01T01:00:15Z --out ",
+                                        input, " 2>&1"));
+  ASSERT_EQ(sim.exit_code, 0) << sim.output;
+  const auto json_of = [&](const std::string& args) {
+    const RunResult r = RunShell(StrCat(kBinary, " ", args, " --input ", input,
+                                        " --price-per-gpu-hour 12 --format json 2>/dev/null"));
+    EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.output;
+    return json::parse(r.output, nullptr, false);
+  };
+  const json monthly = json_of("report --every month --by namespace");
+  EXPECT_EQ(monthly["window"]["start"], "2026-10-31T23:00:00Z");
+  EXPECT_EQ(monthly["covered"]["complete"], true);
+  double november = 0;
+  double all = 0;
+  for (const json& row : monthly["rows"]) {
+    const double usd = row["namespace"] == "__idle__" ? row["idle_usd"].get<double>()
+                                                      : row["allocated_usd"].get<double>();
+    all += usd;
+    if (row["start"] == "2026-11-01T00:00:00Z") november += usd;
+  }
+  // 2 nodes x 8 GPUs x $12 for the hour and 15 s of November.
+  EXPECT_NEAR(november, 16 * 12 * (1 + 15.0 / 3600), 1e-9);
+  const json statement = json_of("chargeback --by team --month 2026-11");
+  EXPECT_NEAR(statement["cluster"]["cost_usd"].get<double>(), november, 1e-9);
+  const json alone = json_of("report --window 2026-11-01T00:00:00Z,2026-11-01T01:01:00Z");
+  EXPECT_NEAR(alone["totals"]["cost_usd"].get<double>(), november, 1e-9);
+  EXPECT_NEAR(monthly["totals"]["cost_usd"].get<double>(), all, 1e-9);
+  EXPECT_NEAR(all, 16 * 12 * 2.0, 1e-9);
 }
 
 TEST_F(ReportEvery, BadValuesAndContradictionsAreUsageErrors) {
