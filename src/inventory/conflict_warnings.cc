@@ -15,10 +15,10 @@ void ConflictWarnings::Tell(const void* series, const Added& added, const Sample
     }
     return;
   }
-  diag.Warn(
-      "conflicting-sample", source, s.line,
-      StrCat(SeriesText(s), " has two different values at ", FormatRfc3339(InstantFromUnixMs(t_ms)),
-             " (", added.replaced, ", then ", value, "); the later one (", value, ") is used"));
+  diag.Warn("conflicting-sample", source, s.line,
+            StrCat(SeriesText(s), " has two different values at ",
+                   FormatRfc3339(InstantFromUnixMs(t_ms)), " (", added.kept, ", then ", value,
+                   "); the first one (", added.kept, ") is used, as Prometheus keeps it"));
 }
 
 void ConflictWarnings::OnFinish(const void* series, const SampleConflicts& found,
@@ -31,11 +31,11 @@ void ConflictWarnings::OnFinish(const void* series, const SampleConflicts& found
     more = StrCat(" (likewise at ", found.instants - 1, " more instant",
                   found.instants > 2 ? "s" : "", ")");
   }
-  diag.Warn(
-      "conflicting-sample", where.source, where.line,
-      StrCat(where.series, " goes back in time here; sorted, it has two different values at ",
-             FormatRfc3339(InstantFromUnixMs(found.first_t_ms)), " (", found.replaced, ", then ",
-             found.kept, "); the later one in input order (", found.kept, ") is used", more));
+  diag.Warn("conflicting-sample", where.source, where.line,
+            StrCat(where.series, " goes back in time here; sorted, it has two different values at ",
+                   FormatRfc3339(InstantFromUnixMs(found.first_t_ms)), " (", found.kept, ", then ",
+                   found.dropped, "); the first one in input order (", found.kept,
+                   ") is used, as Prometheus keeps it", more));
 }
 
 }  // namespace gpucost

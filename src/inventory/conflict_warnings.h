@@ -1,8 +1,8 @@
 // Warnings for conflicting samples: two samples of one series at one instant with different
-// values, of which the later one in input order is kept (docs/inputs.md "conflicting
-// duplicates"). A sample that repeats the instant added just before it is told at once, at its
-// file:line. A series whose samples go back in time is noted where they first do, and the
-// conflicts its Finish() finds when sorting are told then, once per series, at that place.
+// values, of which the first one in input order is kept, as Prometheus keeps it (docs/inputs.md
+// "conflicting duplicates"). A sample that repeats the instant added just before it is told at
+// once, at its file:line. A series whose samples go back in time is noted where they first do, and
+// the conflicts its Finish() finds when sorting are told then, once per series, at that place.
 // Series are known by address (map nodes do not move). Not thread-safe.
 #pragma once
 

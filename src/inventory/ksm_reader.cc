@@ -137,10 +137,12 @@ void KsmReader::Apply(const Resolved& r, int64_t t_ms, const SampleView& s,
       return;
     case Resolved::NodeFamily::kCapacity:
       if (r.capacity != nullptr && t_ms >= *r.capacity_t) {
-        // The latest instant's capacity again with another value, in whatever order it came.
+        // The latest instant's capacity again with another value, in whatever order it came:
+        // the first one stays, as Prometheus keeps it.
         if (t_ms == *r.capacity_t && !SameSampleValue(*r.capacity, value)) {
           conflicts_.OnAdd(r.capacity, Added{Added::kConflict, *r.capacity}, s, t_ms, value, source,
                            diag);
+          return;
         }
         // One capacity stands for the whole window (the latest): a change is said, with the
         // node, the resource and both values, rather than silently rebilling the earlier time.

@@ -11,16 +11,16 @@ namespace {
 // Counts the instants Finish() finds conflicting, in time order.
 class ConflictCount {
  public:
-  // At t_ms, `v` replaced a different value `had`.
-  void Note(int64_t t_ms, double had, double v) {
+  // At t_ms, `kept` stayed and a different value `v` was dropped.
+  void Note(int64_t t_ms, double kept, double v) {
     if (found_.instants == 0 || t_ms != last_t_ms_) {
       if (found_.instants == 0) found_.first_t_ms = t_ms;
       ++found_.instants;
       last_t_ms_ = t_ms;
     }
     if (t_ms == found_.first_t_ms) {
-      found_.replaced = had;
-      found_.kept = v;
+      found_.kept = kept;
+      found_.dropped = v;
     }
   }
   const SampleConflicts& found() const { return found_; }
@@ -35,7 +35,6 @@ class ConflictCount {
 Added PointSeries::AddAtOrBefore(int64_t t_ms, double v) {
   if (t_ms == points_.back().t_ms) {
     const double had = points_.back().v;
-    points_.back().v = v;
     return SameSampleValue(had, v) ? Added{} : Added{Added::kConflict, had};
   }
   sorted_ = false;
@@ -47,14 +46,13 @@ SampleConflicts PointSeries::Finish() {
   if (sorted_) return {};
   std::stable_sort(points_.begin(), points_.end(),
                    [](const Point& a, const Point& b) { return a.t_ms < b.t_ms; });
-  // Keep the last value written for each instant (stable sort keeps arrival order).
+  // Keep the first value written for each instant (stable sort keeps arrival order).
   ConflictCount conflicts;
   std::vector<Point> out;
   out.reserve(points_.size());
   for (const Point& p : points_) {
     if (!out.empty() && out.back().t_ms == p.t_ms) {
       if (!SameSampleValue(out.back().v, p.v)) conflicts.Note(p.t_ms, out.back().v, p.v);
-      out.back().v = p.v;
     } else {
       out.push_back(p);
     }
@@ -90,7 +88,6 @@ Added PresenceSeries::AddOther(int64_t t_ms, double v) {
     Point& last = pending_.back();
     if (t_ms == last.t_ms) {
       const double had = last.v;
-      last.v = v;
       return SameSampleValue(had, v) ? Added{} : Added{Added::kConflict, had};
     }
     const bool earlier = t_ms < last.t_ms;
@@ -101,15 +98,8 @@ Added PresenceSeries::AddOther(int64_t t_ms, double v) {
     Append(t_ms, v);
     return Added{};
   }
-  if (t_ms == last_t()) {  // the last value written for an instant wins
-    const uint64_t i = size_ - 1;
+  if (t_ms == last_t()) {  // the first value written for an instant stays
     const double had = values_.back().v;
-    if (values_.back().from == i) {
-      values_.back().v = v;
-      if (values_.size() >= 2 && Same(values_[values_.size() - 2].v, v)) values_.pop_back();
-    } else if (!Same(had, v)) {
-      values_.push_back(ValueFrom{i, v});
-    }
     return SameSampleValue(had, v) ? Added{} : Added{Added::kConflict, had};
   }
   // Out of order: keep every point in arrival order until Finish().
@@ -126,13 +116,13 @@ SampleConflicts PresenceSeries::Finish() {
   if (pending_.empty()) return {};
   std::vector<Point> points = std::move(pending_);
   pending_ = {};
-  // Stable: of the points at one instant, the one written last is added last and wins.
+  // Stable: of the points at one instant, the one written first is added first and stays.
   std::stable_sort(points.begin(), points.end(),
                    [](const Point& a, const Point& b) { return a.t_ms < b.t_ms; });
   ConflictCount conflicts;
   for (const Point& p : points) {
     const Added added = Add(p.t_ms, p.v);
-    if (added.what == Added::kConflict) conflicts.Note(p.t_ms, added.replaced, p.v);
+    if (added.what == Added::kConflict) conflicts.Note(p.t_ms, added.kept, p.v);
   }
   return conflicts.found();
 }

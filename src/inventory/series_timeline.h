@@ -30,24 +30,25 @@ inline bool SameSampleValue(double a, double b) { return a == b || (a != a && b 
 struct Added {
   enum What : uint8_t {
     kInOrder,   // after the sample added before it, or that instant's value again
-    kConflict,  // that sample's instant with another value, which it replaced
+    kConflict,  // that sample's instant again with another value: the first one stays
     kEarlier,   // before the sample added before it: Finish() sorts and reports conflicts
   };
   What what = kInOrder;
-  double replaced = 0;  // kConflict: the value replaced
+  double kept = 0;  // kConflict: the instant's first value, which it keeps
 };
 
 // Instants at which Finish() found samples of different values: they arrived apart and out of
-// time order, so Add could not tell. The later one in input order is kept.
+// time order, so Add could not tell. The first one in input order is kept, as Prometheus keeps
+// it (docs/inputs.md "conflicting duplicates").
 struct SampleConflicts {
   uint64_t instants = 0;   // 0: none
   int64_t first_t_ms = 0;  // the earliest such instant
-  double replaced = 0;     // a value the series had there, then
-  double kept = 0;         // the one kept
+  double kept = 0;         // the value kept there (the first in input order)
+  double dropped = 0;      // one that came after it
 };
 
-// Samples of one series. Add in any order; Finish() sorts and keeps the last value per instant
-// (the later sample in input order). A series added in time order costs Finish() nothing.
+// Samples of one series. Add in any order; Finish() sorts and keeps the first value per instant
+// (the earlier sample in input order). A series added in time order costs Finish() nothing.
 class PointSeries {
  public:
   Added Add(int64_t t_ms, double v) {
@@ -72,7 +73,7 @@ class PointSeries {
 // that rarely change): sample times as runs of equal spacing (first time, spacing, count) and
 // values as the sample index from which each holds. A series scraped at a steady interval with
 // a steady value takes a few dozen bytes however long it is; irregular times cost at most 8 bytes
-// a sample. Add and Finish behave exactly as PointSeries's (last value per instant wins, the same
+// a sample. Add and Finish behave exactly as PointSeries's (first value per instant wins, the same
 // conflicts reported), and ForEach visits the same points in time order.
 class PresenceSeries {
  public:

@@ -202,14 +202,14 @@ TEST(BadValues, NegativeUtilizationIsUnmeasuredNotAMeasuredZero) {
 TEST(BadValues, ConflictingDuplicateSamplesAreWarnedWhereTheyAre) {
   TempDir tmp;
   const JsonRun clean = ReportJson(tmp, "--input " + kWholeGpu + kPodArgs);
-  // The same activity sample again, right after it, with another value: the later one is used,
-  // and the warning names its line.
+  // The same activity sample again, right after it, with another value: the first one is used, as
+  // Prometheus keeps it (the money is the clean file's), and the warning names the later's line.
   const std::string file = Edited(tmp, 129, WithValue(129, "0.99"), /*insert_after=*/true);
   const JsonRun bad = ReportJson(tmp, "--input " + file + kPodArgs);
   EXPECT_TRUE(Contains(bad.stderr_text, "scrape.prom:130:")) << bad.stderr_text;
   EXPECT_TRUE(Contains(bad.stderr_text, "two different values")) << bad.stderr_text;
-  EXPECT_GT(PodRow(bad)["effective_usd"].get<double>(),
-            PodRow(clean)["effective_usd"].get<double>());
+  EXPECT_NEAR(PodRow(bad)["effective_usd"].get<double>(),
+              PodRow(clean)["effective_usd"].get<double>(), 1e-12);
   // The same sample twice is no conflict.
   const std::string same = Edited(tmp, 129, Line(129), /*insert_after=*/true);
   const JsonRun twice = ReportJson(tmp, "--input " + same + kPodArgs);

@@ -1,8 +1,8 @@
 // Two samples of one series at one instant with different values, read through the parser as
-// files are: the later one in input order is kept, and a warning names the series, the instant,
-// both values and where (docs/inputs.md "conflicting duplicates"), whether the two come in a row,
-// out of time order within a file, or in two files; for dcgm-exporter, kube-state-metrics and the
-// node agent alike. The same value twice says nothing.
+// files are: the first one in input order is kept, as Prometheus keeps it, and a warning names the
+// series, the instant, both values and where (docs/inputs.md "conflicting duplicates"), whether the
+// two come in a row, out of time order within a file, or in two files; for dcgm-exporter,
+// kube-state-metrics and the node agent alike. The same value twice says nothing.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -96,10 +96,10 @@ TEST(ConflictingSamples, DcgmInTwoFilesOutOfTimeOrder) {
   // b.prom repeats the second scrape of a.prom with another value (0.65 -> 0.99).
   const LoadedTimeline t =
       Read({{"a.prom", Scrapes(kDcgm, "0.65", 0, 3)}, {"b.prom", Scrapes(kDcgm, "0.99", 1, 1)}});
-  EXPECT_EQ(DeviceValues(t, "GPU-a"), (std::vector<double>{0.65, 0.99, 0.65, 0.65}));
+  EXPECT_EQ(DeviceValues(t, "GPU-a"), (std::vector<double>(4, 0.65)));
   const std::string w = WarningWith(t, "two different values");
   ASSERT_FALSE(w.empty()) << AllWarnings(t);
-  ExpectNamed(w, {"b.prom:1: ", kDcgm, kT1Text, "0.65", "then 0.99", "(0.99) is used"});
+  ExpectNamed(w, {"b.prom:1: ", kDcgm, kT1Text, "0.65", "then 0.99", "(0.65) is used"});
 
   // The same value again, out of order: nothing to say.
   const LoadedTimeline same =
@@ -118,8 +118,8 @@ TEST(ConflictingSamples, DcgmUnsortedLinesInOneFile) {
   // The eighth line repeats the seventh's instant at once: told where it is.
   const std::string in_a_row = WarningWith(t, "u.prom:8: ");
   ASSERT_FALSE(in_a_row.empty()) << AllWarnings(t);
-  ExpectNamed(in_a_row, {kDcgm, "two different values", "0.1, then 0.2", "(0.2) is used"});
-  EXPECT_EQ(DeviceValues(t, "GPU-a"), (std::vector<double>{0.5, 0.99, 0.5, 0.5, 0.2, 0.5}));
+  ExpectNamed(in_a_row, {kDcgm, "two different values", "0.1, then 0.2", "(0.1) is used"});
+  EXPECT_EQ(DeviceValues(t, "GPU-a"), (std::vector<double>{0.5, 0.65, 0.5, 0.5, 0.1, 0.5}));
   // The out-of-order pair, found when the series is sorted: counted with the first.
   ASSERT_EQ(t.warnings.size(), 1u) << AllWarnings(t);
   EXPECT_EQ(t.warnings[0].count, 2u) << AllWarnings(t);
@@ -130,11 +130,11 @@ TEST(ConflictingSamples, DcgmOutOfOrderConflictAloneNamesWhereTheSeriesWentBack)
                            At(kDcgm + " 0.65 %T", 1) + At(kDcgm + " 0.5 %T", 3) +
                            At(kDcgm + " 0.99 %T", 1) + At(kDcgm + " 0.3 %T", 0);
   const LoadedTimeline t = Read({{"u.prom", text}});
-  EXPECT_EQ(DeviceValues(t, "GPU-a"), (std::vector<double>{0.3, 0.99, 0.5, 0.5}));
+  EXPECT_EQ(DeviceValues(t, "GPU-a"), (std::vector<double>{0.5, 0.65, 0.5, 0.5}));
   ASSERT_EQ(t.warnings.size(), 1u) << AllWarnings(t);
   // Two instants conflict; the earliest is named, the other counted.
   ExpectNamed(t.warnings[0].ToString(), {"u.prom:3: ", kDcgm, "2023-11-14T22:13:20Z",
-                                         "0.5, then 0.3", "(0.3) is used", "1 more instant"});
+                                         "0.5, then 0.3", "(0.5) is used", "1 more instant"});
 }
 
 const std::string kRequest =
@@ -158,11 +158,11 @@ TEST(ConflictingSamples, KsmRequestTwiceInARow) {
   const std::string pod = Scrapes(kCapacity, "8", 0, 3) + Pod(0, 3);
   const LoadedTimeline t =
       Read({{"k.prom", pod + Scrapes(kRequest, "1", 0, 3) + At(kRequest + " 2 %T", 3)}});
-  EXPECT_EQ(Requests(t), (std::vector<std::pair<int64_t, double>>{{0, 2}}));
+  EXPECT_EQ(Requests(t), (std::vector<std::pair<int64_t, double>>{{0, 1}}));
   const std::string w = WarningWith(t, "two different values");
   ASSERT_FALSE(w.empty()) << AllWarnings(t);
   // Line 17: 4 capacity, 8 pod lines, 4 requests, then the repeat.
-  ExpectNamed(w, {"k.prom:17: ", kRequest, "2023-11-14T22:14:50Z", "1, then 2", "(2) is used"});
+  ExpectNamed(w, {"k.prom:17: ", kRequest, "2023-11-14T22:14:50Z", "1, then 2", "(1) is used"});
 
   // Written twice the same: nothing to say.
   const LoadedTimeline same =
@@ -176,10 +176,10 @@ TEST(ConflictingSamples, KsmRequestInTwoFilesOutOfTimeOrder) {
   const std::string pod = Scrapes(kCapacity, "8", 0, 3) + Pod(0, 3);
   const LoadedTimeline t = Read(
       {{"a.prom", pod + Scrapes(kRequest, "1", 0, 3)}, {"b.prom", Scrapes(kRequest, "2", 1, 3)}});
-  EXPECT_EQ(Requests(t), (std::vector<std::pair<int64_t, double>>{{0, 2}}));
+  EXPECT_EQ(Requests(t), (std::vector<std::pair<int64_t, double>>{{0, 1}}));
   const std::string w = WarningWith(t, "two different values");
   ASSERT_FALSE(w.empty()) << AllWarnings(t);
-  ExpectNamed(w, {"b.prom:1: ", kRequest, kT1Text, "1, then 2", "(2) is used",
+  ExpectNamed(w, {"b.prom:1: ", kRequest, kT1Text, "1, then 2", "(1) is used",
                   "likewise at 2 more instants"});
 
   // The pod's phase and info series going back in time with the same values: nothing to say.
@@ -195,13 +195,13 @@ TEST(ConflictingSamples, KsmNodeCapacity) {
       Read({{"k.prom", Scrapes(kCapacity, "8", 0, 3) + At(kCapacity + " 4 %T", 3)}});
   const Node* n = FindNode(t, "n1");
   ASSERT_NE(n, nullptr);
-  EXPECT_EQ(n->physical_gpus, 4);
+  EXPECT_EQ(n->physical_gpus, 8);
   ExpectNamed(WarningWith(t, "two different values"),
-              {"k.prom:5: ", kCapacity, "2023-11-14T22:14:50Z", "8, then 4", "(4) is used"});
+              {"k.prom:5: ", kCapacity, "2023-11-14T22:14:50Z", "8, then 4", "(8) is used"});
   const LoadedTimeline files =
       Read({{"a.prom", Scrapes(kCapacity, "8", 0, 3)}, {"b.prom", Scrapes(kCapacity, "4", 3, 3)}});
   ASSERT_NE(FindNode(files, "n1"), nullptr);
-  EXPECT_EQ(FindNode(files, "n1")->physical_gpus, 4);
+  EXPECT_EQ(FindNode(files, "n1")->physical_gpus, 8);
   ExpectNamed(WarningWith(files, "two different values"), {"b.prom:1: ", kCapacity, "8, then 4"});
 }
 
@@ -216,15 +216,15 @@ TEST(ConflictingSamples, AgentUnitActivity) {
   const LoadedTimeline t =
       Read({{"g.prom", info + Scrapes(kAgentUnit, "0.65", 0, 1) + At(kAgentUnit + " 0.99 %T", 1) +
                            Scrapes(kAgentUnit, "0.65", 2, 3)}});
-  EXPECT_EQ(DeviceValues(t, "GPU-s"), (std::vector<double>{0.65, 0.99, 0.65, 0.65}));
+  EXPECT_EQ(DeviceValues(t, "GPU-s"), (std::vector<double>(4, 0.65)));
   ExpectNamed(WarningWith(t, "two different values"),
-              {"g.prom:7: ", kAgentUnit, kT1Text, "0.65, then 0.99", "(0.99) is used"});
+              {"g.prom:7: ", kAgentUnit, kT1Text, "0.65, then 0.99", "(0.65) is used"});
   // In two files, out of time order.
   const LoadedTimeline files = Read({{"a.prom", info + Scrapes(kAgentUnit, "0.65", 0, 3)},
                                      {"b.prom", Scrapes(kAgentUnit, "0.99", 1, 1)}});
-  EXPECT_EQ(DeviceValues(files, "GPU-s"), (std::vector<double>{0.65, 0.99, 0.65, 0.65}));
+  EXPECT_EQ(DeviceValues(files, "GPU-s"), (std::vector<double>(4, 0.65)));
   ExpectNamed(WarningWith(files, "two different values"),
-              {"b.prom:1: ", kAgentUnit, kT1Text, "0.65, then 0.99", "(0.99) is used"});
+              {"b.prom:1: ", kAgentUnit, kT1Text, "0.65, then 0.99", "(0.65) is used"});
 }
 
 }  // namespace

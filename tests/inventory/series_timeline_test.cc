@@ -70,7 +70,7 @@ void ExpectSameConflicts(const SampleConflicts& a, const SampleConflicts& b) {
   EXPECT_EQ(a.instants, b.instants);
   if (a.instants == 0 || b.instants == 0) return;
   EXPECT_EQ(a.first_t_ms, b.first_t_ms);
-  EXPECT_EQ(std::bit_cast<uint64_t>(a.replaced), std::bit_cast<uint64_t>(b.replaced));
+  EXPECT_EQ(std::bit_cast<uint64_t>(a.dropped), std::bit_cast<uint64_t>(b.dropped));
   EXPECT_EQ(std::bit_cast<uint64_t>(a.kept), std::bit_cast<uint64_t>(b.kept));
 }
 
@@ -101,7 +101,7 @@ TEST(PresenceSeries, MatchesPointSeries) {
       const Added b = r.Add(t, v);
       EXPECT_EQ(a.what, b.what);
       if (a.what == Added::kConflict) {
-        EXPECT_EQ(std::bit_cast<uint64_t>(a.replaced), std::bit_cast<uint64_t>(b.replaced));
+        EXPECT_EQ(std::bit_cast<uint64_t>(a.kept), std::bit_cast<uint64_t>(b.kept));
       }
     }
     ExpectSameConflicts(p.Finish(), r.Finish());
@@ -126,7 +126,7 @@ TEST(PointSeries, ConflictingSamplesAreToldAtAddOrFinish) {
     EXPECT_EQ(add(30, 1).what, Added::kInOrder);  // the same value again: nothing
     const Added repeat = add(30, 2);
     EXPECT_EQ(repeat.what, Added::kConflict);
-    EXPECT_EQ(repeat.replaced, 1);
+    EXPECT_EQ(repeat.kept, 1);  // the first value stays
     EXPECT_EQ(add(60, 1).what, Added::kInOrder);
     EXPECT_EQ(add(0, 0).what, Added::kEarlier);   // back in time with the same value
     EXPECT_EQ(add(60, 3).what, Added::kInOrder);  // after the sample before it
@@ -136,15 +136,16 @@ TEST(PointSeries, ConflictingSamplesAreToldAtAddOrFinish) {
     EXPECT_EQ(add(90, std::nan("")).what, Added::kInOrder);  // NaN is NaN
     EXPECT_EQ(add(0, -0.0).what, Added::kEarlier);
     const SampleConflicts found = presence ? r.Finish() : p.Finish();
-    // 30: 2, then 6; 60: 1, then 3. 0 and -0 are the same value.
+    // 30: 1, then 5 (2 and 6 were dropped as they came); 60: 1, then 3. 0 and -0 are the same
+    // value. The first value of each instant stays.
     EXPECT_EQ(found.instants, 2u);
     EXPECT_EQ(found.first_t_ms, 30);
-    EXPECT_EQ(found.replaced, 2);
-    EXPECT_EQ(found.kept, 6);
+    EXPECT_EQ(found.kept, 1);
+    EXPECT_EQ(found.dropped, 5);
     std::vector<Point> got = presence ? PointsOf(r) : p.points();
     ASSERT_EQ(got.size(), 4u);
-    EXPECT_EQ(got[1].v, 6);
-    EXPECT_EQ(got[2].v, 3);
+    EXPECT_EQ(got[1].v, 1);
+    EXPECT_EQ(got[2].v, 1);
     EXPECT_EQ((presence ? r.Finish() : p.Finish()).instants, 0u);  // once finished, in order
   }
 }

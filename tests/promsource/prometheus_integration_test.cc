@@ -58,6 +58,24 @@ void PromTextToOpenMetrics(const fs::path& in, const fs::path& out) {
   dst << "# EOF\n";
 }
 
+// Writes every tenth activity sample of an OpenMetrics file again, right after it, with another
+// value: a conflicting duplicate. Prometheus keeps the first (promtool's import as its scrapes);
+// files must too, or the same data costs differently by source.
+void AddConflictingDuplicates(const fs::path& file) {
+  std::ifstream src(file);
+  std::string out;
+  int activity = 0;
+  for (std::string line; std::getline(src, line);) {
+    out += line + "\n";
+    if (line.starts_with("DCGM_FI_PROF_GR_ENGINE_ACTIVE{") && ++activity % 10 == 0) {
+      const size_t value = line.rfind(' ', line.rfind(' ') - 1);
+      out += line.substr(0, value) + " 0.01" + line.substr(line.rfind(' ')) + "\n";
+    }
+  }
+  src.close();
+  std::ofstream(file) << out;
+}
+
 // Every row and total agrees: numbers to 1e-9 (relative above 1), everything else exactly.
 void ExpectSameReport(const json& got, const json& want) {
   ASSERT_EQ(got["rows"].size(), want["rows"].size()) << got.dump(1) << "\n" << want.dump(1);
@@ -143,6 +161,7 @@ TEST_F(PrometheusIntegration, DemoReportEqualsTheFileReport) {
   const fs::path om = tmp_.path() / "demo.om";
   const RunResult w = RunShell(kBinary + " demo --write-openmetrics " + om.string() + " 2>&1");
   ASSERT_EQ(w.exit_code, 0) << w.output;
+  AddConflictingDuplicates(om);
   const auto prom = Serve(om);
   ASSERT_NE(prom, nullptr);
   const auto ready = std::chrono::steady_clock::now();
@@ -206,6 +225,7 @@ TEST_F(PrometheusIntegration, RemoteReadHandsOverWhatTheQueryApiDoes) {
   const fs::path om = tmp_.path() / "demo.om";
   const RunResult w = RunShell(kBinary + " demo --write-openmetrics " + om.string() + " 2>&1");
   ASSERT_EQ(w.exit_code, 0) << w.output;
+  AddConflictingDuplicates(om);
   const auto prom = Serve(om);
   ASSERT_NE(prom, nullptr);
   const Window range{InstantFromUnixMs(1790812800000 - 300000), InstantFromUnixMs(1790816400000)};
