@@ -306,6 +306,10 @@ try {
   const footTotals = await page.$$eval("table[data-table^=statement-] tfoot td[data-col=allocated_usd]", (es) => es.map((e) => e.textContent.trim()));
   equal(JSON.stringify(footTotals), JSON.stringify([money(cb[0].allocated_usd), money(cb[0].allocated_usd)]),
     "the statement tables' totals");
+  // Idle capacity (GPUs nobody held) is named apart from a held GPU left idle, which is waste.
+  const idleHead = await page.$eval("table[data-table^=statement-] th[title]", (e) => [e.textContent.trim(), e.title]);
+  equal(idleHead[0], "Idle capacity", "the idle column's name");
+  check(idleHead[1].includes("nobody held"), "the idle column says what it counts: " + idleHead[1]);
   await shot("chargeback");
   await accessible("chargeback");
 

@@ -65,7 +65,11 @@ export function moneyColumns(words: HoursWords = hoursWords([])): Column<ReportR
     { label: "Allocated", key: "allocated_usd", num: true, text: (r) => money(r.allocated_usd), raw: (r) => r.allocated_usd },
     { label: "Effective", key: "effective_usd", num: true, text: (r) => money(r.effective_usd), raw: (r) => r.effective_usd },
     { label: "Waste", key: "waste_usd", num: true, text: (r) => money(r.waste_usd), raw: (r) => r.waste_usd },
-    { label: "Idle", key: "idle_usd", num: true, text: (r) => money(r.idle_usd), raw: (r) => r.idle_usd },
+    // Capacity nobody held (or a row's share of it, with shared idle); a held GPU left idle is
+    // waste. Named apart from the CLI statement's "idle cost", which is held hours under the
+    // idle threshold.
+    { label: "Idle capacity", key: "idle_usd", num: true, text: (r) => money(r.idle_usd), raw: (r) => r.idle_usd,
+      title: "Cost of GPUs nobody held, or this row's share of it where idle is shared. A GPU held but left idle is waste, not idle capacity." },
     { label: "Efficiency", key: "efficiency", num: true, text: (r) => percent(r.efficiency), raw: (r) => r.efficiency },
     { label: "Unmeasured " + words.short, key: "unmeasured_gpu_hours", num: true, text: (r) => hours(r.unmeasured_gpu_hours), raw: (r) => r.unmeasured_gpu_hours },
   ];

@@ -27,6 +27,7 @@ export interface Column<R> {
   raw?: (r: R) => string | number | boolean | null | undefined;  // the CSV value (full precision)
   num?: boolean;                      // right-aligned
   link?: (r: R) => string | null;     // the cell links there
+  title?: string;                     // the header's tooltip: what the column counts
 }
 
 // A table with a caption and a "Download CSV" button that writes the rows at full precision.
@@ -49,7 +50,7 @@ export function table<R>(caption: string, file: string, cols: Column<R>[], rows:
     h("div", { class: "card-head" }, h("h2", {}, caption), csvButton),
     h("div", { class: "scroll", tabindex: "0", role: "region", "aria-label": caption },
       h("table", { "data-table": file },
-        h("thead", {}, h("tr", {}, cols.map((c) => h("th", { scope: "col", class: c.num ? "num" : "" }, c.label)))),
+        h("thead", {}, h("tr", {}, cols.map((c) => h("th", { scope: "col", class: c.num ? "num" : "", ...(c.title ? { title: c.title } : {}) }, c.label)))),
         h("tbody", {}, body),
         foot ? h("tfoot", {}, h("tr", { class: "total" }, cols.map((c, i) => cell(foot, c, i === 0 ? "th" : "td", true)))) : null)));
 }
