@@ -59,6 +59,10 @@ export function isIdle(r: ReportRow, by: string[]): boolean {
   return r.idle === true || by.some((d) => r[d] === "__idle__");
 }
 
+// What "Idle capacity" counts, as a tooltip wherever the UI shows it.
+export const IDLE_CAPACITY =
+  "Cost of GPUs nobody held, or this row's share of it where idle is shared. A GPU held but left idle is waste, not idle capacity.";
+
 export function moneyColumns(words: HoursWords = hoursWords([])): Column<ReportRow>[] {
   return [
     { label: words.hours, key: "gpu_hours", num: true, text: (r) => hours(r.gpu_hours), raw: (r) => r.gpu_hours },
@@ -69,7 +73,7 @@ export function moneyColumns(words: HoursWords = hoursWords([])): Column<ReportR
     // waste. Named apart from the CLI statement's "idle cost", which is held hours under the
     // idle threshold.
     { label: "Idle capacity", key: "idle_usd", num: true, text: (r) => money(r.idle_usd), raw: (r) => r.idle_usd,
-      title: "Cost of GPUs nobody held, or this row's share of it where idle is shared. A GPU held but left idle is waste, not idle capacity." },
+      title: IDLE_CAPACITY },
     { label: "Efficiency", key: "efficiency", num: true, text: (r) => percent(r.efficiency), raw: (r) => r.efficiency },
     { label: "Unmeasured " + words.short, key: "unmeasured_gpu_hours", num: true, text: (r) => hours(r.unmeasured_gpu_hours), raw: (r) => r.unmeasured_gpu_hours },
   ];

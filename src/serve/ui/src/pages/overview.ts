@@ -3,7 +3,7 @@
 // the table of groups.
 import { LedgerInfo, report, ReportRow } from "../api";
 import { IDLE_COLOR, PALETTE, Stack, stackedChart } from "../chart";
-import { clusterControl, clusterParam, DIMENSIONS, dimensionLabel, dimensionWords, groupName, isIdle, moneyColumns, reportHoursWords } from "../common";
+import { clusterControl, clusterParam, DIMENSIONS, dimensionLabel, IDLE_CAPACITY, dimensionWords, groupName, isIdle, moneyColumns, reportHoursWords } from "../common";
 import { h, kpi, message, select, table, windowControls } from "../dom";
 import { hours, instant, money, percent } from "../format";
 import { href, update } from "../state";
@@ -84,7 +84,7 @@ export async function overview(main: HTMLElement, info: LedgerInfo, params: URLS
       kpi("Allocated", money(t.allocated_usd), "allocated_usd"),
       kpi("Effective", money(t.effective_usd), "effective_usd"),
       kpi("Waste", money(t.waste_usd), "waste_usd"),
-      kpi("Idle", money(t.idle_usd), "idle_usd"),
+      kpi("Idle capacity", money(t.idle_usd), "idle_usd", IDLE_CAPACITY),
       kpi("Efficiency", percent(t.efficiency), "efficiency"),
       kpi(words.hours, hours(t.gpu_hours), "gpu_hours"),
       kpi("Unmeasured " + words.short, hours(t.unmeasured_gpu_hours), "unmeasured_gpu_hours")),
