@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <random>
 #include <set>
 
@@ -128,10 +129,12 @@ Result<LoadedInput> ServeWriter::LoadSource(Window w) {
 // A step without data (no record from the run, no sample in it) keeps what the ledger holds for
 // it: the source may no longer have what that came from. A run of such steps from where serve
 // stopped watching (unwatched_from_: a restart, a failed source or ledger) that data follows
-// again is a hole. When serve is the scraper (--scrape), the hole is its own downtime: once
-// closed, each of its steps that holds nothing gets the holdings of the step before, unmeasured
-// (docs/serve.md, "Gaps"). A file or a Prometheus keeps what happened while serve was away: a
-// hole there is the source's, warned and left empty, as `report` leaves it.
+// again is a hole. When serve is the scraper (--scrape), the hole is its own downtime; a file or
+// a Prometheus that has nothing before the hole either (the steps re-read before it) lost the
+// time, as a store's retention loses it. Once closed, each step of such a hole that holds nothing
+// gets the holdings of the step before, unmeasured (docs/serve.md, "Gaps"). A hole in a file or a
+// Prometheus with data before it is a gap the source recorded: warned and left empty, as
+// `report` leaves it.
 Status ServeWriter::Attribute(Window w, Instant now, bool& ledger_failed) {
   ledger_failed = false;
   const size_t steps = static_cast<size_t>((w.end - w.start + s_.step - Duration(1)) / s_.step);
@@ -171,13 +174,21 @@ Status ServeWriter::Attribute(Window w, Instant now, bool& ledger_failed) {
   } else {
     scan = ScanHoles(w.start, s_.step, data, hole_, unwatched_from_);
   }
+  // Whether the source has nothing in this chunk's steps before `at` either (at least one).
+  const auto lost_before = [&](Instant at) {
+    const auto i = static_cast<size_t>((at - w.start) / s_.step);
+    return i > 0 && i <= data.size() &&
+           std::none_of(data.begin(), data.begin() + i, std::identity());
+  };
   for (const Window& hole : scan.carry) {
-    if (!s_.scrape) {
-      // A file or a Prometheus is the record: what it lacks, `report` on it does not cost either.
+    const bool lost = hole_ && hole.start == *hole_ ? hole_lost_ : lost_before(hole.start);
+    if (!s_.scrape && !lost) {
+      // A file or a Prometheus is the record: a gap it recorded, `report` on it does not cost
+      // either.
       LogWarn(StrCat("gpucost serve: the source has no data from ", FormatRfc3339(hole.start),
                      " to ", FormatRfc3339(hole.end),
-                     ", which serve did not watch: nothing is costed there, as report on the "
-                     "same source costs nothing there"));
+                     ", which serve did not watch, and has data before it: nothing is costed "
+                     "there, as report on the same source costs nothing there"));
       continue;
     }
     ledger::WriteGaps carry{{{hole, true}}, 0};
@@ -189,6 +200,7 @@ Status ServeWriter::Attribute(Window w, Instant now, bool& ledger_failed) {
                    " steps were given the holdings of the step before, unmeasured"));
     counts_.gap_steps += carry.carried_steps;
   }
+  if (scan.pending != hole_) hole_lost_ = scan.pending && lost_before(*scan.pending);
   hole_ = scan.pending;
   return Status::Ok();
 }
@@ -271,6 +283,7 @@ void ServeWriter::GoStandby() {
   standing_by_ = true;
   resumed_ = false;
   hole_.reset();
+  hole_lost_ = false;
   unwatched_from_.reset();
 }
 

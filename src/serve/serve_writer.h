@@ -101,6 +101,9 @@ class ServeWriter {
   // caught up with no hole open.
   std::optional<Instant> unwatched_from_;
   std::optional<Instant> hole_;  // the start of a hole no data has closed yet
+  // Whether the source has nothing before hole_ either (the steps re-read before it were empty):
+  // a file or a store that lost the time (retention) rather than recorded a gap.
+  bool hole_lost_ = false;
   // The pool draws of holdings running at the end of the last chunk attributed: the next chunk
   // places them on the same units, as one attribution of both would (docs/serve.md).
   std::vector<KeyedDraw> draws_;

@@ -1,8 +1,10 @@
 // `gpucost serve` over a hole in its source (docs/serve.md, "Gaps"): twenty minutes of a
 // simulated cluster's series are missing. Where serve is the scraper (--scrape) and resumes a
 // ledger it stopped writing before the hole, the hole is its own downtime: each empty step gets
-// the holdings of the step before, unmeasured, counted on /metrics. From files (or a Prometheus)
-// the hole is the source's: left empty, as `report` and a serve that watched it leave it.
+// the holdings of the step before, unmeasured, counted on /metrics; so does a file that lost
+// everything up to the hole's end (a store's retention). A gap that files (or a Prometheus)
+// recorded, with data before it, is the source's: left empty, as `report` and a serve that
+// watched it leave it.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -120,13 +122,35 @@ void StoppedAfterTenMinutes(const std::string& input, const std::string& target,
   ASSERT_TRUE((*ledger)->SetAttributedThrough(scope, t0 + minutes(10), {}).ok());
 }
 
+// Each of `steps` holds the holdings of `before` (a step's records), unmeasured, at $12/GPU-hour.
+void ExpectHoldingsCarried(const std::map<int64_t, std::vector<CostRecord>>& ledger,
+                           const std::set<int64_t>& steps, const std::vector<CostRecord>& before) {
+  double held_before = 0;
+  for (const CostRecord& r : before) held_before += r.is_idle() ? 0 : r.gpu_hours;
+  ASSERT_GT(held_before, 0);
+  for (const int64_t s : steps) {
+    ASSERT_TRUE(ledger.count(s)) << "step " << s;
+    const std::vector<CostRecord>& got = ledger.at(s);
+    EXPECT_EQ(got.size(), before.size()) << "step " << s;
+    double held = 0;
+    for (const CostRecord& r : got) {
+      EXPECT_TRUE(std::isnan(r.effective_usd));
+      if (r.is_idle()) continue;
+      held += r.gpu_hours;
+      EXPECT_EQ(r.unmeasured_gpu_hours, r.gpu_hours);
+      EXPECT_NEAR(r.allocated_usd, 12 * r.gpu_hours, 1e-9);
+    }
+    EXPECT_NEAR(held, held_before, 1e-9) << "step " << s;
+  }
+}
+
 double AllocatedUsd(const std::vector<CostRecord>& records) {
   double usd = 0;
   for (const CostRecord& r : records) usd += r.allocated_usd;
   return usd;
 }
 
-TEST(ServeGaps, CarriesHoldingsOverAHoleOnlyInItsOwnScrapesAndLeavesTheSourcesOwnEmpty) {
+TEST(ServeGaps, CarriesHoldingsOverItsOwnDowntimeAndASourcesLossButNotAGapTheSourceRecorded) {
   TempDir dir;
   using std::chrono::minutes;
   const Instant now = std::chrono::floor<minutes>(
@@ -168,6 +192,20 @@ TEST(ServeGaps, CarriesHoldingsOverAHoleOnlyInItsOwnScrapesAndLeavesTheSourcesOw
     EXPECT_NEAR(AllocatedUsd(resumed.at(s)), AllocatedUsd(records), 1e-9) << "step " << s;
   }
 
+  // A file that lost the time (as a store's retention loses it): nothing before t0 + 30m is left.
+  // The ledger stopped at t0 + 10m, and the steps serve reads again before the hole are empty
+  // too: the hole is the source's loss, not a gap it recorded, and is carried over.
+  const std::string retained = (dir.path() / "retained.om").string();
+  CutHole(full, retained, t0 - minutes(60), t0 + minutes(30));
+  const std::string restored = (dir.path() / "restored.db").string();
+  StoppedAfterTenMinutes(holed, restored, t0);
+  EXPECT_EQ(ServeOnce(dir, restored, "--input " + retained), 20);
+  std::set<int64_t> lost;
+  for (int64_t s = 10; s < 30; ++s) lost.insert(s);
+  const auto after_loss = ByStep(restored, span);
+  ExpectHoldingsCarried(after_loss, lost, after_loss.at(9));
+  EXPECT_EQ(after_loss.size(), 42u);  // the ten steps before the hole kept what they held
+
   // serve as the scraper, resuming where it stopped: its spool has nothing of the hole because it
   // was not there to scrape. The hole gets the holdings of the step before it, unmeasured.
   const std::string scraped = (dir.path() / "scraped.db").string();
@@ -177,23 +215,7 @@ TEST(ServeGaps, CarriesHoldingsOverAHoleOnlyInItsOwnScrapesAndLeavesTheSourcesOw
   EXPECT_EQ(ServeOnce(dir, scraped, "--scrape source=" + gone), static_cast<double>(empty.size()));
   const auto carried = ByStep(scraped, span);
   const std::vector<CostRecord>& before = watched.at(*empty.begin() - 1);
-  double held_before = 0;
-  for (const CostRecord& r : before) held_before += r.is_idle() ? 0 : r.gpu_hours;
-  ASSERT_GT(held_before, 0);
-  for (const int64_t s : empty) {
-    ASSERT_TRUE(carried.count(s)) << "step " << s;
-    const std::vector<CostRecord>& got = carried.at(s);
-    EXPECT_EQ(got.size(), before.size()) << "step " << s;
-    double held = 0;
-    for (const CostRecord& r : got) {
-      EXPECT_TRUE(std::isnan(r.effective_usd));
-      if (r.is_idle()) continue;
-      held += r.gpu_hours;
-      EXPECT_EQ(r.unmeasured_gpu_hours, r.gpu_hours);
-      EXPECT_NEAR(r.allocated_usd, 12 * r.gpu_hours, 1e-9);
-    }
-    EXPECT_NEAR(held, held_before, 1e-9) << "step " << s;
-  }
+  ExpectHoldingsCarried(carried, empty, before);
   // Everything outside the hole is what the new ledger has.
   for (const auto& [s, records] : watched) {
     ASSERT_TRUE(carried.count(s)) << "step " << s;
