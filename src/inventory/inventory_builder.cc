@@ -169,8 +169,7 @@ Result<LoadedTimeline> InventoryBuilder::Build() {
     }
     out.span = Window{InstantFromUnixMs(min_t_ms_), end};
   } else {
-    diag_.Warn("the input holds no kube-state-metrics, dcgm-exporter, node agent or Kubernetes "
-               "API data");
+    diag_.Warn(std::string(kNoClusterData));
   }
   out.window = options_.window.value_or(out.span);
   // A stretch without any sample inside the data costs nothing (no evidence): said, with where.

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/result.h"
@@ -29,6 +30,10 @@
 namespace gpucost {
 
 // 2000-01-01 to 2100-01-01: the times a GPU cluster's telemetry is plausibly stamped with.
+// The warning for an input without a sample of any series the timeline reads.
+inline constexpr std::string_view kNoClusterData =
+    "the input holds no kube-state-metrics, dcgm-exporter, node agent or Kubernetes API data";
+
 inline constexpr Window kPlausibleSampleTimes{Instant(Duration(946'684'800'000)),
                                               Instant(Duration(4'102'444'800'000))};
 

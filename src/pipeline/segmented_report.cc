@@ -108,6 +108,8 @@ Result<SegmentedRun> RunSegmentedReport(const SegmentLoader& load, const PriceFn
                   : timeline.span;
     }
     for (InputWarning& w : timeline.warnings) {
+      // A segment without data is no input without data: said once at the end, if none had any.
+      if (w.message == kNoClusterData) continue;
       if (said.insert(w.ToString()).second) out.warnings.push_back(std::move(w));
     }
     const SegmentIndexes indexes = units.Add(timeline.inventory);
@@ -136,6 +138,7 @@ Result<SegmentedRun> RunSegmentedReport(const SegmentLoader& load, const PriceFn
   }
   out.run.report = aggregator.Finish();
   out.run.report.totals.unplaced_request_gpu_hours = out.run.summary.unplaced_request_gpu_hours;
+  if (!data) out.warnings.push_back(InputWarning{"", 0, std::string(kNoClusterData)});
   const Window span = data.value_or(Window{window.start, window.start});
   out.run.report.covered = Intersect(window, span);  // as one read of the window gives
   if (auto w = BeyondDataWarning(window, span)) out.warnings.push_back(std::move(*w));

@@ -204,6 +204,8 @@ TEST(SegmentedReport, SegmentsBeforeTheClusterExistedAreEmptyNotErrors) {
   ASSERT_TRUE(run.ok()) << run.status().ToString();
   EXPECT_EQ(run->segments, 4u);
   ExpectSameRows(run->run.report, whole->report);
+  // The empty segments' "no data" is not the input's: the input has data.
+  for (const InputWarning& w : run->warnings) EXPECT_NE(w.message, kNoClusterData);
 
   Result<SegmentedRun> none = Segmented(Load, Settings({Hours(-9), Hours(-1)}, "namespace", true),
                                         SegmentSizing{std::chrono::hours(2), 0});
