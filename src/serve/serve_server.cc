@@ -5,13 +5,11 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cctype>
 #include <condition_variable>
 #include <filesystem>
 #include <map>
 #include <mutex>
 #include <set>
-#include <sstream>
 #include <thread>
 
 #include "core/http_workers.h"
@@ -68,6 +66,7 @@ struct Server::Impl {
                       : !checked_       ? "checking the ledger\n"
                       : !ready_         ? "catching up\n"
                       : health_.writing ? "ready\n"
+                      : s_.read_only    ? "ready (read-only)\n"
                                         : "ready (standby)\n",
                       "text/plain");
     });
@@ -310,7 +309,11 @@ struct Server::Impl {
   void Refresh(Instant now) {
     Result<ledger::LedgerTotals> totals = ledger::LedgerTotals{};
     Result<ledger::LedgerLatest> latest = ledger::LedgerLatest{};
-    const std::vector<std::string>& clusters = writer_.clusters();
+    std::vector<std::string> clusters = writer_.clusters();
+    if (s_.read_only) {  // what no serve exports: a ledger filled by `ledger write`
+      Result<std::vector<ledger::ScopeState>> scopes = ledger_->Scopes();
+      if (scopes.ok()) clusters = UnwrittenClusters(*scopes, now);
+    }
     NoteDamage(writer_.damage());
     const bool damaged = Damaged();
     // A damaged ledger's money is not exported: its health is.
@@ -342,7 +345,7 @@ struct Server::Impl {
     health_.ledger_damaged = !damage_.ok();
     health_.ledger_free_bytes = ledger_free;
     health_.writer = writer_.name();
-    health_.clusters = clusters;
+    health_.clusters = writer_.clusters();
     health_.writing = writer_.writing();
     health_.kube_kinds = writer_.kube_kinds();
     health_.lock_wait_seconds = std::chrono::duration<double>(ledger_->lock_wait()).count();

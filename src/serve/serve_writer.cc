@@ -58,6 +58,15 @@ HoleScan ScanHoles(Instant start, Duration step, const std::vector<bool>& data,
   return out;
 }
 
+std::vector<std::string> UnwrittenClusters(const std::vector<ledger::ScopeState>& scopes,
+                                           Instant now) {
+  std::set<std::string> out;
+  for (const ledger::ScopeState& scope : scopes) {
+    if (scope.writer.empty() || scope.lease_until <= now) out.insert(scope.cluster);
+  }
+  return {out.begin(), out.end()};
+}
+
 std::string WriterName() {
   char host[256] = {};
   if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';

@@ -34,6 +34,11 @@ struct HoleScan {
 HoleScan ScanHoles(Instant start, Duration step, const std::vector<bool>& data,
                    std::optional<Instant> pending, std::optional<Instant> unwatched_from);
 
+// The clusters of `scopes` that no serve writes at `now` (no writer, or its lease ran out): those a
+// --read-only serve exports on /metrics, as their writer would (the others' writer does).
+std::vector<std::string> UnwrittenClusters(const std::vector<ledger::ScopeState>& scopes,
+                                           Instant now);
+
 // This process's name as a writer of the ledger: host, process and a random part, so that a
 // restarted serve is a new writer and a lease names where its holder runs.
 std::string WriterName();

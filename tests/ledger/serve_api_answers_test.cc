@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -151,6 +152,29 @@ TEST_F(ServeApiAnswers, RecommendationsAreTheCommands) {
   for (const nlohmann::json& r : one["recommendations"]) EXPECT_EQ(r["team"], team);
   // A bad window is a 400 with a JSON error, not a crash.
   EXPECT_EQ(Get(base_ + "/api/v1/recommendations?window=nope").status, 400);
+}
+
+// A ledger filled by `ledger write` has no serve writing it: a read-only serve exports its
+// counters (what a writing serve would), and they add up to the report of the whole ledger.
+TEST_F(ServeApiAnswers, ReadOnlyExportsTheCountersOfALedgerNoServeWrites) {
+  EXPECT_EQ(Get(base_ + "/readyz").body, "ready (read-only)\n");
+  std::istringstream metrics(Get(base_ + "/metrics").body);
+  double usd = 0;
+  int series = 0;
+  for (std::string line; std::getline(metrics, line);) {
+    if (line.starts_with("gpucost_allocated_usd_total{") ||
+        line.starts_with("gpucost_idle_usd_total{")) {
+      usd += std::stod(line.substr(line.rfind(' ') + 1));
+      ++series;
+    }
+  }
+  EXPECT_GT(series, 3);
+  const RunResult cli =
+      RunShell(kBinary + " report --ledger " + ledger_ + " --format json 2>/dev/null");
+  ASSERT_EQ(cli.exit_code, 0) << cli.output;
+  const double cost = nlohmann::json::parse(cli.output)["totals"]["cost_usd"].get<double>();
+  ASSERT_GT(cost, 0);
+  EXPECT_NEAR(usd, cost, 1e-9 * cost);
 }
 
 }  // namespace

@@ -63,6 +63,22 @@ TEST(ServeWriter, ScanHolesKeepsStepsWithoutDataAndCarriesOnlyUnwatchedHolesData
   EXPECT_FALSE(next.pending);
 }
 
+TEST(ServeWriter, UnwrittenClustersAreThoseWithoutALiveWriter) {
+  std::vector<ledger::ScopeState> scopes(4);
+  scopes[0].cluster = "filled-by-ledger-write";
+  scopes[1].cluster = "written";
+  scopes[1].writer = "host:1:a";
+  scopes[1].lease_until = At(10);
+  scopes[2].cluster = "writer-gone";
+  scopes[2].writer = "host:2:b";
+  scopes[2].lease_until = At(5);
+  scopes[3].cluster = "filled-by-ledger-write";  // named twice: once
+  EXPECT_EQ(UnwrittenClusters(scopes, At(6)),
+            (std::vector<std::string>{"filled-by-ledger-write", "writer-gone"}));
+  EXPECT_EQ(UnwrittenClusters(scopes, At(10)),
+            (std::vector<std::string>{"filled-by-ledger-write", "writer-gone", "written"}));
+}
+
 // A writer of `input` into the ledger at `path` from `from`: one-minute interval and steps, no lag
 // or grace, chunks of ten minutes, $12 a GPU-hour.
 ServeOptions MinuteWriter(const std::string& input, const std::string& path, Instant from) {
