@@ -55,10 +55,21 @@ void ServeHttpSafely(httplib::Server& server, size_t max_connections, int* liste
     httplib::default_socket_options(sock);
     *listen_fd = sock;
   });
+  // A POST's body is read before any handler runs: past this it is skipped, not kept (413).
+  server.set_payload_max_length(kHttpMaxPayload);
+  server.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+    const std::string length = req.get_header_value("Content-Length");
+    if ((length.empty() || length == "0") && !req.has_header("Transfer-Encoding")) {
+      return httplib::Server::HandlerResponse::Unhandled;
+    }
+    res.status = 413;
+    res.set_content("{\"error\":\"this server takes no request body\"}", "application/json");
+    return httplib::Server::HandlerResponse::Handled;
+  });
   server.set_read_timeout(5, 0);
   server.set_write_timeout(5, 0);
   server.set_keep_alive_timeout(5);
-  server.set_keep_alive_max_count(100);
+  server.set_keep_alive_max_count(1);
 }
 
 void WidenAcceptQueue(int listen_fd) {

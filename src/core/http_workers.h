@@ -27,6 +27,8 @@ namespace gpucost {
 
 // Connections served at once: each a thread, with a stack reserved (not resident) for it.
 inline constexpr size_t kHttpMaxConnections = 512;
+// A request body's bytes kept before it is refused (no endpoint takes one).
+inline constexpr size_t kHttpMaxPayload = 1024;
 
 class HttpWorkers final : public httplib::TaskQueue {
  public:
@@ -54,8 +56,12 @@ class HttpWorkers final : public httplib::TaskQueue {
 };
 
 // Sets HttpWorkers of `max_connections` on `server`, and its timeouts: 5 s to read or write
-// (each call), 5 s for an idle keep-alive connection, at most 100 requests on one. `listen_fd`
-// gets the listening socket once the server binds: pass it to WidenAcceptQueue then.
+// (each call). One request a connection: cpp-httplib 0.11 leaves a GET's body unread and would
+// read it as the next request on the connection (a proxy that reuses connections would then hand
+// one client another's answer); closing after each answer leaves nothing to misread. No endpoint
+// of gpucost's takes a request body: one is refused with 413, unread (a body was held in memory
+// whole: a client's Content-Length in RSS). `listen_fd` gets the listening socket once the
+// server binds: pass it to WidenAcceptQueue then.
 void ServeHttpSafely(httplib::Server& server, size_t max_connections, int* listen_fd);
 
 // cpp-httplib listens with an accept queue of 5: a burst of connections (or the same beside

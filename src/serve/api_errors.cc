@@ -2,6 +2,9 @@
 
 #include <httplib.h>
 
+#include <algorithm>
+#include <cctype>
+
 #include "core/redact.h"
 #include "core/strings.h"
 #include "ledger/ledger_types.h"
@@ -41,14 +44,47 @@ ApiError ApiErrorOf(const Status& s, std::string_view ledger) {
   }
 }
 
+namespace {
+
+// The token of an "Authorization: Bearer TOKEN" header; empty for another scheme or none.
+std::string_view BearerToken(std::string_view header) {
+  header = Trim(header);
+  constexpr std::string_view kScheme = "bearer";
+  if (header.size() <= kScheme.size() ||
+      (header[kScheme.size()] != ' ' && header[kScheme.size()] != '\t'))
+    return {};
+  for (size_t i = 0; i < kScheme.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(header[i])) != kScheme[i]) return {};
+  }
+  return Trim(header.substr(kScheme.size() + 1));
+}
+
+}  // namespace
+
+bool TokenIs(std::string_view authorization, std::string_view token) {
+  const std::string_view given = BearerToken(authorization);
+  if (token.empty()) return false;
+  unsigned char differ = given.size() == token.size() ? 0 : 1;
+  for (size_t i = 0; i < given.size(); ++i) {
+    differ |= static_cast<unsigned char>(given[i] ^ token[i % token.size()]);
+  }
+  return differ == 0;
+}
+
 void AnswerServerErrors(httplib::Server& server) {
   server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;
+    // Every endpoint is GET (and HEAD): another method is 405 wherever it is sent.
+    if (res.status == 404 && req.method != "GET" && req.method != "HEAD") {
+      res.status = 405;
+      res.set_header("Allow", "GET, HEAD");
+    }
     const std::string why =
-        res.status == 404   ? StrCat("no ", req.method, " ", req.path,
+        res.status == 405   ? StrCat(req.method, " is not answered here: every endpoint is GET")
+        : res.status == 404 ? StrCat("no ", req.method, " ", req.path,
                                      " here: the API is GET /api/v1/report, /api/v1/ledger, "
-                                       "/api/v1/fleet, /api/v1/alerts, /api/v1/recommendations, "
-                                       "/allocation, /metrics, /healthz and /readyz (docs/serve.md)")
+                                     "/api/v1/fleet, /api/v1/alerts, /api/v1/recommendations, "
+                                     "/allocation, /metrics, /healthz and /readyz (docs/serve.md)")
         : res.status == 414 ? std::string("the request's URI is too long")
                             : StrCat("HTTP ", res.status);
     res.set_content(JsonErrorBody(why), "application/json");

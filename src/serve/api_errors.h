@@ -3,9 +3,11 @@
 // nothing of where the ledger lives.
 //
 //   400  a bad parameter, or a window the ledger cannot answer as asked (the message says why)
-//   503  the ledger (or the source behind it) is unavailable or damaged: try again, read the log
+//   401  no token, or not serve's (--token-file)
+//   404  no such path; 405 a method other than GET or HEAD; 413 a request with a body
+//   503  the ledger (or the source behind it) is unavailable or damaged, or the server is busy
+//        with as many API answers as it computes at once: try again, read the log
 //   500  a bug
-// 404 is for unknown paths only.
 #pragma once
 
 #include <string>
@@ -31,5 +33,9 @@ ApiError ApiErrorOf(const Status& s, std::string_view ledger);
 // Makes an answer the HTTP server gives on its own (no such path or method, a URI too long) a
 // JSON error that says why, as every other error is: never an empty body.
 void AnswerServerErrors(httplib::Server& server);
+
+// Whether an Authorization header is "Bearer TOKEN" (the scheme in any case, RFC 7235) with
+// `token` serve's, compared in a time that does not depend on where they differ.
+bool TokenIs(std::string_view authorization, std::string_view token);
 
 }  // namespace gpucost::serve

@@ -51,7 +51,7 @@ Result<LoadedInput> LoadLedgerWindow(const ServeOptions& s, const QueryParam& pa
 }  // namespace
 
 Result<std::string> ReportJson(const ServeOptions& s, const QueryParam& param,
-                               ledger::RollupCache* rollups) {
+                               ledger::RollupCache* rollups, size_t max_rows) {
   GPUCOST_ASSIGN_OR_RETURN(const ReportQuery query, ParseReportQuery(param));
   InputOptions in;
   in.ledger = s.ledger;
@@ -77,6 +77,11 @@ Result<std::string> ReportJson(const ServeOptions& s, const QueryParam& param,
     }
   }
   GPUCOST_ASSIGN_OR_RETURN(const ReportRun run, RunReport(input.timeline, s.price, settings));
+  if (run.report.rows.size() > max_rows) {
+    return Status::InvalidArgument(
+        StrCat("the report has ", run.report.rows.size(), " rows, at most ", max_rows,
+               " in one answer: fewer dimensions in by=, a longer step= or a shorter window"));
+  }
   std::ostringstream out;
   RenderJson(run.report, out);
   return out.str();

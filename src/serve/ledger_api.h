@@ -21,10 +21,14 @@ namespace gpucost::serve {
 // what a window of a century at 60 s steps would ask.
 inline constexpr int64_t kApiMaxBuckets = 10'000;
 inline constexpr size_t kApiMaxRecords = 20'000'000;
+// Rows of one report answer: a month of a 1,000-node fleet by team per hour is ~36,000; a
+// per-minute series by pod of three days was ~1 M rows, half a gigabyte of JSON.
+inline constexpr size_t kApiMaxRows = 200'000;
 
-// ?window=START,END&by=team,workload&step=1h&accumulate=true&cluster=a,b
+// ?window=START,END&by=team,workload&step=1h&accumulate=true&cluster=a,b; a report of more than
+// `max_rows` rows is a 400 that says what to ask instead.
 Result<std::string> ReportJson(const ServeOptions& s, const QueryParam& param,
-                               ledger::RollupCache* rollups);
+                               ledger::RollupCache* rollups, size_t max_rows = kApiMaxRows);
 
 // ?window=START,END&cluster=a,b; the window defaults to the ledger's last 7 days.
 Result<std::string> AlertsJson(const ServeOptions& s, const QueryParam& param);

@@ -19,6 +19,7 @@
 #include "ledger/rollup_cache.h"
 #include "report/report_query.h"
 #include "serve/api_errors.h"
+#include "serve/api_turns.h"
 #include "serve/ledger_api.h"
 #include "serve/opencost_api.h"
 #include "serve/serve_metrics.h"
@@ -27,23 +28,6 @@
 #include "serve/ui_assets.h"
 
 namespace gpucost::serve {
-namespace {
-
-// The token of an "Authorization: Bearer TOKEN" header (the scheme in any case, RFC 7235);
-// empty for another scheme or none.
-std::string_view BearerToken(std::string_view header) {
-  header = Trim(header);
-  constexpr std::string_view kScheme = "bearer";
-  if (header.size() <= kScheme.size() ||
-      (header[kScheme.size()] != ' ' && header[kScheme.size()] != '\t'))
-    return {};
-  for (size_t i = 0; i < kScheme.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(header[i])) != kScheme[i]) return {};
-  }
-  return Trim(header.substr(kScheme.size() + 1));
-}
-
-}  // namespace
 
 struct Server::Impl {
   Impl(ServeOptions options, std::unique_ptr<ledger::Ledger> l,
@@ -75,27 +59,39 @@ struct Server::Impl {
       std::lock_guard<std::mutex> lock(mu_);
       res.set_content(metrics_, "text/plain; version=0.0.4; charset=utf-8");
     });
-    Get("/api/v1/report", [this](const httplib::Request& req, httplib::Response& res) {
-      if (!Authorized(req, res) || RefuseWhileDamaged(res)) return;
-      Answer(res, ReportJson(s_, Params(req), &rollup_cache_));
-    });
+    Get(
+        "/api/v1/report",
+        [this](const httplib::Request& req, httplib::Response& res) {
+          if (!Authorized(req, res) || RefuseWhileDamaged(res)) return;
+          Answer(res, ReportJson(s_, Params(req), &rollup_cache_));
+        },
+        true);
     // The API the web UI reads besides /api/v1/report.
     Get("/api/v1/ledger", [this](const httplib::Request& req, httplib::Response& res) {
       if (!Authorized(req, res) || RefuseWhileDamaged(res)) return;
       Answer(res, LedgerInfoJson(s_.ledger));
     });
-    Get("/api/v1/alerts", [this](const httplib::Request& req, httplib::Response& res) {
-      if (!Authorized(req, res) || RefuseWhileDamaged(res)) return;
-      Answer(res, AlertsJson(s_, Params(req)));
-    });
-    Get("/api/v1/recommendations", [this](const httplib::Request& req, httplib::Response& res) {
-      if (!Authorized(req, res) || RefuseWhileDamaged(res)) return;
-      Answer(res, RecommendationsJson(s_, Params(req)));
-    });
-    Get("/api/v1/fleet", [this](const httplib::Request& req, httplib::Response& res) {
-      if (!Authorized(req, res) || RefuseWhileDamaged(res)) return;
-      Answer(res, FleetJson(s_.ledger, SplitList(req.get_param_value("cluster"))));
-    });
+    Get(
+        "/api/v1/alerts",
+        [this](const httplib::Request& req, httplib::Response& res) {
+          if (!Authorized(req, res) || RefuseWhileDamaged(res)) return;
+          Answer(res, AlertsJson(s_, Params(req)));
+        },
+        true);
+    Get(
+        "/api/v1/recommendations",
+        [this](const httplib::Request& req, httplib::Response& res) {
+          if (!Authorized(req, res) || RefuseWhileDamaged(res)) return;
+          Answer(res, RecommendationsJson(s_, Params(req)));
+        },
+        true);
+    Get(
+        "/api/v1/fleet",
+        [this](const httplib::Request& req, httplib::Response& res) {
+          if (!Authorized(req, res) || RefuseWhileDamaged(res)) return;
+          Answer(res, FleetJson(s_.ledger, SplitList(req.get_param_value("cluster"))));
+        },
+        true);
     // The web UI's files, without a token: they hold no data, and the page asks for the token.
     for (const UiAsset& asset : UiAssets()) {
       const auto answer = [&asset](const httplib::Request&, httplib::Response& res) {
@@ -116,42 +112,55 @@ struct Server::Impl {
     }
     for (const char* path :
          {"/allocation", "/allocation/compute", "/model/allocation", "/model/allocation/compute"}) {
-      Get(path, [this](const httplib::Request& req, httplib::Response& res) {
-        if (!Authorized(req, res) || RefuseWhileDamaged(res)) return;
-        const ApiResponse r = OpenCostAllocation(
-            s_.ledger,
-            [&req](const char* name) {
-              return req.has_param(name) ? req.get_param_value(name) : std::string();
-            },
-            std::chrono::time_point_cast<Duration>(std::chrono::system_clock::now()));
-        if (r.cause == StatusCode::kDataLoss) {
-          NoteDamage(Status::DataLoss("/allocation read a damaged ledger"));
-        }
-        res.status = r.status;
-        res.set_content(r.body, "application/json");
-      });
+      Get(
+          path,
+          [this](const httplib::Request& req, httplib::Response& res) {
+            if (!Authorized(req, res) || RefuseWhileDamaged(res)) return;
+            const ApiResponse r = OpenCostAllocation(
+                s_.ledger,
+                [&req](const char* name) {
+                  return req.has_param(name) ? req.get_param_value(name) : std::string();
+                },
+                std::chrono::time_point_cast<Duration>(std::chrono::system_clock::now()));
+            if (r.cause == StatusCode::kDataLoss) {
+              NoteDamage(Status::DataLoss("/allocation read a damaged ledger"));
+            }
+            res.status = r.status;
+            res.set_content(r.body, "application/json");
+          },
+          true);
     }
     // The OpenCost UI's filter suggestions.
     for (const char* path : {"/allocation/autocomplete", "/model/allocation/autocomplete"}) {
-      Get(path, [this](const httplib::Request& req, httplib::Response& res) {
-        if (!Authorized(req, res) || RefuseWhileDamaged(res)) return;
-        const ApiResponse r = OpenCostAutocomplete(
-            s_.ledger,
-            [&req](const char* name) {
-              return req.has_param(name) ? req.get_param_value(name) : std::string();
-            },
-            std::chrono::time_point_cast<Duration>(std::chrono::system_clock::now()));
-        if (r.cause == StatusCode::kDataLoss) {
-          NoteDamage(Status::DataLoss("/allocation/autocomplete read a damaged ledger"));
-        }
-        res.status = r.status;
-        res.set_content(r.body, "application/json");
-      });
+      Get(
+          path,
+          [this](const httplib::Request& req, httplib::Response& res) {
+            if (!Authorized(req, res) || RefuseWhileDamaged(res)) return;
+            const ApiResponse r = OpenCostAutocomplete(
+                s_.ledger,
+                [&req](const char* name) {
+                  return req.has_param(name) ? req.get_param_value(name) : std::string();
+                },
+                std::chrono::time_point_cast<Duration>(std::chrono::system_clock::now()));
+            if (r.cause == StatusCode::kDataLoss) {
+              NoteDamage(Status::DataLoss("/allocation/autocomplete read a damaged ledger"));
+            }
+            res.status = r.status;
+            res.set_content(r.body, "application/json");
+          },
+          true);
     }
   }
 
-  // Routes `path` at the root and under the path prefix.
-  void Get(const std::string& path, httplib::Server::Handler handler) {
+  // Routes `path` at the root and under the path prefix; an `api` answer waits for its turn
+  // (api_turns.h), once its token is checked.
+  void Get(const std::string& path, httplib::Server::Handler handler, bool api = false) {
+    if (api) {
+      handler = [this, inner = std::move(handler)](const httplib::Request& q,
+                                                   httplib::Response& r) {
+        if (Authorized(q, r)) turns_.Run(r, [&] { inner(q, r); });
+      };
+    }
     if (!s_.path_prefix.empty()) http_->Get(s_.path_prefix + path, handler);
     http_->Get(path, std::move(handler));
   }
@@ -242,12 +251,11 @@ struct Server::Impl {
   }
 
   bool Authorized(const httplib::Request& req, httplib::Response& res) const {
-    if (s_.token.empty() || BearerToken(req.get_header_value("Authorization")) == s_.token) {
-      return true;
-    }
+    if (s_.token.empty() || TokenIs(req.get_header_value("Authorization"), s_.token)) return true;
     res.status = 401;
     res.set_header("WWW-Authenticate", "Bearer");
-    res.set_content("unauthorized\n", "text/plain");
+    res.set_content(JsonErrorBody("a bearer token is needed (Authorization: Bearer TOKEN)"),
+                    "application/json");
     return false;
   }
 
@@ -422,6 +430,7 @@ struct Server::Impl {
   std::unique_ptr<ledger::Ledger> ledger_;
   // Decoded roll-ups for the API: about a month of days of a 1,000-node cluster (~140 B a row).
   ledger::RollupCache rollup_cache_{2'000'000};
+  ApiTurns turns_{ApiTurnsAtOnce(), std::chrono::seconds(30)};
   std::unique_ptr<httplib::Server> http_;
   int listen_fd_ = -1;                                // http_'s, once bound
   std::unique_ptr<promsource::RemoteWriter> remote_;  // null without --remote-write

@@ -20,6 +20,7 @@
 
 #include "cli/cli_test_util.h"
 #include "common/child_process.h"
+#include "core/strings.h"
 #include "ledger/serve_test_util.h"
 #include "promsource/http_transport.h"
 
@@ -149,6 +150,57 @@ TEST_F(ServeHardening, ErrorsAreJsonWithTheirStatusAndNoPaths) {
   EXPECT_EQ(status, 503) << message;
 }
 
+// Sends `request` on a new connection and gives all the server wrote back until it closed.
+std::string Exchange(int port, const std::string& request) {
+  const int fd = ConnectLoopback(port);
+  if (fd < 0) return "<refused>";
+  const timeval limit{20, 0};  // a guard only: the server closes at once
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+  ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+  std::string out;
+  char buf[4096];
+  for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;)
+    out.append(buf, static_cast<size_t>(n));
+  ::close(fd);
+  return out;
+}
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// No endpoint takes a body: one is refused unread (a 2 GiB body was held in memory, and a GET's
+// body was read as the next request), and a method other than GET or HEAD is a 405.
+TEST_F(ServeHardening, RequestBodiesAndOtherMethodsAreRefusedUnread) {
+  const int port = FreePort();
+  auto serve = Start(port);
+  ASSERT_TRUE(WaitFor(base_ + "/readyz", 200, std::chrono::seconds(60))) << serve->Log();
+  const std::string hidden = "GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n";
+  const std::string smuggled =
+      Exchange(port, StrCat("GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: ", hidden.size(),
+                            "\r\n\r\n", hidden));
+  EXPECT_EQ(Count(smuggled, "HTTP/1.1 "), 1u) << smuggled;
+  EXPECT_EQ(smuggled.rfind("HTTP/1.1 413", 0), 0u) << smuggled;
+  EXPECT_NE(smuggled.find("takes no request body"), std::string::npos) << smuggled;
+  // Two gigabytes announced and none sent: answered at once, nothing waited for or kept.
+  const std::string huge = Exchange(
+      port, "POST /api/v1/report HTTP/1.1\r\nHost: x\r\nContent-Length: 2147483648\r\n\r\n");
+  EXPECT_EQ(huge.rfind("HTTP/1.1 413", 0), 0u) << huge;
+  const std::string chunked = Exchange(
+      port, "GET /metrics HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n");
+  EXPECT_EQ(chunked.rfind("HTTP/1.1 413", 0), 0u) << chunked;
+  for (const char* method : {"DELETE", "PUT", "PATCH", "OPTIONS"}) {
+    const std::string r = Exchange(
+        port, StrCat(method, " /api/v1/report HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"));
+    EXPECT_EQ(r.rfind("HTTP/1.1 405", 0), 0u) << method << ": " << r;
+    EXPECT_NE(r.find("Allow: GET, HEAD"), std::string::npos) << method << ": " << r;
+    EXPECT_NE(r.find("{\"error\":\""), std::string::npos) << method << ": " << r;
+  }
+  EXPECT_EQ(Get(base_ + "/healthz").status, 200);
+}
+
 TEST_F(ServeHardening, AWindowFarBeyondTheLedgerCostsWhatTheLedgerHolds) {
   const int port = FreePort();
   auto serve = Start(port);
@@ -194,6 +246,8 @@ TEST_F(ServeHardening, TheBearerSchemeIsReadInAnyCase) {
   EXPECT_EQ(status_with("bearer s3cret"), 200);
   EXPECT_EQ(status_with("BEARER  s3cret"), 200);
   EXPECT_EQ(status_with("Bearer wrong"), 401);
+  EXPECT_EQ(status_with("Bearer s3cre"), 401);
+  EXPECT_EQ(status_with("Bearer s3crett"), 401);
   EXPECT_EQ(status_with("Basic s3cret"), 401);
   EXPECT_EQ(status_with("Bearer"), 401);
   EXPECT_EQ(status_with(""), 401);
