@@ -33,7 +33,10 @@ void PutTotals(const ChargeTotals& t, Json& j) {
   j["waste_usd"] = JsonNumber(t.waste_usd());
   j["efficiency"] = JsonNumber(t.efficiency());
   j["idle_gpu_hours"] = t.idle_gpu_hours;
-  j["idle_usd"] = priced ? Json(t.idle_usd) : Json(nullptr);
+  // No idle hour costs $0 whatever the price; idle hours none of which is priced, unknown (as the
+  // text statement says).
+  const bool idle_unknown = t.idle_gpu_hours > 0 && t.idle_unpriced_gpu_hours >= t.idle_gpu_hours;
+  j["idle_usd"] = idle_unknown ? Json(nullptr) : Json(t.idle_usd);
   j["unmeasured_gpu_hours"] = t.unmeasured_gpu_hours();
   j["unpriced_gpu_hours"] = t.unpriced_gpu_hours;
   j["spot_gpu_hours"] = t.spot_gpu_hours;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -118,6 +119,30 @@ TEST(JsonRenderer, NullsForUnknownAndCentsThatAddUp) {
   EXPECT_EQ(ml["days"][2]["date"], "2026-10-03");
   EXPECT_NEAR(ml["spot_ratio"].get<double>(), 23.0 / 37, 1e-12);
   EXPECT_EQ(ml["spot_ratio_met"], false);
+}
+
+// Held GPU-hours none of which has a price: no idle hour costs $0.00 in the JSON as in the text;
+// idle hours cost an unknown amount (null, "unknown"), never $0.00.
+TEST(JsonRenderer, AnUnpricedTeamsIdleCostIsZeroWithoutIdleHoursAndUnknownWithThem) {
+  StatementBuilder b(October(), {});
+  b.Add(Labels("busy", "b", "NVIDIA H100 80GB HBM3", "on_demand"), Amounts(Day(3), 6, NAN, 0.9));
+  b.Add(Labels("lazy", "c", "NVIDIA H100 80GB HBM3", "on_demand"), Amounts(Day(4), 4, NAN, 0.0));
+  auto set = b.Finish({});
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  const nlohmann::json doc =
+      nlohmann::json::parse(RenderStatementsToString(*set, StatementFormat::kJson));
+  std::map<std::string, nlohmann::json> team;
+  for (const nlohmann::json& st : doc["statements"]) team[st["team"].get<std::string>()] = st;
+  ASSERT_EQ(team.size(), 2u) << doc.dump();
+  EXPECT_TRUE(team["busy"]["allocated_usd"].is_null());
+  EXPECT_EQ(team["busy"]["idle_gpu_hours"].get<double>(), 0);
+  ASSERT_TRUE(team["busy"]["idle_usd"].is_number()) << team["busy"].dump();
+  EXPECT_EQ(team["busy"]["idle_usd"].get<double>(), 0);
+  EXPECT_EQ(team["lazy"]["idle_gpu_hours"].get<double>(), 4);
+  EXPECT_TRUE(team["lazy"]["idle_usd"].is_null()) << team["lazy"].dump();
+  const std::string text = RenderStatementsToString(*set, StatementFormat::kText);
+  EXPECT_NE(text.find("idle cost $0.00"), std::string::npos) << text;
+  EXPECT_NE(text.find("idle cost unknown"), std::string::npos) << text;
 }
 
 // Tags outside <style>, in order, must nest: every opened element is closed, except void ones.
