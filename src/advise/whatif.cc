@@ -133,15 +133,22 @@ Scenario RunScenario(const std::vector<WorkloadProfile>& profiles, Window window
     const int64_t n_steps = (window.end - window.start + step - Duration(1)) / step;
     std::vector<double> total(static_cast<size_t>(std::max<int64_t>(n_steps, 0)), 0.0);
     double od_usd = 0;
-    double od_hours = 0;
+    double od_priced_hours = 0;  // the rate is of the priced hours' money over those hours
+    int unpriced = 0;
     for (size_t k = 0; k < profiles.size(); ++k) {
       const WorkloadProfile& w = profiles[k];
+      double hours = 0;
       for (size_t i = 0; i < after[k].on_demand_hours.size(); ++i) {
         const int64_t g = w.first_step + static_cast<int64_t>(i);
         if (g >= 0 && g < n_steps) total[static_cast<size_t>(g)] += after[k].on_demand_hours[i];
-        od_hours += after[k].on_demand_hours[i];
+        hours += after[k].on_demand_hours[i];
       }
-      if (w.unpriced_gpu_hours <= 0) od_usd += after[k].on_demand_usd;
+      if (w.unpriced_gpu_hours <= 0) {
+        od_usd += after[k].on_demand_usd;
+        od_priced_hours += hours;
+      } else if (hours > 0) {
+        ++unpriced;
+      }
     }
     // A partial last step holds less by its length alone: leave it out of the minimum.
     const double last_len = Hours(window.end - (window.start + step * (n_steps - 1)));
@@ -150,12 +157,23 @@ Scenario RunScenario(const std::vector<WorkloadProfile>& profiles, Window window
       base_hours = *std::min_element(total.begin(), total.end() - 1);
     }
     out.committed_gpus = base_hours / step_hours;
-    const double rate = od_hours > 0 ? od_usd / od_hours : 0;
     const double committed_hours = out.committed_gpus * Hours(window.end - window.start);
-    commit.savings_usd = committed_hours * rate * s.commitment_discount;
-    commit.note =
-        fmt::format("{:.2f} GPUs held on demand in every step, {:.0f}% off at ${:.4f}/GPU-hour",
-                    out.committed_gpus, s.commitment_discount * 100, rate);
+    if (od_priced_hours > 0) {
+      const double rate = od_usd / od_priced_hours;
+      commit.savings_usd = committed_hours * rate * s.commitment_discount;
+      commit.note =
+          fmt::format("{:.2f} GPUs held on demand in every step, {:.0f}% off at ${:.4f}/GPU-hour",
+                      out.committed_gpus, s.commitment_discount * 100, rate);
+    } else if (committed_hours > 0) {
+      // A base with no priced hour: what a commitment saves is unknown, not $0 at $0/GPU-hour.
+      commit.unpriced_workloads = unpriced;
+      commit.note = fmt::format(
+          "{:.2f} GPUs held on demand in every step, {:.0f}% off an unknown rate: none of the "
+          "on-demand hours has a price",
+          out.committed_gpus, s.commitment_discount * 100);
+    } else {
+      commit.note = "no GPU held on demand in every step: nothing to commit to";
+    }
     // Shared among workloads by their on-demand cost after the other policies.
     for (size_t k = 0; k < profiles.size(); ++k) {
       if (od_usd <= 0 || after[k].on_demand_usd <= 0 || profiles[k].unpriced_gpu_hours > 0) {

@@ -231,6 +231,33 @@ TEST_F(AdviseCommand, SpotBatchWithoutASpotPriceSavesAnUnknownAmountNotZero) {
   EXPECT_GT(json::parse(known.output)["policies"][0]["savings_usd"].get<double>(), 0);
 }
 
+// Committing to capacity none of whose hours has a price saves an unknown amount, not $0.00 at
+// "$0.0000/GPU-hour"; the rate of a commitment is that of the priced hours alone.
+TEST_F(AdviseCommand, CommitBaseOnUnpricedCapacitySavesAnUnknownAmountAtNoMadeUpRate) {
+  const std::string sim = (dir_.path() / "mi300x.om").string();
+  ASSERT_EQ(RunShell(kBinary + " simulate --nodes 2 --gpu-models mi300x:1 --sharing whole:1 " +
+                     "--duration 3h --seed 3 --out " + sim + " >/dev/null 2>&1")
+                .exit_code,
+            0);
+  const std::string cmd = kBinary + " whatif --input " + sim + " --policy commit-base";
+  const RunResult text = RunShell(cmd + " 2>/dev/null");
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_FALSE(Contains(text.output, "$0.0000")) << text.output;
+  EXPECT_TRUE(Contains(text.output, "off an unknown rate")) << text.output;
+  const RunResult r = RunShell(cmd + " --format json 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const json policy = json::parse(r.output)["policies"][0];
+  EXPECT_TRUE(policy["savings_usd"].is_null()) << r.output;
+  EXPECT_GT(policy["unpriced_workloads"].get<int>(), 0) << r.output;
+  // Priced, the same base saves 31% of its hours at the price.
+  const RunResult priced = RunShell(cmd + " --price-per-gpu-hour 2 --format json 2>/dev/null");
+  ASSERT_EQ(priced.exit_code, 0) << priced.output;
+  const json doc = json::parse(priced.output);
+  EXPECT_NEAR(doc["policies"][0]["savings_usd"].get<double>(),
+              doc["committed_gpus"].get<double>() * 3 * 2 * 0.31, 1e-4)
+      << priced.output;
+}
+
 TEST_F(AdviseCommand, BadFlagsNameTheFlag) {
   RunResult r = Gpucost("recommend --idle-threshold 5x");
   EXPECT_EQ(r.exit_code, 2);
