@@ -6,6 +6,7 @@
 #include <optional>
 #include <utility>
 
+#include "cli/format_flag.h"
 #include "cli/price_flags.h"
 #include "cli/ratio_flag.h"
 #include "core/strings.h"
@@ -59,7 +60,8 @@ Result<advise::AdviseSettings> Settings(const AdviseFlags& f) {
 
 void AddAdviseFlags(CLI::App& cmd, AdviseFlags& f) {
   cmd.add_option("--window", f.window,
-                 "START,END as RFC 3339 or unix seconds (default: the input's span)");
+                 "START,END as RFC 3339 or unix seconds (default: the input's span)")
+      ->check(WindowValue());
   cmd.add_option("--step", f.step, "Attribution step, e.g. 60s, 5m, 1h")->capture_default_str();
   cmd.add_option("--team", f.team, "Only these teams (comma-separated)");
   cmd.add_option("--idle-threshold", f.idle_threshold,

@@ -140,7 +140,8 @@ void AddAlertsCommand(CLI::App& app, int& exit_code) {
                   "newest sample)");
   cmd->add_option("--window", f->window,
                   "START,END as RFC 3339 or unix seconds instead of --month (default: the "
-                  "input's span)");
+                  "input's span)")
+      ->check(WindowValue());
   cmd->add_option("--step", f->step, "Attribution step, e.g. 60s, 5m, 1h")->capture_default_str();
   AddFormatOption(*cmd, f->format, {"text", "json"});
   cmd->add_option("--budgets", f->budgets,

@@ -209,7 +209,8 @@ void AddChargebackCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--month", f->month, "Calendar month in UTC, YYYY-MM (e.g. 2026-10)");
   cmd->add_option("--window", f->window,
                   "START,END as RFC 3339 or unix seconds instead of --month (default: the "
-                  "input's span)");
+                  "input's span)")
+      ->check(WindowValue());
   cmd->add_option("--step", f->step, "Attribution step, e.g. 60s, 5m, 1h")->capture_default_str();
   AddFormatOption(*cmd, f->format, {"text", "markdown", "csv", "json", "html"});
   cmd->add_option("--idle-threshold", f->idle_threshold,

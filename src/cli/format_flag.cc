@@ -2,7 +2,10 @@
 
 #include <algorithm>
 
+#include "cli/usage_error.h"
 #include "core/strings.h"
+#include "core/time.h"
+#include "report/dimension.h"
 
 namespace gpucost::cli {
 
@@ -19,6 +22,32 @@ CLI::Validator OneOf(const std::vector<std::string>& values,
         return "";
       },
       choices, "one-of");
+}
+
+CLI::Validator DimensionList() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        const Result<std::vector<Dimension>> dims = ParseDimensions(value);
+        if (dims.ok()) return "";
+        std::string message(dims.status().message());
+        for (const std::string& word : SplitList(value)) {
+          if (ParseDimension(word).ok()) continue;
+          const std::string near = NearestName(word, DimensionNames());
+          if (!near.empty()) message = StrCat(message, "; did you mean \"", near, "\"?");
+          break;
+        }
+        return message;
+      },
+      "", "dimensions");
+}
+
+CLI::Validator WindowValue() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        const Result<Window> w = ParseWindow(value);
+        return w.ok() ? "" : std::string(w.status().message());
+      },
+      "", "window");
 }
 
 CLI::Option* AddFormatOption(CLI::App& cmd, std::string& format,

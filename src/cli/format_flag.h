@@ -17,6 +17,13 @@ namespace gpucost::cli {
 CLI::Validator OneOf(const std::vector<std::string>& values,
                      const std::map<std::string, std::string>& synonyms = {});
 
+// For Option::check: a comma list of report dimensions (--by); an error names the unknown one and
+// the dimension nearest to it ("did you mean").
+CLI::Validator DimensionList();
+
+// For Option::check: a window START,END (RFC 3339 or unix seconds, --window).
+CLI::Validator WindowValue();
+
 // Adds --format to `cmd`, stored in `format` (its default stays as set); `formats` are the
 // values, `help` what they mean, when more than their names.
 CLI::Option* AddFormatOption(CLI::App& cmd, std::string& format,

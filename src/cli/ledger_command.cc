@@ -223,8 +223,10 @@ void AddLedgerCommand(CLI::App& app, int& exit_code) {
   write->add_option("ledger", w->path,
                     "The ledger file (created when missing) or postgresql:// URI")
       ->required();
-  write->add_option("--window", w->window,
-                    "START,END as RFC 3339 or unix seconds (default: the input's span)");
+  write
+      ->add_option("--window", w->window,
+                   "START,END as RFC 3339 or unix seconds (default: the input's span)")
+      ->check(WindowValue());
   write->add_option("--step", w->step, "Attribution step, e.g. 60s, 5m")->capture_default_str();
   AddInputFlags(*write, w->input);
   AddProgressFlags(*write, w->input.progress);

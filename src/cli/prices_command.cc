@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/format_flag.h"
 #include "cli/kube_flags.h"
 #include "cli/price_flags.h"
 #include "core/log.h"
@@ -198,7 +199,8 @@ void AddPricesCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--untimestamped-at", f->untimestamped_at,
                   "Take samples without a timestamp as one scrape at this time (or mtime), as "
                   "for `report`");
-  cmd->add_option("--window", f->window, "START,END (default: the input's span)");
+  cmd->add_option("--window", f->window, "START,END (default: the input's span)")
+      ->check(WindowValue());
   cmd->add_option("--cluster", f->cluster, "Cluster name for series without a cluster label")
       ->capture_default_str();
   AddPriceFlags(*cmd, f->price);

@@ -132,7 +132,8 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
   AddInputFlags(*cmd, f->input);
   AddProgressFlags(*cmd, f->input.progress);
   cmd->add_option("--window", f->window,
-                  "START,END as RFC 3339 or unix seconds (default: the input's span)");
+                  "START,END as RFC 3339 or unix seconds (default: the input's span)")
+      ->check(WindowValue());
   cmd->add_option("--step", f->step,
                   "Attribution step, e.g. 60s, 5m (not with --ledger, whose records keep the "
                   "step they were written with; for a time series see --every)")
@@ -140,7 +141,8 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--by", f->by,
                   "Dimensions: cluster, node, namespace, team, workload, workload_kind, pod, "
                   "container, gpu_model, mig_profile, capacity_type, unit_kind, label:KEY")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(DimensionList());
   AddEveryFlags(*cmd, f->every, f->accumulate);
   cmd->add_flag("--no-rollups", f->no_rollups,
                 "With --ledger: read every record, not the hourly and daily roll-ups (the same "

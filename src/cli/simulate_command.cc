@@ -295,7 +295,8 @@ void AddSimulateCommand(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--scrape-interval", f->scrape_interval, "Time between scrapes")
       ->capture_default_str();
-  cmd->add_option("--window", f->window, "START,END (RFC 3339 or unix seconds) to generate");
+  cmd->add_option("--window", f->window, "START,END (RFC 3339 or unix seconds) to generate")
+      ->check(WindowValue());
   cmd->add_option("--duration", f->duration, "Without --window: how long from 2026-10-01T00:00:00Z")
       ->capture_default_str();
   AddFormatOption(*cmd, f->format, {"openmetrics", "text"},

@@ -155,7 +155,8 @@ void AddUnitCostCommand(CLI::App& app, int& exit_code) {
                   "present, else namespace)");
   cmd->add_option("--window", f->window,
                   "START,END as RFC 3339 or unix seconds (default: the input's span; required "
-                  "with --prometheus)");
+                  "with --prometheus)")
+      ->check(WindowValue());
   cmd->add_option("--step", f->step, "Attribution step, e.g. 60s, 5m")->capture_default_str();
   AddFormatOption(*cmd, f->format, {"text", "csv", "json"});
   AddInputFlags(*cmd, f->input);

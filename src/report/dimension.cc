@@ -39,6 +39,12 @@ std::string Dimension::Name() const {
   return "unknown";
 }
 
+std::vector<std::string> DimensionNames() {
+  std::vector<std::string> out;
+  for (const auto& [kind, name] : kNamed) out.emplace_back(name);
+  return out;
+}
+
 Result<Dimension> ParseDimension(std::string_view name) {
   name = Trim(name);
   if (name.starts_with(kLabelPrefix)) {

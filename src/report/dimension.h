@@ -50,6 +50,8 @@ inline constexpr std::string_view kIdleValue = "__idle__";
 inline constexpr std::string_view kUnallocatedValue = "__unallocated__";
 
 Result<Dimension> ParseDimension(std::string_view name);
+// The names ParseDimension knows besides label:KEY, in the order the docs list them.
+std::vector<std::string> DimensionNames();
 // "namespace,label:team"; spaces around names are ignored. Empty lists, duplicates and label
 // keys that are not UTF-8 text (or hold control characters) are InvalidArgument.
 Result<std::vector<Dimension>> ParseDimensions(std::string_view comma_list);

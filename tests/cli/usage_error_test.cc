@@ -57,6 +57,14 @@ TEST(UsageErrors, ExitTwoWithOneLineAndAHint) {
       {{"ledger", "write", "--inptu", "x"},
        "gpucost ledger write: unknown flag '--inptu'; did you mean '--input'?\n"
        "run 'gpucost ledger write --help'\n"},
+      // Values checked while parsing: the flag named, and the nearest dimension.
+      {{"report", "--by", "team,teem"},
+       "gpucost report: --by: unknown dimension \"teem\" (expected cluster, node, namespace, team, "
+       "workload, workload_kind, pod, container, gpu_model, mig_profile, capacity_type, "
+       "unit_kind, label:KEY); did you mean \"team\"?\nrun 'gpucost report --help'\n"},
+      {{"chargeback", "--window", "2026-10-02,2026-10-01"},
+       "gpucost chargeback: --window: bad window \"2026-10-02,2026-10-01\": END must be after "
+       "START\nrun 'gpucost chargeback --help'\n"},
       {{"completion", "fish"},
        "gpucost completion: shell: fish not in {bash,zsh}\nrun 'gpucost completion --help'\n"},
       // A password in an echoed argument is not shown.
