@@ -16,11 +16,14 @@ double ChargeTotals::efficiency() const {
 
 double ChargeTotals::idle_ratio() const { return gpu_hours > 0 ? idle_gpu_hours / gpu_hours : NAN; }
 
-double ChargeTotals::spot_ratio() const { return gpu_hours > 0 ? spot_gpu_hours / gpu_hours : NAN; }
+double ChargeTotals::spot_ratio() const {
+  return typed_gpu_hours > 0 ? spot_gpu_hours / typed_gpu_hours : NAN;
+}
 
-void ChargeSums::Add(const ChargeAmounts& c, bool idle, bool spot) {
+void ChargeSums::Add(const ChargeAmounts& c, bool idle, bool spot, bool typed) {
   sums_[kGpuHours].Add(c.gpu_hours);
   if (spot) sums_[kSpotGpuHours].Add(c.gpu_hours);
+  if (typed) sums_[kTypedGpuHours].Add(c.gpu_hours);
   const bool priced = c.priced();
   if (priced) {
     sums_[kAllocatedUsd].Add(c.allocated_usd);
@@ -59,7 +62,8 @@ ChargeTotals ChargeSums::Totals() const {
           .idle_gpu_hours = Get(kIdleGpuHours),
           .idle_usd = Get(kIdleUsd),
           .idle_unpriced_gpu_hours = Get(kIdleUnpricedGpuHours),
-          .spot_gpu_hours = Get(kSpotGpuHours)};
+          .spot_gpu_hours = Get(kSpotGpuHours),
+          .typed_gpu_hours = Get(kTypedGpuHours)};
 }
 
 }  // namespace gpucost::chargeback

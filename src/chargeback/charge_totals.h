@@ -24,6 +24,7 @@ struct ChargeTotals {
   double idle_usd = 0;                 // money of the priced idle hours
   double idle_unpriced_gpu_hours = 0;  // idle hours with no known price
   double spot_gpu_hours = 0;           // hours on spot capacity
+  double typed_gpu_hours = 0;          // hours on capacity of a known type (spot or not)
 
   bool prices_known() const { return unpriced_gpu_hours <= 0; }
   bool any_priced() const { return gpu_hours > unpriced_gpu_hours; }
@@ -38,13 +39,16 @@ struct ChargeTotals {
   // (used / held) when no priced hour was measured; NaN when nothing was measured.
   double efficiency() const;
   double idle_ratio() const;  // idle / held GPU-hours; NaN for no hours
-  double spot_ratio() const;  // spot / held GPU-hours; NaN for no hours
+  // spot / GPU-hours on capacity of a known type (hours of unknown type are in neither part, as
+  // the alert rules count them); NaN for none.
+  double spot_ratio() const;
 };
 
 class ChargeSums {
  public:
-  // `idle`: the charge's utilization was under the threshold; `spot`: it ran on spot capacity.
-  void Add(const ChargeAmounts& c, bool idle, bool spot);
+  // `idle`: the charge's utilization was under the threshold; `spot`: it ran on spot capacity;
+  // `typed`: the capacity's type is known.
+  void Add(const ChargeAmounts& c, bool idle, bool spot, bool typed);
   void Merge(const ChargeSums& o);
   ChargeTotals Totals() const;
 
@@ -62,6 +66,7 @@ class ChargeSums {
     kIdleUsd,
     kIdleUnpricedGpuHours,
     kSpotGpuHours,
+    kTypedGpuHours,
     kFieldCount
   };
   double Get(Field f) const { return sums_[f].value(); }

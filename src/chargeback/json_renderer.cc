@@ -57,7 +57,8 @@ Json StatementJson(const StatementSet& set, const Statement& s) {
   j["idle_ratio"] = JsonNumber(t.idle_ratio());
   j["spot_ratio"] = JsonNumber(t.spot_ratio());
   j["efficiency_met"] = std::isfinite(t.efficiency()) && t.efficiency() > cfg.efficiency_target;
-  j["spot_ratio_met"] = std::isfinite(t.spot_ratio()) && t.spot_ratio() > cfg.spot_ratio_target;
+  j["spot_ratio_met"] =
+      std::isfinite(t.spot_ratio()) ? Json(t.spot_ratio() > cfg.spot_ratio_target) : Json(nullptr);
   const std::vector<std::string> labels = LineLabels(s);
   Json lines = Json::array();
   for (size_t i = 0; i < s.lines.size(); ++i) {

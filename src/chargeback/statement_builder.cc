@@ -74,10 +74,11 @@ void StatementBuilder::Add(Key key, const ChargeAmounts& a) {
   const uint32_t line = LineFor(info, rate_key);
   const bool idle = a.measured() && a.utilization() < settings_.idle_threshold;
   TeamAcc& team = teams_[info.team];
-  team.lines[line].sums.Add(a, idle, info.spot);
-  team.workloads[info.workload].sums.Add(a, idle, info.spot);
+  team.lines[line].sums.Add(a, idle, info.spot, !info.capacity_type.empty());
+  team.workloads[info.workload].sums.Add(a, idle, info.spot, !info.capacity_type.empty());
   if (!team.days.empty()) {
-    team.days[static_cast<size_t>(period_.DayOf(a.start))].Add(a, idle, info.spot);
+    team.days[static_cast<size_t>(period_.DayOf(a.start))].Add(a, idle, info.spot,
+                                                               !info.capacity_type.empty());
   }
 }
 

@@ -110,8 +110,12 @@ StatementText DescribeStatement(const StatementSet& set, const Statement& s) {
   out.effective_usd = Money(r.effective_cents, false);
   out.idle_time = StrCat(idle_hours, " hrs (", FormatPercent(t.idle_ratio()), ") under ",
                          FormatTarget(cfg.idle_threshold), " utilization");
-  out.spot =
-      StrCat(FormatPercent(t.spot_ratio()), " ", Target(t.spot_ratio(), cfg.spot_ratio_target));
+  // Hours on capacity of unknown type are neither spot nor not: with no other, the ratio is
+  // unknown and not rated, never "0.0%, missed".
+  out.spot = std::isfinite(t.spot_ratio())
+                 ? StrCat(FormatPercent(t.spot_ratio()), " ",
+                          Target(t.spot_ratio(), cfg.spot_ratio_target))
+                 : "unknown: no capacity type (spot or on-demand) is known for its nodes";
   if (r.unmeasured_hours > 0) {
     out.unmeasured = StrCat(FormatUnits(r.unmeasured_hours, hd),
                             " hrs had no usage sample: their cost is neither effective nor "

@@ -63,14 +63,19 @@ TEST(StatementBuilder, IdleHoursAreMeasuredHoursUnderTheThreshold) {
   EXPECT_DOUBLE_EQ(Only(b2, "ml").totals.idle_gpu_hours, 7);
 }
 
-TEST(StatementBuilder, SpotRatioIsSpotHoursOverAllHours) {
+// Hours on capacity of unknown type are in neither part of the ratio, as the alert rules count
+// them; with no other hour the ratio is unknown, not 0.
+TEST(StatementBuilder, SpotRatioIsSpotHoursOverHoursOfAKnownCapacityType) {
   StatementBuilder b(October(), {});
   b.Add(Labels("ml", "a", kA100, "spot"), Amounts(Day(1), 30, 1.0, 1));
   b.Add(Labels("ml", "b", kA100, "on_demand"), Amounts(Day(1), 10, 3.0, 1));
-  b.Add(Labels("ml", "c", kT4, ""), Amounts(Day(1), 10, NAN, 1));  // unknown capacity: not spot
+  b.Add(Labels("ml", "c", kT4, ""), Amounts(Day(1), 10, NAN, 1));  // unknown capacity
+  b.Add(Labels("web", "d", kT4, ""), Amounts(Day(1), 5, 1.0, 1));
   const Statement s = Only(b, "ml");
   EXPECT_DOUBLE_EQ(s.totals.spot_gpu_hours, 30);
-  EXPECT_DOUBLE_EQ(s.totals.spot_ratio(), 0.6);
+  EXPECT_DOUBLE_EQ(s.totals.typed_gpu_hours, 40);
+  EXPECT_DOUBLE_EQ(s.totals.spot_ratio(), 0.75);
+  EXPECT_TRUE(std::isnan(Only(b, "web").totals.spot_ratio()));
 }
 
 TEST(StatementBuilder, UnknownPricesKeepHoursAndNoMoney) {
