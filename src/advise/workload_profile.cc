@@ -8,10 +8,6 @@
 namespace gpucost::advise {
 namespace {
 
-bool Contains(std::string_view haystack, std::string_view needle) {
-  return haystack.find(needle) != std::string_view::npos;
-}
-
 // The entry of `hours` with the most hours; "" when there are none.
 std::string MostHours(const std::unordered_map<std::string, double>& hours) {
   const std::pair<const std::string, double>* best = nullptr;
@@ -46,14 +42,7 @@ std::string_view CategoryName(Category c) {
 }
 
 Category Categorize(const Holder& holder) {
-  const std::string name = ToLower(holder.workload.empty() ? holder.pod : holder.workload);
-  const std::string container = ToLower(holder.container);
-  const std::string app = ToLower(holder.labels.Get("app.kubernetes.io/name"));
-  if (holder.labels.Has("notebook-name") || holder.labels.Get("component") == "singleuser-server" ||
-      Contains(name, "notebook") || Contains(name, "jupyter") || container == "notebook" ||
-      Contains(container, "jupyter") || Contains(app, "jupyter") || Contains(app, "notebook")) {
-    return Category::kNotebook;
-  }
+  if (IsNotebook(holder)) return Category::kNotebook;
   const std::string_view kind = holder.workload_kind;
   if (kind == "Job" || kind == "CronJob" || kind == "SlurmJob" ||
       holder.kind == HolderKind::kSlurmJob) {

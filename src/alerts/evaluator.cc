@@ -231,17 +231,6 @@ int SeverityRank(const std::string& s) {
 
 }  // namespace
 
-bool IsNotebook(const Holder& holder) {
-  if (holder.labels.Has("notebook-name") || holder.labels.Has("notebook_name")) return true;
-  for (const std::string* name : {&holder.workload, &holder.pod}) {
-    const std::string lower = ToLower(*name);
-    if (lower.find("notebook") != std::string::npos || lower.find("jupyter") != std::string::npos) {
-      return true;
-    }
-  }
-  return false;
-}
-
 AlertReport Evaluate(const AlertSink& sink, const Usage& usage, const BudgetFile* budgets) {
   AlertReport report;
   report.window = sink.run().window;

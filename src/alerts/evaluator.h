@@ -15,9 +15,4 @@ namespace gpucost::alerts {
 // `budgets` may be null: no budget table and no budget rule.
 AlertReport Evaluate(const AlertSink& sink, const Usage& usage, const BudgetFile* budgets);
 
-// A Kubeflow or Jupyter notebook: the pod label `notebook-name` (Kubeflow's notebook controller
-// sets it; `notebook_name` as kube-state-metrics sanitizes it), or "notebook" or "jupyter" in
-// the workload or pod name, case-insensitively (JupyterHub's `jupyter-<user>` pods).
-bool IsNotebook(const Holder& holder);
-
 }  // namespace gpucost::alerts

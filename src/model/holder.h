@@ -53,6 +53,13 @@ struct Holding {
   double unit_share = 1.0;
 };
 
+// A Kubeflow or Jupyter notebook, as every command tells one (the alert rules, recommend, whatif):
+// the pod label `notebook-name` (Kubeflow's notebook controller sets it; `notebook_name` as
+// kube-state-metrics sanitizes it), `component=singleuser-server` (JupyterHub), "notebook" or
+// "jupyter" in the workload or pod name or in `app.kubernetes.io/name`, or a container named
+// `notebook` or `jupyter…`, all in any case.
+bool IsNotebook(const Holder& holder);
+
 // What names a holder across inventories, sources and time (the ledger's key): kind, cluster,
 // namespace, pod, container and pod UID.
 std::string HolderIdentity(const Holder& holder);

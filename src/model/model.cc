@@ -18,6 +18,19 @@ std::string Partition::ToString() const {
   return "whole";
 }
 
+bool IsNotebook(const Holder& holder) {
+  const auto has = [](std::string_view text, std::string_view a, std::string_view b) {
+    const std::string lower = ToLower(text);
+    return lower.find(a) != std::string::npos || lower.find(b) != std::string::npos;
+  };
+  const std::string container = ToLower(holder.container);
+  return holder.labels.Has("notebook-name") || holder.labels.Has("notebook_name") ||
+         holder.labels.Get("component") == "singleuser-server" ||
+         has(holder.workload, "notebook", "jupyter") || has(holder.pod, "notebook", "jupyter") ||
+         has(holder.labels.Get("app.kubernetes.io/name"), "notebook", "jupyter") ||
+         container == "notebook" || container.starts_with("jupyter");
+}
+
 std::string_view UnitKindName(UnitKind k) {
   switch (k) {
     case UnitKind::kGpu:

@@ -324,5 +324,41 @@ TEST(Categorize, NotebooksBatchServicesAndBarePods) {
   EXPECT_EQ(Categorize(h), Category::kOther);
 }
 
+// One notebook test for every command (the alert rules call IsNotebook too): each sign alone.
+TEST(Categorize, EverySignOfANotebookAloneMakesOne) {
+  const auto with = [](auto&& set) {
+    Holder h;
+    h.workload_kind = "StatefulSet";
+    h.workload = "nb-ana";
+    h.pod = "nb-ana-0";
+    h.container = "main";
+    set(h);
+    return h;
+  };
+  EXPECT_FALSE(IsNotebook(with([](Holder&) {})));
+  const std::vector<Holder> notebooks = {
+      with([](Holder& h) {
+        h.labels = LabelSet({{"notebook-name", "ana"}});
+      }),
+      with([](Holder& h) {
+        h.labels = LabelSet({{"notebook_name", "ana"}});
+      }),
+      with([](Holder& h) {
+        h.labels = LabelSet({{"component", "singleuser-server"}});
+      }),
+      with([](Holder& h) {
+        h.labels = LabelSet({{"app.kubernetes.io/name", "JupyterLab"}});
+      }),
+      with([](Holder& h) { h.container = "notebook"; }),
+      with([](Holder& h) { h.container = "jupyter-lab"; }),
+      with([](Holder& h) { h.workload = "Team-Notebook"; }),
+      with([](Holder& h) { h.pod = "jupyter-ana"; }),
+  };
+  for (size_t i = 0; i < notebooks.size(); ++i) {
+    EXPECT_TRUE(IsNotebook(notebooks[i])) << i;
+    EXPECT_EQ(Categorize(notebooks[i]), Category::kNotebook) << i;
+  }
+}
+
 }  // namespace
 }  // namespace gpucost::advise
