@@ -255,6 +255,7 @@ TEST_P(ServeChaos, AStormLeavesTheLedgerExactAndTheProbesFast) {
   EXPECT_EQ(serve->Terminate(), 0);
   const RunResult check = RunShell(kBinary + " ledger check " + ledger_ + " 2>&1");
   EXPECT_EQ(check.exit_code, 0) << check.output;
+  EXPECT_NE(check.output.find(": sound: its storage checked, "), std::string::npos) << check.output;
   const RunResult info = RunShell(kBinary + " ledger info " + ledger_ + " 2>&1");
   EXPECT_NE(info.output.find(" 420 cost records"), std::string::npos) << info.output;
 
