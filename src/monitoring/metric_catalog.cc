@@ -61,7 +61,7 @@ constexpr std::array<MetricDef, 23> kCatalog = {{
     {kScrapeSamples, G, kJobTargetLabels, "Samples in the target's last accepted scrape."},
 }};
 
-constexpr std::array<MetricDef, 15> kHealth = {{
+constexpr std::array<MetricDef, 16> kHealth = {{
     {kAttributionLagSeconds, G, kNoLabels,
      "Seconds between now and the end of the newest attributed step."},
     {kLedgerBytes, G, kNoLabels, "Size of the ledger on disk (bytes)."},
@@ -72,8 +72,12 @@ constexpr std::array<MetricDef, 15> kHealth = {{
      "Attributed chunks the ledger could not keep (disk full, permissions); attributed again "
      "next cycle."},
     {kGapStepsTotal, C, kNoLabels,
-     "Steps serve did not attribute as they closed (it was down, or its source failed) and its "
-     "source no longer had data for: each got the holdings of the step before it, unmeasured."},
+     "Steps serve did not attribute as they closed (it was down, or its source failed) that no "
+     "source has data for (serve was the scraper, or the store's retention lost them): each got "
+     "the holdings of the step before it, unmeasured (docs/serve.md, \"Gaps\")."},
+    {kApiBusyTotal, C, kNoLabels,
+     "API answers refused with 503 and Retry-After because as many as serve computes at once "
+     "were running and none ended within 30 s (docs/serve.md, \"Operating\")."},
     {kLedgerWriter, G, kWriterLabels,
      "1 while this serve writes the cluster's records (it holds the writer lease), 0 while it is "
      "a standby of another serve of the same cluster (writer: this serve's name)."},

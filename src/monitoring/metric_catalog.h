@@ -55,6 +55,7 @@ inline constexpr std::string_view kLedgerBytes = "gpucost_ledger_bytes";
 inline constexpr std::string_view kLedgerDamaged = "gpucost_ledger_damaged";
 inline constexpr std::string_view kLedgerWriteErrorsTotal = "gpucost_ledger_write_errors_total";
 inline constexpr std::string_view kGapStepsTotal = "gpucost_gap_steps_total";
+inline constexpr std::string_view kApiBusyTotal = "gpucost_api_busy_total";
 inline constexpr std::string_view kLedgerWriter = "gpucost_ledger_writer";
 inline constexpr std::string_view kLedgerLockWaitSecondsTotal =
     "gpucost_ledger_lock_wait_seconds_total";

@@ -269,6 +269,8 @@ std::string ServeMetricsText(const ledger::LedgerTotals& totals, const ledger::L
   out += fmt::format("{} {}\n", m::kLedgerWriteErrorsTotal, health.ledger_write_errors);
   Header(out, m::kGapStepsTotal);
   out += fmt::format("{} {}\n", m::kGapStepsTotal, health.gap_steps);
+  Header(out, m::kApiBusyTotal);
+  out += fmt::format("{} {}\n", m::kApiBusyTotal, health.api_busy);
   Header(out, m::kLedgerLockWaitSecondsTotal);
   out += fmt::format("{} {}\n", m::kLedgerLockWaitSecondsTotal, health.lock_wait_seconds);
   if (!health.clusters.empty()) Header(out, m::kLedgerWriter);

@@ -23,6 +23,7 @@ struct ServeHealth {
   int64_t source_errors = 0;        // cycles whose source failed (the target is "source")
   int64_t ledger_write_errors = 0;  // chunks the ledger could not keep (disk full...)
   int64_t gap_steps = 0;            // unwatched steps without data, given the holdings before them
+  uint64_t api_busy = 0;            // API answers refused for want of a turn (api_turns.h)
   double lag_seconds = 0;           // now - end of the newest attributed step
   double ledger_bytes = 0;          // the ledger file and its WAL
   bool ledger_damaged = false;      // it failed a check: no numbers are served

@@ -349,6 +349,7 @@ struct Server::Impl {
     health_.source_errors = counts.source_errors;
     health_.ledger_write_errors = counts.ledger_write_errors;
     health_.gap_steps = counts.gap_steps;
+    health_.api_busy = turns_.refused();
     health_.ledger_bytes = bytes;
     health_.ledger_damaged = !damage_.ok();
     health_.ledger_free_bytes = ledger_free;

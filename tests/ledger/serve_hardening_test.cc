@@ -199,6 +199,8 @@ TEST_F(ServeHardening, RequestBodiesAndOtherMethodsAreRefusedUnread) {
     EXPECT_NE(r.find("{\"error\":\""), std::string::npos) << method << ": " << r;
   }
   EXPECT_EQ(Get(base_ + "/healthz").status, 200);
+  // None of it took an API answer's turn.
+  EXPECT_NE(Get(base_ + "/metrics").body.find("\ngpucost_api_busy_total 0\n"), std::string::npos);
 }
 
 TEST_F(ServeHardening, AWindowFarBeyondTheLedgerCostsWhatTheLedgerHolds) {
