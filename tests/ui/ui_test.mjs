@@ -254,6 +254,11 @@ try {
   equal(JSON.stringify(await texts("table[data-table=drill-namespace] tbody td[data-col=allocated_usd]")),
     JSON.stringify(tn.map((r) => money(r.allocated_usd))), "drill-down namespaces of " + team);
   check(await page.$(".uplot") !== null, "utilization over time is drawn");
+  // The total row's utilization is the team's (over the measured part), not "–".
+  const footUtil = await page.$eval("table[data-table=drill-namespace] tfoot td[data-col=utilization]", (e) => e.textContent.trim());
+  const teamUtil = teams[0].utilization;
+  check(teamUtil !== null && Math.abs(parseFloat(footUtil) - teamUtil * 100) <= 0.051,
+    `the namespaces' total utilization is the team's: ${footUtil} against ${teamUtil}`);
   const ns = tn[0].namespace;
   await Promise.all([page.click(`table[data-table=drill-namespace] tbody th a`), settled()]);
   check(page.url().includes("namespace=" + encodeURIComponent(ns)), "namespace= in the URL");

@@ -62,11 +62,14 @@ export async function drill(main: HTMLElement, info: LedgerInfo, params: URLSear
   const by = [...path.map(([k]) => k), level];
   const keep = (r: ReportRow) => path.every(([k, v]) => r[k] === v);
   const common = { window: windowParam(w), ...clusterParam(params) };
-  const [acc, series] = await Promise.all([
+  // The level above, accumulated: its row is this level's total utilization, which the rows
+  // alone cannot give (it is over the measured part of each).
+  const [acc, series, above] = await Promise.all([
     report({ ...common, by: by.join(",") }),
     path.length > 0
       ? report({ ...common, by: by.slice(0, -1).join(","), accumulate: "false", step: chartStep(w, info.step_s) + "s" })
       : Promise.resolve(null),
+    path.length > 0 ? report({ ...common, by: by.slice(0, -1).join(",") }) : Promise.resolve(null),
   ]);
   const rows = acc.rows.filter((r) => keep(r) && r[level] !== "__idle__");
   const sum = (f: (r: ReportRow) => number | null) => {
@@ -79,6 +82,7 @@ export async function drill(main: HTMLElement, info: LedgerInfo, params: URLSear
     gpu_hours: sum((r) => r.gpu_hours) ?? 0, allocated_usd: allocated, effective_usd: effective,
     waste_usd: sum((r) => r.waste_usd), idle_usd: sum((r) => r.idle_usd),
     efficiency: allocated && effective !== null ? effective / allocated : null,
+    utilization: above ? (above.rows.find(keep)?.utilization ?? null) : acc.totals.utilization,
     unmeasured_gpu_hours: sum((r) => r.unmeasured_gpu_hours) ?? 0,
     estimated: rows.some((r) => r.estimated), [level]: "total",
   } as unknown as ReportRow;
