@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <initializer_list>
+#include <map>
+#include <set>
 #include <string_view>
 #include <utility>
 
@@ -136,6 +139,42 @@ void Gauges(std::string& out, const ledger::LedgerLatest& latest) {
 }
 
 }  // namespace
+
+std::vector<TeamBudgetGauge> TeamBudgetGauges(ledger::Ledger& ledger,
+                                              const alerts::BudgetFile& budgets, Duration lookback,
+                                              const std::string& cluster,
+                                              const ledger::LedgerLatest& latest,
+                                              const std::vector<std::string>& clusters) {
+  std::vector<TeamBudgetGauge> out;
+  if (!latest.step_start) return out;
+  Result<std::optional<Window>> span = ledger.Span();
+  if (!span.ok() || !*span) return out;
+  const Instant as_of = *latest.step_start + latest.step;
+  const Window month = alerts::MonthOf(as_of - Duration(1));
+  const Instant data_start = (*span)->start;
+  const Window rate = alerts::RateWindow(as_of, data_start, lookback);
+  Result<std::map<std::string, double>> mtd =
+      ledger.TeamCosts({std::max(month.start, data_start), as_of}, clusters);
+  Result<std::map<std::string, double>> recent = ledger.TeamCosts(rate, clusters);
+  if (!mtd.ok() || !recent.ok()) return out;
+  std::set<std::string> teams;
+  for (const auto& [team, usd] : *mtd) teams.insert(team);
+  for (const auto& [team, budget] : budgets.budgets_usd) teams.insert(team);
+  for (const std::string& team : teams) {
+    const std::optional<double> budget = budgets.For(team);
+    if (!budget) continue;
+    alerts::ForecastInput in;
+    in.month = month;
+    in.as_of = as_of;
+    in.data_start = data_start;
+    in.month_to_date_usd = mtd->count(team) ? mtd->at(team) : 0;
+    in.recent_usd = recent->count(team) ? recent->at(team) : 0;
+    in.lookback = lookback;
+    out.push_back(
+        {cluster, team, *budget, in.month_to_date_usd, alerts::Forecast(in).forecast_usd});
+  }
+  return out;
+}
 
 std::string ServeMetricsText(const ledger::LedgerTotals& totals, const ledger::LedgerLatest& latest,
                              const std::vector<TeamBudgetGauge>& budgets,

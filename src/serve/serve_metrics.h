@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "alerts/budgets.h"
 #include "core/result.h"
 #include "ledger/ledger.h"
 #include "pipeline/kube_input.h"
@@ -46,6 +47,14 @@ struct TeamBudgetGauge {
   double month_to_date_usd = 0;
   double forecast_usd = 0;  // NaN: no forecast (no data)
 };
+
+// Month-to-date and forecast per team of `budgets` in `clusters`, as of the ledger's newest step
+// (`latest`), by the formula of `gpucost alerts` (docs/alerts.md); `cluster` labels the gauges.
+std::vector<TeamBudgetGauge> TeamBudgetGauges(ledger::Ledger& ledger,
+                                              const alerts::BudgetFile& budgets, Duration lookback,
+                                              const std::string& cluster,
+                                              const ledger::LedgerLatest& latest,
+                                              const std::vector<std::string>& clusters);
 
 std::string ServeMetricsText(const ledger::LedgerTotals& totals, const ledger::LedgerLatest& latest,
                              const std::vector<TeamBudgetGauge>& budgets,

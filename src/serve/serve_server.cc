@@ -1,15 +1,14 @@
 #include "serve/serve_server.h"
 
 #include <httplib.h>
+#include <malloc.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <condition_variable>
 #include <filesystem>
-#include <map>
 #include <mutex>
-#include <set>
 #include <thread>
 
 #include "core/http_workers.h"
@@ -278,40 +277,6 @@ struct Server::Impl {
     return stopping_;
   }
 
-  // Month-to-date and forecast per budgeted team, as of the ledger's newest step (the formula of
-  // `gpucost alerts`, docs/alerts.md).
-  std::vector<TeamBudgetGauge> Budgets(const ledger::LedgerLatest& latest) {
-    std::vector<TeamBudgetGauge> out;
-    if (!s_.budgets || !latest.step_start) return out;
-    Result<std::optional<Window>> span = ledger_->Span();
-    if (!span.ok() || !*span) return out;
-    const Instant as_of = *latest.step_start + latest.step;
-    const Window month = alerts::MonthOf(as_of - Duration(1));
-    const Instant data_start = (*span)->start;
-    const Window rate = alerts::RateWindow(as_of, data_start, s_.forecast_lookback);
-    Result<std::map<std::string, double>> mtd =
-        ledger_->TeamCosts({std::max(month.start, data_start), as_of}, writer_.clusters());
-    Result<std::map<std::string, double>> recent = ledger_->TeamCosts(rate, writer_.clusters());
-    if (!mtd.ok() || !recent.ok()) return out;
-    std::set<std::string> teams;
-    for (const auto& [team, usd] : *mtd) teams.insert(team);
-    for (const auto& [team, budget] : s_.budgets->budgets_usd) teams.insert(team);
-    for (const std::string& team : teams) {
-      const std::optional<double> budget = s_.budgets->For(team);
-      if (!budget) continue;
-      alerts::ForecastInput in;
-      in.month = month;
-      in.as_of = as_of;
-      in.data_start = data_start;
-      in.month_to_date_usd = mtd->count(team) ? mtd->at(team) : 0;
-      in.recent_usd = recent->count(team) ? recent->at(team) : 0;
-      in.lookback = s_.forecast_lookback;
-      out.push_back({s_.source.cluster, team, *budget, in.month_to_date_usd,
-                     alerts::Forecast(in).forecast_usd});
-    }
-    return out;
-  }
-
   // /metrics: the series of serve's own clusters only, so that the serves of a shared ledger
   // export (and remote-write) each cluster once; none before it knows them.
   void Refresh(Instant now) {
@@ -332,7 +297,9 @@ struct Server::Impl {
       NoteDamage(latest.status());
     }
     const std::vector<TeamBudgetGauge> budgets =
-        latest.ok() ? Budgets(*latest) : std::vector<TeamBudgetGauge>();
+        latest.ok() && s_.budgets ? TeamBudgetGauges(*ledger_, *s_.budgets, s_.forecast_lookback,
+                                                     s_.source.cluster, *latest, clusters)
+                                  : std::vector<TeamBudgetGauge>();
     // SQLite: the file and its WAL; PostgreSQL: the ledger's tables.
     const Result<int64_t> size = ledger_->SizeBytes();
     const double bytes = size.ok() ? static_cast<double>(*size) : 0;
@@ -398,6 +365,7 @@ struct Server::Impl {
                                                ? ServeWriter::Outcome{true, false}
                                                : writer_.Cycle(now, [this] { return Stopping(); });
       Refresh(now);
+      malloc_trim(0);  // glibc keeps what a cycle or a client (a flood of headers) freed
       if (outcome.completed) Publish(now);
       {
         std::lock_guard<std::mutex> lock(mu_);
