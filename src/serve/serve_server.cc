@@ -109,45 +109,34 @@ struct Server::Impl {
         res.set_redirect(s_.path_prefix + "/");
       });
     }
+    // OpenCost's allocation API, and the OpenCost UI's filter suggestions.
+    using OpenCostApi = ApiResponse (*)(const std::string&,
+                                        const std::function<std::string(const char*)>&, Instant);
+    const auto opencost = [this](const char* path, OpenCostApi api) {
+      Get(
+          path,
+          [this, path, api](const httplib::Request& req, httplib::Response& res) {
+            if (!Authorized(req, res) || RefuseWhileDamaged(res)) return;
+            const ApiResponse r = api(
+                s_.ledger,
+                [&req](const char* name) {
+                  return req.has_param(name) ? req.get_param_value(name) : std::string();
+                },
+                std::chrono::time_point_cast<Duration>(std::chrono::system_clock::now()));
+            if (r.cause == StatusCode::kDataLoss) {
+              NoteDamage(Status::DataLoss(StrCat(path, " read a damaged ledger")));
+            }
+            res.status = r.status;
+            res.set_content(r.body, "application/json");
+          },
+          true);
+    };
     for (const char* path :
          {"/allocation", "/allocation/compute", "/model/allocation", "/model/allocation/compute"}) {
-      Get(
-          path,
-          [this](const httplib::Request& req, httplib::Response& res) {
-            if (!Authorized(req, res) || RefuseWhileDamaged(res)) return;
-            const ApiResponse r = OpenCostAllocation(
-                s_.ledger,
-                [&req](const char* name) {
-                  return req.has_param(name) ? req.get_param_value(name) : std::string();
-                },
-                std::chrono::time_point_cast<Duration>(std::chrono::system_clock::now()));
-            if (r.cause == StatusCode::kDataLoss) {
-              NoteDamage(Status::DataLoss("/allocation read a damaged ledger"));
-            }
-            res.status = r.status;
-            res.set_content(r.body, "application/json");
-          },
-          true);
+      opencost(path, &OpenCostAllocation);
     }
-    // The OpenCost UI's filter suggestions.
     for (const char* path : {"/allocation/autocomplete", "/model/allocation/autocomplete"}) {
-      Get(
-          path,
-          [this](const httplib::Request& req, httplib::Response& res) {
-            if (!Authorized(req, res) || RefuseWhileDamaged(res)) return;
-            const ApiResponse r = OpenCostAutocomplete(
-                s_.ledger,
-                [&req](const char* name) {
-                  return req.has_param(name) ? req.get_param_value(name) : std::string();
-                },
-                std::chrono::time_point_cast<Duration>(std::chrono::system_clock::now()));
-            if (r.cause == StatusCode::kDataLoss) {
-              NoteDamage(Status::DataLoss("/allocation/autocomplete read a damaged ledger"));
-            }
-            res.status = r.status;
-            res.set_content(r.body, "application/json");
-          },
-          true);
+      opencost(path, &OpenCostAutocomplete);
     }
   }
 

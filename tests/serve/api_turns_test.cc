@@ -13,19 +13,35 @@
 namespace gpucost::serve {
 namespace {
 
+// An answer that holds a turn of `turns` from the time the constructor returns until Release().
+class HeldTurn {
+ public:
+  explicit HeldTurn(ApiTurns& turns) : go_(release_.get_future().share()) {
+    std::future<void> in = entered_.get_future();
+    thread_ = std::thread([&turns, this] {
+      httplib::Response res;
+      turns.Run(res, [this] {
+        entered_.set_value();
+        go_.wait();
+      });
+    });
+    in.wait();
+  }
+  void Release() {
+    release_.set_value();
+    thread_.join();
+  }
+
+ private:
+  std::promise<void> entered_;
+  std::promise<void> release_;
+  std::shared_future<void> go_;
+  std::thread thread_;
+};
+
 TEST(ApiTurns, OneMoreThanAtOnceWaitsForATurnOrIsRefused) {
   ApiTurns turns(1, Duration(0));
-  std::promise<void> entered;
-  std::promise<void> release;
-  std::shared_future<void> go = release.get_future().share();
-  std::thread first([&] {
-    httplib::Response res;
-    turns.Run(res, [&] {
-      entered.set_value();
-      go.wait();
-    });
-  });
-  entered.get_future().wait();
+  HeldTurn first(turns);
   // The one turn is taken, and this one does not wait: refused, and its answer not computed.
   httplib::Response refused;
   bool ran = false;
@@ -35,8 +51,7 @@ TEST(ApiTurns, OneMoreThanAtOnceWaitsForATurnOrIsRefused) {
   EXPECT_EQ(refused.get_header_value("Retry-After"), "5");
   EXPECT_NE(refused.body.find("busy"), std::string::npos) << refused.body;
   EXPECT_EQ(turns.refused(), 1u);
-  release.set_value();
-  first.join();
+  first.Release();
   // The turn is free again.
   httplib::Response next;
   turns.Run(next, [&] { ran = true; });
@@ -46,25 +61,14 @@ TEST(ApiTurns, OneMoreThanAtOnceWaitsForATurnOrIsRefused) {
 
 TEST(ApiTurns, AnAnswerThatWaitsRunsWhenTheTurnBeforeEnds) {
   ApiTurns turns(1, std::chrono::seconds(60));
-  std::promise<void> entered;
-  std::promise<void> release;
-  std::shared_future<void> go = release.get_future().share();
-  std::thread first([&] {
-    httplib::Response res;
-    turns.Run(res, [&] {
-      entered.set_value();
-      go.wait();
-    });
-  });
-  entered.get_future().wait();
+  HeldTurn first(turns);
   std::atomic<bool> ran{false};
   std::thread second([&] {
     httplib::Response res;
     turns.Run(res, [&] { ran = true; });
   });
   EXPECT_FALSE(ran);  // the first holds the only turn until it is released
-  release.set_value();
-  first.join();
+  first.Release();
   second.join();
   EXPECT_TRUE(ran);
   EXPECT_EQ(turns.refused(), 0u);
