@@ -61,6 +61,14 @@ std::string_view BearerToken(std::string_view header) {
 
 }  // namespace
 
+std::string RepeatedParam(const httplib::Request& req) {
+  for (auto it = req.params.begin(); it != req.params.end();
+       it = req.params.upper_bound(it->first)) {
+    if (req.params.count(it->first) > 1) return it->first;
+  }
+  return "";
+}
+
 bool TokenIs(std::string_view authorization, std::string_view token) {
   const std::string_view given = BearerToken(authorization);
   if (token.empty()) return false;

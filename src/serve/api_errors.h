@@ -17,6 +17,7 @@
 
 namespace httplib {
 class Server;
+struct Request;
 }
 
 namespace gpucost::serve {
@@ -33,6 +34,10 @@ ApiError ApiErrorOf(const Status& s, std::string_view ledger);
 // Makes an answer the HTTP server gives on its own (no such path or method, a URI too long) a
 // JSON error that says why, as every other error is: never an empty body.
 void AnswerServerErrors(httplib::Server& server);
+
+// The first query parameter `req` gives more than once ("by=namespace&by=pod": which did the
+// client mean?), or "" when none is.
+std::string RepeatedParam(const httplib::Request& req);
 
 // Whether an Authorization header is "Bearer TOKEN" (the scheme in any case, RFC 7235) with
 // `token` serve's, compared in a time that does not depend on where they differ.

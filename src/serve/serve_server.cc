@@ -146,7 +146,14 @@ struct Server::Impl {
     if (api) {
       handler = [this, inner = std::move(handler)](const httplib::Request& q,
                                                    httplib::Response& r) {
-        if (Authorized(q, r)) turns_.Run(r, [&] { inner(q, r); });
+        if (!Authorized(q, r)) return;
+        if (const std::string twice = RepeatedParam(q); !twice.empty()) {
+          r.status = 400;
+          r.set_content(JsonErrorBody(StrCat(twice, " is given more than once")),
+                        "application/json");
+          return;
+        }
+        turns_.Run(r, [&] { inner(q, r); });
       };
     }
     if (!s_.path_prefix.empty()) http_->Get(s_.path_prefix + path, handler);

@@ -120,6 +120,10 @@ TEST_F(ServeHardening, ErrorsAreJsonWithTheirStatusAndNoPaths) {
   EXPECT_EQ(Error("/api/v1/report?by=nonsense").first, 400);
   EXPECT_EQ(Error("/api/v1/report?accumulate=maybe").first, 400);
   EXPECT_EQ(Error("/api/v1/report?rollups=perhaps").first, 400);
+  // A parameter given twice: which did the client mean? Refused, not the first taken.
+  std::tie(status, message) = Error("/api/v1/report?by=namespace&by=pod");
+  EXPECT_EQ(status, 400);
+  EXPECT_EQ(message, "by is given more than once");
   // A window that starts between the ledger's steps: the client's to fix, not "not found".
   std::tie(status, message) =
       Error("/api/v1/report?window=2026-10-01T00:00:30Z,2026-10-01T00:30:00Z");
