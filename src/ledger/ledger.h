@@ -148,6 +148,9 @@ class Ledger {
   // Begins a write transaction (taking the ledger's write lock), counting the wait.
   Status Begin();
   Result<LedgerWindow> ReadSnapshot(std::optional<Window> window, const ReadOptions& options);
+  // InvalidArgument where a read of [lo, hi) would cut a step the ledger holds with steps beside
+  // it inside the window (or after its end).
+  Status CheckEdges(int64_t lo, int64_t hi);
   // The checks of the periods inside [lo, hi) (of `period_ms` only when not 0), and a failed
   // one (ledger_checks.cc).
   Result<std::vector<PeriodCheck>> Checks(int64_t lo, int64_t hi, int64_t period_ms = 0);

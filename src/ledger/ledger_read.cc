@@ -2,6 +2,7 @@
 // and roll-ups themselves; the units, nodes and holders they name are ledger_inventory.cc's.
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <set>
@@ -95,6 +96,43 @@ Result<std::vector<Ledger::Segment>> Ledger::Plan(int64_t lo, int64_t hi, int64_
   return plan;
 }
 
+// A window whose end (or start) falls inside a step would cost all of that step, or none of it:
+// a record is one whole step, and a roll-up holds the steps that start in its period. Where the
+// ledger holds the step an edge falls in and steps on the window's side of it too, the edge
+// must fall on a step boundary. (A write whose window ends off its grid ends in a step cut at
+// that end, with none after it: reading that window again is exact.) Found from the records
+// themselves, whatever the roll-ups answer.
+Status Ledger::CheckEdges(int64_t lo, int64_t hi) {
+  for (const bool at_end : {true, false}) {
+    const int64_t edge = at_end ? hi : lo;
+    Result<std::unique_ptr<Statement>> q = db_->Prepare(
+        "SELECT step_start_ms, step_ms FROM cost_records WHERE step_start_ms < $1 "
+        "ORDER BY step_start_ms DESC LIMIT 1");
+    if (!q.ok()) return Fail("reading", q.status());
+    (*q)->Bind(1, edge);
+    Result<bool> row = (*q)->Step();
+    if (!row.ok()) return Fail("reading", row.status());
+    if (!*row || (*q)->Int(0) + (*q)->Int(1) <= edge) continue;
+    const int64_t cut = (*q)->Int(0);
+    const int64_t cut_ms = (*q)->Int(1);
+    // Steps on the far side of the cut one: after it for the end, inside the window for the start.
+    Result<std::unique_ptr<Statement>> more = db_->Prepare(
+        "SELECT 1 FROM cost_records WHERE step_start_ms >= $1 AND step_start_ms < $2 LIMIT 1");
+    if (!more.ok()) return Fail("reading", more.status());
+    (*more)->Bind(1, edge).Bind(2, at_end ? std::numeric_limits<int64_t>::max() : hi);
+    row = (*more)->Step();
+    if (!row.ok()) return Fail("reading", row.status());
+    if (!*row) continue;
+    return Status::InvalidArgument(
+        StrCat(path_, ": the window ", at_end ? "ends" : "starts", " inside the step ",
+               FormatRfc3339(InstantFromUnixMs(cut)), " to ",
+               FormatRfc3339(InstantFromUnixMs(cut + cut_ms)), " (", cut_ms / 1000,
+               " s), which would be costed ", at_end ? "whole" : "not at all", ": ",
+               at_end ? "end" : "start", " it on a step boundary"));
+  }
+  return Status::Ok();
+}
+
 Result<LedgerWindow> Ledger::Read(std::optional<Window> window, const ReadOptions& options) {
   // One snapshot, so that a writer's roll-up between two of the read's statements cannot look
   // like damage.
@@ -171,6 +209,7 @@ Result<LedgerWindow> Ledger::ReadSnapshot(std::optional<Window> window,
                                           ": read a window written with one step"));
   }
   out.window = Window{InstantFromUnixMs(lo), InstantFromUnixMs(hi)};
+  GPUCOST_RETURN_IF_ERROR(CheckEdges(lo, hi));
   if (steps.empty()) return out;
   const int64_t step_ms = *steps.begin();
   out.step = std::chrono::milliseconds(step_ms);
@@ -178,27 +217,6 @@ Result<LedgerWindow> Ledger::ReadSnapshot(std::optional<Window> window,
     return Status::InvalidArgument(StrCat(path_, ": the window starts between steps of ",
                                           step_ms / 1000, " s: start it on a step boundary"));
   }
-  // A window that ends inside a step would cost all of it, time past its end included: a record
-  // is one whole step. Where the ledger holds the step the end falls in and the one after it,
-  // the end must fall on a step boundary. (A write whose window ends off its grid ends in a step
-  // cut at that end, with none after it: reading that window again is exact.)
-  if (first != INT64_MAX && (hi - first) % step_ms != 0) {
-    const int64_t cut = hi - (hi - first) % step_ms;  // the start of the step the end falls in
-    Result<std::unique_ptr<Statement>> q = db_->Prepare(
-        "SELECT COUNT(DISTINCT step_start_ms) FROM cost_records WHERE step_start_ms IN ($1, $2) "
-        "AND step_ms = $3");
-    if (!q.ok()) return Fail("reading", q.status());
-    (*q)->Bind(1, cut).Bind(2, cut + step_ms).Bind(3, step_ms);
-    Result<bool> row = (*q)->Step();
-    if (!row.ok()) return Fail("reading", row.status());
-    if (*row && (*q)->Int(0) == 2) {
-      return Status::InvalidArgument(
-          StrCat(path_, ": the window ends inside the step ", FormatRfc3339(InstantFromUnixMs(cut)),
-                 " to ", FormatRfc3339(InstantFromUnixMs(cut + step_ms)), " (", step_ms / 1000,
-                 " s), which would be costed whole: end it on a step boundary"));
-    }
-  }
-
   // With ReadOptions::clusters: which unit ids are theirs.
   std::vector<bool> wanted;
   if (!options.clusters.empty()) {

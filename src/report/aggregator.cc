@@ -81,7 +81,16 @@ Result<Aggregator> Aggregator::Create(const Inventory& inventory, AggregatorOpti
          t = AggregatorMonthAfter(t)) {
       const int64_t ms = (t - o.window.start).count();
       const int64_t step_ms = o.engine_step.count();
-      agg.month_first_steps_.push_back((ms + step_ms - 1) / step_ms);
+      // A step across a month's start would count whole in one month, where chargeback --month
+      // and FOCUS cut it: refused, as a ledger read that cuts a step is.
+      if (ms % step_ms != 0) {
+        return Status::InvalidArgument(StrCat(
+            "--every month: the month from ", FormatRfc3339(t), " starts inside a step of ",
+            FormatDuration(o.engine_step), " (steps from ", FormatRfc3339(o.window.start),
+            "): a step that divides a day (--step; with --ledger, the step it was written "
+            "with), on a window that starts on its grid, puts every month's start on a step"));
+      }
+      agg.month_first_steps_.push_back(ms / step_ms);
       agg.month_edges_.push_back(t);
     }
     agg.month_edges_.push_back(o.window.end);

@@ -181,6 +181,41 @@ TEST(ReportEveryMonth, SamplesPastTheMinuteAreCutAtTheMonthAsChargebackCutsThem)
   EXPECT_NEAR(all, 16 * 12 * 2.0, 1e-9);
 }
 
+// Steps of 7 minutes do not divide a day: one straddles the month's start. A month of the ledger
+// is refused at either edge (a roll-up of the hour before held the straddling step whole, and the
+// month after lost it), and so is --every month from files and from the ledger, rather than count
+// the step in one month where chargeback --month cuts it.
+TEST(ReportEveryMonth, AStepAcrossTheMonthsStartIsRefusedNotCountedInOneMonth) {
+  TempDir dir;
+  const std::string input = (dir.path() / "late.om").string();
+  const std::string ledger = (dir.path() / "seven.db").string();
+  const RunResult made = RunShell(StrCat(
+      kBinary, " simulate --nodes 1 --gpu-models a100-80gb:1 --seed 4 --sharing whole:1 ",
+      "--window 2026-10-31T22:00:15Z,2026-11-01T02:00:15Z --out ", input, " 2>&1 && ", kBinary,
+      " ledger write ", ledger, " --input ", input, " --step 7m --price-per-gpu-hour 12 2>&1"));
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  for (const std::string& args :
+       {StrCat("report --ledger ", ledger, " --window 2026-10-01T00:00:00Z,2026-11-01T00:00:00Z"),
+        StrCat("report --ledger ", ledger, " --window 2026-11-01T00:00:00Z,2026-12-01T00:00:00Z"),
+        StrCat("report --ledger ", ledger, " --every month"),
+        StrCat("report --input ", input, " --step 7m --every month --price-per-gpu-hour 12")}) {
+    const RunResult r = RunShell(StrCat(kBinary, " ", args, " 2>&1"));
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
+    EXPECT_TRUE(Contains(r.output, "inside")) << args << "\n" << r.output;
+    EXPECT_TRUE(Contains(r.output, "2026-11-01T00:0")) << args << "\n" << r.output;
+  }
+  // The whole ledger, and the file's report, cost the same.
+  const RunResult whole =
+      RunShell(StrCat(kBinary, " report --ledger ", ledger, " --format json 2>/dev/null"));
+  const RunResult files =
+      RunShell(StrCat(kBinary, " report --input ", input,
+                      " --step 7m --price-per-gpu-hour 12 --format json 2>/dev/null"));
+  ASSERT_EQ(whole.exit_code, 0) << whole.output;
+  ASSERT_EQ(files.exit_code, 0) << files.output;
+  EXPECT_NEAR(json::parse(whole.output)["totals"]["cost_usd"].get<double>(),
+              json::parse(files.output)["totals"]["cost_usd"].get<double>(), 1e-9);
+}
+
 TEST_F(ReportEvery, BadValuesAndContradictionsAreUsageErrors) {
   const std::string base = kBinary + " report --input " + input_ + " --price-per-gpu-hour 3 ";
   RunResult r = RunShell(base + "--every fortnight 2>&1");
