@@ -58,39 +58,21 @@ struct Server::Impl {
       std::lock_guard<std::mutex> lock(mu_);
       res.set_content(metrics_, "text/plain; version=0.0.4; charset=utf-8");
     });
-    Get(
-        "/api/v1/report",
-        [this](const httplib::Request& req, httplib::Response& res) {
-          if (!Authorized(req, res) || RefuseWhileDamaged(res)) return;
-          Answer(res, ReportJson(s_, Params(req), &rollup_cache_));
-        },
-        true);
-    // The API the web UI reads besides /api/v1/report.
-    Get("/api/v1/ledger", [this](const httplib::Request& req, httplib::Response& res) {
+    // The JSON APIs (each waits for its turn, api_turns.h); /api/v1/ledger is what the web UI
+    // reads besides the others, a few rows.
+    using Request = httplib::Request;
+    Api("/api/v1/report",
+        [this](const Request& q) { return ReportJson(s_, Params(q), &rollup_cache_); });
+    Get("/api/v1/ledger", [this](const Request& req, httplib::Response& res) {
       if (!Authorized(req, res) || RefuseWhileDamaged(res)) return;
       Answer(res, LedgerInfoJson(s_.ledger));
     });
-    Get(
-        "/api/v1/alerts",
-        [this](const httplib::Request& req, httplib::Response& res) {
-          if (!Authorized(req, res) || RefuseWhileDamaged(res)) return;
-          Answer(res, AlertsJson(s_, Params(req)));
-        },
-        true);
-    Get(
-        "/api/v1/recommendations",
-        [this](const httplib::Request& req, httplib::Response& res) {
-          if (!Authorized(req, res) || RefuseWhileDamaged(res)) return;
-          Answer(res, RecommendationsJson(s_, Params(req)));
-        },
-        true);
-    Get(
-        "/api/v1/fleet",
-        [this](const httplib::Request& req, httplib::Response& res) {
-          if (!Authorized(req, res) || RefuseWhileDamaged(res)) return;
-          Answer(res, FleetJson(s_.ledger, SplitList(req.get_param_value("cluster"))));
-        },
-        true);
+    Api("/api/v1/alerts", [this](const Request& q) { return AlertsJson(s_, Params(q)); });
+    Api("/api/v1/recommendations",
+        [this](const Request& q) { return RecommendationsJson(s_, Params(q)); });
+    Api("/api/v1/fleet", [this](const Request& q) {
+      return FleetJson(s_.ledger, SplitList(q.get_param_value("cluster")));
+    });
     // The web UI's files, without a token: they hold no data, and the page asks for the token.
     for (const UiAsset& asset : UiAssets()) {
       const auto answer = [&asset](const httplib::Request&, httplib::Response& res) {
@@ -158,6 +140,17 @@ struct Server::Impl {
     }
     if (!s_.path_prefix.empty()) http_->Get(s_.path_prefix + path, handler);
     http_->Get(path, std::move(handler));
+  }
+
+  // A JSON API at `path`: its token checked, a turn taken, refused while the ledger is damaged.
+  void Api(const std::string& path,
+           std::function<Result<std::string>(const httplib::Request&)> answer) {
+    Get(
+        path,
+        [this, answer = std::move(answer)](const httplib::Request& req, httplib::Response& res) {
+          if (!RefuseWhileDamaged(res)) Answer(res, answer(req));
+        },
+        true);
   }
 
   // A JSON body, or the failure as api_errors.h says.
