@@ -1,6 +1,7 @@
 #include "inventory/series_timeline.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <utility>
 
@@ -171,6 +172,34 @@ Duration EstimateInterval(const PresenceSeries& series, const PresenceOptions& o
 
 namespace {
 
+// How long a sample holds when no next one follows within the hold limit (a series' last sample,
+// or its last before a gap): the median of the spacings of up to kLocalSpacings samples before it,
+// else the series' own interval. The series' median over the whole read depended on which
+// samples the read held (a store is read a window at a time, ±30 minutes; scrapes jitter), and so
+// did the money of such a step; every read that costs the sample holds the samples just before it.
+constexpr size_t kLocalSpacings = 8;
+
+class RecentSpacings {
+ public:
+  void Add(int64_t gap_ms) {
+    gaps_[n_ % kLocalSpacings] = gap_ms;
+    ++n_;
+  }
+  Duration Median(Duration fallback) const {
+    const size_t k = std::min(n_, kLocalSpacings);
+    if (k == 0) return fallback;
+    std::array<int64_t, kLocalSpacings> g = gaps_;
+    std::nth_element(g.begin(), g.begin() + static_cast<ptrdiff_t>(k / 2),
+                     g.begin() + static_cast<ptrdiff_t>(k));
+    const Duration median(g[k / 2]);
+    return median.count() > 0 ? std::min(median, kLongestLearnedInterval) : fallback;
+  }
+
+ private:
+  std::array<int64_t, kLocalSpacings> gaps_{};
+  size_t n_ = 0;
+};
+
 // How far apart two samples may lie and still be one presence; notes a sparse series.
 Duration HoldLimit(Duration interval, const PresenceOptions& options) {
   const Duration limit = SampleHoldLimit(interval, options.staleness);
@@ -191,10 +220,11 @@ std::vector<Interval> PresentIntervals(const PresenceSeries& series, const Prese
   const Duration interval = EstimateInterval(series, options);
   const Duration limit = HoldLimit(interval, options);
   // As the vector overload, one point behind: each point is placed once the next one is known.
+  RecentSpacings recent;
   auto place = [&](const Point& p, const Point* next) {
     if (keep && !keep(p.v)) return;
     const Instant t = InstantFromUnixMs(p.t_ms);
-    Instant end = t + interval;
+    Instant end = t + recent.Median(interval);
     if (next != nullptr) {
       const Instant next_t = InstantFromUnixMs(next->t_ms);
       end = next_t - t <= limit ? next_t : std::min(end, next_t);
@@ -209,7 +239,10 @@ std::vector<Interval> PresentIntervals(const PresenceSeries& series, const Prese
   Point prev;
   series.ForEach([&](int64_t t_ms, double v) {
     const Point cur{t_ms, v};
-    if (have) place(prev, &cur);
+    if (have) {
+      place(prev, &cur);
+      recent.Add(cur.t_ms - prev.t_ms);
+    }
     prev = cur;
     have = true;
   });
@@ -224,10 +257,12 @@ std::vector<Interval> PresentIntervals(const std::vector<Point>& points,
   if (points.empty()) return out;
   const Duration interval = EstimateInterval(points, options);
   const Duration limit = HoldLimit(interval, options);
+  RecentSpacings recent;
   for (size_t i = 0; i < points.size(); ++i) {
+    if (i > 0) recent.Add(points[i].t_ms - points[i - 1].t_ms);
     if (keep && !keep(points[i].v)) continue;
     const Instant t = InstantFromUnixMs(points[i].t_ms);
-    Instant end = t + interval;
+    Instant end = t + recent.Median(interval);
     if (i + 1 < points.size()) {
       const Instant next = InstantFromUnixMs(points[i + 1].t_ms);
       end = next - t <= limit ? next : std::min(end, next);

@@ -2,9 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <random>
+#include <vector>
 
 namespace gpucost {
 namespace {
@@ -177,6 +179,47 @@ TEST(PresentIntervals, SparseSeriesFollowTheirOwnInterval) {
   const PresenceOptions dense{std::chrono::seconds(30), std::chrono::minutes(5), &quiet};
   PresentIntervals({{0, 1}, {30'000, 1}, {60'000, 1}}, dense);
   EXPECT_EQ(quiet.longest, Duration(0));
+}
+
+// A series' last sample before a gap holds for the spacing of the samples just before it, so that
+// every read that holds it (a store's window ±30 minutes, a file whole, a serve chunk) costs it
+// alike. It held for the median spacing of the whole read, which with jittered scrapes depended on
+// which samples the read held.
+TEST(PresentIntervals, TheLastSampleBeforeAGapHoldsAlikeWhateverElseTheReadHolds) {
+  std::mt19937_64 rng(3);
+  std::uniform_int_distribution<int64_t> jitter(0, 25'000);
+  std::vector<Point> all;
+  int64_t t = 0;
+  for (int i = 0; i < 240; ++i, t += 30'000) all.push_back({t + jitter(rng), 1});
+  const int64_t last_before_gap = all.back().t_ms;
+  t += 20 * 60'000;
+  for (int i = 0; i < 40; ++i, t += 60'000) all.push_back({t + jitter(rng), 1});  // slower after
+  const auto end_of = [last_before_gap](const std::vector<Point>& points) {
+    for (const Interval& iv : PresentIntervals(points, PresenceOptions{})) {
+      if (UnixMs(iv.start) <= last_before_gap && UnixMs(iv.end) > last_before_gap) {
+        return UnixMs(iv.end);
+      }
+    }
+    return int64_t{-1};
+  };
+  const int64_t whole = end_of(all);
+  ASSERT_GT(whole, last_before_gap);
+  // Reads that end in the gap, that start half an hour before it, and both.
+  const auto first = all.begin();
+  const auto gap = std::find_if(all.begin(), all.end(),
+                                [&](const Point& p) { return p.t_ms > last_before_gap; });
+  const auto half_hour_before = std::find_if(all.begin(), all.end(), [&](const Point& p) {
+    return p.t_ms >= last_before_gap - 30 * 60'000;
+  });
+  EXPECT_EQ(end_of({first, gap}), whole);
+  EXPECT_EQ(end_of({half_hour_before, all.end()}), whole);
+  EXPECT_EQ(end_of({half_hour_before, gap}), whole);
+  // The same from the compact series.
+  PresenceSeries compact;
+  for (const Point& p : all) compact.Add(p.t_ms, p.v);
+  compact.Finish();
+  std::vector<Interval> from_compact = PresentIntervals(compact, PresenceOptions{});
+  EXPECT_EQ(from_compact, PresentIntervals(all, PresenceOptions{}));
 }
 
 }  // namespace
