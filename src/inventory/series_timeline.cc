@@ -224,10 +224,12 @@ std::vector<Interval> PresentIntervals(const PresenceSeries& series, const Prese
   auto place = [&](const Point& p, const Point* next) {
     if (keep && !keep(p.v)) return;
     const Instant t = InstantFromUnixMs(p.t_ms);
-    Instant end = t + recent.Median(interval);
-    if (next != nullptr) {
-      const Instant next_t = InstantFromUnixMs(next->t_ms);
-      end = next_t - t <= limit ? next_t : std::min(end, next_t);
+    Instant end;
+    if (next != nullptr && InstantFromUnixMs(next->t_ms) - t <= limit) {
+      end = InstantFromUnixMs(next->t_ms);
+    } else {  // the median of the recent spacings only where a sample has no next to hold to
+      end = t + recent.Median(interval);
+      if (next != nullptr) end = std::min(end, InstantFromUnixMs(next->t_ms));
     }
     if (!out.empty() && out.back().end >= t) {
       out.back().end = std::max(out.back().end, end);
@@ -262,10 +264,14 @@ std::vector<Interval> PresentIntervals(const std::vector<Point>& points,
     if (i > 0) recent.Add(points[i].t_ms - points[i - 1].t_ms);
     if (keep && !keep(points[i].v)) continue;
     const Instant t = InstantFromUnixMs(points[i].t_ms);
-    Instant end = t + recent.Median(interval);
-    if (i + 1 < points.size()) {
-      const Instant next = InstantFromUnixMs(points[i + 1].t_ms);
-      end = next - t <= limit ? next : std::min(end, next);
+    const bool has_next = i + 1 < points.size();
+    const Instant next = has_next ? InstantFromUnixMs(points[i + 1].t_ms) : t;
+    Instant end;
+    if (has_next && next - t <= limit) {
+      end = next;
+    } else {
+      end = t + recent.Median(interval);
+      if (has_next) end = std::min(end, next);
     }
     if (!out.empty() && out.back().end >= t) {
       out.back().end = std::max(out.back().end, end);
