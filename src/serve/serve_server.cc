@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <filesystem>
@@ -45,13 +46,15 @@ struct Server::Impl {
       const bool ready = ready_ && checked_ && damage_.ok();
       res.status = ready ? 200 : 503;
       // A standby serves the ledger's reads as the writer does.
-      res.set_content(!damage_.ok()     ? "the ledger is damaged: see the server's log\n"
-                      : !checked_       ? "checking the ledger\n"
-                      : !ready_         ? "catching up\n"
-                      : health_.writing ? "ready\n"
-                      : s_.read_only    ? "ready (read-only)\n"
-                                        : "ready (standby)\n",
-                      "text/plain");
+      std::string text = !damage_.ok()     ? "the ledger is damaged: see the server's log"
+                         : !checked_       ? "checking the ledger"
+                         : !ready_         ? "catching up"
+                         : health_.writing ? "ready"
+                         : s_.read_only    ? "ready (read-only)"
+                                           : "ready (standby)";
+      // Ready all the same: the web UI loads and says why it shows nothing.
+      if (ready && ledger_empty_) text += "; the ledger holds no cost records yet";
+      res.set_content(text + "\n", "text/plain");
     });
     Get("/metrics", [this](const httplib::Request& req, httplib::Response& res) {
       if (!Authorized(req, res)) return;
@@ -272,9 +275,13 @@ struct Server::Impl {
     Result<ledger::LedgerTotals> totals = ledger::LedgerTotals{};
     Result<ledger::LedgerLatest> latest = ledger::LedgerLatest{};
     std::vector<std::string> clusters = writer_.clusters();
-    if (s_.read_only) {  // what no serve exports: a ledger filled by `ledger write`
-      Result<std::vector<ledger::ScopeState>> scopes = ledger_->Scopes();
-      if (scopes.ok()) clusters = UnwrittenClusters(*scopes, now);
+    Result<std::vector<ledger::ScopeState>> scopes = ledger_->Scopes();
+    // /readyz says so while no step is written: the API has nothing to answer yet.
+    const bool empty = scopes.ok() && std::ranges::none_of(*scopes, [](const auto& scope) {
+                         return scope.newest_step.has_value();
+                       });
+    if (s_.read_only && scopes.ok()) {  // what no serve exports: a ledger filled by `ledger write`
+      clusters = UnwrittenClusters(*scopes, now);
     }
     NoteDamage(writer_.damage());
     const bool damaged = Damaged();
@@ -299,6 +306,7 @@ struct Server::Impl {
       if (!ec) ledger_free = space.available;
     }
     std::lock_guard<std::mutex> lock(mu_);
+    ledger_empty_ = empty;
     const std::optional<Instant>& processed = writer_.processed();
     if (processed) ++health_.cycles;
     const ServeWriter::Counts& counts = writer_.counts();
@@ -398,6 +406,7 @@ struct Server::Impl {
   std::atomic<bool> stopping_http_{false};
   bool ready_ = false;
   bool checked_ = false;              // the ledger's storage was checked (CheckLedger)
+  bool ledger_empty_ = false;         // no step written yet, as of the latest Refresh
   Status damage_;                     // the first damage found; OK while none was
   ServeWriter writer_{s_, *ledger_};  // after s_ and ledger_
   ServeHealth health_;

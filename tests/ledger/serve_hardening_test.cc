@@ -234,6 +234,27 @@ TEST_F(ServeHardening, AWindowFarBeyondTheLedgerCostsWhatTheLedgerHolds) {
   EXPECT_NE(message.find("no cost records"), std::string::npos) << message;
 }
 
+// A ledger that holds no step yet (here: `ledger write` found no sample in its input, after it
+// made the ledger) is ready, so that the web UI loads, and /readyz says what the API's 503 says.
+TEST_F(ServeHardening, ReadyzSaysALedgerHoldsNoRecordYet) {
+  ledger_ = (dir_.path() / "empty.db").string();
+  const std::string input = (dir_.path() / "empty.prom").string();
+  std::ofstream(input) << "";
+  ASSERT_NE(RunShell(kBinary + " ledger write " + ledger_ + " --input " + input +
+                     " --price-per-gpu-hour 12 2>&1")
+                .exit_code,
+            0);
+  ASSERT_TRUE(std::filesystem::exists(ledger_));
+  const int port = FreePort();
+  auto serve = Start(port);
+  ASSERT_TRUE(WaitFor(base_ + "/readyz", 200, std::chrono::seconds(60))) << serve->Log();
+  EXPECT_EQ(Get(base_ + "/readyz").body,
+            "ready (read-only); the ledger holds no cost records yet\n");
+  const auto [status, message] = Error("/api/v1/report?by=namespace");
+  EXPECT_EQ(status, 503);
+  EXPECT_NE(message.find("holds no cost records yet"), std::string::npos) << message;
+}
+
 TEST_F(ServeHardening, TheBearerSchemeIsReadInAnyCase) {
   const std::string token_file = (dir_.path() / "token").string();
   std::ofstream(token_file) << "s3cret\n";
