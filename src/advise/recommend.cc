@@ -68,8 +68,10 @@ class Advisor {
 
   std::vector<Recommendation> Take() {
     for (auto& [key, group] : jobs_) {
-      group.workload = StrCat(group.pods.size(), " Job", group.pods.size() == 1 ? "" : "s");
+      std::ranges::sort(group.pods);
+      const size_t before = out_.size();
       Spot(group, EvidenceOf(group, window_, step_, s_.idle_threshold));
+      for (size_t i = before; i < out_.size(); ++i) out_[i].jobs = group.pods;
     }
     jobs_.clear();
     return std::move(out_);

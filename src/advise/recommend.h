@@ -45,7 +45,8 @@ struct Recommendation {
   std::string cluster;
   std::string namespace_name;
   std::string workload_kind;
-  std::string workload;
+  std::string workload;           // "" for one-off Jobs grouped per namespace (`jobs`)
+  std::vector<std::string> jobs;  // those Jobs' names, sorted
   std::string team;
   Category category = Category::kOther;
   std::string action;               // what to do, with the numbers

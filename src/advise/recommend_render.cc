@@ -19,6 +19,12 @@ std::string UsdText(double v) { return FormatUsd(v); }
 std::string PctText(double v) { return std::isnan(v) ? "-" : fmt::format("{:.1f}%", v * 100); }
 json JsonNum(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
+// A workload's name, or how many one-off Jobs a group holds.
+std::string WorkloadText(const Recommendation& r) {
+  if (r.jobs.empty()) return r.workload;
+  return StrCat(r.jobs.size(), " Job", r.jobs.size() == 1 ? "" : "s");
+}
+
 void RenderText(const Recommendations& recs, std::ostream& out) {
   out << "Recommendations over " << FormatRfc3339(recs.window.start) << " to "
       << FormatRfc3339(recs.window.end) << " (" << recs.workloads
@@ -51,9 +57,10 @@ void RenderText(const Recommendations& recs, std::ostream& out) {
   int n = 0;
   for (const Recommendation& r : recs.items) {
     const Evidence& e = r.evidence;
-    out << "\n" << ++n << ". " << RecommendationKindName(r.kind) << "  " << r.namespace_name << "/"
-        << r.workload << " (" << r.workload_kind << ", " << CategoryName(r.category) << ", team "
-        << r.team << ")\n";
+    out << "\n"
+        << ++n << ". " << RecommendationKindName(r.kind) << "  " << r.namespace_name << "/"
+        << WorkloadText(r) << " (" << r.workload_kind << ", " << CategoryName(r.category)
+        << ", team " << r.team << ")\n";
     out << "   saves " << UsdText(r.monthly_savings_usd) << "/month of "
         << UsdText(r.monthly_cost_usd) << "/month";
     if (!r.savings_note.empty()) out << " (" << r.savings_note << ")";
@@ -77,7 +84,8 @@ void RenderJson(const Recommendations& recs, std::ostream& out) {
         {"cluster", r.cluster},
         {"namespace", r.namespace_name},
         {"workload_kind", r.workload_kind},
-        {"workload", r.workload},
+        {"workload", r.jobs.empty() ? json(r.workload) : json(nullptr)},
+        {"jobs", r.jobs},
         {"team", r.team},
         {"category", CategoryName(r.category)},
         {"action", r.action},

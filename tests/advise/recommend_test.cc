@@ -1,11 +1,15 @@
 // Recommendations on clusters whose right answer is known by construction: each test builds the
 // cluster, says in comments what a careful person would recommend and save, and checks that the
 // advisor says exactly that — and says nothing where nothing should be done.
+#include "advise/recommend.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <nlohmann/json.hpp>
+#include <sstream>
 
-#include "advise/recommend.h"
+#include "advise/recommend_render.h"
 #include "advise_test_util.h"
 
 namespace gpucost::advise {
@@ -188,6 +192,20 @@ TEST(Recommend, MultiGpuJobLeavingGpusIdleAndOnDemandBatchToSpot) {
   EXPECT_EQ(recs.items.size(), 2u);
   // Largest savings first.
   EXPECT_EQ(recs.items[0].kind, RecommendationKind::kSpot);
+  // One-off Jobs are advised per namespace: the advice names the Jobs, not a made-up workload.
+  EXPECT_EQ(multi[0]->workload, "train");
+  EXPECT_TRUE(multi[0]->jobs.empty());
+  EXPECT_EQ(spot[0]->workload, "");
+  EXPECT_EQ(spot[0]->jobs, std::vector<std::string>{"train"});
+  std::ostringstream json_out;
+  RenderRecommendations(recs, RecommendFormat::kJson, json_out);
+  const nlohmann::json rendered = nlohmann::json::parse(json_out.str());
+  EXPECT_TRUE(rendered["recommendations"][0]["workload"].is_null()) << rendered.dump();
+  EXPECT_EQ(rendered["recommendations"][0]["jobs"], nlohmann::json::array({"train"}));
+  EXPECT_EQ(rendered["recommendations"][1]["workload"], "train");
+  std::ostringstream text_out;
+  RenderRecommendations(recs, RecommendFormat::kText, text_out);
+  EXPECT_NE(text_out.str().find("research/1 Job (Job, batch"), std::string::npos) << text_out.str();
 
   // Interruptions cost more with longer checkpoint intervals: 4 h loses 2 h each time.
   AdviseSettings rare;

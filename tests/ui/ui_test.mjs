@@ -333,7 +333,10 @@ try {
     JSON.stringify(recs.recommendations.map((r) => (r.monthly_savings_usd === null ? "unknown" : money(r.monthly_savings_usd)))),
     "each recommendation's savings");
   equal(JSON.stringify(await texts("table[data-table=recommendations] tbody td[data-col=workload]")),
-    JSON.stringify(recs.recommendations.map((r) => `${r.namespace}/${r.workload}`)), "each recommendation's workload");
+    JSON.stringify(recs.recommendations.map((r) => `${r.namespace}/${r.workload ?? `${r.jobs.length} Job${r.jobs.length === 1 ? "" : "s"}`}`)),
+    "each recommendation's workload (one-off Jobs grouped: their count)");
+  check(recs.recommendations.some((r) => r.workload === null && r.jobs.length > 0),
+    "the simulated cluster's one-off Jobs are grouped, named in jobs");
   await shot("savings");
   await accessible("savings");
 

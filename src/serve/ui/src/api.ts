@@ -185,7 +185,8 @@ export interface Recommendation {
   cluster: string;
   namespace: string;
   workload_kind: string;
-  workload: string;
+  workload: string | null;  // null for one-off Jobs grouped per namespace: their names are `jobs`
+  jobs: string[];
   team: string;
   category: string;
   action: string;

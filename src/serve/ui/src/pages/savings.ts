@@ -55,7 +55,8 @@ export async function savingsPage(main: HTMLElement, info: LedgerInfo, params: U
         { label: "Of / month", key: "monthly_cost_usd", num: true,
           text: (x: Recommendation) => money(x.monthly_cost_usd), raw: (x: Recommendation) => x.monthly_cost_usd },
         { label: "Kind", key: "kind", text: (x: Recommendation) => x.kind },
-        { label: "Workload", key: "workload", text: (x: Recommendation) => `${x.namespace}/${x.workload}`,
+        { label: "Workload", key: "workload", text: (x: Recommendation) =>
+          `${x.namespace}/${x.workload ?? `${x.jobs.length} Job${x.jobs.length === 1 ? "" : "s"}`}`,
           link: (x: Recommendation) => href("drill", { ...Object.fromEntries(params), team: x.team, namespace: x.namespace }) },
         { label: "Team", key: "team", text: (x: Recommendation) => x.team },
         { label: "Do", key: "action", text: (x: Recommendation) => x.action },
