@@ -13,6 +13,7 @@
 #include "core/money.h"
 #include "ledger/ledger.h"
 #include "ledger/period_checks.h"
+#include "ledger/record_flags.h"
 #include "ledger/sql_db.h"
 
 namespace gpucost::ledger {
@@ -164,8 +165,8 @@ Status Ledger::AddGauges(Window step, const std::string& cluster, LedgerLatest& 
       "COALESCE(SUM(r.gpu_hours), 0), COALESCE(SUM(r.allocated_usd), 0), "
       "COALESCE(SUM(r.activity_gpu_hours), 0), COALESCE(SUM(CASE WHEN r.activity_gpu_hours IS "
       "NULL THEN 0 ELSE r.gpu_hours - r.unmeasured_gpu_hours END), 0), ",
-      kUnitKindOfU,
-      " FROM cost_records r JOIN "
+      kUnitKindOfU, ", MIN(r.flags & ", kPriceKnown,
+      ") FROM cost_records r JOIN "
       "holders h ON h.id = r.holder_id JOIN units u ON u.id = r.unit_id JOIN nodes n ON n.id = "
       "u.node_id WHERE r.step_start_ms = $1 AND r.step_ms = $2",
       only, " GROUP BY 1, 2, 3, 4, 5, 6, 7, 12 ORDER BY 1, 2, 3, 4, 5, 6, 7, 12"));
@@ -182,7 +183,8 @@ Status Ledger::AddGauges(Window step, const std::string& cluster, LedgerLatest& 
     g.gpu_model = r.Text(5);
     g.capacity_type = r.Text(6);
     g.gpus = r.Double(7) / hours;
-    g.usd_per_hour = r.Double(8) / hours;
+    // Unknown when any of it has no known price: a sum of the priced part would understate it.
+    g.usd_per_hour = r.Int(12) != 0 ? r.Double(8) / hours : NAN;
     const double measured = r.Double(10);
     if (measured > 0) g.utilization = std::min(1.0, r.Double(9) / measured);
     g.unit_kind = r.Text(11);

@@ -64,7 +64,7 @@ struct HolderGauge {
   std::string cluster, namespace_name, team, workload, workload_kind, gpu_model, capacity_type;
   std::string unit_kind = "gpu";
   double gpus = 0;           // GPU-equivalents held
-  double usd_per_hour = 0;   // allocated cost rate, known prices only
+  double usd_per_hour = NAN;  // allocated cost rate; NaN when a price in it is unknown
   double utilization = NAN;  // activity / measured share; NaN when unmeasured
 };
 struct NodeGauge {

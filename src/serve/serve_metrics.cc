@@ -100,6 +100,7 @@ void Gauges(std::string& out, const ledger::LedgerLatest& latest) {
   }
   Header(out, m::kAllocatedUsdPerHour);
   for (const auto& g : latest.holders) {
+    if (std::isnan(g.usd_per_hour)) continue;  // a price is unknown: absent, never zero
     out += fmt::format("{}{} {}\n", m::kAllocatedUsdPerHour, HolderLabels(g), g.usd_per_hour);
   }
   Header(out, m::kUtilization);

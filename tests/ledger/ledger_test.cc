@@ -87,6 +87,14 @@ TEST_P(LedgerTest, WhatIsWrittenComesBackTheSame) {
     }
   }
   EXPECT_TRUE(saw_unknown);
+  // So is its cost rate in the newest step, where only the unpriced node's api-0 holds a GPU
+  // (the gauge gpucost_allocated_usd_per_hour is absent, never 0).
+  const Result<LedgerLatest> latest = (*ledger)->Latest({});
+  ASSERT_TRUE(latest.ok()) << latest.status().ToString();
+  ASSERT_EQ(latest->holders.size(), 1u);
+  EXPECT_EQ(latest->holders[0].namespace_name, "web");
+  EXPECT_NEAR(latest->holders[0].gpus, 0.5, 1e-12);
+  EXPECT_TRUE(std::isnan(latest->holders[0].usd_per_hour)) << latest->holders[0].usd_per_hour;
   // Identity survives: node metadata, the unit's fraction, the holder's workload and labels.
   const Holder* train = nullptr;
   for (const Holder& h : out.holders) {
