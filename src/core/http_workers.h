@@ -60,8 +60,9 @@ class HttpWorkers final : public httplib::TaskQueue {
 // read it as the next request on the connection (a proxy that reuses connections would then hand
 // one client another's answer); closing after each answer leaves nothing to misread. No endpoint
 // of gpucost's takes a request body: one is refused with 413, unread (a body was held in memory
-// whole: a client's Content-Length in RSS). `listen_fd` gets the listening socket once the
-// server binds: pass it to WidenAcceptQueue then.
+// whole: a client's Content-Length in RSS). Answers are never Brotli: the library's is at its
+// slowest level (70 times gzip's time); a client that accepts gzip too gets gzip. `listen_fd` gets
+// the listening socket once the server binds: pass it to WidenAcceptQueue then.
 void ServeHttpSafely(httplib::Server& server, size_t max_connections, int* listen_fd);
 
 // cpp-httplib listens with an accept queue of 5: a burst of connections (or the same beside
