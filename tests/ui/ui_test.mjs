@@ -49,9 +49,11 @@ function cents(v) {
 function money(v) {
   if (v === null || v === undefined) return "–";
   const c = cents(v);
-  const abs = Math.abs(c);
-  const int = Math.floor(abs / 100).toLocaleString("en-US");
-  return (c < 0 ? "-$" : "$") + int + "." + String(abs % 100).padStart(2, "0");
+  return (c < 0 ? "-$" : "$") + hoursText(Math.abs(v));
+}
+function hoursText(v) {
+  const abs = Math.abs(cents(v));
+  return (v < 0 ? "-" : "") + Math.floor(abs / 100).toLocaleString("en-US") + "." + String(abs % 100).padStart(2, "0");
 }
 
 // A simulated cluster of every sharing mode over 30 hours, written to a ledger.
@@ -247,6 +249,13 @@ try {
   const teams = byTeam.rows.filter((r) => r.team !== "__idle__");
   equal(JSON.stringify(await texts("table[data-table=drill-team] tbody td[data-col=allocated_usd]")),
     JSON.stringify(teams.map((r) => money(r.allocated_usd))), "drill-down teams");
+  // Its totals are of held capacity (the overview's add idle capacity), and say so.
+  equal(JSON.stringify(await page.$$eval(".kpi-label", (es) => es.map((e) => e.textContent))),
+    JSON.stringify(["Allocated", "Effective", "Waste of held GPUs", "Held GPU-hours", "Efficiency", "Measured"]),
+    "the drill-down's totals are named as held capacity");
+  const teamsCents = teams.reduce((a, r) => a + cents(r.gpu_hours), 0);
+  check(Math.abs(cents(Number((await text("[data-kpi=gpu_hours]")).replace(/,/g, ""))) - teamsCents) <= teams.length,
+    "held GPU-hours are the teams' hours");
   const team = teams[0].team;
   await Promise.all([page.click(`table[data-table=drill-team] tbody th a`), settled()]);
   check(page.url().includes("team=" + encodeURIComponent(team)), "team= in the URL");
@@ -312,9 +321,20 @@ try {
   equal(JSON.stringify(footTotals), JSON.stringify([money(cb[0].allocated_usd), money(cb[0].allocated_usd)]),
     "the statement tables' totals");
   // Idle capacity (GPUs nobody held) is named apart from a held GPU left idle, which is waste.
-  const idleHead = await page.$eval("table[data-table^=statement-] th[title]", (e) => [e.textContent.trim(), e.title]);
+  const idleHead = (await page.$$eval("table[data-table^=statement-] thead th[title]", (es) => es.map((e) => [e.textContent.trim(), e.title])))
+    .find((x) => x[0] === "Idle capacity") ?? ["", ""];
   equal(idleHead[0], "Idle capacity", "the idle column's name");
   check(idleHead[1].includes("nobody held"), "the idle column says what it counts: " + idleHead[1]);
+  // Where the lines as shown do not add up to the amount due, a rounding line says by how much.
+  const shownCents = (await texts("table[data-table$=-lines] tbody td[data-col=allocated_usd]"))
+    .reduce((a, t) => a + Math.round(Number(t.replace(/[$,]/g, "")) * 100), 0);
+  const roundingCents = cents(cb[0].allocated_usd) - shownCents;
+  if (roundingCents === 0) check(await page.$("[data-rounding]") === null, "no rounding line where the lines add up");
+  else check((await text("[data-rounding]")).startsWith(`Rounding: ${money(roundingCents / 100)}`), "the rounding line: " + await text("[data-rounding]"));
+  // A month the ledger holds nothing of is said, not silently replaced.
+  await go("#/chargeback?month=1999-01");
+  check((await text("[data-month-note]")).includes("holds nothing of 1999-01"), "an absent month is said");
+  await go(`#/chargeback?month=${month}&team=${encodeURIComponent(cb[0].team)}`);
   await shot("chargeback");
   await accessible("chargeback");
 
@@ -337,6 +357,11 @@ try {
     "each recommendation's workload (one-off Jobs grouped: their count)");
   check(recs.recommendations.some((r) => r.workload === null && r.jobs.length > 0),
     "the simulated cluster's one-off Jobs are grouped, named in jobs");
+  // Each workload links to its own drill-down; grouped Jobs to their namespace's.
+  const recLinks = await page.$$eval("table[data-table=recommendations] tbody td[data-col=workload] a",
+    (es) => es.map((e) => { const p = new URLSearchParams(e.getAttribute("href").split("?")[1] ?? ""); return [p.get("namespace"), p.get("workload")]; }));
+  equal(JSON.stringify(recLinks),
+    JSON.stringify(recs.recommendations.map((r) => [r.namespace, r.workload])), "each recommendation links to its workload");
   await shot("savings");
   await accessible("savings");
 
@@ -516,6 +541,24 @@ try {
         "$" + (nv.usd_per_gpu_hour * nv.physical_gpus + dyn.usd_per_gpu_hour * dyn.physical_gpus).toFixed(2),
         "the fleet's cost per hour: the priced nodes'");
       await shot("fleet-dra", true);
+      // Money over capacity without a price: the priced part "+ unknown", never a figure that
+      // looks whole, and the unpriced hours in a column of their own (the CSV's too).
+      await go("#/overview?window=all&by=team");
+      const dw = await page.$eval("[data-window]", (e) => e.dataset.window);
+      const drep = await page.evaluate(async (w) =>
+        (await fetch("api/v1/report?" + new URLSearchParams({ window: w, by: "team" }))).json(), dw);
+      check(!drep.totals.prices_known && drep.totals.unpriced_gpu_hours > 0, "the DRA ledger has unpriced hours");
+      equal(await text("[data-kpi=cost_usd]"), money(drep.totals.cost_usd) + " + unknown", "the total cost's unknown part");
+      equal(JSON.stringify(await texts("table[data-table=cost-by-team] tbody td[data-col=unpriced_gpu_hours]")),
+        JSON.stringify(drep.rows.map((r) => hoursText(r.unpriced_gpu_hours))), "each team's unpriced hours");
+      equal(JSON.stringify(await texts("table[data-table=cost-by-team] tbody td[data-col=allocated_usd]")),
+        JSON.stringify(drep.rows.map((r) => money(r.allocated_usd) +
+          (r.allocated_usd !== null && r.unpriced_gpu_hours > 1e-9 ? " + unknown" : ""))), "each team's priced part + unknown");
+      check((await text("[data-change]")).includes(`${hoursText(drep.totals.unpriced_gpu_hours)} GPU- and accelerator-hours had no known price`),
+        "the overview says how many hours had no price: " + await text("[data-change]"));
+      await shot("overview-unpriced");
+      await go("#/drill?window=all");
+      check((await text("[data-unpriced]")).includes("had no known price"), "the drill-down says its unpriced hours");
     } finally {
       dserve.kill("SIGTERM");
     }

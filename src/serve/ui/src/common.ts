@@ -1,7 +1,7 @@
 // What the report pages share: the report columns, the group-by choices and the cluster filter.
 import type { LedgerInfo, ReportRow } from "./api";
 import { Column, select } from "./dom";
-import { hours, money, percent } from "./format";
+import { hours, money, NONE, percent } from "./format";
 import { update } from "./state";
 
 export const DIMENSIONS: [string, string][] = [
@@ -60,22 +60,48 @@ export function isIdle(r: ReportRow, by: string[]): boolean {
 }
 
 // What "Idle capacity" counts, as a tooltip wherever the UI shows it.
+export const WASTE =
+  "Held GPUs' cost that did no work (allocated − effective, over the measured hours), plus the idle capacity a row has or is given.";
+
 export const IDLE_CAPACITY =
   "Cost of GPUs nobody held, or this row's share of it where idle is shared. A GPU held but left idle is waste, not idle capacity.";
 
-export function moneyColumns(words: HoursWords = hoursWords([])): Column<ReportRow>[] {
+// Money of a row some of whose hours had no known price: the priced part "+ unknown", as the
+// CLI's statements print it (docs/pricing.md); never a figure that looks complete. Used for the
+// allocated cost and the total, what is charged; the other figures are of the priced hours, as
+// the note beside them and the "Unpriced" column say.
+export function moneyOf(v: number | null | undefined, r: { unpriced_gpu_hours?: number }): string {
+  const text = money(v);
+  return text !== NONE && (r.unpriced_gpu_hours ?? 0) > 1e-9 ? text + " + unknown" : text;
+}
+
+// What the note under a page's figures says of capacity without a known price; "" when none.
+export function unpricedNote(unpriced: number, words: HoursWords): string {
+  return unpriced > 1e-9
+    ? `${hours(unpriced)} ${words.hours} had no known price: they count in the hours and in no dollar figure, so the money shown is of the priced hours (column "Unpriced hours").`
+    : "";
+}
+
+// The report columns; "Unpriced" only where some hours had no known price (`unpriced`).
+export function moneyColumns(words: HoursWords = hoursWords([]), unpriced = false): Column<ReportRow>[] {
   return [
     { label: words.hours, key: "gpu_hours", num: true, text: (r) => hours(r.gpu_hours), raw: (r) => r.gpu_hours },
-    { label: "Allocated", key: "allocated_usd", num: true, text: (r) => money(r.allocated_usd), raw: (r) => r.allocated_usd },
+    { label: "Allocated", key: "allocated_usd", num: true, text: (r) => moneyOf(r.allocated_usd, r), raw: (r) => r.allocated_usd },
     { label: "Effective", key: "effective_usd", num: true, text: (r) => money(r.effective_usd), raw: (r) => r.effective_usd },
-    { label: "Waste", key: "waste_usd", num: true, text: (r) => money(r.waste_usd), raw: (r) => r.waste_usd },
+    { label: "Waste", key: "waste_usd", num: true, text: (r) => money(r.waste_usd), raw: (r) => r.waste_usd, title: WASTE },
     // Capacity nobody held (or a row's share of it, with shared idle); a held GPU left idle is
     // waste. Named apart from the CLI statement's "idle cost", which is held hours under the
     // idle threshold.
     { label: "Idle capacity", key: "idle_usd", num: true, text: (r) => money(r.idle_usd), raw: (r) => r.idle_usd,
       title: IDLE_CAPACITY },
     { label: "Efficiency", key: "efficiency", num: true, text: (r) => percent(r.efficiency), raw: (r) => r.efficiency },
-    { label: "Unmeasured " + words.short, key: "unmeasured_gpu_hours", num: true, text: (r) => hours(r.unmeasured_gpu_hours), raw: (r) => r.unmeasured_gpu_hours },
+    // Short headers, the unit in the tooltip: a long header clipped the table on a laptop.
+    { label: "Unmeasured hours", key: "unmeasured_gpu_hours", num: true, text: (r) => hours(r.unmeasured_gpu_hours), raw: (r) => r.unmeasured_gpu_hours,
+      title: `${words.hours} held with no utilization sample: effective cost and waste cover the measured hours only` },
+    ...(unpriced
+      ? [{ label: "Unpriced hours", key: "unpriced_gpu_hours", num: true, text: (r: ReportRow) => hours(r.unpriced_gpu_hours),
+        raw: (r: ReportRow) => r.unpriced_gpu_hours, title: `${words.hours} with no known price: in no dollar figure of the row` }]
+      : []),
   ];
 }
 
@@ -93,6 +119,7 @@ export function totalRow(rows: ReportRow[], key: string): ReportRow {
     effective_usd: effective, waste_usd: sum((r) => r.waste_usd), idle_usd: sum((r) => r.idle_usd),
     efficiency: allocated && effective !== null ? effective / allocated : null,
     unmeasured_gpu_hours: sum((r) => r.unmeasured_gpu_hours) ?? 0,
+    unpriced_gpu_hours: sum((r) => r.unpriced_gpu_hours) ?? 0,
   } as unknown as ReportRow;
 }
 

@@ -2,9 +2,9 @@
 // GPU model and capacity type and its workloads — as a page to print or save as PDF, every table
 // as CSV.
 import { LedgerInfo, report, ReportRow } from "../api";
-import { clusterParam, groupName, hoursWords, moneyColumns, reportHoursWords, totalRow } from "../common";
-import { h, message, select, table } from "../dom";
-import { hours, money, percent } from "../format";
+import { clusterParam, groupName, hoursWords, moneyColumns, moneyOf, reportHoursWords, totalRow } from "../common";
+import { h, message, present, select, table } from "../dom";
+import { hours, money, percent, roundUnits } from "../format";
 import { href, update } from "../state";
 
 function months(info: LedgerInfo): string[] {
@@ -27,13 +27,31 @@ function monthWindow(m: string): string {
   return a + "," + b;
 }
 
+// Each amount is its exact value rounded once, the total too (docs/report.md, "Rounding"): where
+// the lines as shown do not add up to the total shown, the difference is a rounding line, as
+// `gpucost chargeback` prints it.
+function roundingNote(lines: ReportRow[], total: number | null): HTMLElement | null {
+  if (total === null) return null;
+  const shown = lines.reduce((a, x) => a + roundUnits(x.allocated_usd ?? 0, 2), 0);
+  const diff = roundUnits(total, 2) - shown;
+  if (diff === 0) return null;
+  return h("p", { class: "note", "data-rounding": "" },
+    `Rounding: ${money(diff / 100)} (the lines' allocated amounts as shown add up to ${money(shown / 100)}; `,
+    `the amount due is their exact sum, rounded once)`);
+}
+
 export async function chargeback(main: HTMLElement, info: LedgerInfo, params: URLSearchParams): Promise<void> {
   const all = months(info);
   if (all.length === 0) {
     main.replaceChildren(h("h1", {}, "Chargeback"), message("The ledger holds no costs yet."));
     return;
   }
-  const month = all.includes(params.get("month") ?? "") ? params.get("month")! : all[0];
+  const asked = params.get("month");
+  const month = all.includes(asked ?? "") ? asked! : all[0];
+  // A month the ledger holds nothing of is said, not silently replaced.
+  const fellBack = asked !== null && asked !== "" && asked !== month
+    ? h("p", { class: "note", "data-month-note": "" }, `The ledger holds nothing of ${asked}: showing ${month}, its newest month.`)
+    : null;
   const team = params.get("team");
   const win = monthWindow(month);
   const base = { window: win, ...clusterParam(params) };
@@ -44,19 +62,19 @@ export async function chargeback(main: HTMLElement, info: LedgerInfo, params: UR
   if (!team) {
     const r = await report({ ...base, by: "team" });
     const teams = r.rows.filter((x) => x.team !== "__idle__");
-    main.replaceChildren(
+    main.replaceChildren(...present(
       h("div", { class: "page-head" }, h("h1", {}, `Chargeback ${month}`),
         h("p", { class: "window", "data-window": win }, "Calendar month, UTC · each team's allocated cost")),
-      head,
+      head, fellBack,
       table(`Teams, ${month}`, `chargeback-${month}`,
         [{ label: "Team", key: "team", text: (x: ReportRow) => String(x.team),
           link: (x: ReportRow) => href("chargeback", { month, team: String(x.team), cluster: params.get("cluster") ?? "" }) },
-          ...moneyColumns(reportHoursWords(r))],
+          ...moneyColumns(reportHoursWords(r), r.totals.unpriced_gpu_hours > 1e-9)],
         teams, totalRow(teams, "team")),
       h("p", { class: "note" }, "Idle capacity nobody held this month: ",
         h("strong", { "data-idle": "" }, money(r.totals.idle_usd)), " · total cost ",
-        h("strong", { "data-cost": "" }, money(r.totals.cost_usd))),
-    );
+        h("strong", { "data-cost": "" }, moneyOf(r.totals.cost_usd, r.totals))),
+    ));
     return;
   }
   const [lines, workloads] = await Promise.all([
@@ -76,12 +94,12 @@ export async function chargeback(main: HTMLElement, info: LedgerInfo, params: UR
   // GPU-hours, or accelerator-hours where the team held AWS Neuron devices.
   const words = hoursWords(l.map((x) => String(x.unit_kind ?? "gpu")));
   const hoursWord = words.hours.replace(/^Accelerator/, "accelerator");
-  main.replaceChildren(
+  main.replaceChildren(...present(
     h("div", { class: "page-head" },
       h("p", { class: "no-print" }, h("a", { href: href("chargeback", { month, cluster: params.get("cluster") ?? "" }) }, "‹ All teams")),
       h("h1", {}, `Statement: team ${team}, ${month}`),
       h("p", { class: "window", "data-window": win }, "Calendar month, UTC")),
-    head,
+    head, fellBack,
     h("section", { class: "statement card" },
       h("p", { class: "amount" }, "Amount due ", h("strong", { "data-amount": "" }, money(total))),
       h("p", { "data-hours": "" }, `${hours(gh)} ${hoursWord} · efficiency ${percent(total !== null && total > 0 ? eff / total : null)}`),
@@ -90,9 +108,10 @@ export async function chargeback(main: HTMLElement, info: LedgerInfo, params: UR
     table("Lines by GPU model and capacity type", `statement-${team}-${month}-lines`,
       [{ label: "GPU model", key: "gpu_model", text: (x: ReportRow) => groupName(x, ["gpu_model"]) },
         { label: "Capacity", key: "capacity_type", text: (x: ReportRow) => String(x.capacity_type ?? "").replace("_", "-"), raw: (x: ReportRow) => String(x.capacity_type ?? "") },
-        ...moneyColumns(words)], l, totalRow(l, "gpu_model")),
+        ...moneyColumns(words, unpriced > 0)], l, totalRow(l, "gpu_model")),
+    roundingNote(priced, total),
     table("Workloads", `statement-${team}-${month}-workloads`,
       [{ label: "Workload", key: "workload", text: (x: ReportRow) => (x.namespace === undefined ? String(x.workload) : `${x.namespace}/${x.workload}`) },
-        ...moneyColumns(words)], wl, totalRow(wl, "workload")),
-  );
+        ...moneyColumns(words, unpriced > 0)], wl, totalRow(wl, "workload")),
+  ));
 }

@@ -4,7 +4,7 @@
 import uPlot from "uplot";
 import { utc, utcTicks } from "../chart";
 import { LedgerInfo, report, ReportRow } from "../api";
-import { clusterControl, clusterParam, groupName, measuredAs, moneyColumns, reportHoursWords } from "../common";
+import { clusterControl, clusterParam, groupName, measuredAs, moneyColumns, moneyOf, reportHoursWords, unpricedNote } from "../common";
 import { h, kpi, message, present, table, windowControls } from "../dom";
 import { hours, instant, money, percent } from "../format";
 import { href } from "../state";
@@ -84,9 +84,11 @@ export async function drill(main: HTMLElement, info: LedgerInfo, params: URLSear
     efficiency: allocated && effective !== null ? effective / allocated : null,
     utilization: above ? (above.rows.find(keep)?.utilization ?? null) : acc.totals.utilization,
     unmeasured_gpu_hours: sum((r) => r.unmeasured_gpu_hours) ?? 0,
+    unpriced_gpu_hours: sum((r) => r.unpriced_gpu_hours) ?? 0,
     estimated: rows.some((r) => r.estimated), [level]: "total",
   } as unknown as ReportRow;
 
+  const words = reportHoursWords(acc);
   const base = { window: params.get("window") ?? "", from: params.get("from") ?? "", to: params.get("to") ?? "", cluster: params.get("cluster") ?? "" };
   const crumbs: HTMLElement[] = [h("a", { href: href("drill", base) }, "All teams")];
   path.forEach(([k, v], i) => {
@@ -103,17 +105,20 @@ export async function drill(main: HTMLElement, info: LedgerInfo, params: URLSear
       h("p", { class: "window", "data-window": windowParam(w) }, instant(w.start), " – ", instant(w.end), " UTC")),
     h("nav", { class: "crumbs", "aria-label": "Drill-down path" }, crumbs),
     h("div", { class: "controls" }, windowControls(params, w), clusterControl(info, params)),
+    // Held capacity only: the overview's totals add the capacity nobody held.
     h("section", { class: "kpis", "aria-label": "Totals of this level" },
-      kpi("Allocated", money(total.allocated_usd), "allocated_usd"),
+      kpi("Allocated", moneyOf(total.allocated_usd, total), "allocated_usd"),
       kpi("Effective", money(total.effective_usd), "effective_usd"),
-      kpi("Waste", money(total.waste_usd), "waste_usd"),
-      kpi(reportHoursWords(acc).hours, hours(total.gpu_hours), "gpu_hours"),
+      kpi("Waste of held GPUs", money(total.waste_usd), "waste_usd",
+        "Held GPUs' cost that did no work (allocated − effective, over the measured hours). Idle capacity, which the overview's waste adds, is nobody's here."),
+      kpi("Held " + words.hours.replace(/^Accelerator/, "accelerator"), hours(total.gpu_hours), "gpu_hours"),
       kpi("Efficiency", percent(total.efficiency), "efficiency"),
       kpi("Measured", rows.length ? measuredAs(total) : "–", "measured", "", "kpi-text")),
+    total.unpriced_gpu_hours > 1e-9 ? h("p", { class: "change", "data-unpriced": "" }, unpricedNote(total.unpriced_gpu_hours, words)) : null,
     path.length > 0 ? h("section", { class: "card" }, h("h2", {}, "Over time"), chartBox) : null,
     table(`${level[0].toUpperCase() + level.slice(1)}s`, `drill-${level}`,
       [{ label: level, key: level, text: (r: ReportRow) => groupName(r, [level]), raw: (r: ReportRow) => String(r[level] ?? ""), link: next },
-        ...moneyColumns(reportHoursWords(acc)),
+        ...moneyColumns(words, total.unpriced_gpu_hours > 1e-9),
         { label: "Utilization", key: "utilization", num: true, text: (r: ReportRow) => percent(r.utilization), raw: (r: ReportRow) => r.utilization },
         { label: "How measured", key: "measured", text: (r: ReportRow) => measuredAs(r) }],
       rows, total),

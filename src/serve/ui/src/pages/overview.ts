@@ -3,7 +3,7 @@
 // the table of groups.
 import { LedgerInfo, report, ReportRow } from "../api";
 import { IDLE_COLOR, PALETTE, Stack, stackedChart } from "../chart";
-import { clusterControl, clusterParam, DIMENSIONS, dimensionLabel, IDLE_CAPACITY, dimensionWords, groupName, isIdle, moneyColumns, reportHoursWords } from "../common";
+import { clusterControl, clusterParam, DIMENSIONS, dimensionLabel, IDLE_CAPACITY, dimensionWords, groupName, isIdle, moneyColumns, moneyOf, reportHoursWords, unpricedNote, WASTE } from "../common";
 import { h, kpi, message, select, table, windowControls } from "../dom";
 import { hours, instant, money, percent } from "../format";
 import { href, update } from "../state";
@@ -80,20 +80,20 @@ export async function overview(main: HTMLElement, info: LedgerInfo, params: URLS
       select("by", "Stack by", by, DIMENSIONS, (v) => update({ by: v })),
       clusterControl(info, params)),
     h("section", { class: "kpis", "aria-label": "Totals for the window" },
-      kpi("Total cost", money(t.cost_usd), "cost_usd", change(t.cost_usd, before?.totals.cost_usd ?? null)),
-      kpi("Allocated", money(t.allocated_usd), "allocated_usd"),
+      kpi("Total cost", moneyOf(t.cost_usd, t), "cost_usd", change(t.cost_usd, before?.totals.cost_usd ?? null)),
+      kpi("Allocated", moneyOf(t.allocated_usd, t), "allocated_usd"),
       kpi("Effective", money(t.effective_usd), "effective_usd"),
-      kpi("Waste", money(t.waste_usd), "waste_usd"),
+      kpi("Waste", money(t.waste_usd), "waste_usd", WASTE),
       kpi("Idle capacity", money(t.idle_usd), "idle_usd", IDLE_CAPACITY),
       kpi("Efficiency", percent(t.efficiency), "efficiency"),
-      kpi(words.hours, hours(t.gpu_hours), "gpu_hours"),
+      kpi(words.hours, hours(t.gpu_hours), "gpu_hours", "Hours of all capacity in the window: held and idle"),
       kpi("Unmeasured " + words.short, hours(t.unmeasured_gpu_hours), "unmeasured_gpu_hours")),
     h("p", { class: "change", "data-change": "" }, change(t.cost_usd, before?.totals.cost_usd ?? null),
-      t.prices_known ? "" : " · some capacity had no price: its hours are in no figure"),
+      t.unpriced_gpu_hours > 1e-9 ? " · " + unpricedNote(t.unpriced_gpu_hours, words) : ""),
     h("section", { class: "card" }, h("h2", {}, `Cost per ${dimensionWords(by)} over time`), chartBox),
     table(`By ${dimensionWords(by)}`, `cost-by-${by}`,
       [{ label: dimensionLabel(by), key: by, text: (r: ReportRow) => groupName(r, [by]), raw: (r: ReportRow) => (r[by] as string) ?? "", link: drill },
-        ...moneyColumns(words)],
+        ...moneyColumns(words, t.unpriced_gpu_hours > 1e-9)],
       acc.rows, { ...t, [by]: "total" } as ReportRow),
   );
   const per = step >= 3600 ? step / 3600 + " h" : step >= 60 ? step / 60 + " min" : step + " s";

@@ -57,7 +57,8 @@ export async function savingsPage(main: HTMLElement, info: LedgerInfo, params: U
         { label: "Kind", key: "kind", text: (x: Recommendation) => x.kind },
         { label: "Workload", key: "workload", text: (x: Recommendation) =>
           `${x.namespace}/${x.workload ?? `${x.jobs.length} Job${x.jobs.length === 1 ? "" : "s"}`}`,
-          link: (x: Recommendation) => href("drill", { ...Object.fromEntries(params), team: x.team, namespace: x.namespace }) },
+          // The workload's pods; one-off Jobs grouped per namespace: the namespace's workloads.
+          link: (x: Recommendation) => href("drill", { ...Object.fromEntries(params), team: x.team, namespace: x.namespace, workload: x.workload ?? "" }) },
         { label: "Team", key: "team", text: (x: Recommendation) => x.team },
         { label: "Do", key: "action", text: (x: Recommendation) => x.action },
         { label: "Evidence", key: "evidence", text: evidence,
