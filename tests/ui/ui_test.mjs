@@ -194,6 +194,21 @@ try {
   check(await page.$(".uplot") !== null, "the chart is drawn");
   await shot("overview");
   await accessible("overview");
+  // The last 12 hours against the 12 before: the total cost (the capacity's) and the allocated.
+  {
+    const was = await page.evaluate(() => location.hash);
+    const end = Date.parse(info.window.end);
+    const iso = (t) => new Date(t).toISOString().replace(".000", "");
+    await go(`#/overview?from=${iso(end - 12 * 3600e3)}&to=${iso(end)}&by=team`);
+    const [now, before] = await Promise.all([
+      api("/api/v1/report", { window: iso(end - 12 * 3600e3) + "," + iso(end), by: "team" }),
+      api("/api/v1/report", { window: iso(end - 24 * 3600e3) + "," + iso(end - 12 * 3600e3), by: "team" })]);
+    const pct = (a, b) => { const d = (a - b) / Math.abs(b); return (d >= 0 ? "+" : "") + (Math.round(d * 1000) / 10).toFixed(1) + "%"; };
+    equal(await text("[data-change]"), `Against the previous period of the same length: total cost ${pct(now.totals.cost_usd, before.totals.cost_usd)} ` +
+      `(${money(before.totals.cost_usd)} before), allocated ${pct(now.totals.allocated_usd, before.totals.allocated_usd)} (${money(before.totals.allocated_usd)} before).`,
+    "the change from the period before, of the total and of the allocated cost");
+    await go(was);
+  }
 
   phase("filters");
   // Filters: stacking by namespace and a shorter window change the URL and the figures.

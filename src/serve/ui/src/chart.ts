@@ -6,9 +6,26 @@ import { money } from "./format";
 
 export const PALETTE = [
   "#2563eb", "#d97706", "#059669", "#dc2626", "#7c3aed", "#0891b2", "#c026d3", "#65a30d",
-  "#ea580c", "#4f46e5", "#0d9488", "#be123c",
+  "#ea580c", "#92400e", "#0d9488", "#be123c",
 ];
 export const IDLE_COLOR = "#9ca3af";
+
+// A colour for each name that stays the name's on every page (the overview's chart, the fleet's
+// map): its hash picks a colour of PALETTE; of names whose colours clash on one page, the later
+// in sorted order takes the next free colour (all names keep theirs while at most 12 are shown).
+export function colorsByName(names: Iterable<string>): Map<string, string> {
+  const out = new Map<string, string>();
+  const used = new Set<number>();
+  for (const name of [...new Set(names)].sort()) {
+    let hash = 2166136261;
+    for (let i = 0; i < name.length; i++) hash = Math.imul(hash ^ name.charCodeAt(i), 16777619) >>> 0;
+    let at = hash % PALETTE.length;
+    for (let tries = 0; used.has(at) && tries < PALETTE.length; tries++) at = (at + 1) % PALETTE.length;
+    used.add(at);
+    out.set(name, PALETTE[at]);
+  }
+  return out;
+}
 
 // Axis ticks in UTC, as every window and API time is.
 export const utc = (ts: number): Date => uPlot.tzDate(new Date(ts * 1000), "Etc/UTC");

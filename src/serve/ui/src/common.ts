@@ -48,7 +48,7 @@ export function dimensionWords(d: string): string {
 export function groupName(r: ReportRow, by: string[]): string {
   const v = by.map((d) => r[d]).filter((x) => x !== undefined && x !== null && x !== "");
   if (r.idle === true || v.every((x) => x === "__idle__")) {
-    const cap = v.filter((x) => x !== "__idle__");
+    const cap = v.filter((x) => x !== "__idle__").map((x) => (x === "__unallocated__" ? "(none)" : x));
     return cap.length ? cap.join(" / ") + " (idle)" : "idle capacity";
   }
   // A dimension a holder has no value for (a whole GPU's MIG profile, an absent label).

@@ -44,7 +44,7 @@ function utilizationChart(el: HTMLElement, rows: ReportRow[]): void {
 export async function drill(main: HTMLElement, info: LedgerInfo, params: URLSearchParams): Promise<void> {
   const w = resolve(info, params);
   if (!w) {
-    main.replaceChildren(message("The ledger holds no costs yet."));
+    main.replaceChildren(h("h1", {}, "Drill-down"), message("The ledger holds no costs yet."));
     return;
   }
   // The path: the levels the URL names, in order and without a gap. It may start below the team

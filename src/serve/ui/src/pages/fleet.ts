@@ -4,7 +4,7 @@
 // nodes show their devices and NeuronCores, priced per accelerator-hour (one device for one
 // hour; docs/report.md, "Unit kinds").
 import { fleet, FleetHolder, FleetNode, FleetUnit, LedgerInfo } from "../api";
-import { PALETTE } from "../chart";
+import { colorsByName } from "../chart";
 import { clusterControl, clusterParam } from "../common";
 import { h, kpi, message, table } from "../dom";
 import { hours, instant, money, percent } from "../format";
@@ -47,9 +47,7 @@ function sharingText(n: FleetNode, words: DeviceWords): string {
 function teamColors(nodes: FleetNode[]): Map<string, string> {
   const teams = new Set<string>();
   for (const n of nodes) for (const g of n.gpus) for (const u of g.units) for (const x of u.holders) teams.add(x.team);
-  const m = new Map<string, string>();
-  [...teams].sort().forEach((t, i) => m.set(t, PALETTE[i % PALETTE.length]));
-  return m;
+  return colorsByName(teams);
 }
 
 function who(x: FleetHolder): string {
@@ -93,7 +91,7 @@ function nodeCard(n: FleetNode, colors: Map<string, string>): HTMLElement {
         [n.gpu_model, n.instance_type, n.capacity_type.replace("_", "-"), sharing,
           n.replicas > 1 ? `${n.replicas} replicas a GPU` : ""].filter(Boolean).join(" · ")),
       h("p", { class: "price", "data-price": String(n.usd_per_gpu_hour) }, price,
-        h("span", { class: "source" }, ` (${n.price_source})`)),
+        n.usd_per_gpu_hour === null ? null : h("span", { class: "source" }, ` (${n.price_source})`)),
       h("p", { class: "meta" }, `${hours(n.allocated_gpus)} of ${n.physical_gpus} ${words.many} held · ${hours(n.idle_gpus)} idle`,
         seenOnlyPart(n) ? h("span", { class: "seen", "data-seen": String(n.seen_fraction) },
           ` · seen for ${percent(n.seen_fraction)} of the step; held and idle are over that part`) : null)),

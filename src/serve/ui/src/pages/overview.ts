@@ -2,7 +2,7 @@
 // effective, waste, idle, unmeasured, efficiency) with the change from the previous period, and
 // the table of groups.
 import { LedgerInfo, report, ReportRow } from "../api";
-import { IDLE_COLOR, PALETTE, Stack, stackedChart } from "../chart";
+import { colorsByName, IDLE_COLOR, PALETTE, Stack, stackedChart } from "../chart";
 import { clusterControl, clusterParam, DIMENSIONS, dimensionLabel, IDLE_CAPACITY, dimensionWords, groupName, isIdle, moneyColumns, moneyOf, reportHoursWords, unpricedNote, WASTE } from "../common";
 import { h, kpi, message, select, table, windowControls } from "../dom";
 import { hours, instant, money, percent } from "../format";
@@ -11,18 +11,28 @@ import { chartStep, resolve, windowParam } from "../window";
 
 const TOP = 8;
 
-function change(now: number | null, before: number | null): string {
-  if (now === null || before === null || !(Math.abs(before) > 1e-9)) {
+// The change from the period before: of the total (the capacity's cost, which holds still while
+// the nodes do) and of the allocated cost (what the teams held).
+function change(now: ReportRow | null, before: ReportRow | null): string {
+  const delta = (a: number | null | undefined, b: number | null | undefined) => {
+    if (a === null || a === undefined || b === null || b === undefined || !(Math.abs(b) > 1e-9)) return null;
+    const d = (a - b) / Math.abs(b);
+    return `${d >= 0 ? "+" : ""}${percent(d)} (${money(b)} before)`;
+  };
+  const total = delta(now?.cost_usd as number | null, before?.cost_usd as number | null);
+  const allocated = delta(now?.allocated_usd, before?.allocated_usd);
+  if (total === null && allocated === null) {
     return "The ledger holds no previous period of the same length to compare with.";
   }
-  const d = (now - before) / Math.abs(before);
-  return `Total cost ${d >= 0 ? "+" : ""}${percent(d)} against the previous period of the same length (${money(before)}).`;
+  return "Against the previous period of the same length: " +
+    [total === null ? "" : `total cost ${total}`, allocated === null ? "" : `allocated ${allocated}`]
+      .filter(Boolean).join(", ") + ".";
 }
 
 export async function overview(main: HTMLElement, info: LedgerInfo, params: URLSearchParams): Promise<void> {
   const w = resolve(info, params);
   if (!w) {
-    main.replaceChildren(message("The ledger holds no costs yet: serve writes its first step a minute or two after it starts."));
+    main.replaceChildren(h("h1", {}, "Overview"), message("The ledger holds no costs yet. A serve that writes it adds its first step a minute or two after it starts; `gpucost ledger write` adds a window of files (docs/ledger.md)."));
     return;
   }
   const by = DIMENSIONS.some((d) => d[0] === params.get("by")) ? params.get("by")! : "team";
@@ -59,7 +69,9 @@ export async function overview(main: HTMLElement, info: LedgerInfo, params: URLS
     }
     return { label, color, values };
   };
-  const stacks: Stack[] = top.map((g, i) => band(g, PALETTE[i % PALETTE.length],
+  // Teams keep their colour on every page (the fleet's map too); other groups go by rank.
+  const colors = by === "team" ? colorsByName(top) : new Map(top.map((g, i) => [g, PALETTE[i % PALETTE.length]]));
+  const stacks: Stack[] = top.map((g) => band(g, colors.get(g)!,
     (r) => (!isIdle(r, [by]) && groupName(r, [by]) === g ? r.allocated_usd ?? 0 : null)));
   if (groups.length > TOP) {
     const rest = new Set(groups.slice(TOP));
@@ -80,7 +92,7 @@ export async function overview(main: HTMLElement, info: LedgerInfo, params: URLS
       select("by", "Stack by", by, DIMENSIONS, (v) => update({ by: v })),
       clusterControl(info, params)),
     h("section", { class: "kpis", "aria-label": "Totals for the window" },
-      kpi("Total cost", moneyOf(t.cost_usd, t), "cost_usd", change(t.cost_usd, before?.totals.cost_usd ?? null)),
+      kpi("Total cost", moneyOf(t.cost_usd, t), "cost_usd", change(t, before?.totals ?? null)),
       kpi("Allocated", moneyOf(t.allocated_usd, t), "allocated_usd"),
       kpi("Effective", money(t.effective_usd), "effective_usd"),
       kpi("Waste", money(t.waste_usd), "waste_usd", WASTE),
@@ -88,7 +100,7 @@ export async function overview(main: HTMLElement, info: LedgerInfo, params: URLS
       kpi("Efficiency", percent(t.efficiency), "efficiency"),
       kpi(words.hours, hours(t.gpu_hours), "gpu_hours", "Hours of all capacity in the window: held and idle"),
       kpi("Unmeasured " + words.short, hours(t.unmeasured_gpu_hours), "unmeasured_gpu_hours")),
-    h("p", { class: "change", "data-change": "" }, change(t.cost_usd, before?.totals.cost_usd ?? null),
+    h("p", { class: "change", "data-change": "" }, change(t, before?.totals ?? null),
       t.unpriced_gpu_hours > 1e-9 ? " · " + unpricedNote(t.unpriced_gpu_hours, words) : ""),
     h("section", { class: "card" }, h("h2", {}, `Cost per ${dimensionWords(by)} over time`), chartBox),
     table(`By ${dimensionWords(by)}`, `cost-by-${by}`,

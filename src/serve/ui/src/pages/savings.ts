@@ -41,7 +41,7 @@ export async function savingsPage(main: HTMLElement, info: LedgerInfo, params: U
       kpi("Recommendations", String(r.recommendations.length), "recommendations",
         r.unknown_savings ? `${r.unknown_savings} with unknown savings (a price is unknown)` : ""),
       kpi("Workloads examined", String(r.workloads), "workloads"),
-      kpi("Unmeasured GPU-hours", hours(r.unmeasured_gpu_hours, 1), "unmeasured",
+      kpi("Unmeasured GPU-hours", hours(r.unmeasured_gpu_hours), "unmeasured",
         "GPU-hours without a usage sample: no advice rests on them")),
     r.window_too_short
       ? message(`No recommendation yet: this window holds ${span(r.window)} of data, and monthly savings ` +
