@@ -392,6 +392,9 @@ try {
   equal(fired.firing, cliAlerts.firing, "the API's alerts are the CLI's");
   equal(JSON.stringify(await texts("table[data-table=alerts] tbody td[data-col=summary]")),
     JSON.stringify(fired.alerts.map((a) => a.annotations.summary)), "alerts shown");
+  equal(JSON.stringify(await texts("table[data-table=alerts] tbody td[data-col=description]")),
+    JSON.stringify(fired.alerts.map((a) => a.annotations.description)), "each alert's details");
+  check(fired.alerts.some((a) => a.annotations.description.includes("over the last 1d")), "a ratio's window is in its details");
   await shot("alerts");
   await accessible("alerts");
 

@@ -32,6 +32,11 @@ export async function alertsPage(main: HTMLElement, info: LedgerInfo, params: UR
       { label: "Alert", key: "alertname", text: (a: Alert) => a.alertname },
       { label: "On", key: "labels", text: who, raw: all },
       { label: "Summary", key: "summary", text: (a: Alert) => a.annotations.summary },
+      // What the summary leaves out: over which window a ratio was taken (the rules' last day,
+      // not the page's window: a team's efficiency here may differ from the overview's), the
+      // target it missed, what to do.
+      { label: "Details", key: "description", text: (a: Alert) => a.annotations.description },
     ], r.alerts),
+    h("p", { class: "note" }, "Ratios (efficiency, spot share) are over each rule's own window, named in its details, as in `gpucost alerts`; the overview's are over the page's window."),
   );
 }
