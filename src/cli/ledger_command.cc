@@ -102,8 +102,8 @@ Status Write(const LedgerWriteFlags& flags) {
   GPUCOST_ASSIGN_OR_RETURN(PriceFn price, MakePriceFn(flags.price));
   GPUCOST_ASSIGN_OR_RETURN(const std::optional<SegmentSizing> segments,
                            SegmentsFor(flags.segments, flags.input, window));
-  GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<ledger::Ledger> l, ledger::Ledger::Open(flags.path));
   if (segments) {
+    GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<ledger::Ledger> l, ledger::Ledger::Open(flags.path));
     GPUCOST_ASSIGN_OR_RETURN(settings.staleness, ParseDuration(flags.input.staleness));
     settings.window = *window;
     InventoryUnion units;
@@ -119,7 +119,9 @@ Status Write(const LedgerWriteFlags& flags) {
     PrintWarnings(run.warnings, run.run.summary, flags.input.max_warnings);
     return Finish(*l, settings, writer.written());
   }
+  // Read first: an input that cannot be attributed leaves no new, empty ledger behind.
   GPUCOST_ASSIGN_OR_RETURN(LoadedInput input, LoadInput(flags.input, window, settings.step));
+  GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<ledger::Ledger> l, ledger::Ledger::Open(flags.path));
   ApplyInput(input, settings);
   if (!window) {
     // The data's own span, widened to the ledger's grid of steps (multiples of the step since the

@@ -180,6 +180,12 @@ TEST_F(LedgerCommand, MisuseIsRefusedWithTheReason) {
     EXPECT_TRUE(Contains(r.output, missing + ": no ledger there")) << r.output;
     EXPECT_FALSE(std::filesystem::exists(missing)) << cmd;
   }
+  // Nor does a write whose input holds nothing to attribute.
+  const std::string empty = dir_.Write("empty.prom", "");
+  r = Run("ledger write " + missing + " --input " + empty + " --price-per-gpu-hour 12");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.output, "holds no samples")) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(missing));
 }
 
 }  // namespace
