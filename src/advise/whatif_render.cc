@@ -33,7 +33,8 @@ std::optional<int64_t> Diff(std::optional<int64_t> a, std::optional<int64_t> b) 
 
 // Each figure rounded to the cent on its own (RoundUnits), the totals too: a team's "before" is
 // the cents `gpucost report --by team` prints for it. A row whose hours have no price at all is
-// unknown ("-"), never 0.00.
+// unknown ("-"), never 0.00; one with some priced is its priced part "+ unknown", as chargeback
+// prints it.
 void Table(const std::string& title, const std::vector<CostRow>& rows, bool any_priced,
            std::ostream& out) {
   std::vector<std::optional<int64_t>> b;
@@ -59,13 +60,16 @@ void Table(const std::string& title, const std::vector<CostRow>& rows, bool any_
   width = std::max<size_t>(width, 5);
   out << fmt::format("{:<{}}  {:>12}  {:>12}  {:>12}  {:>7}\n", title, width, "before_usd",
                      "after_usd", "change_usd", "change");
+  const auto part = [](bool partly) { return partly ? "  + unknown" : ""; };
   for (size_t i = 0; i < rows.size(); ++i) {
-    out << fmt::format("{:<{}}  {:>12}  {:>12}  {:>12}  {:>7}\n", rows[i].key, width, Cents(b[i]),
-                       Cents(a[i]), Cents(Diff(a[i], b[i])), Change(b[i], a[i]));
+    out << fmt::format("{:<{}}  {:>12}  {:>12}  {:>12}  {:>7}{}\n", rows[i].key, width, Cents(b[i]),
+                       Cents(a[i]), Cents(Diff(a[i], b[i])), Change(b[i], a[i]),
+                       part(b[i] && rows[i].some_unpriced));
   }
-  out << fmt::format("{:<{}}  {:>12}  {:>12}  {:>12}  {:>7}\n", "total", width, Cents(before_total),
-                     Cents(after_total), Cents(Diff(after_total, before_total)),
-                     Change(before_total, after_total));
+  out << fmt::format("{:<{}}  {:>12}  {:>12}  {:>12}  {:>7}{}\n", "total", width,
+                     Cents(before_total), Cents(after_total),
+                     Cents(Diff(after_total, before_total)), Change(before_total, after_total),
+                     part(before_total && some_unpriced));
 }
 
 void RenderText(const Scenario& s, std::ostream& out) {

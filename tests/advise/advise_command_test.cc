@@ -231,6 +231,34 @@ TEST_F(AdviseCommand, SpotBatchWithoutASpotPriceSavesAnUnknownAmountNotZero) {
   EXPECT_GT(json::parse(known.output)["policies"][0]["savings_usd"].get<double>(), 0);
 }
 
+// A team whose hours are partly priced: its figures are the priced part, "+ unknown" beside
+// them, as chargeback prints it; the JSON says prices_known false.
+TEST_F(AdviseCommand, APartlyPricedTeamsFiguresSayTheRestIsUnknown) {
+  const std::string sim = (dir_.path() / "mixed.om").string();
+  ASSERT_EQ(RunShell(kBinary + " simulate --nodes 2 --gpu-models a100-40gb:1,mi300x:1 " +
+                     "--sharing whole:1 --duration 3h --seed 3 --out " + sim + " >/dev/null 2>&1")
+                .exit_code,
+            0);
+  const std::string cmd = kBinary + " whatif --input " + sim + " --policy spot-batch";
+  const RunResult text = RunShell(cmd + " 2>/dev/null");
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  const RunResult r = RunShell(cmd + " --format json 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const json doc = json::parse(r.output);
+  int partly = 0;
+  for (const json& row : doc["by_team"]) {
+    const std::string key = row["team"].get<std::string>();
+    const size_t at = text.output.find("\n" + key + " ");
+    ASSERT_NE(at, std::string::npos) << key << "\n" << text.output;
+    const std::string line = text.output.substr(at + 1, text.output.find('\n', at + 1) - at - 1);
+    const bool part = !row["before_usd"].is_null() && !row["prices_known"].get<bool>();
+    partly += part ? 1 : 0;
+    EXPECT_EQ(line.ends_with("+ unknown"), part) << line;
+  }
+  EXPECT_GT(partly, 0) << text.output;
+  EXPECT_TRUE(Contains(text.output, "+ unknown\n\nteam ")) << text.output;  // the total
+}
+
 // Committing to capacity none of whose hours has a price saves an unknown amount, not $0.00 at
 // "$0.0000/GPU-hour"; the rate of a commitment is that of the priced hours alone.
 TEST_F(AdviseCommand, CommitBaseOnUnpricedCapacitySavesAnUnknownAmountAtNoMadeUpRate) {
