@@ -36,7 +36,7 @@ constexpr std::array<MetricDef, 23> kCatalog = {{
      "GPU-equivalent hours held with no usage sample (unmeasured, not idle)."},
     {kIdleGpuHoursHeldTotal, C, kHolderLabels,
      "GPU-equivalent hours held while utilization was under the idle threshold."},
-    {kAllocatedUsdPerHour, G, kHolderLabels, "Allocated GPU cost rate in the last step (USD/h)."},
+    {kAllocatedUsdPerHour, G, kHolderLabels, "Allocated GPU cost rate in the last step (USD/h); absent while a price in it is unknown."},
     {kAllocatedGpus, G, kHolderLabels, "GPU-equivalents held in the last step."},
     {kUtilization, G, kHolderLabels,
      "Utilization (activity / share, 0-1) in the last measured step."},
