@@ -29,11 +29,12 @@
 
 namespace gpucost {
 
-// 2000-01-01 to 2100-01-01: the times a GPU cluster's telemetry is plausibly stamped with.
 // The warning for an input without a sample of any series the timeline reads.
 inline constexpr std::string_view kNoClusterData =
     "the input holds no kube-state-metrics, dcgm-exporter, node agent or Kubernetes API data";
 
+// 2000-01-01 to 2100-01-01: the times a GPU cluster's telemetry (or a Slurm job) is plausibly
+// stamped with.
 inline constexpr Window kPlausibleSampleTimes{Instant(Duration(946'684'800'000)),
                                               Instant(Duration(4'102'444'800'000))};
 

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <charconv>
+#include <cstdint>
 #include <set>
 
 #include "core/strings.h"
@@ -61,6 +62,7 @@ Result<GpuTres> ParseGpuTres(std::string_view alloc_tres) {
   GpuTres out;
   int untyped = -1;
   int typed_whole = 0;
+  int64_t typed_total = 0;
   std::map<std::string, int> typed_mig;
   std::set<std::string> whole_types;
   for (std::string_view item : Split(alloc_tres, ',')) {
@@ -73,14 +75,26 @@ Result<GpuTres> ParseGpuTres(std::string_view alloc_tres) {
     const std::string key = ToLower(Trim(item.substr(0, eq)));
     if (key != "gres/gpu" && !key.starts_with("gres/gpu:")) continue;  // gres/gpumem, cpu, ...
     const std::string_view value = Trim(item.substr(eq + 1));
-    int count = 0;
-    auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), count);
-    if (ec != std::errc() || p != value.data() + value.size() || count < 0) {
+    int64_t wide = 0;
+    auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), wide);
+    if ((ec != std::errc() && ec != std::errc::result_out_of_range) ||
+        p != value.data() + value.size() || wide < 0) {
       return Status::ParseError(StrCat("TRES item \"", item, "\": count is not a whole number"));
     }
+    // More than any job holds: a corrupt row, not a job to cost (a billion GPUs took all memory).
+    if (ec == std::errc::result_out_of_range || wide > kMaxJobGpus) {
+      return Status::ParseError(StrCat(
+          "TRES item \"", item, "\": more GPUs than a job holds (at most ", kMaxJobGpus, ")"));
+    }
+    const int count = static_cast<int>(wide);
     if (key == "gres/gpu") {
       untyped = count;
       continue;
+    }
+    typed_total += count;
+    if (typed_total > kMaxJobGpus) {
+      return Status::ParseError(StrCat(
+          "the typed GPU counts add up to more GPUs than a job holds (at most ", kMaxJobGpus, ")"));
     }
     const std::string type = key.substr(std::string_view("gres/gpu:").size());
     std::string hint;

@@ -13,6 +13,10 @@
 
 namespace gpucost::slurm {
 
+// The most GPUs (and MIG slices) one job's AllocTRES may hold: far above the largest clusters; a
+// larger count is a corrupt row.
+inline constexpr int kMaxJobGpus = 1 << 20;
+
 struct GpuTres {
   int whole = 0;                    // whole GPUs (untyped, or typed with a non-MIG type)
   std::map<std::string, int> mig;   // canonical MIG profile ("1g.5gb") -> slices

@@ -3,8 +3,12 @@
 #include <algorithm>
 #include <charconv>
 #include <map>
+#include <tuple>
 
 #include "core/strings.h"
+#include "core/time.h"
+#include "inventory/inventory_builder.h"
+#include "inventory/ksm_reader.h"
 #include "slurm/hostlist.h"
 #include "slurm/local_time.h"
 
@@ -34,6 +38,30 @@ class LineWarnings {
   std::map<std::string, uint64_t> listed_;
   std::map<std::string, size_t> last_;
 };
+
+// One job written twice (overlapping sacct dumps put together) is held once: the same cluster,
+// JobIDRaw and Start. A row that says when the job ended wins over one that does not (the job was
+// still running when the earlier dump was taken); otherwise the first row is kept.
+void DropRepeatedJobs(std::vector<SacctJob>& jobs, LineWarnings& warn, const std::string& source) {
+  std::map<std::tuple<std::string, std::string, int64_t>, size_t> seen;
+  std::vector<SacctJob> kept;
+  kept.reserve(jobs.size());
+  for (SacctJob& job : jobs) {
+    const auto [at, fresh] =
+        seen.try_emplace({job.cluster, job.job_id_raw, UnixMs(job.start)}, kept.size());
+    if (fresh) {
+      kept.push_back(std::move(job));
+      continue;
+    }
+    SacctJob& first = kept[at->second];
+    const bool replace = !first.end && job.end;
+    warn.Warn("repeated-job", source, job.line,
+              StrCat("job ", job.job_id, " started at ", FormatRfc3339(job.start), " is on line ",
+                     first.line, " too; held once, as on line ", replace ? job.line : first.line));
+    if (replace) first = std::move(job);
+  }
+  jobs = std::move(kept);
+}
 
 bool AllDigits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -331,10 +359,22 @@ Result<SacctParse> ParseSacct(std::string_view text, const SacctFormat& format,
       continue;
     }
     job.start = *start;
+    // As for telemetry: a time outside 2000-2100 is a corrupt row (End=9999-12-31 took minutes
+    // of attribution, then failed).
+    if (!kPlausibleSampleTimes.Contains(job.start)) {
+      malformed(line_no, "Start",
+                StrCat("\"", get(kStart), "\" is outside 2000-01-01 to 2100-01-01"));
+      continue;
+    }
     if (!IsUnknownTime(get(kEnd))) {
       auto end = tz.ToInstant(get(kEnd));
       if (!end.ok()) {
         malformed(line_no, "End", std::string(end.status().message()));
+        continue;
+      }
+      if (*end > kPlausibleSampleTimes.end) {
+        malformed(line_no, "End",
+                  StrCat("\"", get(kEnd), "\" is outside 2000-01-01 to 2100-01-01"));
         continue;
       }
       if (*end < job.start) {
@@ -360,8 +400,17 @@ Result<SacctParse> ParseSacct(std::string_view text, const SacctFormat& format,
       continue;
     }
     job.nodes = std::move(*nodes);
+    // Spread over its nodes, more GPUs a node than any node reports (kubernetes' bound).
+    if (static_cast<double>(job.gpus.total()) >
+        kMaxNodeDevices * static_cast<double>(job.nodes.size())) {
+      malformed(line_no, "AllocTRES",
+                StrCat(job.gpus.total(), " GPUs on ", job.nodes.size(), " node(s): more than ",
+                       static_cast<int64_t>(kMaxNodeDevices), " a node"));
+      continue;
+    }
     out.jobs.push_back(std::move(job));
   }
+  DropRepeatedJobs(out.jobs, warn, source);
   if (!header) {
     return Status::ParseError(StrCat(source, ": no sacct header line (or give the field list)"));
   }

@@ -235,5 +235,66 @@ TEST(SacctParserTest, RepeatedProblemsAreListedThenCounted) {
   EXPECT_EQ(p.warnings[9].count, 16u);
 }
 
+// Rows no job could write are skipped with their file, line and field, and the rest kept: GPU
+// counts past any job (a billion GPUs took all memory; a million on one node cost $2,000,004 for
+// an hour), and times outside 2000-2100 (End=9999-12-31 took minutes, then failed).
+TEST(SacctParserTest, AbsurdCountsAndTimesAreCorruptRowsNotJobs) {
+  const std::string text =
+      "JobID|AllocTRES|Start|End|NodeList\n"
+      "1|gres/gpu=1000000000|2026-10-01T00:00:00|2026-10-01T01:00:00|n1\n"
+      "2|gres/gpu=99999999999|2026-10-01T00:00:00|2026-10-01T01:00:00|n1\n"
+      "3|gres/gpu=1000000|2026-10-01T00:00:00|2026-10-01T01:00:00|n1\n"
+      "4|gres/gpu=1|2026-10-01T00:00:00|9999-12-31T23:59:59|n1\n"
+      "5|gres/gpu=1|1900-01-01T00:00:00|2026-10-01T01:00:00|n1\n"
+      "6|gres/gpu=1|1970-01-01T00:00:00|2026-10-01T01:00:00|n1\n"
+      "7|gres/gpu=8|2026-10-01T00:00:00|2026-10-01T01:00:00|n1\n"
+      "8|gres/gpu:a100=700000,gres/"
+      "gpu:h100=700000|2026-10-01T00:00:00|2026-10-01T01:00:00|n[1-40]\n";
+  const SacctParse p = Parse(text);
+  EXPECT_THAT(JobIds(p), ElementsAre("7"));
+  EXPECT_EQ(p.malformed_lines, 7u);
+  std::vector<std::string> said;
+  for (const InputWarning& w : p.warnings) said.push_back(w.ToString());
+  ASSERT_EQ(said.size(), 7u);
+  EXPECT_THAT(said[0], HasSubstr("t.txt:2: AllocTRES"));
+  EXPECT_THAT(said[0], HasSubstr("more GPUs than a job holds"));
+  EXPECT_THAT(said[1], HasSubstr("t.txt:3: AllocTRES"));
+  EXPECT_THAT(said[1], HasSubstr("more GPUs than a job holds"));
+  EXPECT_THAT(said[2], HasSubstr("t.txt:4: AllocTRES: 1000000 GPUs on 1 node(s)"));
+  EXPECT_THAT(said[3], HasSubstr("t.txt:5: End"));
+  EXPECT_THAT(said[3], HasSubstr("outside 2000-01-01 to 2100-01-01"));
+  EXPECT_THAT(said[4], HasSubstr("t.txt:6: Start"));
+  EXPECT_THAT(said[5], HasSubstr("t.txt:7: Start"));
+  EXPECT_THAT(said[6], HasSubstr("t.txt:9: AllocTRES: the typed GPU counts add up"));
+}
+
+// One job written twice (overlapping sacct dumps put together) is held once, with a warning: the
+// row that says when it ended wins over the one taken while it ran; a requeued job (another
+// Start) and another cluster's job of the same id are other jobs.
+TEST(SacctParserTest, AJobWrittenTwiceIsHeldOnce) {
+  const std::string text =
+      "JobID|JobIDRaw|Cluster|AllocTRES|Start|End|NodeList\n"
+      "10|10|c1|gres/gpu=1|2026-10-01T00:00:00|2026-10-01T02:00:00|n1\n"
+      "10|10|c1|gres/gpu=1|2026-10-01T00:00:00|2026-10-01T02:00:00|n1\n"
+      "11|11|c1|gres/gpu=2|2026-10-01T00:00:00|Unknown|n2\n"
+      "11|11|c1|gres/gpu=2|2026-10-01T00:00:00|2026-10-01T03:00:00|n2\n"
+      "12|12|c1|gres/gpu=1|2026-10-01T00:00:00|2026-10-01T01:00:00|n3\n"
+      "12|12|c1|gres/gpu=1|2026-10-01T05:00:00|2026-10-01T06:00:00|n3\n"
+      "12|12|c2|gres/gpu=1|2026-10-01T00:00:00|2026-10-01T01:00:00|n3\n";
+  const SacctParse p = Parse(text);
+  EXPECT_THAT(JobIds(p), ElementsAre("10", "11", "12", "12", "12"));
+  ASSERT_GE(p.jobs.size(), 2u);
+  ASSERT_TRUE(p.jobs[1].end.has_value());
+  EXPECT_EQ(FormatRfc3339(*p.jobs[1].end), "2026-10-01T03:00:00Z");
+  std::vector<std::string> said;
+  for (const InputWarning& w : p.warnings) said.push_back(w.ToString());
+  ASSERT_EQ(said.size(), 2u);
+  EXPECT_THAT(said[0],
+              HasSubstr("t.txt:3: job 10 started at 2026-10-01T00:00:00Z is on line 2 too; "
+                        "held once, as on line 2"));
+  EXPECT_THAT(said[1], HasSubstr("t.txt:5: job 11"));
+  EXPECT_THAT(said[1], HasSubstr("held once, as on line 5"));
+}
+
 }  // namespace
 }  // namespace gpucost::slurm
