@@ -229,6 +229,30 @@ void BM_ParseExposition(benchmark::State& state) {
 BENCHMARK(BM_ParseExposition)->Arg(static_cast<int>(ExpositionFormat::kAuto))
     ->Arg(static_cast<int>(ExpositionFormat::kText))->Unit(benchmark::kMillisecond);
 
+// One line of `state.range(0)` labels (a hostile or broken exporter): the duplicate-label check
+// must stay near linear (it was quadratic: 200,000 labels took 20 s).
+void BM_ParseManyLabels(benchmark::State& state) {
+  std::string line = "m{";
+  for (int64_t i = 0; i < state.range(0); ++i)
+    line += (i ? ",l" : "l") + std::to_string(i) + "=\"v\"";
+  line += "} 1\n";
+  for (auto _ : state) {
+    CountingHandler h;
+    auto src = StringByteSource(line);
+    auto stats = ParseExposition(*src, ParseOptions{}, h);
+    if (!stats.ok() || h.labels != static_cast<uint64_t>(state.range(0))) {
+      state.SkipWithError("parse failed");
+      break;
+    }
+  }
+  state.SetComplexityN(state.range(0));
+}
+BENCHMARK(BM_ParseManyLabels)
+    ->RangeMultiplier(4)
+    ->Range(1 << 10, 1 << 18)
+    ->Complexity()
+    ->Unit(benchmark::kMillisecond);
+
 }  // namespace
 }  // namespace gpucost
 

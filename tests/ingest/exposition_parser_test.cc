@@ -294,6 +294,26 @@ TEST(ExpositionParser, ErrorLinesInterleavedWithGoodLines) {
   EXPECT_EQ(r.stats->lines, 15u);
 }
 
+// A line of many labels: a name given twice is found however far apart (the sorted check past a
+// few dozen labels), and all-distinct names pass.
+TEST(ExpositionParser, ALabelGivenTwiceAmongManyIsFound) {
+  for (const size_t n : {10, 49, 100, 5000}) {
+    std::string distinct = "m{";
+    for (size_t i = 0; i < n; ++i) distinct += (i ? ",l" : "l") + std::to_string(i) + "=\"v\"";
+    const std::string twice = distinct + ",l0=\"w\"} 1\n";
+    distinct += "} 1\n";
+    const auto ok = ParseString(distinct);
+    ASSERT_TRUE(ok.stats.ok());
+    EXPECT_TRUE(ok.rec.errors.empty()) << n;
+    ASSERT_EQ(ok.rec.samples.size(), 1u) << n;
+    const auto bad = ParseString(twice + distinct);
+    ASSERT_TRUE(bad.stats.ok());
+    ASSERT_EQ(bad.rec.errors.size(), 1u) << n;
+    EXPECT_EQ(bad.rec.errors[0].message, "label name \"l0\" appears more than once") << n;
+    EXPECT_EQ(bad.rec.samples.size(), 1u) << n;  // the good line after it is kept
+  }
+}
+
 TEST(ExpositionParser, StrictModeStopsAtFirstError) {
   ParseOptions o;
   o.strict = true;
