@@ -57,8 +57,8 @@ KsmPod& KsmReader::Pod(const SampleView& s) {
   // the last pod looked up is checked first, without building a key. Map nodes never move.
   std::string_view cluster = LabelValue(s, "cluster");
   if (cluster.empty()) cluster = default_cluster_;
-  const std::string_view ns = LabelValue(s, "namespace");
-  const std::string_view pod = LabelValue(s, "pod");
+  const std::string_view ns = ExporterLabel(s, "namespace");
+  const std::string_view pod = ExporterLabel(s, "pod");
   const std::string_view uid = LabelValue(s, "uid");
   if (last_pod_ != nullptr && last_pod_key_.pod == pod && last_pod_key_.uid == uid &&
       last_pod_key_.namespace_name == ns && last_pod_key_.cluster == cluster) {
@@ -77,6 +77,15 @@ bool KsmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& s
     return known->mine;
   }
   Resolved r = Resolve(s, source, diag);
+  // Scraped through a pod or service without honor_labels, a series' own namespace, pod,
+  // container and node are renamed exported_*, and the plain ones name kube-state-metrics' pod
+  // (which was then charged for every GPU): the exported_* ones are read (ExporterLabel).
+  if (!ExporterLabel(s, "pod").empty() && ExporterLabel(s, "pod") != LabelValue(s, "pod")) {
+    diag.Warn("ksm-exported-labels", source, s,
+              StrCat(s.name, " carries exported_pod=\"", ExporterLabel(s, "pod"),
+                     "\": kube-state-metrics was scraped without honor_labels; its exported_* "
+                     "labels are read as the objects' (set honor_labels: true on that job)"));
+  }
   if (ValidQuantity(r, s, source, diag)) Apply(r, t_ms, s, source, diag);
   const bool mine = r.mine;
   if (r.remember && resolved_.Worth(s)) resolved_.Remember(s, std::move(r));
@@ -90,17 +99,17 @@ bool KsmReader::ValidQuantity(const Resolved& r, const SampleView& s, const std:
   // skipped, so the series' neighbouring samples stand for its time as for any missed scrape.
   if (r.what == Resolved::Do::kNode) {
     diag.Warn(StrCat("bad-quantity:", s.name), source, s,
-              StrCat(s.name, " of node ", LabelValue(s, "node"), " (", LabelValue(s, "resource"),
+              StrCat(s.name, " of node ", ExporterLabel(s, "node"), " (", LabelValue(s, "resource"),
                      ") is ", s.value,
                      s.value > r.max_value
                          ? StrCat(", more devices than a node has (at most ", r.max_value, ")")
                          : std::string(", not a device count"),
                      "; sample skipped"));
   } else {
-    diag.Warn(
-        r.flag ? StrCat("bad-flag:", s.name) : std::string("bad-quantity"), source, s,
-        StrCat(s.name, " of pod ", LabelValue(s, "namespace"), "/", LabelValue(s, "pod"), " is ",
-               s.value, r.flag ? ", not 0 or 1" : ", not a device count", "; sample skipped"));
+    diag.Warn(r.flag ? StrCat("bad-flag:", s.name) : std::string("bad-quantity"), source, s,
+              StrCat(s.name, " of pod ", ExporterLabel(s, "namespace"), "/",
+                     ExporterLabel(s, "pod"), " is ", s.value,
+                     r.flag ? ", not 0 or 1" : ", not a device count", "; sample skipped"));
   }
   return false;
 }
@@ -148,10 +157,10 @@ void KsmReader::Apply(const Resolved& r, int64_t t_ms, const SampleView& s,
         // node, the resource and both values, rather than silently rebilling the earlier time.
         if (t_ms > *r.capacity_t && *r.capacity_t != INT64_MIN &&
             !SameSampleValue(*r.capacity, value)) {
-          diag.Warn(StrCat("capacity-change:", Cluster(s), "/", LabelValue(s, "node"), "/",
+          diag.Warn(StrCat("capacity-change:", Cluster(s), "/", ExporterLabel(s, "node"), "/",
                            LabelValue(s, "resource")),
                     source, s,
-                    StrCat("node ", LabelValue(s, "node"), ": ", LabelValue(s, "resource"),
+                    StrCat("node ", ExporterLabel(s, "node"), ": ", LabelValue(s, "resource"),
                            " capacity changed from ", *r.capacity, " to ", value,
                            "; the node's latest capacity stands for the whole window"));
         }
@@ -176,30 +185,30 @@ KsmReader::Resolved KsmReader::Resolve(const SampleView& s, const std::string& s
       r.remember = false;
       return r;
     }
-    if (LabelValue(s, "pod").empty()) return r;
+    if (ExporterLabel(s, "pod").empty()) return r;
     KsmPod& pod = Pod(s);
     const bool limits = name == "kube_pod_container_resource_limits";
     r.what = Resolved::Do::kPresence;
     r.quantity = true;
-    r.series =
-        &pod.resources[ContainerResourceKey{LabelString(s, "container"), rn.canonical, limits}];
-    if (const std::string_view node = LabelValue(s, "node"); !node.empty()) {
+    r.series = &pod.resources[ContainerResourceKey{std::string(ExporterLabel(s, "container")),
+                                                   rn.canonical, limits}];
+    if (const std::string_view node = ExporterLabel(s, "node"); !node.empty()) {
       pod.request_node = std::string(node);
     }
     return r;
   }
   if (name == "kube_pod_status_phase" || name == "kube_pod_info") {
-    if (LabelValue(s, "pod").empty()) return r;
+    if (ExporterLabel(s, "pod").empty()) return r;
     KsmPod& pod = Pod(s);
     r.what = Resolved::Do::kPresence;
-    r.series = name == "kube_pod_info" ? &pod.info_by_node[LabelString(s, "node")]
+    r.series = name == "kube_pod_info" ? &pod.info_by_node[std::string(ExporterLabel(s, "node"))]
                                        : &pod.phases[LabelString(s, "phase")];
     r.quantity = r.flag = true;
     r.max_value = 1;
     return r;
   }
   if (name == "kube_pod_owner") {
-    if (LabelValue(s, "pod").empty()) return r;
+    if (ExporterLabel(s, "pod").empty()) return r;
     KsmPod& pod = Pod(s);
     OwnerRef o = OwnerOf(s);
     for (const OwnerRef& have : pod.owners) {
@@ -209,7 +218,7 @@ KsmReader::Resolved KsmReader::Resolve(const SampleView& s, const std::string& s
     return r;
   }
   if (name == "kube_pod_labels") {
-    if (LabelValue(s, "pod").empty()) return r;
+    if (ExporterLabel(s, "pod").empty()) return r;
     r.what = Resolved::Do::kPodLabels;
     r.pod = &Pod(s);
     r.labels = PrefixedLabels(s);
@@ -218,25 +227,25 @@ KsmReader::Resolved KsmReader::Resolve(const SampleView& s, const std::string& s
   if (name == "kube_pod_container_info") {
     // One series per container and scrape: only the first sight of an id builds anything.
     const std::string_view id = ContainerIdWithoutRuntime(LabelValue(s, "container_id"));
-    if (id.empty() || LabelValue(s, "pod").empty() || data_.containers.contains(id)) return r;
-    data_.containers.emplace(std::string(id),
-                             KsmContainer{Cluster(s), LabelString(s, "namespace"),
-                                          LabelString(s, "pod"), LabelString(s, "uid"),
-                                          LabelString(s, "container")});
+    if (id.empty() || ExporterLabel(s, "pod").empty() || data_.containers.contains(id)) return r;
+    data_.containers.emplace(
+        std::string(id), KsmContainer{Cluster(s), std::string(ExporterLabel(s, "namespace")),
+                                      std::string(ExporterLabel(s, "pod")), LabelString(s, "uid"),
+                                      std::string(ExporterLabel(s, "container"))});
     return r;
   }
   if (name == "kube_replicaset_owner") {
-    data_.replicaset_owners[{Cluster(s), LabelString(s, "namespace")}]
+    data_.replicaset_owners[{Cluster(s), std::string(ExporterLabel(s, "namespace"))}]
                            [LabelString(s, "replicaset")] = OwnerOf(s);
     return r;
   }
   if (name == "kube_job_owner") {
-    data_.job_owners[{Cluster(s), LabelString(s, "namespace")}][LabelString(s, "job_name")] =
-        OwnerOf(s);
+    data_.job_owners[{Cluster(s), std::string(ExporterLabel(s, "namespace"))}]
+                    [LabelString(s, "job_name")] = OwnerOf(s);
     return r;
   }
   if (name == "kube_namespace_labels") {
-    auto& labels = data_.namespace_labels[{Cluster(s), LabelString(s, "namespace")}];
+    auto& labels = data_.namespace_labels[{Cluster(s), std::string(ExporterLabel(s, "namespace"))}];
     for (auto& [k, v] : PrefixedLabels(s)) labels[k] = std::move(v);
     return r;
   }
@@ -249,7 +258,7 @@ KsmReader::Resolved KsmReader::Resolve(const SampleView& s, const std::string& s
 }
 
 void KsmReader::ResolveNode(const SampleView& s, Resolved& r) {
-  const std::string_view node_name = LabelValue(s, "node");
+  const std::string_view node_name = ExporterLabel(s, "node");
   if (node_name.empty()) return;
   r.what = Resolved::Do::kNode;
   r.node = &data_.nodes[{Cluster(s), std::string(node_name)}];

@@ -55,6 +55,43 @@ TEST(KsmInventory, PlainNodeAndRequest) {
   EXPECT_EQ(UnixMs(t.span.end), 300000);
 }
 
+// kube-state-metrics scraped through its pod without honor_labels: Prometheus renames each
+// series' namespace, pod, container and node to exported_* and adds its own (the exporter pod's).
+// The exported_* ones are the objects' (before, kube-state-metrics' pod held the GPUs), and a
+// warning says how to scrape it.
+TEST(KsmInventory, ExportedLabelsOfAScrapeWithoutHonorLabelsAreTheObjects) {
+  std::string renamed;
+  std::istringstream lines(kNode + kPod);
+  for (std::string line; std::getline(lines, line);) {
+    for (const char* name : {"namespace", "pod", "container", "node"}) {
+      for (const std::string sep : {"{", ","}) {
+        const std::string from = sep + name + "=\"";
+        if (const size_t at = line.find(from); at != std::string::npos) {
+          line.replace(at, from.size(), sep + "exported_" + name + "=\"");
+        }
+      }
+    }
+    line.replace(line.find('{'), 1,
+                 "{namespace=\"monitoring\",pod=\"kube-state-metrics-0\",node=\"infra-1\",");
+    renamed += line + "\n";
+  }
+  ASSERT_NE(renamed.find("exported_pod=\"train-0\""), std::string::npos) << renamed;
+  auto t = Load(Every30s(renamed, 10));
+  ASSERT_NE(FindNode(t, "n1"), nullptr);
+  EXPECT_EQ(FindNode(t, "infra-1"), nullptr);
+  EXPECT_EQ(UnitsOf(t, "n1").size(), 8u);
+  ASSERT_EQ(t.inventory.holders.size(), 1u);
+  EXPECT_EQ(t.inventory.holders[0].pod, "train-0");
+  EXPECT_EQ(t.inventory.holders[0].namespace_name, "ml");
+  EXPECT_EQ(t.inventory.holders[0].container, "main");
+  ASSERT_EQ(t.inventory.holdings.size(), 1u);
+  EXPECT_DOUBLE_EQ(t.inventory.holdings[0].request.count, 2);
+  bool said = false;
+  for (const InputWarning& w : t.warnings)
+    said |= w.message.find("honor_labels") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
 // A pod seen in one scrape, beside nodes scraped every 5 minutes, is held for the nodes' interval
 // (the input's own), not a default of 30 s: a fetch that ends just after the pod's first scrape
 // must give what the files holding its next scrapes give.
