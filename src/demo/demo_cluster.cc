@@ -140,7 +140,8 @@ DemoCluster MakeDemoCluster(Instant start) {
            [](size_t) { return 1.0; });
   }
 
-  family("DCGM_FI_PROF_GR_ENGINE_ACTIVE", "gauge", "Ratio of time the graphics engine is active.");
+  family("DCGM_FI_PROF_GR_ENGINE_ACTIVE", "gauge",
+         "Ratio of time the graphics engine is active (in %).");
   for (size_t k = 0; k < std::size(kPods); ++k) {
     const DemoPod& p = kPods[k];
     const std::string labels = StrCat(

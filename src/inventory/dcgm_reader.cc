@@ -281,9 +281,15 @@ bool DcgmReader::OnSample(const SampleView& s, int64_t t_ms, const std::string& 
   if (series.first_line == 0) {
     series.source = source;
     series.first_line = s.line;
+    // A metric's own unit wins over what its HELP says: dcgm-exporter's HELP of the PROF ratios
+    // reads "Ratio of time the graphics engine is active (in %)." over values of 0 to 1, and
+    // taking the "%" divided real utilization by 100. HELP (or UNIT) decides only for a name
+    // whose unit is not fixed (DCGM_FI_DEV_GPU_UTIL_RATIO, renamed in 4.9).
     auto it = units_.find(s.name);
-    series.unit = (it != units_.end() && it->second != ValueUnit::kUnknown) ? it->second
-                                                                            : info.default_unit;
+    series.unit = info.default_unit == ValueUnit::kUnknown && it != units_.end() &&
+                          it->second != ValueUnit::kUnknown
+                      ? it->second
+                      : info.default_unit;
   }
   AddUsage(series, t_ms, s, source, diag);
   next.usage = &series;

@@ -121,7 +121,7 @@ void ClusterSimulator::Impl::KubeStateMetrics() {
 }
 
 void ClusterSimulator::Impl::DcgmExporter() {
-  Family("DCGM_FI_PROF_GR_ENGINE_ACTIVE", "Ratio of time the graphics engine is active.");
+  Family("DCGM_FI_PROF_GR_ENGINE_ACTIVE", "Ratio of time the graphics engine is active (in %).");
   for (const Node& node : nodes_) {
     if (node.model->vendor != Vendor::kNvidia) continue;  // dcgm-exporter sees NVIDIA GPUs only
     for (const Unit& u : node.units) {

@@ -98,7 +98,8 @@ def dcgm(s, metric, node_name, gpu, uuid, model, value, gi=None, profile=None, p
         labels += [("GPU_I_PROFILE", profile), ("GPU_I_ID", str(gi))]
     labels += [(host_label, node_name), ("DCGM_FI_DRIVER_VERSION", "550.90.07")]
     labels += list(pod_labels) + list(extra)
-    help_ = {"DCGM_FI_PROF_GR_ENGINE_ACTIVE": "Ratio of time the graphics engine is active.",
+    # dcgm-exporter's own HELP: "(in %)" over values of 0 to 1 (etc/default-counters.csv).
+    help_ = {"DCGM_FI_PROF_GR_ENGINE_ACTIVE": "Ratio of time the graphics engine is active (in %).",
              "DCGM_FI_DEV_GPU_UTIL": "GPU utilization (in %)."}.get(metric)
     s.add(metric, labels, value, times=times, help_=help_)
 

@@ -2,10 +2,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-
 #include <map>
 #include <sstream>
 
+#include "core/strings.h"
 #include "inventory/inventory_builder.h"
 #include "inventory/inventory_test_util.h"
 
@@ -67,6 +67,18 @@ TEST(DcgmInventory, RenamedUtilReadsUnitFromHelpOrValues) {
   // The 4.9 PROF name is a ratio.
   EXPECT_EQ(Values(Load("DCGM_FI_PROF_GR_ENGINE_UTIL_RATIO{uuid=\"GPU-a\",hostname=\"n1\"} 0.3 0\n"), "GPU-a"),
             (std::vector<double>{0.3}));
+  // dcgm-exporter's own HELP of the PROF ratios says "(in %)" over values of 0 to 1: a name of a
+  // fixed unit keeps it whatever the HELP (or UNIT) says; read as percent it was 100 times less.
+  for (const char* name : {"DCGM_FI_PROF_GR_ENGINE_ACTIVE", "DCGM_FI_PROF_GR_ENGINE_UTIL_RATIO"}) {
+    const std::string help =
+        StrCat("# HELP ", name, " Ratio of time the graphics engine is active (in %).\n", name,
+               "{uuid=\"GPU-a\",hostname=\"n1\"} 0.389 0\n");
+    EXPECT_EQ(Values(Load(help), "GPU-a"), (std::vector<double>{0.389})) << name;
+  }
+  EXPECT_EQ(Values(Load("# HELP DCGM_FI_DEV_GPU_UTIL GPU utilization ratio (0.0-1.0).\n"
+                        "DCGM_FI_DEV_GPU_UTIL{uuid=\"GPU-a\",hostname=\"n1\"} 40 0\n"),
+                   "GPU-a"),
+            (std::vector<double>{0.4}));
 }
 
 TEST(DcgmInventory, HostnameSpellingsAndKsmNodeJoin) {
