@@ -171,12 +171,33 @@ void KsmReader::Apply(const Resolved& r, int64_t t_ms, const SampleView& s,
   }
 }
 
+// Whether a pod's series names its pod (else it is not read: nothing to hold anything) and its
+// namespace (else its pod holds under no namespace); both said, with the series.
+bool KsmReader::Identified(const SampleView& s, const std::string& source, Diagnostics& diag) {
+  if (ExporterLabel(s, "pod").empty()) {
+    diag.Warn(StrCat("no-identity:", s.name, ":pod"), source, s,
+              StrCat(s.name, " has no pod label: not read (", SeriesText(s), ")"));
+    return false;
+  }
+  if (ExporterLabel(s, "namespace").empty()) {
+    diag.Warn(StrCat("no-identity:", s.name, ":namespace"), source, s,
+              StrCat(s.name, " has no namespace label: its pod ", ExporterLabel(s, "pod"),
+                     " holds under no namespace (", SeriesText(s), ")"));
+  }
+  return true;
+}
+
 KsmReader::Resolved KsmReader::Resolve(const SampleView& s, const std::string& source,
                                        Diagnostics& diag) {
   const std::string_view name = s.name;
   Resolved r;
   if (name == "kube_pod_container_resource_requests" ||
       name == "kube_pod_container_resource_limits") {
+    if (LabelValue(s, "resource").empty()) {
+      diag.Warn(StrCat("no-identity:", name, ":resource"), source, s,
+                StrCat(name, " has no resource label: not read (", SeriesText(s), ")"));
+      return r;
+    }
     const ResourceName rn = device_classes_.Resolve(Cluster(s), LabelValue(s, "resource"));
     if (rn.kind == ResourceKind::kNotGpu) return r;
     if (rn.kind == ResourceKind::kUnknownGpu) {
@@ -185,7 +206,7 @@ KsmReader::Resolved KsmReader::Resolve(const SampleView& s, const std::string& s
       r.remember = false;
       return r;
     }
-    if (ExporterLabel(s, "pod").empty()) return r;
+    if (!Identified(s, source, diag)) return r;
     KsmPod& pod = Pod(s);
     const bool limits = name == "kube_pod_container_resource_limits";
     r.what = Resolved::Do::kPresence;
@@ -198,7 +219,7 @@ KsmReader::Resolved KsmReader::Resolve(const SampleView& s, const std::string& s
     return r;
   }
   if (name == "kube_pod_status_phase" || name == "kube_pod_info") {
-    if (ExporterLabel(s, "pod").empty()) return r;
+    if (!Identified(s, source, diag)) return r;
     KsmPod& pod = Pod(s);
     r.what = Resolved::Do::kPresence;
     r.series = name == "kube_pod_info" ? &pod.info_by_node[std::string(ExporterLabel(s, "node"))]

@@ -151,6 +151,7 @@ class KsmReader {
     int64_t* capacity_t = nullptr;
   };
   Resolved Resolve(const SampleView& s, const std::string& source, Diagnostics& diag);
+  bool Identified(const SampleView& s, const std::string& source, Diagnostics& diag);
   void ResolveNode(const SampleView& s, Resolved& r);
   void Apply(const Resolved& r, int64_t t_ms, const SampleView& s, const std::string& source,
              Diagnostics& diag);

@@ -92,6 +92,34 @@ TEST(KsmInventory, ExportedLabelsOfAScrapeWithoutHonorLabelsAreTheObjects) {
   EXPECT_TRUE(said);
 }
 
+// A pod's series without its pod or resource label holds nothing and says so (its GPUs were
+// idle with no word); one without a namespace holds under none, and says so.
+TEST(KsmInventory, SeriesWithoutTheirIdentityAreSaid) {
+  const auto drop = [](std::string text, const std::string& label) {
+    for (size_t at = text.find(label + "=\""); at != std::string::npos;
+         at = text.find(label + "=\"")) {
+      const size_t end = text.find('"', at + label.size() + 2);
+      const size_t cut = text[end + 1] == ',' ? end + 2 : end + 1;
+      text.erase(at, cut - at);
+    }
+    return text;
+  };
+  auto no_pod = Load(Every30s(kNode + drop(kPod, "pod"), 2));
+  EXPECT_TRUE(no_pod.inventory.holdings.empty());
+  EXPECT_TRUE(
+      HasWarning(no_pod, "kube_pod_container_resource_requests has no pod label: not read"));
+  EXPECT_TRUE(HasWarning(no_pod, "kube_pod_info has no pod label: not read"));
+  auto no_resource = Load(Every30s(kNode + drop(kPod, "resource"), 2));
+  EXPECT_TRUE(no_resource.inventory.holdings.empty());
+  EXPECT_TRUE(
+      HasWarning(no_resource, "kube_pod_container_resource_requests has no resource label"));
+  auto no_ns = Load(Every30s(kNode + drop(kPod, "namespace"), 2));
+  EXPECT_EQ(no_ns.inventory.holdings.size(), 1u);
+  EXPECT_TRUE(
+      HasWarning(no_ns, "has no namespace label: its pod train-0 holds under no namespace"));
+  EXPECT_TRUE(Load(Every30s(kNode + kPod, 2)).warnings.empty());
+}
+
 // A pod seen in one scrape, beside nodes scraped every 5 minutes, is held for the nodes' interval
 // (the input's own), not a default of 30 s: a fetch that ends just after the pod's first scrape
 // must give what the files holding its next scrapes give.
