@@ -61,6 +61,7 @@ class Summary final : public ExpositionHandler {
 
   bool OnError(const ParseIssue& issue) override {
     errors_.Add(issue.line, issue.message);
+    if (issue.damaged) damaged_.push_back(Finding{issue.line, issue.message});
     return true;
   }
 
@@ -112,6 +113,7 @@ class Summary final : public ExpositionHandler {
 
   const std::vector<MetricRow>& rows() const { return rows_; }
   const FindingList& errors() const { return errors_; }
+  const std::vector<Finding>& damaged() const { return damaged_; }
   const FindingList& warnings() const { return warnings_; }
   uint64_t series() const { return last_ts_.size(); }
 
@@ -158,6 +160,7 @@ class Summary final : public ExpositionHandler {
   }
 
   FindingList errors_;
+  std::vector<Finding> damaged_;  // the compressed data's damage, printed whatever the list keeps
   FindingList warnings_;
   std::unordered_map<std::string, MetricType> types_;
   std::vector<MetricRow> rows_;
@@ -218,6 +221,10 @@ int ParseOneFile(const std::string& file, const Options& opts) {
   fmt::print("total: {} metrics, {} series, {} samples, {} lines, {} bytes; {} errors, {} warnings\n",
              summary.rows().size(), summary.series(), stats->samples, stats->lines, stats->bytes,
              summary.errors().total, summary.warnings().total);
+  for (const Finding& f : summary.damaged()) {
+    fmt::print("damaged: {}:{}: {}; what was read of the damaged part may be wrong\n", file, f.line,
+               f.message);
+  }
   PrintFindings(file, "errors", summary.errors());
   PrintFindings(file, "warnings", summary.warnings());
   return summary.errors().total > 0 ? 1 : 0;

@@ -68,6 +68,9 @@ struct MetadataView {
 struct ParseIssue {
   uint64_t line = 0;
   std::string message;
+  // Compressed input that is damaged or cut short: not one malformed line but the file's, said
+  // apart from the lines (a CRC error at a member's end comes after the damaged part's garbage).
+  bool damaged = false;
 };
 
 class ExpositionHandler {

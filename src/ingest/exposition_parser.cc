@@ -51,7 +51,7 @@ class Driver {
  private:
   // Reports a malformed line. Returns an error in strict mode; sets stop_ when the handler
   // asks to stop.
-  Status Issue(uint64_t line, std::string message);
+  Status Issue(uint64_t line, std::string message, bool damaged = false);
   Status ContentAfterEof(uint64_t line);
   Status Line(const char* begin, const char* end);
   Status Grow(size_t needed);
@@ -67,10 +67,10 @@ class Driver {
   size_t cap_ = 0;
 };
 
-Status Driver::Issue(uint64_t line, std::string message) {
+Status Driver::Issue(uint64_t line, std::string message, bool damaged) {
   ++stats_.errors;
   if (options_.strict) return Status::ParseError(StrCat(options_.source_name, ":", line, ": ", message));
-  if (!handler_.OnError(ParseIssue{line, std::move(message)})) stop_ = true;
+  if (!handler_.OnError(ParseIssue{line, std::move(message), damaged})) stop_ = true;
   return Status::Ok();
 }
 
@@ -164,7 +164,7 @@ Result<ParseStats> Driver::Run() {
       // the line it cuts is dropped, and the cut is reported like a malformed line.
       input_done = true;
       cut = true;
-      GPUCOST_RETURN_IF_ERROR(Issue(stats_.lines + 1, std::string(got.status().message())));
+      GPUCOST_RETURN_IF_ERROR(Issue(stats_.lines + 1, std::string(got.status().message()), true));
       break;
     }
     if (!got.ok()) return std::move(got).status();

@@ -37,6 +37,15 @@ void InventoryBuilder::OnMetadata(const MetadataView& metadata) { dcgm_.OnMetada
 
 bool InventoryBuilder::OnError(const ParseIssue& issue) {
   ++errors_;
+  if (issue.damaged) {
+    // The file's, never folded into its malformed lines: damage found at a gzip member's end (its
+    // check) comes after the damaged part was read, whose lines may have parsed into wrong values.
+    diag_.Warn(StrCat("damaged:", source_), source_, issue.line,
+               StrCat(issue.message,
+                      "; what was read of the damaged part may be wrong: check the "
+                      "file (gzip -t or zstd -t) and read a good copy"));
+    return true;
+  }
   // The first malformed lines of a file each on their own; the rest folded into one with a
   // count, so that a file of garbage does not bury the warnings about money (`gpucost parse`
   // lists every one).

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cli/cli_test_util.h"
+#include "core/strings.h"
 
 namespace gpucost {
 namespace {
@@ -89,6 +90,31 @@ TEST(ReportCommand, RequestsNoGpuMatchedAreSaidInGpuHoursNotLost) {
   doc = nlohmann::json::parse(r.output);
   EXPECT_TRUE(doc["totals"]["unplaced_request_gpu_hours"].is_null()) << r.output;
   EXPECT_NEAR(doc["totals"]["cost_usd"].get<double>(), 4.0 / 3, 1e-12);
+}
+
+// A gzip file whose check fails at its end (damage the inflater did not see before: the parts it
+// read may be garbage) is said as the file's damage, apart from its malformed lines and never
+// folded into their count, in `report` and in `parse`.
+TEST(ReportCommand, DamagedCompressedInputIsSaidApartFromItsMalformedLines) {
+  TempDir tmp;
+  const std::string dir = tmp.path().string();
+  std::string junk;
+  for (int i = 0; i < 40; ++i) junk += "not a sample line\n";
+  std::ofstream(dir + "/junk.prom") << junk;
+  const RunResult made = RunShell(StrCat(
+      "cd ", dir, " && cat ", kCase, "/scrape.prom junk.prom | gzip -c > good.prom.gz && ",
+      "head -c -8 good.prom.gz > bad.prom.gz && printf '\\000\\000\\000\\000' >> bad.prom.gz && ",
+      "tail -c 4 good.prom.gz >> bad.prom.gz && ! gzip -t bad.prom.gz 2>/dev/null"));
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  const RunResult r = GpucostReport("--input " + dir + "/bad.prom.gz --price-per-gpu-hour 4");
+  EXPECT_TRUE(Contains(r.output, "bad.prom.gz:")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "gzip data is damaged at byte")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "what was read of the damaged part may be wrong")) << r.output;
+  const RunResult parsed = RunShell(kBinary + " parse " + dir + "/bad.prom.gz 2>&1");
+  EXPECT_EQ(parsed.exit_code, 1) << parsed.output;
+  EXPECT_TRUE(Contains(parsed.output, "damaged: " + dir + "/bad.prom.gz:")) << parsed.output;
+  const RunResult good = GpucostReport("--input " + dir + "/good.prom.gz --price-per-gpu-hour 4");
+  EXPECT_FALSE(Contains(good.output, "damaged")) << good.output;
 }
 
 TEST(ReportCommand, PerStepSeriesCarryBucketTimes) {
