@@ -105,6 +105,11 @@ Result<Instant> ParseInstant(std::string_view text) {
 }
 
 std::string FormatRfc3339(Instant t) {
+  // Years 0000 to 9999 only (a corrupt timestamp near the ends of int64 overflowed the day count);
+  // past them the milliseconds are written as they are.
+  constexpr int64_t kFirstMs = -62'167'219'200'000;  // 0000-01-01T00:00:00Z
+  constexpr int64_t kLastMs = 253'402'300'799'999;   // 9999-12-31T23:59:59.999Z
+  if (UnixMs(t) < kFirstMs || UnixMs(t) > kLastMs) return StrCat("unix ms ", UnixMs(t));
   const auto days = std::chrono::floor<std::chrono::days>(t);
   const std::chrono::year_month_day ymd(days);
   const auto in_day = t - days;

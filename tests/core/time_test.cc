@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 namespace gpucost {
 namespace {
 
@@ -33,6 +35,15 @@ TEST(Time, FormatsRoundTrip) {
   EXPECT_EQ(FormatRfc3339(t), "2026-10-01T00:00:00.250Z");
   EXPECT_EQ(*ParseInstant(FormatRfc3339(t)), t);
   EXPECT_EQ(FormatRfc3339(InstantFromUnixMs(0)), "1970-01-01T00:00:00Z");
+  // Years 0000 to 9999 are written; a corrupt timestamp past them (the ends of int64 overflowed
+  // the day count: undefined behaviour) is its milliseconds.
+  EXPECT_EQ(FormatRfc3339(InstantFromUnixMs(-62'167'219'200'000)), "0000-01-01T00:00:00Z");
+  EXPECT_EQ(FormatRfc3339(InstantFromUnixMs(253'402'300'799'999)), "9999-12-31T23:59:59.999Z");
+  EXPECT_EQ(FormatRfc3339(InstantFromUnixMs(253'402'300'800'000)), "unix ms 253402300800000");
+  EXPECT_EQ(FormatRfc3339(InstantFromUnixMs(std::numeric_limits<int64_t>::min())),
+            "unix ms -9223372036854775808");
+  EXPECT_EQ(FormatRfc3339(InstantFromUnixMs(std::numeric_limits<int64_t>::max())),
+            "unix ms 9223372036854775807");
 }
 
 TEST(Time, Durations) {
