@@ -67,18 +67,15 @@ void WorkSeriesCollector::OnSample(const SampleView& sample) {
 
 std::vector<WorkSeries> WorkSeriesCollector::Finish() {
   for (WorkSeries& s : series_) {
-    // Files may hold a series' samples out of order; the last read wins on a tie.
+    // Files may hold a series' samples out of order; of two at one instant the first read is
+    // kept, as the cost series keep it (series_timeline.cc) and as Prometheus keeps it.
     std::stable_sort(
         s.samples.begin(), s.samples.end(),
         [](const CounterSample& a, const CounterSample& b) { return a.t_ms < b.t_ms; });
     std::vector<CounterSample> unique;
     unique.reserve(s.samples.size());
     for (const CounterSample& c : s.samples) {
-      if (!unique.empty() && unique.back().t_ms == c.t_ms) {
-        unique.back() = c;
-      } else {
-        unique.push_back(c);
-      }
+      if (unique.empty() || unique.back().t_ms != c.t_ms) unique.push_back(c);
     }
     s.samples = std::move(unique);
   }

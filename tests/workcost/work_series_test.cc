@@ -43,9 +43,10 @@ TEST(WorkSeries, KeepsOnlyTheWorkMetricPerSeriesInTimeOrder) {
                                      "pod=\"b\"} 3 1790812801000\n");
   ASSERT_EQ(series.size(), 3u);
   EXPECT_EQ(c.samples(), 5u);
-  // Sorted; the repeated timestamp keeps the value read last.
+  // Sorted; the repeated timestamp keeps the value read first, as the cost series and
+  // Prometheus keep it.
   EXPECT_EQ(series[0].samples,
-            (std::vector<CounterSample>{{1790812801000, 6}, {1790812802000, 7}}));
+            (std::vector<CounterSample>{{1790812801000, 5}, {1790812802000, 7}}));
   EXPECT_EQ(series[0].pod, "a");
   EXPECT_EQ(series[0].namespace_name, "ml");
   EXPECT_EQ(series[0].cluster, "prod");
