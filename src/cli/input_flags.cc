@@ -79,7 +79,8 @@ void AddInputFlags(CLI::App& cmd, InputFlags& f) {
       ->capture_default_str();
   cmd.add_option("--slurm-gpus-per-node", f.slurm_gpus_per_node,
                  "Physical GPUs per Slurm node (0: the most its jobs held at once)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(0, 65536));
   cmd.add_option("--slurm-gpu-model", f.slurm_gpu_model,
                  "GPU model of the Slurm nodes (MIG fractions, the gpu_model dimension)");
   AddKubeFlags(cmd, f.kube);

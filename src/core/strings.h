@@ -37,6 +37,8 @@ std::string StrCat(const Args&... args) {
 }
 
 std::string_view Trim(std::string_view s);
+// 3 when `s` starts with a UTF-8 byte order mark (EF BB BF, which some editors write), else 0.
+inline size_t Utf8BomBytes(std::string_view s) { return s.starts_with("\xEF\xBB\xBF") ? 3 : 0; }
 std::vector<std::string_view> Split(std::string_view s, char sep);
 // "a, b,,c " -> {"a", "b", "c"}: the parts trimmed, empty ones dropped (flag lists).
 std::vector<std::string> SplitList(std::string_view s, char sep = ',');

@@ -86,6 +86,9 @@ Status Driver::ContentAfterEof(uint64_t line) {
 Status Driver::Line(const char* begin, const char* end) {
   const uint64_t line_no = ++stats_.lines;
   if (end > begin && end[-1] == '\r') --end;
+  // A file saved by an editor that writes a UTF-8 byte order mark: its first line was lost.
+  if (line_no == 1)
+    begin += Utf8BomBytes(std::string_view(begin, static_cast<size_t>(end - begin)));
   const auto len = static_cast<size_t>(end - begin);
   if (after_eof_ && len > 0) GPUCOST_RETURN_IF_ERROR(ContentAfterEof(line_no));
   if (len > options_.max_line_bytes) {

@@ -10,6 +10,7 @@ Result<std::map<std::string, std::string>> ParseAccountTeams(std::string_view te
   std::map<std::string, std::string> out;
   std::map<std::string, size_t> first_line;
   size_t n = 0;
+  text.remove_prefix(Utf8BomBytes(text));  // an editor's byte order mark: not the first account's
   for (std::string_view line : Split(text, '\n')) {
     ++n;
     if (const size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);

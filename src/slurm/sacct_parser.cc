@@ -275,7 +275,7 @@ Result<SacctParse> ParseSacct(std::string_view text, const SacctFormat& format,
   };
 
   uint64_t line_no = 0;
-  size_t pos = 0;
+  size_t pos = Utf8BomBytes(text);  // a byte order mark is not the header's first field
   while (pos < text.size()) {
     size_t nl = text.find('\n', pos);
     if (nl == std::string_view::npos) nl = text.size();
@@ -326,6 +326,11 @@ Result<SacctParse> ParseSacct(std::string_view text, const SacctFormat& format,
       continue;
     }
     job.state = NormalizeState(get(kState));
+    // A running job has started: one without a Start is a damaged row, not a pending job.
+    if (job.state == "RUNNING" && IsUnknownTime(get(kStart)) && !get(kAllocTres).empty()) {
+      malformed(line_no, "Start", StrCat("\"", get(kStart), "\" for a RUNNING job"));
+      continue;
+    }
     if (pending_array || job.state == "PENDING" || IsUnknownTime(get(kStart)) ||
         get(kAllocTres).empty()) {
       ++out.pending_skipped;

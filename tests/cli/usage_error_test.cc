@@ -65,6 +65,9 @@ TEST(UsageErrors, ExitTwoWithOneLineAndAHint) {
       {{"chargeback", "--window", "2026-10-02,2026-10-01"},
        "gpucost chargeback: --window: bad window \"2026-10-02,2026-10-01\": END must be after "
        "START\nrun 'gpucost chargeback --help'\n"},
+      {{"report", "--slurm-gpus-per-node", "-1"},
+       "gpucost report: --slurm-gpus-per-node: Value -1 not in range 0 to 65536\n"
+       "run 'gpucost report --help'\n"},
       {{"completion", "fish"},
        "gpucost completion: shell: fish not in {bash,zsh}\nrun 'gpucost completion --help'\n"},
       // A password in an echoed argument is not shown.

@@ -294,6 +294,17 @@ TEST(ExpositionParser, ErrorLinesInterleavedWithGoodLines) {
   EXPECT_EQ(r.stats->lines, 15u);
 }
 
+// A file saved with a UTF-8 byte order mark keeps its first line (it was "found byte 0xef").
+TEST(ExpositionParser, AByteOrderMarkIsNotPartOfTheFirstLine) {
+  const auto r = ParseString("\xEF\xBB\xBFgpu_first{a=\"b\"} 1\nsecond 2\n\xEF\xBB\xBFthird 3\n");
+  ASSERT_TRUE(r.stats.ok());
+  ASSERT_EQ(r.rec.samples.size(), 2u);
+  EXPECT_EQ(r.rec.samples[0].name, "gpu_first");
+  EXPECT_EQ(r.rec.samples[1].name, "second");
+  ASSERT_EQ(r.rec.errors.size(), 1u);  // only a first line's mark is one
+  EXPECT_EQ(r.rec.errors[0].line, 3u);
+}
+
 // A line of many labels: a name given twice is found however far apart (the sorted check past a
 // few dozen labels), and all-distinct names pass.
 TEST(ExpositionParser, ALabelGivenTwiceAmongManyIsFound) {

@@ -18,6 +18,14 @@ TEST(AccountTeamsTest, PairsWithAnySeparatorCommentsAndBlankLines) {
   EXPECT_EQ(m->at("ml"), "research");
 }
 
+// A file saved with a UTF-8 byte order mark: its first account is "physics", not BOM + "physics".
+TEST(AccountTeamsTest, AByteOrderMarkIsNotPartOfTheFirstAccount) {
+  auto m = ParseAccountTeams("\xEF\xBB\xBFphysics sciences\nchem sciences\n", "teams.txt");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->size(), 2u);
+  EXPECT_EQ(m->count("physics"), 1u);
+}
+
 TEST(AccountTeamsTest, ErrorsNameFileAndLine) {
   auto missing = ParseAccountTeams("a b\nlonely\n", "teams.txt");
   ASSERT_FALSE(missing.ok());

@@ -268,6 +268,27 @@ TEST(SacctParserTest, AbsurdCountsAndTimesAreCorruptRowsNotJobs) {
   EXPECT_THAT(said[6], HasSubstr("t.txt:9: AllocTRES: the typed GPU counts add up"));
 }
 
+// A RUNNING job without a Start is a damaged row, said; a job cancelled while pending is pending.
+TEST(SacctParserTest, ARunningJobWithoutAStartIsSaid) {
+  const SacctParse p = Parse(
+      "JobID|State|AllocTRES|Start|End|NodeList\n"
+      "1|RUNNING|gres/gpu=1|Unknown|Unknown|n1\n"
+      "2|CANCELLED by 0|gres/gpu=1|None|2026-10-01T01:00:00|None assigned\n");
+  EXPECT_TRUE(p.jobs.empty());
+  EXPECT_EQ(p.pending_skipped, 1u);
+  ASSERT_EQ(p.warnings.size(), 1u);
+  EXPECT_THAT(p.warnings[0].ToString(), HasSubstr("t.txt:2: Start: \"Unknown\" for a RUNNING job"));
+}
+
+// A file saved with a UTF-8 byte order mark: the header's first field is JobID all the same.
+TEST(SacctParserTest, AByteOrderMarkIsNotPartOfTheHeader) {
+  const SacctParse p = Parse(
+      "\xEF\xBB\xBFJobID|AllocTRES|Start|End|NodeList\n"
+      "1|gres/gpu=1|2026-10-01T00:00:00|2026-10-01T01:00:00|n1\n");
+  EXPECT_THAT(JobIds(p), ElementsAre("1"));
+  EXPECT_TRUE(p.warnings.empty());
+}
+
 // One job written twice (overlapping sacct dumps put together) is held once, with a warning: the
 // row that says when it ended wins over the one taken while it ran; a requeued job (another
 // Start) and another cluster's job of the same id are other jobs.
