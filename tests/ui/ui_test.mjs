@@ -176,6 +176,15 @@ try {
   await page.click("form.token button[type=submit]");
   await settled();
   check(await page.$("[data-kpi=cost_usd]") !== null, "the overview opens with the token");
+  // Signing out forgets the token: the next page asks again.
+  check(await page.$eval("#signout", (e) => !e.hidden), "a way to sign out once signed in");
+  await Promise.all([page.click("#signout"), settled()]);
+  check(await page.$("#token") !== null, "signed out, the token is asked for again");
+  check(await page.evaluate(() => sessionStorage.length === 0), "signed out, the tab keeps no token");
+  await page.type("#token", token);
+  await page.click("form.token button[type=submit]");
+  await settled();
+  check(await page.$("[data-kpi=cost_usd]") !== null, "signed in again");
 
   phase("overview");
   // Overview: the window's figures are the API's and the CLI's.

@@ -1,6 +1,6 @@
 // The gpucost web UI: one page at a time, chosen by the URL's fragment (state.ts), drawn from
 // serve's JSON APIs. A 401 asks for the bearer token (serve --token-file) and retries.
-import { ledgerInfo, NeedToken, setToken } from "./api";
+import { ledgerInfo, NeedToken, setToken, token } from "./api";
 import { h, message } from "./dom";
 import { current, href } from "./state";
 import { overview } from "./pages/overview";
@@ -46,6 +46,8 @@ async function render(): Promise<void> {
     else a.removeAttribute("aria-current");
   }
   const page = PAGES[route.page] ?? overview;
+  // Sign out: forget the tab's token (another user's turn at a shared screen, a rotated token).
+  document.getElementById("signout")!.hidden = token() === "";
   main.setAttribute("aria-busy", "true");
   try {
     const info = await ledgerInfo();
@@ -78,4 +80,8 @@ async function render(): Promise<void> {
 }
 
 window.addEventListener("hashchange", () => void render());
+document.getElementById("signout")!.addEventListener("click", () => {
+  setToken("");
+  void render();
+});
 void render();
