@@ -30,6 +30,15 @@ class AdviseCommand : public ::testing::Test {
   RunResult Gpucost(const std::string& args) {
     return RunShell(kBinary + " " + args + " --input " + input_ + " --price-per-gpu-hour 12 2>&1");
   }
+  // Three hours of two nodes of whole GPUs of `models` (simulate's --gpu-models), in dir_.
+  std::string SimulateWhole(const std::string& name, const std::string& models) {
+    const std::string sim = (dir_.path() / name).string();
+    const RunResult r =
+        RunShell(kBinary + " simulate --nodes 2 --gpu-models " + models +
+                 " --sharing whole:1 --duration 3h --seed 3 --out " + sim + " 2>&1");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    return sim;
+  }
 
   TempDir dir_;
   std::string input_;
@@ -234,11 +243,7 @@ TEST_F(AdviseCommand, SpotBatchWithoutASpotPriceSavesAnUnknownAmountNotZero) {
 // A team whose hours are partly priced: its figures are the priced part, "+ unknown" beside
 // them, as chargeback prints it; the JSON says prices_known false.
 TEST_F(AdviseCommand, APartlyPricedTeamsFiguresSayTheRestIsUnknown) {
-  const std::string sim = (dir_.path() / "mixed.om").string();
-  ASSERT_EQ(RunShell(kBinary + " simulate --nodes 2 --gpu-models a100-40gb:1,mi300x:1 " +
-                     "--sharing whole:1 --duration 3h --seed 3 --out " + sim + " >/dev/null 2>&1")
-                .exit_code,
-            0);
+  const std::string sim = SimulateWhole("mixed.om", "a100-40gb:1,mi300x:1");
   const std::string cmd = kBinary + " whatif --input " + sim + " --policy spot-batch";
   const RunResult text = RunShell(cmd + " 2>/dev/null");
   ASSERT_EQ(text.exit_code, 0) << text.output;
@@ -262,11 +267,7 @@ TEST_F(AdviseCommand, APartlyPricedTeamsFiguresSayTheRestIsUnknown) {
 // Committing to capacity none of whose hours has a price saves an unknown amount, not $0.00 at
 // "$0.0000/GPU-hour"; the rate of a commitment is that of the priced hours alone.
 TEST_F(AdviseCommand, CommitBaseOnUnpricedCapacitySavesAnUnknownAmountAtNoMadeUpRate) {
-  const std::string sim = (dir_.path() / "mi300x.om").string();
-  ASSERT_EQ(RunShell(kBinary + " simulate --nodes 2 --gpu-models mi300x:1 --sharing whole:1 " +
-                     "--duration 3h --seed 3 --out " + sim + " >/dev/null 2>&1")
-                .exit_code,
-            0);
+  const std::string sim = SimulateWhole("mi300x.om", "mi300x:1");
   const std::string cmd = kBinary + " whatif --input " + sim + " --policy commit-base";
   const RunResult text = RunShell(cmd + " 2>/dev/null");
   ASSERT_EQ(text.exit_code, 0) << text.output;
