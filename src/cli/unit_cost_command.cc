@@ -111,11 +111,11 @@ Status Run(const UnitCostFlags& flags) {
   workcost::HolderCostSink sink(timeline.inventory.holders.size());
   GPUCOST_ASSIGN_OR_RETURN(ReportRun run, RunReport(timeline, price, report, &sink));
   PrintWarnings(timeline, run.summary, flags.input.max_warnings);
+  const std::vector<workcost::WorkSeries> series = tap.collector().Finish();
   for (const std::string& w : tap.collector().warnings()) LogWarn(w);
 
   settings.window = timeline.window;
   settings.lookback = input.staleness;
-  const std::vector<workcost::WorkSeries> series = tap.collector().Finish();
   GPUCOST_ASSIGN_OR_RETURN(
       workcost::UnitCostTable table,
       workcost::BuildUnitCost(timeline.inventory, sink.costs(), series, settings));

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "core/strings.h"
+#include "core/time.h"
 
 namespace gpucost::workcost {
 namespace {
@@ -16,6 +17,10 @@ std::string_view Pick(const LabelSet& labels, const std::string& chosen, std::st
   return labels.Get(plain);
 }
 
+}  // namespace
+
+namespace {
+constexpr double kMaxCounterRise = 9007199254740992.0;  // 2^53
 }  // namespace
 
 WorkSeriesCollector::WorkSeriesCollector(WorkSeriesOptions options)
@@ -75,7 +80,20 @@ std::vector<WorkSeries> WorkSeriesCollector::Finish() {
     std::vector<CounterSample> unique;
     unique.reserve(s.samples.size());
     for (const CounterSample& c : s.samples) {
-      if (unique.empty() || unique.back().t_ms != c.t_ms) unique.push_back(c);
+      if (!unique.empty() && unique.back().t_ms == c.t_ms) continue;
+      // A rise past 2^53 in one step is no count of work (a float64 counter stops counting by
+      // ones there): a glitch (one 1e308 sample made every cost per unit $0.0000). Skipped, so
+      // the next sample rises from the one before it.
+      if (!unique.empty() && c.value - unique.back().value > kMaxCounterRise) {
+        if (jumps_.count++ == 0) {
+          jumps_.first = StrCat(s.first_seen, ": ", options_.metric, s.labels.ToString(),
+                                ": a rise of ", c.value - unique.back().value, " at ",
+                                FormatRfc3339(InstantFromUnixMs(c.t_ms)),
+                                ", more than a counter counts in one step (2^53)");
+        }
+        continue;
+      }
+      unique.push_back(c);
     }
     s.samples = std::move(unique);
   }
@@ -85,7 +103,7 @@ std::vector<WorkSeries> WorkSeriesCollector::Finish() {
 
 std::vector<std::string> WorkSeriesCollector::warnings() const {
   std::vector<std::string> out;
-  for (const Skipped* k : {&untimestamped_, &not_finite_, &negative_, &bad_labels_}) {
+  for (const Skipped* k : {&untimestamped_, &not_finite_, &negative_, &bad_labels_, &jumps_}) {
     if (k->count == 0) continue;
     out.push_back(k->count == 1 ? StrCat(k->first, ": skipped")
                                 : StrCat(k->first, ": skipped (", k->count, " such samples)"));

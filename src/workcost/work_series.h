@@ -50,8 +50,9 @@ class WorkSeriesCollector final : public ExpositionHandler {
 
   const WorkSeriesOptions& options() const { return options_; }
   uint64_t samples() const { return samples_; }
-  // Samples skipped (no timestamp, NaN or infinite, negative, duplicate label names), each kind
-  // once with a count and the first place it happened.
+  // Samples skipped (no timestamp, NaN or infinite, negative, duplicate label names, and after
+  // Finish a rise past what a counter counts in one step), each kind once with a count and the
+  // first place it happened.
   std::vector<std::string> warnings() const;
 
  private:
@@ -70,6 +71,7 @@ class WorkSeriesCollector final : public ExpositionHandler {
   Skipped not_finite_;
   Skipped negative_;
   Skipped bad_labels_;
+  Skipped jumps_;  // rises past kMaxCounterRise (Finish)
 };
 
 }  // namespace gpucost::workcost

@@ -100,6 +100,29 @@ TEST(WorkSeries, SkipsUnusableSamplesWithTheirPlace) {
             "counter): skipped (2 such samples)");
 }
 
+// One glitched sample of 1e308 made every cost per unit $0.0000: a rise past 2^53 in one step is
+// skipped, said, and the next sample rises from the one before the glitch. A counter that is large
+// but counts on is kept.
+TEST(WorkSeries, ARisePastWhatACounterCountsIsAGlitch) {
+  WorkSeriesCollector c(Options("steps_total"));
+  const auto series = Collect(c,
+                              "steps_total{pod=\"a\",namespace=\"ml\"} 100 1790812801000\n"
+                              "steps_total{pod=\"a\",namespace=\"ml\"} 1e308 1790812802000\n"
+                              "steps_total{pod=\"a\",namespace=\"ml\"} 130 1790812803000\n"
+                              "steps_total{pod=\"b\",namespace=\"ml\"} 9e15 1790812801000\n"
+                              "steps_total{pod=\"b\",namespace=\"ml\"} 9.1e15 1790812802000\n",
+                              "train.prom");
+  const std::vector<std::string> w = c.warnings();
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0],
+            "train.prom:1: steps_total{namespace=\"ml\",pod=\"a\"}: a rise of 1e+308 at "
+            "2026-10-01T00:00:02Z, more than a counter counts in one step (2^53): skipped");
+  ASSERT_EQ(series.size(), 2u);
+  EXPECT_EQ(series[0].samples,
+            (std::vector<CounterSample>{{1790812801000, 100}, {1790812803000, 130}}));
+  EXPECT_EQ(series[1].samples.size(), 2u);
+}
+
 TEST(WorkSeries, OpenMetricsCreatedSamplesAreNotWork) {
   WorkSeriesCollector c(Options("jobs_total"));
   const auto series = Collect(c,
