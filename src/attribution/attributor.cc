@@ -54,6 +54,25 @@ Status ValidateUnits(const Inventory& inv) {
   return Status::Ok();
 }
 
+// A catalog price is the instance's split over its GPUs: a node that reports another count (a
+// GPU gone from the bus, a corrupt capacity) costs that many GPUs' share of the instance, not the
+// instance. Said, once per node.
+void WarnOfAnotherGpuCount(const Node& node, const std::vector<PricePeriod>& periods,
+                           attribution::Warnings& warnings) {
+  for (const PricePeriod& p : periods) {
+    if (p.instance_gpus <= 0 || node.physical_gpus <= 0 || node.physical_gpus == p.instance_gpus) {
+      continue;
+    }
+    warnings.Add(StrCat(
+        "node ", node.name, " reports ", node.physical_gpus, " GPUs where its ", node.instance_type,
+        " has ", p.instance_gpus, " in the price catalog: each is priced at 1/", p.instance_gpus,
+        " of the instance, so the node costs ", node.physical_gpus, "/", p.instance_gpus,
+        " of its price (a GPU gone from the node, or a wrong "
+        "capacity?)"));
+    return;
+  }
+}
+
 }  // namespace
 
 Result<AttributionSummary> Attribute(const Inventory& inventory, const Usage& usage,
@@ -74,9 +93,10 @@ Result<AttributionSummary> Attribute(const Inventory& inventory, const Usage& us
   for (const GpuUnit& unit : inventory.units) has_units[unit.node] = true;
   for (NodeIndex n = 0; n < inventory.nodes.size(); ++n) {
     if (!has_units[n]) continue;
-    GPUCOST_ASSIGN_OR_RETURN(
-        prices[n], attribution::BuildPriceSpans(inventory.nodes[n], window,
-                                                price(inventory.nodes[n], options.window)));
+    const std::vector<PricePeriod> periods = price(inventory.nodes[n], options.window);
+    WarnOfAnotherGpuCount(inventory.nodes[n], periods, warnings);
+    GPUCOST_ASSIGN_OR_RETURN(prices[n],
+                             attribution::BuildPriceSpans(inventory.nodes[n], window, periods));
   }
 
   GPUCOST_ASSIGN_OR_RETURN(attribution::UsageIndex usage_index,

@@ -48,6 +48,8 @@ struct PricePeriod {
   std::string payer_account_name{};
   std::string usage_account{};
   std::string usage_account_name{};
+  // With a catalog price: the GPUs of the instance its price is split over; 0 otherwise.
+  int instance_gpus = 0;
   bool known() const { return source != PriceSource::kUnknown; }
   double list_or_price() const {
     return std::isnan(list_usd_per_gpu_hour) ? usd_per_gpu_hour : list_usd_per_gpu_hour;

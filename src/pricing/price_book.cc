@@ -177,6 +177,7 @@ std::optional<PricePeriod> PriceBook::FromCatalog(const Node& node, Instant t) c
   const double per_gpu = *share / in.gpus;
   PricePeriod p;
   p.list_usd_per_gpu_hour = price->usd_per_hour * per_gpu;
+  p.instance_gpus = in.gpus;
   p.effective_from = price->from.value_or(Instant{});
   std::string where = StrCat(catalog_->source_name, " ", in.provider, " ", in.type, " ", in.region,
                              " ", RateText(price->usd_per_hour), "/h");

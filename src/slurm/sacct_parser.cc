@@ -41,7 +41,8 @@ class LineWarnings {
 
 // One job written twice (overlapping sacct dumps put together) is held once: the same cluster,
 // JobIDRaw and Start. A row that says when the job ended wins over one that does not (the job was
-// still running when the earlier dump was taken); otherwise the first row is kept.
+// still running when the earlier dump was taken), and of two Ends the later (the newer dump), so
+// that the order of the rows does not matter; otherwise the first row is kept.
 void DropRepeatedJobs(std::vector<SacctJob>& jobs, LineWarnings& warn, const std::string& source) {
   std::map<std::tuple<std::string, std::string, int64_t>, size_t> seen;
   std::vector<SacctJob> kept;
@@ -54,7 +55,7 @@ void DropRepeatedJobs(std::vector<SacctJob>& jobs, LineWarnings& warn, const std
       continue;
     }
     SacctJob& first = kept[at->second];
-    const bool replace = !first.end && job.end;
+    const bool replace = job.end && (!first.end || *job.end > *first.end);
     warn.Warn("repeated-job", source, job.line,
               StrCat("job ", job.job_id, " started at ", FormatRfc3339(job.start), " is on line ",
                      first.line, " too; held once, as on line ", replace ? job.line : first.line));
@@ -326,9 +327,12 @@ Result<SacctParse> ParseSacct(std::string_view text, const SacctFormat& format,
       continue;
     }
     job.state = NormalizeState(get(kState));
-    // A running job has started: one without a Start is a damaged row, not a pending job.
-    if (job.state == "RUNNING" && IsUnknownTime(get(kStart)) && !get(kAllocTres).empty()) {
-      malformed(line_no, "Start", StrCat("\"", get(kStart), "\" for a RUNNING job"));
+    // A running or completed job has started: one without a Start is a damaged row, not a
+    // pending job (a job cancelled while pending has none, rightly).
+    const bool started =
+        job.state == "RUNNING" || job.state == "COMPLETED" || job.state == "COMPLETING";
+    if (started && IsUnknownTime(get(kStart)) && !get(kAllocTres).empty()) {
+      malformed(line_no, "Start", StrCat("\"", get(kStart), "\" for a ", job.state, " job"));
       continue;
     }
     if (pending_array || job.state == "PENDING" || IsUnknownTime(get(kStart)) ||

@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "core/strings.h"
+#include "inventory/ksm_reader.h"
 #include "inventory/resource_names.h"
 
 namespace gpucost::slurm {
@@ -50,6 +51,16 @@ int AddUnits(Inventory& inv, NodeIndex n, const NodeDemand& d, const SlurmOption
     const auto parsed = ParseMigProfileName(cls);
     const int slices = parsed ? std::clamp(parsed->compute_slices, 1, gpu_slices) : 1;
     for (int k = 0; k < peak; ++k) slots.push_back({cls, slices});
+  }
+  // More than any node holds (rows each under the per-job bound, many at once: 148 jobs of 65,536
+  // GPUs took all memory): the units stop there and the jobs share them, said.
+  const int most = static_cast<int>(kMaxNodeDevices);
+  if (static_cast<int64_t>(whole_needed) + static_cast<int64_t>(slots.size()) > most) {
+    diag.Warn(StrCat("node ", node.name, ": jobs held ", whole_needed + slots.size(),
+                     " GPUs and MIG slices at one time, more than a node has (at most ", most,
+                     "); the node gets ", most, " and its jobs share them (damaged sacct rows?)"));
+    if (static_cast<int>(slots.size()) > most) slots.resize(static_cast<size_t>(most));
+    whole_needed = std::min(whole_needed, most - static_cast<int>(slots.size()));
   }
   std::stable_sort(slots.begin(), slots.end(),
                    [](const MigSlot& a, const MigSlot& b) { return a.slices > b.slices; });
@@ -136,6 +147,7 @@ int AddTypedUnits(Inventory& inv, NodeIndex n, const NodeDemand& d, const SlurmO
                   Diagnostics& diag) {
   const Node& node = inv.nodes[n];
   int gpu_index = 0;
+  bool capped = false;
   for (const auto& [type, holdings] : d.typed_holdings) {
     // (time, +1 start / -1 end, holding); ends sort before starts at the same instant.
     std::vector<std::tuple<Instant, int, size_t>> events;
@@ -154,6 +166,15 @@ int AddTypedUnits(Inventory& inv, NodeIndex n, const NodeDemand& d, const SlurmO
       }
       const int want = static_cast<int>(std::lround(holding.request.count));
       for (int k = 0; k < want; ++k) {
+        if (free.empty() && gpu_index >= static_cast<int>(kMaxNodeDevices)) {
+          if (!capped) {
+            diag.Warn(StrCat("node ", node.name, ": jobs held more GPUs at one time than a node ",
+                             "has (at most ", static_cast<int>(kMaxNodeDevices),
+                             "); the rest of their GPUs are left out (damaged sacct rows?)"));
+          }
+          capped = true;
+          break;
+        }
         if (free.empty()) {
           GpuUnit u;
           u.node = n;

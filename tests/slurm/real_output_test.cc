@@ -102,6 +102,28 @@ TEST(RealOutputTest, ANodeOfTwoGpuTypesHasUnitsOfEach) {
   for (UnitIndex u : sink.units.at(HolderOf(inv, "4"))) EXPECT_EQ(inv.units[u].gpu_model, "a100");
 }
 
+// Rows each under the per-job bound but many at once on one node (148 jobs of 65,536 GPUs took all
+// memory): the node's units stop at what a node can have, the jobs share them, and it is said.
+TEST(RealOutputTest, JobsHoldingMoreThanANodeHasAtOnceAreCappedAndSaid) {
+  std::string text = "JobID|JobIDRaw|AllocTRES|Start|End|State|NodeList\n";
+  for (int i = 1; i <= 3; ++i) {
+    text +=
+        StrCat(i, "|", i, "|gres/gpu=40000|2026-03-02T00:00:00|2026-03-02T01:00:00|COMPLETED|n1\n");
+  }
+  auto t = LoadSacctText(text, UtcHours(1), "big.txt");
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  ASSERT_EQ(t->inventory.nodes.size(), 1u);
+  EXPECT_EQ(t->inventory.nodes[0].physical_gpus, 65536);
+  EXPECT_EQ(t->inventory.units.size(), 65536u);
+  bool said = false;
+  for (const InputWarning& w : t->warnings) {
+    said |= w.message.find(
+                "jobs held 120000 GPUs and MIG slices at one time, more than a node "
+                "has (at most 65536)") != std::string::npos;
+  }
+  EXPECT_TRUE(said);
+}
+
 // On a node of two types, a job that named no single type draws from untyped units of its own
 // (as many as such jobs held at once), and a configured GPU count adds untyped units: no GPU is
 // held twice.

@@ -273,11 +273,14 @@ TEST(SacctParserTest, ARunningJobWithoutAStartIsSaid) {
   const SacctParse p = Parse(
       "JobID|State|AllocTRES|Start|End|NodeList\n"
       "1|RUNNING|gres/gpu=1|Unknown|Unknown|n1\n"
-      "2|CANCELLED by 0|gres/gpu=1|None|2026-10-01T01:00:00|None assigned\n");
+      "2|CANCELLED by 0|gres/gpu=1|None|2026-10-01T01:00:00|None assigned\n"
+      "3|COMPLETED|gres/gpu=1|Unknown|2026-10-01T01:00:00|n1\n");
   EXPECT_TRUE(p.jobs.empty());
   EXPECT_EQ(p.pending_skipped, 1u);
-  ASSERT_EQ(p.warnings.size(), 1u);
+  ASSERT_EQ(p.warnings.size(), 2u);
   EXPECT_THAT(p.warnings[0].ToString(), HasSubstr("t.txt:2: Start: \"Unknown\" for a RUNNING job"));
+  EXPECT_THAT(p.warnings[1].ToString(),
+              HasSubstr("t.txt:4: Start: \"Unknown\" for a COMPLETED job"));
 }
 
 // A file saved with a UTF-8 byte order mark: the header's first field is JobID all the same.
@@ -301,15 +304,21 @@ TEST(SacctParserTest, AJobWrittenTwiceIsHeldOnce) {
       "11|11|c1|gres/gpu=2|2026-10-01T00:00:00|2026-10-01T03:00:00|n2\n"
       "12|12|c1|gres/gpu=1|2026-10-01T00:00:00|2026-10-01T01:00:00|n3\n"
       "12|12|c1|gres/gpu=1|2026-10-01T05:00:00|2026-10-01T06:00:00|n3\n"
-      "12|12|c2|gres/gpu=1|2026-10-01T00:00:00|2026-10-01T01:00:00|n3\n";
+      "12|12|c2|gres/gpu=1|2026-10-01T00:00:00|2026-10-01T01:00:00|n3\n"
+      "13|13|c1|gres/gpu=1|2026-10-01T00:00:00|2026-10-01T04:00:00|n4\n"
+      "13|13|c1|gres/gpu=1|2026-10-01T00:00:00|2026-10-01T02:00:00|n4\n";
   const SacctParse p = Parse(text);
-  EXPECT_THAT(JobIds(p), ElementsAre("10", "11", "12", "12", "12"));
+  EXPECT_THAT(JobIds(p), ElementsAre("10", "11", "12", "12", "12", "13"));
+  ASSERT_TRUE(p.jobs.back().end.has_value());  // of two Ends the later, whatever the order
+  EXPECT_EQ(FormatRfc3339(*p.jobs.back().end), "2026-10-01T04:00:00Z");
   ASSERT_GE(p.jobs.size(), 2u);
   ASSERT_TRUE(p.jobs[1].end.has_value());
   EXPECT_EQ(FormatRfc3339(*p.jobs[1].end), "2026-10-01T03:00:00Z");
   std::vector<std::string> said;
   for (const InputWarning& w : p.warnings) said.push_back(w.ToString());
-  ASSERT_EQ(said.size(), 2u);
+  ASSERT_EQ(said.size(), 3u);
+  EXPECT_THAT(said[2], HasSubstr("t.txt:10: job 13"));
+  EXPECT_THAT(said[2], HasSubstr("held once, as on line 9"));
   EXPECT_THAT(said[0],
               HasSubstr("t.txt:3: job 10 started at 2026-10-01T00:00:00Z is on line 2 too; "
                         "held once, as on line 2"));
