@@ -288,4 +288,32 @@ TEST(Attribute, FlushesInBatches) {
 }
 
 }  // namespace
+// A catalog price is the instance's split over its GPUs: a node that reports fewer (a GPU gone
+// from the bus) or more than its instance has costs that many GPUs' share of the instance, which
+// is said once per node; a node of the instance's count is not.
+TEST(Attribute, ANodeOfAnotherGpuCountThanItsInstanceIsSaid) {
+  ClusterBuilder b;
+  const NodeIndex short_node = b.AddNode("n1");
+  b.inventory.nodes[short_node].instance_type = "p4d.24xlarge";
+  const NodeIndex whole_node = b.AddNode("n2");
+  b.inventory.nodes[whole_node].instance_type = "p4d.24xlarge";
+  for (int i = 0; i < 7; ++i) b.AddWhole(short_node, "GPU-a" + std::to_string(i));
+  for (int i = 0; i < 8; ++i) b.AddWhole(whole_node, "GPU-b" + std::to_string(i));
+  const PriceFn price = [](const Node&, Window w) {  // two periods: said once all the same
+    const Instant mid = w.start + (w.end - w.start) / 2;
+    PricePeriod first{{w.start, mid}, 4.0, PriceSource::kCatalog, w.start, "catalog"};
+    PricePeriod second{{mid, w.end}, 5.0, PriceSource::kCatalog, mid, "catalog"};
+    first.instance_gpus = second.instance_gpus = 8;
+    return std::vector<PricePeriod>{first, second};
+  };
+  CollectSink sink;
+  auto s = Attribute(b.inventory, b.usage, price, Options(0, 3600), sink);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  ASSERT_EQ(s->warnings.size(), 1u);
+  EXPECT_EQ(s->warnings[0],
+            "node n1 reports 7 GPUs where its p4d.24xlarge has 8 in the price catalog: each is "
+            "priced at 1/8 of the instance, so the node costs 7/8 of its price (a GPU gone from "
+            "the node, or a wrong capacity?)");
+}
+
 }  // namespace gpucost
