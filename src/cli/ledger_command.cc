@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -93,7 +94,7 @@ Status Finish(ledger::Ledger& l, const ReportSettings& settings, size_t written)
   return Status::Ok();
 }
 
-Status Write(const LedgerWriteFlags& flags) {
+Status WriteInto(const LedgerWriteFlags& flags) {
   if (!flags.input.ledger.empty()) {
     return Status::InvalidArgument("ledger write attributes inputs: --ledger is not one");
   }
@@ -102,8 +103,8 @@ Status Write(const LedgerWriteFlags& flags) {
   GPUCOST_ASSIGN_OR_RETURN(PriceFn price, MakePriceFn(flags.price));
   GPUCOST_ASSIGN_OR_RETURN(const std::optional<SegmentSizing> segments,
                            SegmentsFor(flags.segments, flags.input, window));
+  GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<ledger::Ledger> l, ledger::Ledger::Open(flags.path));
   if (segments) {
-    GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<ledger::Ledger> l, ledger::Ledger::Open(flags.path));
     GPUCOST_ASSIGN_OR_RETURN(settings.staleness, ParseDuration(flags.input.staleness));
     settings.window = *window;
     InventoryUnion units;
@@ -119,9 +120,7 @@ Status Write(const LedgerWriteFlags& flags) {
     PrintWarnings(run.warnings, run.run.summary, flags.input.max_warnings);
     return Finish(*l, settings, writer.written());
   }
-  // Read first: an input that cannot be attributed leaves no new, empty ledger behind.
   GPUCOST_ASSIGN_OR_RETURN(LoadedInput input, LoadInput(flags.input, window, settings.step));
-  GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<ledger::Ledger> l, ledger::Ledger::Open(flags.path));
   ApplyInput(input, settings);
   if (!window) {
     // The data's own span, widened to the ledger's grid of steps (multiples of the step since the
@@ -140,6 +139,31 @@ Status Write(const LedgerWriteFlags& flags) {
   const size_t written = sink.pending();
   GPUCOST_RETURN_IF_ERROR(sink.Commit());
   return Finish(*l, settings, written);
+}
+
+// A write that fails leaves no ledger it made and wrote nothing to (an input with nothing to
+// attribute, a Prometheus without the cluster's data): the target is opened first, so that a bad
+// one is said at once, and a SQLite file this command created is removed again.
+Status Write(const LedgerWriteFlags& flags) {
+  const bool postgres =
+      flags.path.starts_with("postgres://") || flags.path.starts_with("postgresql://");
+  std::error_code ec;
+  const bool made_here = !postgres && !std::filesystem::exists(flags.path, ec);
+  const Status s = WriteInto(flags);
+  if (s.ok() || !made_here) return s;
+  // Segments committed before a later one failed stay: only an empty ledger goes.
+  bool empty = false;
+  if (Result<std::unique_ptr<ledger::Ledger>> l = ledger::Ledger::OpenExisting(flags.path);
+      l.ok()) {
+    const Result<ledger::LedgerInfo> info = (*l)->Info();
+    empty = info.ok() && info->records == 0;
+  }
+  if (empty) {
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+      std::filesystem::remove(flags.path + suffix, ec);
+    }
+  }
+  return s;
 }
 
 Status Info(const LedgerInfoFlags& flags) {
