@@ -7,6 +7,8 @@
 #include <string_view>
 #include <utility>
 
+#include "core/strings.h"
+
 namespace gpucost {
 
 void HttpWorkers::enqueue(std::function<void()> fn) {
@@ -59,15 +61,22 @@ namespace {
 // library reads Accept-Encoding from this request after routing, so a client that also accepts
 // gzip gets gzip; one that accepts only br gets the answer uncompressed.
 void AnswerWithoutBrotli(const httplib::Request& req) {
-  const auto accepts = req.headers.find("Accept-Encoding");
-  if (accepts == req.headers.end() || accepts->second.find("br") == std::string::npos) return;
+  // Every Accept-Encoding header, as one list.
+  std::string all;
+  const auto [first, last] = req.headers.equal_range("Accept-Encoding");
+  for (auto it = first; it != last; ++it) all += (all.empty() ? "" : ",") + it->second;
+  if (all.find("br") == std::string::npos) return;
+  // The codings kept: br never, nor one the client refused (q=0), which the library, finding
+  // its name anywhere in the header, would otherwise choose.
   std::string kept;
-  for (std::string_view coding : std::views::split(std::string_view(accepts->second), ',') |
-                                     std::views::transform([](auto part) {
-                                       return std::string_view(part.begin(), part.end());
-                                     })) {
-    while (!coding.empty() && coding.front() == ' ') coding.remove_prefix(1);
-    if (coding == "br" || coding.starts_with("br;")) continue;
+  for (const auto part : std::views::split(std::string_view(all), ',')) {
+    const std::string_view coding = Trim(std::string_view(part.begin(), part.end()));
+    const std::string_view name = Trim(coding.substr(0, coding.find(';')));
+    std::string params(coding.substr(std::min(coding.size(), name.size())));
+    std::erase_if(params, [](char c) { return c == ' ' || c == '\t'; });
+    const bool refused =
+        params.starts_with(";q=0") && params.find_first_not_of("0.", 4) == std::string::npos;
+    if (name.empty() || name == "br" || refused) continue;
     if (!kept.empty()) kept += ", ";
     kept += coding;
   }

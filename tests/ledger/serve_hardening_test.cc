@@ -226,10 +226,20 @@ TEST_F(ServeHardening, AnswersAreGzipNeverBrotli) {
       EXPECT_EQ(h.rfind("HTTP/1.1 200", 0), 0u) << path << ": " << h;
       EXPECT_NE(h.find("Content-Encoding: gzip"), std::string::npos) << path << ", " << accept;
     }
-    const std::string only_br = headers_of(path, "br");
-    EXPECT_EQ(only_br.rfind("HTTP/1.1 200", 0), 0u) << path << ": " << only_br;
-    EXPECT_EQ(only_br.find("Content-Encoding"), std::string::npos) << path << ": " << only_br;
+    // Nothing the client refused or did not ask for: only br, gzip refused (q=0), a tab.
+    for (const char* accept : {"br", "gzip;q=0, br", "gzip; q=0.0,br", "identity,\tbr"}) {
+      const std::string h = headers_of(path, accept);
+      EXPECT_EQ(h.rfind("HTTP/1.1 200", 0), 0u) << path << ": " << h;
+      EXPECT_EQ(h.find("Content-Encoding"), std::string::npos)
+          << path << ", " << accept << ": " << h;
+    }
   }
+  // Two Accept-Encoding headers are one list: gzip from the second.
+  const std::string two = Exchange(port,
+                                   "GET /metrics HTTP/1.1\r\nHost: x\r\nAccept-Encoding: br\r\n"
+                                   "Accept-Encoding: gzip\r\n\r\n");
+  EXPECT_NE(two.substr(0, two.find("\r\n\r\n")).find("Content-Encoding: gzip"), std::string::npos)
+      << two.substr(0, 300);
 }
 
 TEST_F(ServeHardening, AWindowFarBeyondTheLedgerCostsWhatTheLedgerHolds) {
