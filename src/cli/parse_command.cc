@@ -60,8 +60,11 @@ class Summary final : public ExpositionHandler {
   }
 
   bool OnError(const ParseIssue& issue) override {
+    if (issue.damaged) {  // the file's, apart from its malformed lines
+      damaged_.push_back(Finding{issue.line, issue.message});
+      return true;
+    }
     errors_.Add(issue.line, issue.message);
-    if (issue.damaged) damaged_.push_back(Finding{issue.line, issue.message});
     return true;
   }
 
@@ -227,7 +230,7 @@ int ParseOneFile(const std::string& file, const Options& opts) {
   }
   PrintFindings(file, "errors", summary.errors());
   PrintFindings(file, "warnings", summary.warnings());
-  return summary.errors().total > 0 ? 1 : 0;
+  return summary.errors().total > 0 || !summary.damaged().empty() ? 1 : 0;
 }
 
 }  // namespace

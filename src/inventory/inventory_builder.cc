@@ -36,7 +36,6 @@ void InventoryBuilder::BeginSource(std::string name, SeriesIds ids) {
 void InventoryBuilder::OnMetadata(const MetadataView& metadata) { dcgm_.OnMetadata(metadata); }
 
 bool InventoryBuilder::OnError(const ParseIssue& issue) {
-  ++errors_;
   if (issue.damaged) {
     // The file's, never folded into its malformed lines: damage found at a gzip member's end (its
     // check) comes after the damaged part was read, whose lines may have parsed into wrong values.
@@ -46,6 +45,7 @@ bool InventoryBuilder::OnError(const ParseIssue& issue) {
                       "file (gzip -t or zstd -t) and read a good copy"));
     return true;
   }
+  ++errors_;  // malformed lines (the damage above is said apart)
   // The first malformed lines of a file each on their own; the rest folded into one with a
   // count, so that a file of garbage does not bury the warnings about money (`gpucost parse`
   // lists every one).

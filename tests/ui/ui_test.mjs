@@ -411,6 +411,8 @@ try {
   // A phone.
   // (a mobile viewport reloads the page; the token stays in the tab's session storage)
   await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true });
+  // (a new document: a fragment change alone raced the reload and left the alerts page drawn)
+  await page.goto("about:blank");
   await page.goto(ui + "#/overview?window=all&by=team", { waitUntil: "load" });
   ready = 0;
   await settled();

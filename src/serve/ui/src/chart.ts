@@ -10,9 +10,10 @@ export const PALETTE = [
 ];
 export const IDLE_COLOR = "#9ca3af";
 
-// A colour for each name that stays the name's on every page (the overview's chart, the fleet's
-// map): its hash picks a colour of PALETTE; of names whose colours clash on one page, the later
-// in sorted order takes the next free colour (all names keep theirs while at most 12 are shown).
+// A colour for each name, the same on every page (the overview's chart, the fleet's map) for a
+// name whose hash picks a colour no other name on the page picks: the hash picks a colour of
+// PALETTE; of names that clash on one page, the later in sorted order takes the next free colour,
+// so such a name may be drawn in another colour on a page that shows other names.
 export function colorsByName(names: Iterable<string>): Map<string, string> {
   const out = new Map<string, string>();
   const used = new Set<number>();

@@ -101,7 +101,7 @@ export async function chargeback(main: HTMLElement, info: LedgerInfo, params: UR
       h("p", { class: "window", "data-window": win }, "Calendar month, UTC")),
     head, fellBack,
     h("section", { class: "statement card" },
-      h("p", { class: "amount" }, "Amount due ", h("strong", { "data-amount": "" }, money(total))),
+      h("p", { class: "amount" }, "Amount due ", h("strong", { "data-amount": "" }, moneyOf(total, { unpriced_gpu_hours: unpriced }))),
       h("p", { "data-hours": "" }, `${hours(gh)} ${hoursWord} · efficiency ${percent(total !== null && total > 0 ? eff / total : null)}`),
       unpriced > 0 ? h("p", { class: "note", "data-unpriced": "" },
         `${hours(unpriced)} ${hoursWord} had no known price and are in no amount (docs/pricing.md)`) : null),
