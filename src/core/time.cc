@@ -9,6 +9,9 @@
 namespace gpucost {
 namespace {
 
+constexpr int64_t kFirstRfc3339Ms = -62'167'219'200'000;  // 0000-01-01T00:00:00Z
+constexpr int64_t kLastRfc3339Ms = 253'402'300'799'999;   // 9999-12-31T23:59:59.999Z
+
 bool ReadDigits(std::string_view s, size_t& pos, size_t count, int& out) {
   if (pos + count > s.size()) return false;
   int v = 0;
@@ -99,6 +102,10 @@ Result<Instant> ParseInstant(std::string_view text) {
     if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(seconds)) {
       return Status::InvalidArgument(StrCat("bad unix time \"", s, "\""));
     }
+    // Past year 9999 a time is no date (nor a number of milliseconds a double holds exactly).
+    if (seconds * 1000.0 > static_cast<double>(kLastRfc3339Ms)) {
+      return Status::InvalidArgument(StrCat("unix time \"", s, "\" is after the year 9999"));
+    }
     return InstantFromUnixMs(static_cast<int64_t>(std::llround(seconds * 1000.0)));
   }
   return ParseRfc3339(s);
@@ -107,9 +114,9 @@ Result<Instant> ParseInstant(std::string_view text) {
 std::string FormatRfc3339(Instant t) {
   // Years 0000 to 9999 only (a corrupt timestamp near the ends of int64 overflowed the day count);
   // past them the milliseconds are written as they are.
-  constexpr int64_t kFirstMs = -62'167'219'200'000;  // 0000-01-01T00:00:00Z
-  constexpr int64_t kLastMs = 253'402'300'799'999;   // 9999-12-31T23:59:59.999Z
-  if (UnixMs(t) < kFirstMs || UnixMs(t) > kLastMs) return StrCat("unix ms ", UnixMs(t));
+  if (UnixMs(t) < kFirstRfc3339Ms || UnixMs(t) > kLastRfc3339Ms) {
+    return StrCat("unix ms ", UnixMs(t));
+  }
   const auto days = std::chrono::floor<std::chrono::days>(t);
   const std::chrono::year_month_day ymd(days);
   const auto in_day = t - days;

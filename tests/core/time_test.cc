@@ -28,6 +28,11 @@ TEST(Time, RejectsBadTimesWithTheText) {
   EXPECT_NE(r.status().message().find("2026-13-01"), std::string_view::npos);
   EXPECT_FALSE(ParseInstant("2026-10-01T00:00:00").ok());  // no zone
   EXPECT_FALSE(ParseInstant("yesterday").ok());
+  // Unix times past the year 9999 are no date: refused by name, never "END must be after START".
+  EXPECT_TRUE(ParseInstant("253402300799").ok());
+  const auto far = ParseInstant("9223372036854775");
+  ASSERT_FALSE(far.ok());
+  EXPECT_EQ(far.status().message(), "unix time \"9223372036854775\" is after the year 9999");
 }
 
 TEST(Time, FormatsRoundTrip) {
