@@ -102,9 +102,10 @@ Result<Instant> ParseInstant(std::string_view text) {
     if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(seconds)) {
       return Status::InvalidArgument(StrCat("bad unix time \"", s, "\""));
     }
-    // Past year 9999 a time is no date (nor a number of milliseconds a double holds exactly).
+    // Past the year 9999 a time is no date (nor milliseconds a double holds exactly): it is
+    // the end of 9999, so that "0,99999999999999" still reads as "everything".
     if (seconds * 1000.0 > static_cast<double>(kLastRfc3339Ms)) {
-      return Status::InvalidArgument(StrCat("unix time \"", s, "\" is after the year 9999"));
+      return InstantFromUnixMs(kLastRfc3339Ms);
     }
     return InstantFromUnixMs(static_cast<int64_t>(std::llround(seconds * 1000.0)));
   }
