@@ -2,7 +2,7 @@
 
 #include <sys/socket.h>
 
-#include <ranges>
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -69,8 +69,8 @@ void AnswerWithoutBrotli(const httplib::Request& req) {
   // The codings kept: br never, nor one the client refused (q=0), which the library, finding
   // its name anywhere in the header, would otherwise choose.
   std::string kept;
-  for (const auto part : std::views::split(std::string_view(all), ',')) {
-    const std::string_view coding = Trim(std::string_view(part.begin(), part.end()));
+  for (const std::string_view part : Split(all, ',')) {
+    const std::string_view coding = Trim(part);
     const std::string_view name = Trim(coding.substr(0, coding.find(';')));
     std::string params(coding.substr(std::min(coding.size(), name.size())));
     std::erase_if(params, [](char c) { return c == ' ' || c == '\t'; });
