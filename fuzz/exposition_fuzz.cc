@@ -73,7 +73,8 @@ class ByLine final : public gpucost::ExpositionHandler {
 };
 
 // Every sample line three times over (comments left out, so that no "# EOF" ends the input and
-// the TYPE state is the same for all copies): the second time a series comes back it is
+// the TYPE state is the same for all copies; and lines that start with a byte order mark, which
+// is skipped on the input's first line only): the second time a series comes back it is
 // remembered and the third time it is read through the table of known series; every copy must
 // give exactly what the first gave, and the same as a parse without the table.
 void CheckKnownSeries(const std::string& text) {
@@ -85,7 +86,10 @@ void CheckKnownSeries(const std::string& text) {
     if (nl == std::string::npos) nl = text.size();
     const std::string_view line(text.data() + pos, nl - pos);
     pos = nl + 1;
-    if (line.find('\r') != std::string_view::npos || line.find('#') == 0) continue;
+    if (line.find('\r') != std::string_view::npos || line.find('#') == 0 ||
+        line.starts_with("\xEF\xBB\xBF")) {
+      continue;
+    }
     (once += line) += '\n';
     ++n;
   }
