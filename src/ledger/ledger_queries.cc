@@ -228,8 +228,8 @@ Status Ledger::AddGauges(Window step, const std::string& cluster, LedgerLatest& 
   return Status::Ok();
 }
 
-Result<std::map<std::string, double>> Ledger::TeamCosts(Window window,
-                                                        std::span<const std::string> clusters) {
+Result<std::map<std::string, TeamCost>> Ledger::TeamCosts(Window window,
+                                                          std::span<const std::string> clusters) {
   // Whole sealed days and hours from their roll-ups, the rest from the records.
   ReadOptions options;
   options.rollups = true;
@@ -239,19 +239,30 @@ Result<std::map<std::string, double>> Ledger::TeamCosts(Window window,
   // A holder's cluster is its node's.
   const std::string only =
       clusters.empty() ? "" : StrCat(" AND h.cluster IN (", Params(3, clusters.size()), ")");
-  Result<std::unique_ptr<Statement>> records = db_->Prepare(StrCat(
-      "SELECT COALESCE(NULLIF(h.team, ''), h.namespace), COALESCE(SUM(r.allocated_usd), 0) FROM "
-      "cost_records r JOIN holders h ON h.id = r.holder_id WHERE r.step_start_ms >= $1 "
-      "AND r.step_start_ms < $2",
-      only, " GROUP BY 1"));
+  Result<std::unique_ptr<Statement>> records = db_->Prepare(
+      StrCat("SELECT COALESCE(NULLIF(h.team, ''), h.namespace), COALESCE(SUM(r.allocated_usd), 0), "
+             "COALESCE(SUM(CASE WHEN (r.flags & ",
+             kPriceKnown,
+             ") <> 0 THEN r.gpu_hours ELSE 0 END), 0), "
+             "COALESCE(SUM(CASE WHEN (r.flags & ",
+             kPriceKnown,
+             ") = 0 THEN r.gpu_hours ELSE 0 END), 0) "
+             "FROM "
+             "cost_records r JOIN holders h ON h.id = r.holder_id WHERE r.step_start_ms >= $1 "
+             "AND r.step_start_ms < $2",
+             only, " GROUP BY 1"));
   if (!records.ok()) return Fail("reading team costs", records.status());
-  Result<std::unique_ptr<Statement>> rolled = db_->Prepare(StrCat(
-      "SELECT COALESCE(NULLIF(h.team, ''), h.namespace), COALESCE(SUM(r.allocated_usd), 0) FROM "
-      "rollups r JOIN holders h ON h.id = r.holder_id WHERE r.period_ms = $1 AND "
-      "r.start_ms = $2",
-      only, " GROUP BY 1"));
+  Result<std::unique_ptr<Statement>> rolled = db_->Prepare(
+      StrCat("SELECT COALESCE(NULLIF(h.team, ''), h.namespace), COALESCE(SUM(r.allocated_usd), 0), "
+             "COALESCE(SUM(r.priced_hours), 0), COALESCE(SUM(r.unpriced_hours), 0) FROM "
+             "rollups r JOIN holders h ON h.id = r.holder_id WHERE r.period_ms = $1 AND "
+             "r.start_ms = $2",
+             only, " GROUP BY 1"));
   if (!rolled.ok()) return Fail("reading team costs", rolled.status());
-  std::map<std::string, CompensatedSum> sums;
+  struct Sums {
+    CompensatedSum usd, priced, unpriced;
+  };
+  std::map<std::string, Sums> sums;
   for (const Segment& seg : plan) {
     Statement& q = seg.period_ms == 0 ? **records : **rolled;
     q.Reset();
@@ -261,11 +272,18 @@ Result<std::map<std::string, double>> Ledger::TeamCosts(Window window,
       q.Bind(1, seg.period_ms).Bind(2, seg.start_ms);
     }
     BindAll(q, 3, clusters);
-    Status s = EachRow(q, [&](const Statement& r) { sums[r.Text(0)].Add(r.Double(1)); });
+    Status s = EachRow(q, [&](const Statement& r) {
+      Sums& t = sums[r.Text(0)];
+      t.usd.Add(r.Double(1));
+      t.priced.Add(r.Double(2));
+      t.unpriced.Add(r.Double(3));
+    });
     if (!s.ok()) return Fail("reading team costs", s);
   }
-  std::map<std::string, double> out;
-  for (const auto& [team, sum] : sums) out[team] = sum.value();
+  std::map<std::string, TeamCost> out;
+  for (const auto& [team, t] : sums) {
+    out[team] = {t.usd.value(), t.priced.value(), t.unpriced.value()};
+  }
   return out;
 }
 

@@ -24,9 +24,8 @@ constexpr std::array<std::string_view, 0> kNoLabels = {};
 constexpr auto C = MetricType::kCounter;
 constexpr auto G = MetricType::kGauge;
 
-constexpr std::array<MetricDef, 23> kCatalog = {{
-    {kAllocatedUsdTotal, C, kHolderLabels,
-     "Allocated GPU cost: share held x price x hours (USD)."},
+constexpr std::array<MetricDef, 24> kCatalog = {{
+    {kAllocatedUsdTotal, C, kHolderLabels, "Allocated GPU cost: share held x price x hours (USD)."},
     {kEffectiveUsdTotal, C, kHolderLabels,
      "Effective GPU cost: allocated x utilization, over measured steps (USD)."},
     {kWasteUsdTotal, C, kHolderLabels,
@@ -36,7 +35,8 @@ constexpr std::array<MetricDef, 23> kCatalog = {{
      "GPU-equivalent hours held with no usage sample (unmeasured, not idle)."},
     {kIdleGpuHoursHeldTotal, C, kHolderLabels,
      "GPU-equivalent hours held while utilization was under the idle threshold."},
-    {kAllocatedUsdPerHour, G, kHolderLabels, "Allocated GPU cost rate in the last step (USD/h); absent while a price in it is unknown."},
+    {kAllocatedUsdPerHour, G, kHolderLabels,
+     "Allocated GPU cost rate in the last step (USD/h); absent while a price in it is unknown."},
     {kAllocatedGpus, G, kHolderLabels, "GPU-equivalents held in the last step."},
     {kUtilization, G, kHolderLabels,
      "Utilization (activity / share, 0-1) in the last measured step."},
@@ -50,9 +50,14 @@ constexpr std::array<MetricDef, 23> kCatalog = {{
     {kNodeLastUsageSample, G, kNodeLabels,
      "Unix time of the node's newest GPU usage sample; 0 when none was ever seen."},
     {kTeamBudgetUsd, G, kTeamLabels, "The team's monthly GPU budget (USD)."},
-    {kTeamMonthToDateUsd, G, kTeamLabels, "The team's allocated GPU cost this month (USD)."},
+    {kTeamMonthToDateUsd, G, kTeamLabels,
+     "The team's allocated GPU cost this month (USD): the priced part; absent when no hour is "
+     "priced."},
     {kTeamForecastUsd, G, kTeamLabels,
-     "The team's allocated GPU cost forecast to the end of the month (USD)."},
+     "The team's allocated GPU cost forecast to the end of the month (USD); absent when no hour "
+     "is priced."},
+    {kTeamMonthToDateUnpricedGpuHours, G, kTeamLabels,
+     "GPU-hours the team held this month whose price is unknown (their cost is in no USD gauge)."},
     {kScrapeErrorsTotal, C, kTargetLabels,
      "Failed reads of the source: target=\"source\" for a store or files, each scraped target's "
      "URL, and \"discovery\" for Kubernetes endpoints discovery."},

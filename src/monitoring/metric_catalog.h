@@ -45,6 +45,8 @@ inline constexpr std::string_view kNodeLastUsageSample =
 inline constexpr std::string_view kTeamBudgetUsd = "gpucost_team_budget_usd";
 inline constexpr std::string_view kTeamMonthToDateUsd = "gpucost_team_month_to_date_usd";
 inline constexpr std::string_view kTeamForecastUsd = "gpucost_team_month_forecast_usd";
+inline constexpr std::string_view kTeamMonthToDateUnpricedGpuHours =
+    "gpucost_team_month_to_date_unpriced_gpu_hours";
 // gpucost's own health.
 inline constexpr std::string_view kScrapeErrorsTotal = "gpucost_scrape_errors_total";
 inline constexpr std::string_view kScrapeUp = "gpucost_scrape_up";

@@ -154,9 +154,9 @@ std::vector<TeamBudgetGauge> TeamBudgetGauges(ledger::Ledger& ledger,
   const Window month = alerts::MonthOf(as_of - Duration(1));
   const Instant data_start = (*span)->start;
   const Window rate = alerts::RateWindow(as_of, data_start, lookback);
-  Result<std::map<std::string, double>> mtd =
+  Result<std::map<std::string, ledger::TeamCost>> mtd =
       ledger.TeamCosts({std::max(month.start, data_start), as_of}, clusters);
-  Result<std::map<std::string, double>> recent = ledger.TeamCosts(rate, clusters);
+  Result<std::map<std::string, ledger::TeamCost>> recent = ledger.TeamCosts(rate, clusters);
   if (!mtd.ok() || !recent.ok()) return out;
   std::set<std::string> teams;
   for (const auto& [team, usd] : *mtd) teams.insert(team);
@@ -168,11 +168,17 @@ std::vector<TeamBudgetGauge> TeamBudgetGauges(ledger::Ledger& ledger,
     in.month = month;
     in.as_of = as_of;
     in.data_start = data_start;
-    in.month_to_date_usd = mtd->count(team) ? mtd->at(team) : 0;
-    in.recent_usd = recent->count(team) ? recent->at(team) : 0;
+    const ledger::TeamCost month_cost = mtd->count(team) ? mtd->at(team) : ledger::TeamCost{};
+    const ledger::TeamCost recent_cost =
+        recent->count(team) ? recent->at(team) : ledger::TeamCost{};
+    in.month_to_date_usd = month_cost.usd;
+    in.recent_usd = recent_cost.usd;
     in.lookback = lookback;
-    out.push_back(
-        {cluster, team, *budget, in.month_to_date_usd, alerts::Forecast(in).forecast_usd});
+    // Unknown prices make money unknown, never 0: with some priced hours the amounts are the
+    // priced part (a floor, as `gpucost alerts` says), with none they are absent.
+    const bool known = month_cost.money_known() && recent_cost.money_known();
+    out.push_back({cluster, team, *budget, month_cost.money_known() ? month_cost.usd : NAN,
+                   known ? alerts::Forecast(in).forecast_usd : NAN, month_cost.unpriced_gpu_hours});
   }
   return out;
 }
@@ -226,9 +232,11 @@ std::string ServeMetricsText(const ledger::LedgerTotals& totals, const ledger::L
   const struct {
     std::string_view name;
     double TeamBudgetGauge::*value;
-  } team_fields[] = {{m::kTeamBudgetUsd, &TeamBudgetGauge::budget_usd},
-                     {m::kTeamMonthToDateUsd, &TeamBudgetGauge::month_to_date_usd},
-                     {m::kTeamForecastUsd, &TeamBudgetGauge::forecast_usd}};
+  } team_fields[] = {
+      {m::kTeamBudgetUsd, &TeamBudgetGauge::budget_usd},
+      {m::kTeamMonthToDateUsd, &TeamBudgetGauge::month_to_date_usd},
+      {m::kTeamForecastUsd, &TeamBudgetGauge::forecast_usd},
+      {m::kTeamMonthToDateUnpricedGpuHours, &TeamBudgetGauge::month_to_date_unpriced_gpu_hours}};
   for (const auto& f : team_fields) {
     if (budgets.empty()) break;
     Header(out, f.name);

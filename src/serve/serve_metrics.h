@@ -44,8 +44,9 @@ struct TeamBudgetGauge {
   std::string cluster;
   std::string team;
   double budget_usd = 0;
-  double month_to_date_usd = 0;
-  double forecast_usd = 0;  // NaN: no forecast (no data)
+  double month_to_date_usd = 0;  // the priced part; NaN when no hour of the month is priced
+  double forecast_usd = 0;       // NaN: no forecast (no data, or no priced hour)
+  double month_to_date_unpriced_gpu_hours = 0;  // held this month with no price
 };
 
 // Month-to-date and forecast per team of `budgets` in `clusters`, as of the ledger's newest step

@@ -219,7 +219,7 @@ TEST_P(LedgerRollups, AReportFromRollupsIsTheReportOfTheirRecords) {
   // Nothing sealed yet: the reads are records only.
   EXPECT_EQ(ExpectRollupsChangeNothing(**ledger, "unsealed"), 0u);
   const Window budget_windows[] = {{At(0), At(kSpan)}, {At(kHour + 600), At(26 * kHour)}};
-  std::vector<std::map<std::string, double>> team_costs;
+  std::vector<std::map<std::string, TeamCost>> team_costs;
   for (const Window& w : budget_windows) team_costs.push_back(*(*ledger)->TeamCosts(w));
 
   // Sealing stops at the last whole 5 minutes before the instant: of the 30 hours, 29 whole
@@ -236,9 +236,13 @@ TEST_P(LedgerRollups, AReportFromRollupsIsTheReportOfTheirRecords) {
     ASSERT_TRUE(costs.ok()) << costs.status().ToString();
     ASSERT_EQ(costs->size(), team_costs[i].size());
     EXPECT_GE(costs->size(), 2u);
-    for (const auto& [team, usd] : team_costs[i]) {
+    for (const auto& [team, want] : team_costs[i]) {
       ASSERT_TRUE(costs->count(team)) << team;
-      EXPECT_NEAR(costs->at(team), usd, 1e-9 * std::max(1.0, usd)) << team;
+      const TeamCost& got = costs->at(team);
+      EXPECT_NEAR(got.usd, want.usd, 1e-9 * std::max(1.0, want.usd)) << team;
+      EXPECT_NEAR(got.priced_gpu_hours, want.priced_gpu_hours, 1e-9) << team;
+      EXPECT_NEAR(got.unpriced_gpu_hours, want.unpriced_gpu_hours, 1e-9) << team;
+      EXPECT_GT(got.priced_gpu_hours + got.unpriced_gpu_hours, 0) << team;
     }
   }
 

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 
+#include "alerts/budgets.h"
 #include "cli/cli_test_util.h"
 #include "ledger/ledger.h"
 #include "serve/serve_metrics.h"
@@ -133,6 +134,67 @@ TEST(UnknownMoneyMetrics, CountersOfHoursWithoutAPriceAreAbsentNotZero) {
                   SumOfKind(priced, "gpucost_idle_usd_total", false),
               4.0 / 3, 1e-9)
       << priced;
+}
+
+// A team's month-to-date and forecast gauges are its priced money, with its unpriced hours beside
+// them, never a silent part: ml holds an A100 (priced) and a T4 (no price) in mixed_gpu_models; its
+// gauges are the report's priced dollars and unpriced hours, and with no price at all the dollar
+// gauges are absent while the hours are there.
+TEST(UnknownMoneyMetrics, TeamMonthToDateSaysItsUnpricedHours) {
+  TempDir dir;
+  const std::string input =
+      std::string(GPUCOST_SOURCE_DIR) + "/tests/golden/cases/mixed_gpu_models/input";
+  const std::string a100_only = dir.Write(
+      "prices.yaml", "prices:\n  - match: {gpu_model: \"*A100*\"}\n    usd_per_gpu_hour: 4.10\n");
+  Result<alerts::BudgetFile> budgets = alerts::ParseBudgets("budgets:\n  ml: 100\n", "budgets");
+  ASSERT_TRUE(budgets.ok());
+  const auto gauges = [&](const std::string& name, const std::string& price) {
+    const std::string db = (dir.path() / (name + ".db")).string();
+    const RunResult wrote = RunShell(kBinary + " ledger write " + db + " --input " + input +
+                                     " --window " + kWindow + " --step 60s " + price + " 2>&1");
+    EXPECT_EQ(wrote.exit_code, 0) << wrote.output;
+    Result<std::unique_ptr<ledger::Ledger>> l = ledger::Ledger::Open(db);
+    EXPECT_TRUE(l.ok());
+    Result<ledger::LedgerTotals> totals = (*l)->Totals();
+    Result<ledger::LedgerLatest> latest = (*l)->Latest();
+    EXPECT_TRUE(totals.ok() && latest.ok());
+    const std::vector<TeamBudgetGauge> teams =
+        TeamBudgetGauges(**l, *budgets, std::chrono::hours(24), "c", *latest, {});
+    EXPECT_EQ(teams.size(), 1u);
+    return std::pair(teams.empty() ? TeamBudgetGauge{} : teams[0],
+                     ServeMetricsText(*totals, *latest, teams, ServeHealth{}));
+  };
+  const RunResult report =
+      RunShell(kBinary + " report --input " + input + " --window " + kWindow +
+               " --step 60s --by namespace --format json --prices " + a100_only + " 2>/dev/null");
+  ASSERT_EQ(report.exit_code, 0) << report.output;
+  double usd = 0;
+  double unpriced = 0;
+  const nlohmann::json doc = nlohmann::json::parse(report.output);
+  for (const nlohmann::json& r : doc["rows"]) {
+    if (r.value("namespace", std::string()) != "ml") continue;
+    usd += r["allocated_usd"].get<double>();
+    unpriced += r["unpriced_gpu_hours"].get<double>();
+  }
+  ASSERT_GT(usd, 0) << report.output;
+  ASSERT_GT(unpriced, 0) << report.output;
+
+  const auto [part, part_text] = gauges("part", "--prices " + a100_only);
+  EXPECT_NEAR(part.month_to_date_usd, usd, 1e-9);
+  EXPECT_NEAR(part.month_to_date_unpriced_gpu_hours, unpriced, 1e-9);
+  EXPECT_GE(part.forecast_usd, usd);
+  EXPECT_NE(
+      part_text.find("gpucost_team_month_to_date_unpriced_gpu_hours{cluster=\"c\",team=\"ml\"}"),
+      std::string::npos)
+      << part_text;
+
+  const auto [none, none_text] = gauges("none", "");
+  EXPECT_TRUE(std::isnan(none.month_to_date_usd));
+  EXPECT_TRUE(std::isnan(none.forecast_usd));
+  EXPECT_GT(none.month_to_date_unpriced_gpu_hours, unpriced);  // the A100's hours too
+  EXPECT_EQ(none_text.find("\ngpucost_team_month_to_date_usd{"), std::string::npos) << none_text;
+  EXPECT_EQ(none_text.find("\ngpucost_team_month_forecast_usd{"), std::string::npos) << none_text;
+  EXPECT_NE(none_text.find("\ngpucost_team_budget_usd{"), std::string::npos) << none_text;
 }
 
 }  // namespace
