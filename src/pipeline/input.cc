@@ -197,6 +197,7 @@ Result<slurm::SlurmTimeline> LoadSlurm(const InputOptions& flags, std::optional<
   if (!flags.slurm_account_teams.empty()) {
     GPUCOST_ASSIGN_OR_RETURN(sopts.account_teams,
                              slurm::LoadAccountTeams(flags.slurm_account_teams));
+    sopts.account_teams_source = flags.slurm_account_teams;
   }
   sopts.window = window;
   if (!flags.slurm) return slurm::LoadSacct(flags.slurm_sacct, sopts);

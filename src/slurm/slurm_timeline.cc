@@ -126,6 +126,33 @@ void AddGpuUtilSeries(SlurmTimeline& out, const HeldJobs& jobs, const SlurmOptio
   }
 }
 
+// With an account-teams file, the accounts of held jobs that no line maps are their own team:
+// said once, naming the file and the accounts (a misspelt line costs a team its jobs), with the
+// line that differs only in case where there is one (Slurm keeps account names in lower case).
+void WarnUnmappedAccounts(const std::set<std::string>& unmapped, const SlurmOptions& options,
+                          Diagnostics& diag) {
+  if (unmapped.empty()) return;
+  std::map<std::string, std::string> by_lower;
+  for (const auto& [account, team] : options.account_teams)
+    by_lower.emplace(ToLower(account), account);
+  std::string names;
+  size_t listed = 0;
+  for (const std::string& account : unmapped) {
+    if (++listed > 10) {
+      names += StrCat(" and ", unmapped.size() - 10, " more");
+      break;
+    }
+    if (!names.empty()) names += ", ";
+    names += StrCat("\"", account, "\"");
+    const auto near = by_lower.find(ToLower(account));
+    if (near != by_lower.end()) names += StrCat(" (the file has \"", near->second, "\")");
+  }
+  diag.Warn("account-teams", options.account_teams_source, 0,
+            StrCat(unmapped.size(), unmapped.size() == 1 ? " account" : " accounts",
+                   " with GPU jobs in the window ", unmapped.size() == 1 ? "is" : "are",
+                   " in no line of the file, so each is its own team: ", names));
+}
+
 }  // namespace
 
 Result<SlurmTimeline> BuildSlurmTimeline(const SacctParse& parsed, const SlurmOptions& options,
@@ -163,6 +190,7 @@ Result<SlurmTimeline> BuildSlurmTimeline(const SacctParse& parsed, const SlurmOp
   std::map<std::pair<std::string, std::string>, NodeIndex> node_index;
   std::vector<NodeDemand> demand;
   std::vector<std::pair<const SacctJob*, Interval>> held_jobs;  // per holder
+  std::set<std::string> unmapped;  // accounts of held jobs the account-teams file does not map
   bool have_span = false;
   // sacct --duplicates prints each run of a requeued job with the same JobIDRaw. Every run but
   // the latest is a holder named apart (container "requeued@<start>"), so that runs sharing a
@@ -198,6 +226,7 @@ Result<SlurmTimeline> BuildSlurmTimeline(const SacctParse& parsed, const SlurmOp
     h.workload_kind = "SlurmJob";
     const std::string* team = Find(options.account_teams, job.account);
     h.team = team != nullptr ? *team : job.account;
+    if (team == nullptr && !options.account_teams.empty()) unmapped.insert(job.account);
     std::vector<Label> labels = {
         {"user", job.user},           {"account", job.account}, {"partition", job.partition},
         {"qos", job.qos},             {"state", job.state},     {"cluster", cluster},
@@ -277,6 +306,7 @@ Result<SlurmTimeline> BuildSlurmTimeline(const SacctParse& parsed, const SlurmOp
   }
   AddBillingRates(out, held_jobs, options, source, diag);
   AddGpuUtilSeries(out, held_jobs, options, diag);
+  WarnUnmappedAccounts(unmapped, options, diag);
   for (const InputWarning& w : diag.warnings()) out.warnings.push_back(w);
   return out;
 }

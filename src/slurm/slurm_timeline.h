@@ -38,8 +38,10 @@ struct SlurmOptions {
   std::map<std::string, std::string> gpu_models;
   std::string default_gpu_model;
   MigWeight mig_weight = MigWeight::kCompute;
-  // Team by account; accounts not listed are their own team.
+  // Team by account; accounts not listed are their own team (with a warning naming
+  // `account_teams_source`, the file, when the map is not empty).
   std::map<std::string, std::string> account_teams;
+  std::string account_teams_source;
   // Partitions' TRESBillingWeights: each job's billing TRES is recomputed from its partition's
   // weights. Unset: the `billing=` value Slurm recorded in AllocTRES, where present.
   std::optional<BillingWeights> billing;

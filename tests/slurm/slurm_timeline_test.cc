@@ -63,6 +63,34 @@ TEST(SlurmTimelineTest, JobsBecomeSlurmHolders) {
   EXPECT_EQ(inv.holders[HolderOf(inv, "48412394")].labels.Get("state"), "CANCELLED");
 }
 
+// Accounts the teams file does not map are their own team, said once with the file's name and
+// each account, and the file's line that differs only in case; with every account mapped, or no
+// file, nothing is said.
+TEST(SlurmTimelineTest, AccountsTheTeamsFileDoesNotMapAreSaid) {
+  const auto account_warnings = [](const std::map<std::string, std::string>& teams) {
+    SlurmOptions o = BerlinDay();
+    o.account_teams = teams;
+    o.account_teams_source = "teams.txt";
+    std::vector<std::string> out;
+    for (const InputWarning& w : Load("basic.txt", o).warnings) {
+      if (w.message.find("in no line of the file") != std::string::npos)
+        out.push_back(w.ToString());
+    }
+    return out;
+  };
+  const std::vector<std::string> some = account_warnings({{"physics", "sci"}, {"CHEM", "sci"}});
+  ASSERT_EQ(some.size(), 1u);
+  EXPECT_THAT(some[0], HasSubstr("teams.txt: "));
+  EXPECT_THAT(some[0], HasSubstr("\"chem\" (the file has \"CHEM\")"));
+  EXPECT_THAT(some[0], ::testing::Not(HasSubstr("\"physics\"")));
+  std::map<std::string, std::string> all;
+  for (const Holder& h : Load("basic.txt", BerlinDay()).inventory.holders) {
+    all[h.namespace_name] = "sci";
+  }
+  EXPECT_TRUE(account_warnings(all).empty());
+  EXPECT_TRUE(account_warnings({}).empty());
+}
+
 TEST(SlurmTimelineTest, HoldingsRequestWholeGpusOverTheJobsRun) {
   const SlurmTimeline t = Load("basic.txt", BerlinDay());
   const Inventory& inv = t.inventory;
