@@ -88,10 +88,15 @@ void AnswerWithoutBrotli(const httplib::Request& req) {
 
 }  // namespace
 
+void ExclusivePortSocketOptions(int sock) {
+  int yes = 1;
+  setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+}
+
 void ServeHttpSafely(httplib::Server& server, size_t max_connections, int* listen_fd) {
   server.new_task_queue = [max_connections] { return new HttpWorkers(max_connections); };
   server.set_socket_options([listen_fd](socket_t sock) {
-    httplib::default_socket_options(sock);
+    ExclusivePortSocketOptions(sock);
     *listen_fd = sock;
   });
   // A POST's body is read before any handler runs: past this it is skipped, not kept (413).

@@ -65,6 +65,12 @@ class HttpWorkers final : public httplib::TaskQueue {
 // the listening socket once the server binds: pass it to WidenAcceptQueue then.
 void ServeHttpSafely(httplib::Server& server, size_t max_connections, int* listen_fd);
 
+// The listening socket's options: SO_REUSEADDR only. cpp-httplib's default sets SO_REUSEPORT,
+// with which a second server binds a port one already listens on and the kernel shares the
+// connections between them (two serves on one port answered from either ledger by turns); without
+// it, the second is refused ("cannot listen on"), and a restart still binds at once.
+void ExclusivePortSocketOptions(int sock);
+
 // cpp-httplib listens with an accept queue of 5: a burst of connections (or the same beside
 // busy workers) overflowed it, and each overflow cost a client a 1 s SYN retry. Listening again
 // raises the queue to the system's limit.

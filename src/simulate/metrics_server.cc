@@ -6,6 +6,7 @@
 #include <charconv>
 #include <mutex>
 
+#include "core/http_workers.h"
 #include "core/strings.h"
 #include "simulate/exposition_writer.h"
 
@@ -14,6 +15,7 @@ namespace gpucost::simulate {
 class MetricsServer::Impl {
  public:
   Impl(ClusterSimulator& sim, const Clock& clock) : sim_(sim), clock_(clock) {
+    server_.set_socket_options(ExclusivePortSocketOptions);
     Route("/metrics", kAllExporters);
     Route("/metrics/kube-state-metrics", kKubeStateMetrics);
     Route("/metrics/dcgm-exporter", kDcgmExporter);

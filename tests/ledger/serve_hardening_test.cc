@@ -284,6 +284,23 @@ TEST_F(ServeHardening, ReadyzSaysALedgerHoldsNoRecordYet) {
   EXPECT_NE(message.find("holds no cost records yet"), std::string::npos) << message;
 }
 
+// A second serve on a port one already listens on is refused, never let in to share its
+// connections (SO_REUSEPORT answered from either ledger by turns).
+TEST_F(ServeHardening, ASecondServeOnTheSamePortIsRefused) {
+  const int port = FreePort();
+  auto serve = Start(port);
+  ASSERT_TRUE(WaitFor(base_ + "/readyz", 200, std::chrono::seconds(60))) << serve->Log();
+  const RunResult second =
+      RunShell("timeout 30 " + kBinary + " serve --ledger " + ledger_ +
+               " --read-only --listen 127.0.0.1:" + std::to_string(port) + " 2>&1");
+  EXPECT_NE(second.exit_code, 0) << second.output;
+  EXPECT_NE(second.exit_code, 124) << second.output;
+  EXPECT_NE(second.output.find("cannot listen on 127.0.0.1:" + std::to_string(port)),
+            std::string::npos)
+      << second.output;
+  EXPECT_EQ(Get(base_ + "/readyz").status, 200);
+}
+
 TEST_F(ServeHardening, TheBearerSchemeIsReadInAnyCase) {
   const std::string token_file = (dir_.path() / "token").string();
   std::ofstream(token_file) << "s3cret\n";
