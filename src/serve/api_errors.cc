@@ -69,6 +69,13 @@ std::string RepeatedParam(const httplib::Request& req) {
   return "";
 }
 
+std::string UnknownParam(const httplib::Request& req, std::span<const std::string_view> known) {
+  for (const auto& [name, value] : req.params) {
+    if (std::find(known.begin(), known.end(), name) == known.end()) return name;
+  }
+  return "";
+}
+
 bool TokenIs(std::string_view authorization, std::string_view token) {
   const std::string_view given = BearerToken(authorization);
   if (token.empty()) return false;

@@ -10,6 +10,7 @@
 //   500  a bug
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -38,6 +39,10 @@ void AnswerServerErrors(httplib::Server& server);
 // The first query parameter `req` gives more than once ("by=namespace&by=pod": which did the
 // client mean?), or "" when none is.
 std::string RepeatedParam(const httplib::Request& req);
+
+// The first query parameter of `req` that is not in `known` (a misspelt "clusters=east" would
+// answer for the whole fleet), or "" when all are.
+std::string UnknownParam(const httplib::Request& req, std::span<const std::string_view> known);
 
 // Whether an Authorization header is "Bearer TOKEN" (the scheme in any case, RFC 7235) with
 // `token` serve's, compared in a time that does not depend on where they differ.

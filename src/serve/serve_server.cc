@@ -29,6 +29,23 @@
 
 namespace gpucost::serve {
 
+namespace {
+
+// The parameters each JSON API reads (ParseReportQuery, ledger_api.cc): any other is a 400.
+constexpr std::string_view kReportParams[] = {"window",  "by",   "accumulate",
+                                              "rollups", "step", "cluster"};
+constexpr std::string_view kAlertsParams[] = {"window", "cluster"};
+constexpr std::string_view kRecommendationsParams[] = {"window", "cluster", "team"};
+constexpr std::string_view kFleetParams[] = {"cluster"};
+
+std::string NamesOf(std::span<const std::string_view> names) {
+  std::string out;
+  for (std::string_view n : names) out += StrCat(out.empty() ? "" : ", ", n);
+  return out;
+}
+
+}  // namespace
+
 struct Server::Impl {
   Impl(ServeOptions options, std::unique_ptr<ledger::Ledger> l,
        std::unique_ptr<httplib::Server> http, std::unique_ptr<promsource::RemoteWriter> remote)
@@ -64,16 +81,17 @@ struct Server::Impl {
     // The JSON APIs (each waits for its turn, api_turns.h); /api/v1/ledger is what the web UI
     // reads besides the others, a few rows.
     using Request = httplib::Request;
-    Api("/api/v1/report",
+    Api("/api/v1/report", kReportParams,
         [this](const Request& q) { return ReportJson(s_, Params(q), &rollup_cache_); });
     Get("/api/v1/ledger", [this](const Request& req, httplib::Response& res) {
       if (!Authorized(req, res) || RefuseWhileDamaged(res)) return;
       Answer(res, LedgerInfoJson(s_.ledger));
     });
-    Api("/api/v1/alerts", [this](const Request& q) { return AlertsJson(s_, Params(q)); });
-    Api("/api/v1/recommendations",
+    Api("/api/v1/alerts", kAlertsParams,
+        [this](const Request& q) { return AlertsJson(s_, Params(q)); });
+    Api("/api/v1/recommendations", kRecommendationsParams,
         [this](const Request& q) { return RecommendationsJson(s_, Params(q)); });
-    Api("/api/v1/fleet", [this](const Request& q) {
+    Api("/api/v1/fleet", kFleetParams, [this](const Request& q) {
       return FleetJson(s_.ledger, SplitList(q.get_param_value("cluster")));
     });
     // The web UI's files, without a token: they hold no data, and the page asks for the token.
@@ -126,15 +144,23 @@ struct Server::Impl {
   }
 
   // Routes `path` at the root and under the path prefix; an `api` answer waits for its turn
-  // (api_turns.h), once its token is checked.
-  void Get(const std::string& path, httplib::Server::Handler handler, bool api = false) {
+  // (api_turns.h), once its token is checked, and with `known` parameters any other is a 400.
+  void Get(const std::string& path, httplib::Server::Handler handler, bool api = false,
+           std::span<const std::string_view> known = {}) {
     if (api) {
-      handler = [this, inner = std::move(handler)](const httplib::Request& q,
-                                                   httplib::Response& r) {
+      handler = [this, known, inner = std::move(handler)](const httplib::Request& q,
+                                                          httplib::Response& r) {
         if (!Authorized(q, r)) return;
         if (const std::string twice = RepeatedParam(q); !twice.empty()) {
           r.status = 400;
           r.set_content(JsonErrorBody(StrCat(twice, " is given more than once")),
+                        "application/json");
+          return;
+        }
+        if (const std::string other = UnknownParam(q, known); !known.empty() && !other.empty()) {
+          r.status = 400;
+          r.set_content(JsonErrorBody(StrCat("unknown parameter ", other, ": this path takes ",
+                                             NamesOf(known))),
                         "application/json");
           return;
         }
@@ -145,15 +171,16 @@ struct Server::Impl {
     http_->Get(path, std::move(handler));
   }
 
-  // A JSON API at `path`: its token checked, a turn taken, refused while the ledger is damaged.
-  void Api(const std::string& path,
+  // A JSON API at `path` that takes the `known` parameters: its token checked, a turn taken,
+  // refused while the ledger is damaged.
+  void Api(const std::string& path, std::span<const std::string_view> known,
            std::function<Result<std::string>(const httplib::Request&)> answer) {
     Get(
         path,
         [this, answer = std::move(answer)](const httplib::Request& req, httplib::Response& res) {
           if (!RefuseWhileDamaged(res)) Answer(res, answer(req));
         },
-        true);
+        true, known);
   }
 
   // A JSON body, or the failure as api_errors.h says.

@@ -125,6 +125,17 @@ TEST_F(ServeHardening, ErrorsAreJsonWithTheirStatusAndNoPaths) {
   std::tie(status, message) = Error("/api/v1/report?by=namespace&by=pod");
   EXPECT_EQ(status, 400);
   EXPECT_EQ(message, "by is given more than once");
+  // A parameter the path does not read: a misspelt cluster= would answer for the whole fleet.
+  std::tie(status, message) = Error("/api/v1/report?clusters=east");
+  EXPECT_EQ(status, 400);
+  EXPECT_EQ(message,
+            "unknown parameter clusters: this path takes window, by, accumulate, rollups, step, "
+            "cluster");
+  EXPECT_EQ(Error("/api/v1/report?by=team&idle=proportional").first, 400);
+  EXPECT_EQ(Error("/api/v1/alerts?by=team").first, 400);
+  EXPECT_EQ(Error("/api/v1/recommendations?teams=a").first, 400);
+  EXPECT_EQ(Error("/api/v1/fleet?window=x").first, 400);
+  EXPECT_EQ(Get(base_ + "/api/v1/report?by=team&cluster=&step=1h&accumulate=false").status, 200);
   // A window that starts between the ledger's steps: the client's to fix, not "not found".
   std::tie(status, message) =
       Error("/api/v1/report?window=2026-10-01T00:00:30Z,2026-10-01T00:30:00Z");
