@@ -183,7 +183,8 @@ Result<LoadedTimeline> LoadPrometheus(const InputOptions& flags, const TimelineO
 
 // Slurm's jobs over `window`: from a file, or from sacct run for the window.
 Result<slurm::SlurmTimeline> LoadSlurm(const InputOptions& flags, std::optional<Window> window,
-                                       Duration usage_sample_interval) {
+                                       Duration usage_sample_interval,
+                                       std::string window_origin = "") {
   slurm::SlurmOptions sopts;
   sopts.cluster = flags.cluster;
   sopts.format.time_zone = flags.slurm_time_zone;
@@ -200,6 +201,7 @@ Result<slurm::SlurmTimeline> LoadSlurm(const InputOptions& flags, std::optional<
     sopts.account_teams_source = flags.slurm_account_teams;
   }
   sopts.window = window;
+  sopts.window_origin = std::move(window_origin);
   if (!flags.slurm) return slurm::LoadSacct(flags.slurm_sacct, sopts);
   slurm::SacctRunOptions run;
   run.binary = flags.slurm_sacct_bin;
@@ -373,7 +375,8 @@ Result<LoadedInput> LoadInput(const InputOptions& flags, std::optional<Window> w
     GPUCOST_ASSIGN_OR_RETURN(
         slurm::SlurmTimeline piece,
         LoadSlurm(flags, kubernetes ? std::optional<Window>(timeline.window) : window,
-                  std::min(step, out.staleness)));
+                  std::min(step, out.staleness),
+                  kubernetes && !window ? "the Kubernetes input's window" : ""));
     if (!kubernetes) {
       timeline = slurm::ToLoadedTimeline(std::move(piece));
     } else {

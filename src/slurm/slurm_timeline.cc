@@ -126,6 +126,23 @@ void AddGpuUtilSeries(SlurmTimeline& out, const HeldJobs& jobs, const SlurmOptio
   }
 }
 
+// Running jobs (End=Unknown) held to the end of a window the user did not give, past the latest
+// time the file holds: said, with where the window came from.
+void WarnRunningPastTheFile(const SacctParse& parsed, const SlurmOptions& options,
+                            const std::string& source, Diagnostics& diag) {
+  bool running = false;
+  Instant latest = parsed.jobs.empty() ? options.window->start : parsed.jobs.front().start;
+  for (const SacctJob& j : parsed.jobs) {
+    latest = std::max(latest, j.end.value_or(j.start));
+    running = running || (!j.end && j.start < options.window->end);
+  }
+  if (!running || latest >= options.window->end) return;
+  diag.Warn("running", source, 0,
+            StrCat("running jobs (End=Unknown) are held to ", FormatRfc3339(options.window->end),
+                   ", the end of ", options.window_origin, ", past the latest time in the file (",
+                   FormatRfc3339(latest), "); give a window to cut them elsewhere"));
+}
+
 // With an account-teams file, the accounts of held jobs that no line maps are their own team:
 // said once, naming the file and the accounts (a misspelt line costs a team its jobs), with the
 // line that differs only in case where there is one (Slurm keeps account names in lower case).
@@ -169,6 +186,7 @@ Result<SlurmTimeline> BuildSlurmTimeline(const SacctParse& parsed, const SlurmOp
   if (options.window) {
     if (options.window->empty()) return Status::InvalidArgument("the Slurm window is empty");
     out.window = *options.window;
+    if (!options.window_origin.empty()) WarnRunningPastTheFile(parsed, options, source, diag);
   } else if (!parsed.jobs.empty()) {
     Instant lo = parsed.jobs.front().start;
     Instant hi = lo;

@@ -28,6 +28,9 @@ struct SlurmOptions {
   // The attribution window. Running jobs (End=Unknown) are cut at its end. Unset: from the
   // earliest Start to the latest time in the file.
   std::optional<Window> window;
+  // Where `window` came from when the user did not give it (the span of another input read beside
+  // the jobs, say): running jobs held to its end past the file's latest time are then said.
+  std::string window_origin;
   // Physical GPUs per node: by node name, else `default_gpus_per_node`; 0 infers it as the most
   // GPUs (whole plus MIG-packed) the node's jobs held at one time. A configured count below what
   // jobs held at one time is raised to it, with a warning.

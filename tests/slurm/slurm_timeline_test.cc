@@ -91,6 +91,27 @@ TEST(SlurmTimelineTest, AccountsTheTeamsFileDoesNotMapAreSaid) {
   EXPECT_TRUE(account_warnings({}).empty());
 }
 
+// Running jobs held to the end of a window taken from another input, past the file's latest time,
+// are said with where the window came from; a window the user gave is not.
+TEST(SlurmTimelineTest, RunningJobsHeldPastTheFileToAnotherInputsWindowAreSaid) {
+  const auto held_past = [](const std::string& origin) {
+    SlurmOptions o = BerlinDay();
+    o.window_origin = origin;
+    std::vector<std::string> out;
+    for (const InputWarning& w : Load("basic.txt", o).warnings) {
+      if (w.message.find("past the latest time in the file") != std::string::npos) {
+        out.push_back(w.message);
+      }
+    }
+    return out;
+  };
+  const std::vector<std::string> said = held_past("the Kubernetes input's window");
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_THAT(said[0], HasSubstr("held to " + FormatRfc3339(At(24)) +
+                                 ", the end of the Kubernetes input's window"));
+  EXPECT_TRUE(held_past("").empty());
+}
+
 TEST(SlurmTimelineTest, HoldingsRequestWholeGpusOverTheJobsRun) {
   const SlurmTimeline t = Load("basic.txt", BerlinDay());
   const Inventory& inv = t.inventory;
