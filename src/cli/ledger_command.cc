@@ -4,8 +4,10 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -18,6 +20,7 @@
 #include "cli/input_flags.h"
 #include "cli/price_flags.h"
 #include "cli/segment_flags.h"
+#include "core/log.h"
 #include "core/strings.h"
 #include "ledger/ledger.h"
 #include "ledger/ledger_sink.h"
@@ -94,6 +97,36 @@ Status Finish(ledger::Ledger& l, const ReportSettings& settings, size_t written)
   return Status::Ok();
 }
 
+// Each cluster's money in `window` as the ledger holds it (held and idle), before a write.
+Result<std::map<std::string, ledger::CostSum>> ClusterMoney(ledger::Ledger& l, Window window) {
+  return l.Costs(window, {}, ledger::CostGroup::kCluster);
+}
+
+// A write replaces its clusters' records in the window: where that changes money the ledger held
+// (a rewrite from other or shorter input), it is said per cluster, with the amounts.
+void SayChangedMoney(const std::map<std::string, ledger::CostSum>& before,
+                     const std::map<std::string, ledger::CostSum>& after, Window window) {
+  const auto usd = [](double v, double other) {
+    return std::abs(v - other) < 0.01 ? fmt::format("${:.6f}", v) : fmt::format("${:.2f}", v);
+  };
+  for (const auto& [cluster, was] : before) {
+    const auto it = after.find(cluster);
+    const ledger::CostSum now = it == after.end() ? ledger::CostSum{} : it->second;
+    const bool money = std::abs(now.usd - was.usd) > 1e-9 * std::max(1.0, std::abs(was.usd));
+    const bool unpriced = std::abs(now.unpriced_gpu_hours - was.unpriced_gpu_hours) > 1e-9;
+    if (!money && !unpriced) continue;
+    std::string text =
+        StrCat("the ledger held ", usd(was.usd, now.usd), " of cluster ", cluster, "'s cost from ",
+               FormatRfc3339(window.start), " to ", FormatRfc3339(window.end),
+               "; this write replaced it with ", usd(now.usd, was.usd));
+    if (unpriced) {
+      text += fmt::format(" (unpriced GPU-hours {:.2f}, were {:.2f})", now.unpriced_gpu_hours,
+                          was.unpriced_gpu_hours);
+    }
+    LogWarn(text + ": a write replaces its clusters' records in its window");
+  }
+}
+
 Status WriteInto(const LedgerWriteFlags& flags) {
   if (!flags.input.ledger.empty()) {
     return Status::InvalidArgument("ledger write attributes inputs: --ledger is not one");
@@ -114,10 +147,13 @@ Status WriteInto(const LedgerWriteFlags& flags) {
     options.also = &writer;
     options.progress = flags.input.progress.wanted();
     options.after_segment = [&writer](Window segment) { return writer.Commit(segment); };
+    GPUCOST_ASSIGN_OR_RETURN(const auto before, ClusterMoney(*l, settings.window));
     GPUCOST_ASSIGN_OR_RETURN(SegmentedRun run,
                              RunSegmentedReport(MakeSegmentLoader(flags.input, settings.step),
                                                 price, settings, units, options));
     PrintWarnings(run.warnings, run.run.summary, flags.input.max_warnings);
+    GPUCOST_ASSIGN_OR_RETURN(const auto after, ClusterMoney(*l, settings.window));
+    SayChangedMoney(before, after, settings.window);
     return Finish(*l, settings, writer.written());
   }
   GPUCOST_ASSIGN_OR_RETURN(LoadedInput input, LoadInput(flags.input, window, settings.step));
@@ -137,7 +173,10 @@ Status WriteInto(const LedgerWriteFlags& flags) {
   GPUCOST_ASSIGN_OR_RETURN(ReportRun run, RunReport(timeline, price, settings, &sink));
   PrintWarnings(timeline, run.summary, flags.input.max_warnings);
   const size_t written = sink.pending();
+  GPUCOST_ASSIGN_OR_RETURN(const auto before, ClusterMoney(*l, settings.window));
   GPUCOST_RETURN_IF_ERROR(sink.Commit());
+  GPUCOST_ASSIGN_OR_RETURN(const auto after, ClusterMoney(*l, settings.window));
+  SayChangedMoney(before, after, settings.window);
   return Finish(*l, settings, written);
 }
 

@@ -111,9 +111,10 @@ class Ledger {
   Result<LedgerTotals> Totals(std::span<const std::string> clusters = {});
   // Each cluster's gauges are of its newest step; step_start is the newest of them.
   Result<LedgerLatest> Latest(std::span<const std::string> clusters = {});
-  // Allocated cost (known prices) and unpriced hours per team of the steps that start in `window`.
-  Result<std::map<std::string, TeamCost>> TeamCosts(Window window,
-                                                    std::span<const std::string> clusters = {});
+  // Allocated cost (known prices) and unpriced hours per team or cluster of the steps in `window`.
+  Result<std::map<std::string, CostSum>> Costs(Window window,
+                                               std::span<const std::string> clusters = {},
+                                               CostGroup by = CostGroup::kTeam);
   // Looks for damage (docs/ledger.md, "A damaged ledger"): the backend's check of its storage
   // (SQLite's quick_check, which reads every page), and with `whole` each rolled period against
   // its roll-up and its records (a read of every record). Reads check what they read anyway,

@@ -1,5 +1,5 @@
 // The ledger's summary queries: what it holds (Info), totals since it began for counters
-// (Totals), the newest step for gauges (Latest), team costs over a window (TeamCosts, from the
+// (Totals), the newest step for gauges (Latest), team costs over a window (Costs, from the
 // roll-ups where it can) and the span (Span). They aggregate in the database and return small
 // results; `gpucost serve` asks them every cycle, so none of them scans the whole ledger (Info,
 // for `ledger info`, does).
@@ -228,36 +228,43 @@ Status Ledger::AddGauges(Window step, const std::string& cluster, LedgerLatest& 
   return Status::Ok();
 }
 
-Result<std::map<std::string, TeamCost>> Ledger::TeamCosts(Window window,
-                                                          std::span<const std::string> clusters) {
+Result<std::map<std::string, CostSum>> Ledger::Costs(Window window,
+                                                     std::span<const std::string> clusters,
+                                                     CostGroup by) {
   // Whole sealed days and hours from their roll-ups, the rest from the records.
   ReadOptions options;
   options.rollups = true;
   std::set<int64_t> steps;
   GPUCOST_ASSIGN_OR_RETURN(std::vector<Segment> plan, Plan(UnixMs(window.start), UnixMs(window.end),
                                                            UnixMs(window.start), options, steps));
-  // A holder's cluster is its node's.
-  const std::string only =
-      clusters.empty() ? "" : StrCat(" AND h.cluster IN (", Params(3, clusters.size()), ")");
+  // A team's money is its holders' (a holder's cluster is its node's); a cluster's is its nodes'
+  // units', held or idle.
+  const bool teams = by == CostGroup::kTeam;
+  const std::string key = teams ? "COALESCE(NULLIF(h.team, ''), h.namespace)" : "n.cluster";
+  const std::string join =
+      teams ? "JOIN holders h ON h.id = r.holder_id"
+            : "JOIN units u ON u.id = r.unit_id JOIN nodes n ON n.id = u.node_id";
+  const std::string only = clusters.empty() ? ""
+                                            : StrCat(" AND ", teams ? "h" : "n", ".cluster IN (",
+                                                     Params(3, clusters.size()), ")");
   Result<std::unique_ptr<Statement>> records = db_->Prepare(
-      StrCat("SELECT COALESCE(NULLIF(h.team, ''), h.namespace), COALESCE(SUM(r.allocated_usd), 0), "
+      StrCat("SELECT ", key,
+             ", COALESCE(SUM(r.allocated_usd), 0), "
              "COALESCE(SUM(CASE WHEN (r.flags & ",
              kPriceKnown,
              ") <> 0 THEN r.gpu_hours ELSE 0 END), 0), "
              "COALESCE(SUM(CASE WHEN (r.flags & ",
              kPriceKnown,
              ") = 0 THEN r.gpu_hours ELSE 0 END), 0) "
-             "FROM "
-             "cost_records r JOIN holders h ON h.id = r.holder_id WHERE r.step_start_ms >= $1 "
-             "AND r.step_start_ms < $2",
-             only, " GROUP BY 1"));
+             "FROM cost_records r ",
+             join, " WHERE r.step_start_ms >= $1 AND r.step_start_ms < $2", only, " GROUP BY 1"));
   if (!records.ok()) return Fail("reading team costs", records.status());
   Result<std::unique_ptr<Statement>> rolled = db_->Prepare(
-      StrCat("SELECT COALESCE(NULLIF(h.team, ''), h.namespace), COALESCE(SUM(r.allocated_usd), 0), "
-             "COALESCE(SUM(r.priced_hours), 0), COALESCE(SUM(r.unpriced_hours), 0) FROM "
-             "rollups r JOIN holders h ON h.id = r.holder_id WHERE r.period_ms = $1 AND "
-             "r.start_ms = $2",
-             only, " GROUP BY 1"));
+      StrCat("SELECT ", key,
+             ", COALESCE(SUM(r.allocated_usd + r.idle_usd), 0), "
+             "COALESCE(SUM(r.priced_hours), 0), "
+             "COALESCE(SUM(r.unpriced_hours), 0) FROM rollups r ",
+             join, " WHERE r.period_ms = $1 AND r.start_ms = $2", only, " GROUP BY 1"));
   if (!rolled.ok()) return Fail("reading team costs", rolled.status());
   struct Sums {
     CompensatedSum usd, priced, unpriced;
@@ -280,7 +287,7 @@ Result<std::map<std::string, TeamCost>> Ledger::TeamCosts(Window window,
     });
     if (!s.ok()) return Fail("reading team costs", s);
   }
-  std::map<std::string, TeamCost> out;
+  std::map<std::string, CostSum> out;
   for (const auto& [team, t] : sums) {
     out[team] = {t.usd.value(), t.priced.value(), t.unpriced.value()};
   }

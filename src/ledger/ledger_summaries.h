@@ -54,15 +54,18 @@ struct NodeIdleTotal {
   double priced_gpu_hours = 0;  // of idle_gpu_hours, those whose price was known
   bool money_known() const { return priced_gpu_hours > 0 || idle_usd != 0; }
 };
-// A team's allocated cost over a window: the known money, and the GPU-hours whose price was
-// unknown (their cost is in no sum; with some, usd is a floor).
-struct TeamCost {
+// A team's (or a cluster's) allocated cost over a window: the known money, and the GPU-hours whose
+// price was unknown (their cost is in no sum; with some, usd is a floor).
+struct CostSum {
   double usd = 0;
   double priced_gpu_hours = 0;
   double unpriced_gpu_hours = 0;
   // Some hours priced, or none unpriced: the money is known, in part (money_known of HolderTotal).
   bool money_known() const { return priced_gpu_hours > 0 || usd != 0 || unpriced_gpu_hours == 0; }
 };
+// What Ledger::Costs sums by: each team's held money (a holder's team, else its namespace), or
+// each cluster's held and idle money.
+enum class CostGroup : uint8_t { kTeam, kCluster };
 struct LedgerTotals {
   std::vector<HolderTotal> holders;
   std::vector<NodeIdleTotal> idle;

@@ -154,9 +154,9 @@ std::vector<TeamBudgetGauge> TeamBudgetGauges(ledger::Ledger& ledger,
   const Window month = alerts::MonthOf(as_of - Duration(1));
   const Instant data_start = (*span)->start;
   const Window rate = alerts::RateWindow(as_of, data_start, lookback);
-  Result<std::map<std::string, ledger::TeamCost>> mtd =
-      ledger.TeamCosts({std::max(month.start, data_start), as_of}, clusters);
-  Result<std::map<std::string, ledger::TeamCost>> recent = ledger.TeamCosts(rate, clusters);
+  Result<std::map<std::string, ledger::CostSum>> mtd =
+      ledger.Costs({std::max(month.start, data_start), as_of}, clusters);
+  Result<std::map<std::string, ledger::CostSum>> recent = ledger.Costs(rate, clusters);
   if (!mtd.ok() || !recent.ok()) return out;
   std::set<std::string> teams;
   for (const auto& [team, usd] : *mtd) teams.insert(team);
@@ -168,9 +168,8 @@ std::vector<TeamBudgetGauge> TeamBudgetGauges(ledger::Ledger& ledger,
     in.month = month;
     in.as_of = as_of;
     in.data_start = data_start;
-    const ledger::TeamCost month_cost = mtd->count(team) ? mtd->at(team) : ledger::TeamCost{};
-    const ledger::TeamCost recent_cost =
-        recent->count(team) ? recent->at(team) : ledger::TeamCost{};
+    const ledger::CostSum month_cost = mtd->count(team) ? mtd->at(team) : ledger::CostSum{};
+    const ledger::CostSum recent_cost = recent->count(team) ? recent->at(team) : ledger::CostSum{};
     in.month_to_date_usd = month_cost.usd;
     in.recent_usd = recent_cost.usd;
     in.lookback = lookback;

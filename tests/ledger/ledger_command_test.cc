@@ -137,7 +137,9 @@ TEST_F(LedgerCommand, SamplesPastTheMinuteAreWrittenOnTheMinuteGridAtNoCost) {
 TEST_F(LedgerCommand, WritingTheSameWindowTwiceChangesNothing) {
   ASSERT_EQ(Run("ledger write " + ledger_ + FromInput()).exit_code, 0);
   const json once = Json("ledger info --format json " + ledger_);
-  ASSERT_EQ(Run("ledger write " + ledger_ + FromInput()).exit_code, 0);
+  const RunResult again = Run("ledger write " + ledger_ + FromInput());
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_FALSE(Contains(again.output, "this write replaced")) << again.output;
   const json twice = Json("ledger info --format json " + ledger_);
   EXPECT_EQ(once["records"], twice["records"]);
   EXPECT_EQ(twice["records"].get<int>(), 7 * 60);
@@ -155,6 +157,20 @@ TEST_F(LedgerCommand, WritingTheSameWindowTwiceChangesNothing) {
           << i << " " << field;
     }
   }
+}
+
+// A write that changes the money the ledger held in its window (other prices, other or shorter
+// input) says so per cluster, with both amounts.
+TEST_F(LedgerCommand, ARewriteThatChangesMoneySaysWhereAndHowMuch) {
+  ASSERT_EQ(Run("ledger write " + ledger_ + FromInput()).exit_code, 0);
+  const RunResult cheaper =
+      Run("ledger write " + ledger_ + " --input " + input_ + " --price-per-gpu-hour 3");
+  ASSERT_EQ(cheaper.exit_code, 0) << cheaper.output;
+  EXPECT_TRUE(Contains(cheaper.output,
+                       "the ledger held $12.00 of cluster default's cost from "
+                       "2026-10-01T00:00:00Z to 2026-10-01T01:00:00Z; this write replaced it "
+                       "with $3.00"))
+      << cheaper.output;
 }
 
 TEST_F(LedgerCommand, MisuseIsRefusedWithTheReason) {

@@ -219,8 +219,17 @@ TEST_P(LedgerRollups, AReportFromRollupsIsTheReportOfTheirRecords) {
   // Nothing sealed yet: the reads are records only.
   EXPECT_EQ(ExpectRollupsChangeNothing(**ledger, "unsealed"), 0u);
   const Window budget_windows[] = {{At(0), At(kSpan)}, {At(kHour + 600), At(26 * kHour)}};
-  std::vector<std::map<std::string, TeamCost>> team_costs;
-  for (const Window& w : budget_windows) team_costs.push_back(*(*ledger)->TeamCosts(w));
+  const CostGroup groups[] = {CostGroup::kTeam, CostGroup::kCluster};
+  std::vector<std::map<std::string, CostSum>> team_costs;
+  for (const CostGroup g : groups) {
+    for (const Window& w : budget_windows) team_costs.push_back(*(*ledger)->Costs(w, {}, g));
+  }
+  // A cluster's money is every record's of the window, held and idle.
+  double whole = 0;
+  for (const CostRecord& r : records) whole += r.price_known ? r.allocated_usd : 0;
+  double clusters = 0;
+  for (const auto& [cluster, sum] : team_costs[std::size(budget_windows)]) clusters += sum.usd;
+  EXPECT_NEAR(clusters, whole, 1e-9 * whole);
 
   // Sealing stops at the last whole 5 minutes before the instant: of the 30 hours, 29 whole
   // hours, the first day, and 29:00-29:30 in 5-minute periods.
@@ -230,15 +239,16 @@ TEST_P(LedgerRollups, AReportFromRollupsIsTheReportOfTheirRecords) {
   EXPECT_EQ(*(*ledger)->SealedThrough(), At(29 * kHour + 1800));
   EXPECT_EQ(*(*ledger)->Seal(At(29 * kHour + 1800 + 200)), 0);  // nothing new
   EXPECT_GT(ExpectRollupsChangeNothing(**ledger, "sealed"), 0u);
-  // Team costs (budgets) read the roll-ups too, and come out the same.
-  for (size_t i = 0; i < std::size(budget_windows); ++i) {
-    const auto costs = (*ledger)->TeamCosts(budget_windows[i]);
+  // Team and cluster costs (budgets, rewrites) read the roll-ups too, and come out the same.
+  for (size_t i = 0; i < team_costs.size(); ++i) {
+    const auto costs = (*ledger)->Costs(budget_windows[i % std::size(budget_windows)], {},
+                                        groups[i / std::size(budget_windows)]);
     ASSERT_TRUE(costs.ok()) << costs.status().ToString();
     ASSERT_EQ(costs->size(), team_costs[i].size());
-    EXPECT_GE(costs->size(), 2u);
+    EXPECT_GE(costs->size(), i < std::size(budget_windows) ? 2u : 1u);
     for (const auto& [team, want] : team_costs[i]) {
       ASSERT_TRUE(costs->count(team)) << team;
-      const TeamCost& got = costs->at(team);
+      const CostSum& got = costs->at(team);
       EXPECT_NEAR(got.usd, want.usd, 1e-9 * std::max(1.0, want.usd)) << team;
       EXPECT_NEAR(got.priced_gpu_hours, want.priced_gpu_hours, 1e-9) << team;
       EXPECT_NEAR(got.unpriced_gpu_hours, want.unpriced_gpu_hours, 1e-9) << team;
