@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Remote read against the query API on the same TSDB and window: a generated cluster
-# (bench/gen_cluster.cc) imported into a real Prometheus with promtool, then
+# (`gpucost simulate --format prom`, docs/simulate.md) imported into a real Prometheus with
+# promtool, then
 # `gpucost report --prometheus` with --prometheus-api remote-read and query, and --input on the
 # same file, each timed with /usr/bin/time -v (wall, peak RSS) while Prometheus' CPU time
 # (/proc/<pid>/stat) is read before and after each run. All three reports must be equal (every
@@ -19,14 +20,14 @@ chunk="${CHUNK:-2h}"
 data="${DATA:-bench/data}"
 if [ -z "${BUILD:-}" ]; then
   cmake --preset release >/dev/null
-  cmake --build --preset release --target gpucost gen_cluster
+  cmake --build --preset release --target gpucost
 fi
 gpucost="$build/src/cli/gpucost"
 mkdir -p "$data"
 base="$data/cluster-${nodes}n-${days}d-${interval}s-seed1"
 if [ ! -s "$base.prom" ] || [ ! -s "$base.meta" ]; then
-  "$build/bench/gen_cluster" --nodes "$nodes" --days "$days" --interval "$interval" --seed 1 \
-    --out "$base.prom" 2>"$base.meta"
+  "$gpucost" simulate --nodes "$nodes" --duration "${days}d" --scrape-interval "${interval}s" \
+    --seed 1 --format prom --out "$base.prom" 2>"$base.meta"
 fi
 # shellcheck disable=SC1090
 . <(sed 's/^/m_/' "$base.meta")

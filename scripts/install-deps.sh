@@ -9,7 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   zlib1g-dev libzstd-dev libxxhash-dev libfmt-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
   libcurl4-openssl-dev libssl-dev openssl libcpp-httplib-dev
-  libsqlite3-dev                      # the cost ledger
+  libsqlite3-dev sqlite3              # the cost ledger, and the shell its salvage uses (tests/ledger)
   libpqxx-dev postgresql              # the ledger on PostgreSQL, and a real server for its tests
   libprotobuf-dev protobuf-compiler libsnappy-dev   # remote read: protobuf + snappy
   libgrpc++-dev protobuf-compiler-grpc               # agent: kubelet PodResources (gRPC)

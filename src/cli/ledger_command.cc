@@ -267,8 +267,11 @@ Status Check(const std::string& path) {
   }
   // SQLite's pages are checked here (quick_check); PostgreSQL checks its own as it reads them.
   const bool sqlite = !ledger::IsPostgresTarget(l->path());
-  std::cout << fmt::format("{}: sound: {}{} rolled periods match their roll-ups and records\n",
-                           l->path(), sqlite ? "its storage checked, " : "", check.periods);
+  // Sound and empty is worth saying: a salvage that read nothing is sound too.
+  GPUCOST_ASSIGN_OR_RETURN(const std::optional<Window> span, l->Span());
+  std::cout << fmt::format("{}: sound: {}{} rolled periods match their roll-ups and records{}\n",
+                           l->path(), sqlite ? "its storage checked, " : "", check.periods,
+                           span ? "" : "; it holds no cost records");
   return Status::Ok();
 }
 

@@ -90,7 +90,7 @@ constexpr std::array<MetricDef, 16> kHealth = {{
      "Seconds serve's ledger transactions waited for other writers of the ledger (the serves of "
      "other clusters) to finish theirs."},
     {kScrapeSpoolBytes, G, kNoLabels,
-     "Size of the scrape spool's files (bytes; --scrape): gzip, one member per scrape."},
+     "Size of the scrape spool's files (bytes; --scrape): zstd, one frame per scrape."},
     {kScrapeSpoolFiles, G, kNoLabels, "Files in the scrape spool, one per target and minute."},
     {kScrapeSpoolWriteErrorsTotal, C, kNoLabels,
      "Good scrapes the spool could not store (a full disk, permissions): each is dropped, never "

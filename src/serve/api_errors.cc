@@ -99,7 +99,9 @@ void AnswerServerErrors(httplib::Server& server) {
         : res.status == 404 ? StrCat("no ", req.method, " ", req.path,
                                      " here: the API is GET /api/v1/report, /api/v1/ledger, "
                                      "/api/v1/fleet, /api/v1/alerts, /api/v1/recommendations, "
-                                     "/allocation, /metrics, /healthz and /readyz (docs/serve.md)")
+                                     "OpenCost's /allocation, /allocation/compute and "
+                                     "/allocation/autocomplete (also under /model/), /metrics, "
+                                     "/healthz and /readyz, and the web UI at / (docs/serve.md)")
         : res.status == 414 ? std::string("the request's URI is too long")
                             : StrCat("HTTP ", res.status);
     res.set_content(JsonErrorBody(why), "application/json");

@@ -234,7 +234,7 @@ p = 0.6
 case("time_slicing", """Time-slicing, and dcgm-exporter labelling a shared GPU with one arbitrary pod.
 One T4 with 4 replicas (node capacity says `nvidia.com/gpu: 4`, inflated: the GPU count label says
 1) at $0.60/GPU-hour. Three pods hold one replica each (f = 1/4); the GPU's activity is 0.6 and
-its series carries the labels of svc-b only. Proves the DESIGN.md example: each holder gets
+its series carries the labels of svc-b only. Proves the example of docs/engine.md: each holder gets
 a = 0.6 x (1/4)/(3/4) = 0.2, u = 0.8, rows are marked estimated, the GPU's effective cost
 0.6 x price is fully accounted to the three pods (not all to svc-b), the free replica is idle,
 and node capacity is 1 physical GPU, not 4.""", s,

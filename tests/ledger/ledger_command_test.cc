@@ -173,6 +173,31 @@ TEST_F(LedgerCommand, ARewriteThatChangesMoneySaysWhereAndHowMuch) {
       << cheaper.output;
 }
 
+// docs/ledger.md's salvage of a SQLite ledger, pasted: what the shell reads comes back whole and
+// checks sound; an empty ledger checks sound and says it holds nothing.
+TEST_F(LedgerCommand, TheDocumentedSalvageKeepsWhatItReads) {
+  ASSERT_EQ(Run("ledger write " + ledger_ + FromInput()).exit_code, 0);
+  const std::string salvaged = (dir_.path() / "salvaged.db").string();
+  const RunResult dump = RunShell("sqlite3 " + ledger_ + " .dump | sqlite3 " + salvaged + " 2>&1");
+  ASSERT_EQ(dump.exit_code, 0) << dump.output;
+  const RunResult check = Run("ledger check " + salvaged);
+  EXPECT_EQ(check.exit_code, 0) << check.output;
+  EXPECT_TRUE(Contains(check.output, ": sound: ")) << check.output;
+  EXPECT_FALSE(Contains(check.output, "holds no cost records")) << check.output;
+  const json report = Json("report --accumulate --format json --ledger " + salvaged);
+  EXPECT_NEAR(report["totals"]["cost_usd"].get<double>(), 12, 1e-9);
+
+  // A salvage that read no record (the tables, no rows) is sound, and says it is empty.
+  const RunResult emptied =
+      RunShell("sqlite3 " + salvaged +
+               " 'DELETE FROM cost_records; DELETE FROM rollups; DELETE FROM rollup_periods; "
+               "DELETE FROM period_checks;' 2>&1");
+  ASSERT_EQ(emptied.exit_code, 0) << emptied.output;
+  const RunResult nothing = Run("ledger check " + salvaged);
+  EXPECT_EQ(nothing.exit_code, 0) << nothing.output;
+  EXPECT_TRUE(Contains(nothing.output, "; it holds no cost records")) << nothing.output;
+}
+
 TEST_F(LedgerCommand, MisuseIsRefusedWithTheReason) {
   ASSERT_EQ(Run("ledger write " + ledger_ + FromInput()).exit_code, 0);
   RunResult r = Run("report" + FromLedger() + " --input " + input_);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes this golden case (input/, sacct.txt, args, README.md, expected.json) with the helpers of
 ../../generate.py, which writes the other cases. Expected values come from the attribution model's
-formulas (DESIGN.md), independently of the C++ code. Run it after changing the case."""
+formulas (docs/engine.md), independently of the C++ code. Run it after changing the case."""
 import json
 import os
 import sys
