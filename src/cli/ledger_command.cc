@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -11,10 +12,12 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "attribution/inventory_union.h"
 #include "cli/commands.h"
 #include "cli/format_flag.h"
 #include "cli/input_flags.h"
@@ -97,34 +100,102 @@ Status Finish(ledger::Ledger& l, const ReportSettings& settings, size_t written)
   return Status::Ok();
 }
 
-// Each cluster's money in `window` as the ledger holds it (held and idle), before a write.
-Result<std::map<std::string, ledger::CostSum>> ClusterMoney(ledger::Ledger& l, Window window) {
-  return l.Costs(window, {}, ledger::CostGroup::kCluster);
+// The clusters of `inventory`'s nodes, sorted, each once.
+std::vector<std::string> NodeClusters(const Inventory& inventory) {
+  std::set<std::string> out;
+  for (const Node& n : inventory.nodes) out.insert(n.cluster);
+  return {out.begin(), out.end()};
+}
+
+// Consecutive writes carry the pool draws, as serve's cycles and a segmented run do: a pod without
+// a device assignment that runs across the end of one write keeps the units it drew there
+// (docs/ledger.md, "Idempotent writes"), so writing day after day gives the effective money of
+// one write of all the days. The draws kept by the writes (or serve) of the clusters whose last
+// write ended where this window starts.
+Result<std::vector<KeyedDraw>> DrawsEndingAt(ledger::Ledger& l, Instant start) {
+  GPUCOST_ASSIGN_OR_RETURN(const std::vector<ledger::ScopeState> scopes, l.Scopes());
+  std::vector<std::string> ending_here;
+  for (const ledger::ScopeState& s : scopes) {
+    if (s.attributed_through == start) ending_here.push_back(s.cluster);
+  }
+  if (ending_here.empty()) return std::vector<KeyedDraw>();
+  return l.OpenDraws(ending_here);
+}
+
+// Keeps the draws open at the window's end for the next write, for each of `clusters` the ledger
+// has not attributed past it (a rewrite of an earlier window leaves a later end's draws alone).
+Status KeepDrawsAt(ledger::Ledger& l, const std::vector<std::string>& clusters, Instant end,
+                   std::span<const KeyedDraw> open) {
+  GPUCOST_ASSIGN_OR_RETURN(const std::vector<ledger::ScopeState> scopes, l.Scopes());
+  ledger::WriteScope scope;
+  for (const std::string& cluster : clusters) {
+    const auto it = std::find_if(scopes.begin(), scopes.end(),
+                                 [&](const ledger::ScopeState& s) { return s.cluster == cluster; });
+    if (it == scopes.end() || !it->attributed_through || *it->attributed_through <= end) {
+      scope.clusters.push_back(cluster);
+    }
+  }
+  if (scope.clusters.empty()) return Status::Ok();
+  return l.SetAttributedThrough(scope, end, open);
+}
+
+// The money in `window` as the ledger holds it, per cluster (held and idle) and per team (held).
+struct MoneyHeld {
+  std::map<std::string, ledger::CostSum> clusters;
+  std::map<std::string, ledger::CostSum> teams;
+};
+Result<MoneyHeld> ClusterMoney(ledger::Ledger& l, Window window) {
+  MoneyHeld out;
+  GPUCOST_ASSIGN_OR_RETURN(out.clusters, l.Costs(window, {}, ledger::CostGroup::kCluster));
+  GPUCOST_ASSIGN_OR_RETURN(out.teams, l.Costs(window, {}, ledger::CostGroup::kTeam));
+  return out;
 }
 
 // A write replaces its clusters' records in the window: where that changes money the ledger held
-// (a rewrite from other or shorter input), it is said per cluster, with the amounts.
-void SayChangedMoney(const std::map<std::string, ledger::CostSum>& before,
-                     const std::map<std::string, ledger::CostSum>& after, Window window) {
+// (a rewrite from other or shorter input, other prices, pods drawn onto other GPUs), it is said
+// per cluster and per team whose money moved, with the amounts.
+void SayChangedMoney(const MoneyHeld& before, const MoneyHeld& after, Window window) {
   const auto usd = [](double v, double other) {
     return std::abs(v - other) < 0.01 ? fmt::format("${:.6f}", v) : fmt::format("${:.2f}", v);
   };
-  for (const auto& [cluster, was] : before) {
-    const auto it = after.find(cluster);
-    const ledger::CostSum now = it == after.end() ? ledger::CostSum{} : it->second;
-    const bool money = std::abs(now.usd - was.usd) > 1e-9 * std::max(1.0, std::abs(was.usd));
-    const bool unpriced = std::abs(now.unpriced_gpu_hours - was.unpriced_gpu_hours) > 1e-9;
-    if (!money && !unpriced) continue;
-    std::string text =
-        StrCat("the ledger held ", usd(was.usd, now.usd), " of cluster ", cluster, "'s cost from ",
-               FormatRfc3339(window.start), " to ", FormatRfc3339(window.end),
-               "; this write replaced it with ", usd(now.usd, was.usd));
-    if (unpriced) {
-      text += fmt::format(" (unpriced GPU-hours {:.2f}, were {:.2f})", now.unpriced_gpu_hours,
-                          was.unpriced_gpu_hours);
+  const auto differ = [](double a, double b) {
+    return std::abs(a - b) > 1e-9 * std::max(1.0, std::abs(b));
+  };
+  const std::string when =
+      StrCat(" from ", FormatRfc3339(window.start), " to ", FormatRfc3339(window.end));
+  int said = 0;
+  int more = 0;
+  for (const bool teams : {false, true}) {
+    const auto& was_by = teams ? before.teams : before.clusters;
+    const auto& now_by = teams ? after.teams : after.clusters;
+    for (const auto& [name, was] : was_by) {
+      const auto it = now_by.find(name);
+      const ledger::CostSum now = it == now_by.end() ? ledger::CostSum{} : it->second;
+      const bool money = differ(now.usd, was.usd);
+      const bool effective = differ(now.effective_usd, was.effective_usd);
+      const bool unpriced = std::abs(now.unpriced_gpu_hours - was.unpriced_gpu_hours) > 1e-9;
+      if (!money && !effective && !unpriced) continue;
+      if (teams && ++said > 5) {
+        ++more;
+        continue;
+      }
+      std::vector<std::string> parts;
+      if (money)
+        parts.push_back(StrCat("allocated ", usd(was.usd, now.usd), " -> ", usd(now.usd, was.usd)));
+      if (effective) {
+        parts.push_back(StrCat("effective ", usd(was.effective_usd, now.effective_usd), " -> ",
+                               usd(now.effective_usd, was.effective_usd)));
+      }
+      if (unpriced) {
+        parts.push_back(fmt::format("unpriced GPU-hours {:.2f} -> {:.2f}", was.unpriced_gpu_hours,
+                                    now.unpriced_gpu_hours));
+      }
+      const std::string text = StrCat("this write changed ", teams ? "team " : "cluster ", name,
+                                      "'s cost", when, ": ", Join(parts, ", "));
+      LogWarn(text + " (a write replaces its clusters' records in its window)");
     }
-    LogWarn(text + ": a write replaces its clusters' records in its window");
   }
+  if (more > 0) LogWarn(StrCat("and ", more, " more teams whose money this write changed"));
 }
 
 Status WriteInto(const LedgerWriteFlags& flags) {
@@ -147,11 +218,14 @@ Status WriteInto(const LedgerWriteFlags& flags) {
     options.also = &writer;
     options.progress = flags.input.progress.wanted();
     options.after_segment = [&writer](Window segment) { return writer.Commit(segment); };
+    GPUCOST_ASSIGN_OR_RETURN(options.prior_draws, DrawsEndingAt(*l, settings.window.start));
     GPUCOST_ASSIGN_OR_RETURN(const auto before, ClusterMoney(*l, settings.window));
     GPUCOST_ASSIGN_OR_RETURN(SegmentedRun run,
                              RunSegmentedReport(MakeSegmentLoader(flags.input, settings.step),
                                                 price, settings, units, options));
     PrintWarnings(run.warnings, run.run.summary, flags.input.max_warnings);
+    GPUCOST_RETURN_IF_ERROR(
+        KeepDrawsAt(*l, NodeClusters(units.inventory()), settings.window.end, run.open_draws));
     GPUCOST_ASSIGN_OR_RETURN(const auto after, ClusterMoney(*l, settings.window));
     SayChangedMoney(before, after, settings.window);
     return Finish(*l, settings, writer.written());
@@ -169,12 +243,17 @@ Status WriteInto(const LedgerWriteFlags& flags) {
                        GridCeil(span.end, settings.step, grid.value_or(0))};
   }
   const LoadedTimeline& timeline = input.timeline;
+  GPUCOST_ASSIGN_OR_RETURN(const std::vector<KeyedDraw> prior,
+                           DrawsEndingAt(*l, settings.window.start));
+  settings.prior_draws = FindDraws(timeline.inventory, prior);
   ledger::LedgerSink sink(*l, timeline.inventory, settings.window, settings.step);
   GPUCOST_ASSIGN_OR_RETURN(ReportRun run, RunReport(timeline, price, settings, &sink));
   PrintWarnings(timeline, run.summary, flags.input.max_warnings);
   const size_t written = sink.pending();
   GPUCOST_ASSIGN_OR_RETURN(const auto before, ClusterMoney(*l, settings.window));
   GPUCOST_RETURN_IF_ERROR(sink.Commit());
+  GPUCOST_RETURN_IF_ERROR(KeepDrawsAt(*l, NodeClusters(timeline.inventory), settings.window.end,
+                                      KeyDraws(timeline.inventory, run.summary.open_draws)));
   GPUCOST_ASSIGN_OR_RETURN(const auto after, ClusterMoney(*l, settings.window));
   SayChangedMoney(before, after, settings.window);
   return Finish(*l, settings, written);

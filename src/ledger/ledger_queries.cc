@@ -249,7 +249,7 @@ Result<std::map<std::string, CostSum>> Ledger::Costs(Window window,
                                                      Params(3, clusters.size()), ")");
   Result<std::unique_ptr<Statement>> records = db_->Prepare(
       StrCat("SELECT ", key,
-             ", COALESCE(SUM(r.allocated_usd), 0), "
+             ", COALESCE(SUM(r.allocated_usd), 0), COALESCE(SUM(r.effective_usd), 0), "
              "COALESCE(SUM(CASE WHEN (r.flags & ",
              kPriceKnown,
              ") <> 0 THEN r.gpu_hours ELSE 0 END), 0), "
@@ -262,12 +262,12 @@ Result<std::map<std::string, CostSum>> Ledger::Costs(Window window,
   Result<std::unique_ptr<Statement>> rolled = db_->Prepare(
       StrCat("SELECT ", key,
              ", COALESCE(SUM(r.allocated_usd + r.idle_usd), 0), "
-             "COALESCE(SUM(r.priced_hours), 0), "
+             "COALESCE(SUM(r.effective_usd), 0), COALESCE(SUM(r.priced_hours), 0), "
              "COALESCE(SUM(r.unpriced_hours), 0) FROM rollups r ",
              join, " WHERE r.period_ms = $1 AND r.start_ms = $2", only, " GROUP BY 1"));
   if (!rolled.ok()) return Fail("reading team costs", rolled.status());
   struct Sums {
-    CompensatedSum usd, priced, unpriced;
+    CompensatedSum usd, effective, priced, unpriced;
   };
   std::map<std::string, Sums> sums;
   for (const Segment& seg : plan) {
@@ -282,14 +282,15 @@ Result<std::map<std::string, CostSum>> Ledger::Costs(Window window,
     Status s = EachRow(q, [&](const Statement& r) {
       Sums& t = sums[r.Text(0)];
       t.usd.Add(r.Double(1));
-      t.priced.Add(r.Double(2));
-      t.unpriced.Add(r.Double(3));
+      t.effective.Add(r.Double(2));
+      t.priced.Add(r.Double(3));
+      t.unpriced.Add(r.Double(4));
     });
     if (!s.ok()) return Fail("reading team costs", s);
   }
   std::map<std::string, CostSum> out;
   for (const auto& [team, t] : sums) {
-    out[team] = {t.usd.value(), t.priced.value(), t.unpriced.value()};
+    out[team] = {t.usd.value(), t.effective.value(), t.priced.value(), t.unpriced.value()};
   }
   return out;
 }

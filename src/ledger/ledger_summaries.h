@@ -58,6 +58,7 @@ struct NodeIdleTotal {
 // price was unknown (their cost is in no sum; with some, usd is a floor).
 struct CostSum {
   double usd = 0;
+  double effective_usd = 0;  // of the measured part
   double priced_gpu_hours = 0;
   double unpriced_gpu_hours = 0;
   // Some hours priced, or none unpriced: the money is known, in part (money_known of HolderTotal).

@@ -117,7 +117,8 @@ Result<SegmentedRun> RunSegmentedReport(const SegmentLoader& load, const PriceFn
     engine.window = seg;
     engine.step = settings.step;
     engine.staleness = settings.staleness;
-    engine.prior_draws = units.ToSegment(carried, indexes);
+    engine.prior_draws = out.segments == 0 ? FindDraws(timeline.inventory, options.prior_draws)
+                                           : units.ToSegment(carried, indexes);
     SegmentSink sink(sink_of_all, indexes, (seg.start - settings.window.start) / settings.step);
     GPUCOST_ASSIGN_OR_RETURN(AttributionSummary summary,
                              Attribute(timeline.inventory, timeline.usage, price, engine, sink));
@@ -131,6 +132,7 @@ Result<SegmentedRun> RunSegmentedReport(const SegmentLoader& load, const PriceFn
   }
   line.Finish();
   out.run.summary.open_draws.clear();
+  out.open_draws = KeyDraws(units.inventory(), carried);
   if (out.samples == 0) {
     return Status::InvalidArgument(StrCat("the source returned no samples from ",
                                           FormatRfc3339(settings.window.start), " to ",

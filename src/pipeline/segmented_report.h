@@ -43,6 +43,7 @@ struct SegmentedRun {
   std::vector<InputWarning> warnings;  // the loader's, each once
   uint64_t samples = 0;
   size_t segments = 0;
+  std::vector<KeyedDraw> open_draws;  // the pool draws of holdings running at the window's end
 };
 
 struct SegmentedOptions {
@@ -53,6 +54,9 @@ struct SegmentedOptions {
   // Called with each segment once its records went to the sinks (`also` may store them then); an
   // error stops the run.
   std::function<Status(Window segment)> after_segment = nullptr;
+  // The draws of holdings already running at the window's start (a write before this one ended
+  // there): the first segment places them first, as the next segments do theirs.
+  std::vector<KeyedDraw> prior_draws = {};
 };
 
 // RunReport over settings.window (which it must hold, with no records to replay), from

@@ -167,10 +167,10 @@ TEST_F(LedgerCommand, ARewriteThatChangesMoneySaysWhereAndHowMuch) {
       Run("ledger write " + ledger_ + " --input " + input_ + " --price-per-gpu-hour 3");
   ASSERT_EQ(cheaper.exit_code, 0) << cheaper.output;
   EXPECT_TRUE(Contains(cheaper.output,
-                       "the ledger held $12.00 of cluster default's cost from "
-                       "2026-10-01T00:00:00Z to 2026-10-01T01:00:00Z; this write replaced it "
-                       "with $3.00"))
+                       "this write changed cluster default's cost from 2026-10-01T00:00:00Z to "
+                       "2026-10-01T01:00:00Z: allocated $12.00 -> $3.00, effective $"))
       << cheaper.output;
+  EXPECT_TRUE(Contains(cheaper.output, "this write changed team bu-a's cost")) << cheaper.output;
 }
 
 // docs/ledger.md's salvage of a SQLite ledger, pasted: what the shell reads comes back whole and

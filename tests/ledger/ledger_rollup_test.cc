@@ -250,6 +250,7 @@ TEST_P(LedgerRollups, AReportFromRollupsIsTheReportOfTheirRecords) {
       ASSERT_TRUE(costs->count(team)) << team;
       const CostSum& got = costs->at(team);
       EXPECT_NEAR(got.usd, want.usd, 1e-9 * std::max(1.0, want.usd)) << team;
+      EXPECT_NEAR(got.effective_usd, want.effective_usd, 1e-9 * std::max(1.0, want.usd)) << team;
       EXPECT_NEAR(got.priced_gpu_hours, want.priced_gpu_hours, 1e-9) << team;
       EXPECT_NEAR(got.unpriced_gpu_hours, want.unpriced_gpu_hours, 1e-9) << team;
       EXPECT_GT(got.priced_gpu_hours + got.unpriced_gpu_hours, 0) << team;

@@ -1,5 +1,6 @@
 // `gpucost serve` attributing a churning simulated cluster from a real Prometheus in one-hour
-// pieces, and `gpucost ledger write` in one-hour segments, keep in the ledger what one
+// pieces, and `gpucost ledger write` in one-hour segments or in consecutive writes, keep in the
+// ledger what one
 // attribution of the whole time gives: pods whose requests drew units from a node's pool keep
 // them from one piece to the next (without the draws carried, the pods running across the pieces'
 // boundaries land on other GPUs and take their activity).
@@ -146,6 +147,21 @@ TEST_F(LedgerInPieces, LedgerWriteInSegmentsWritesWhatOneAttributionGives) {
   ASSERT_EQ(written.exit_code, 0) << written.output;
   EXPECT_NE(written.output.find("to 2026-10-01T06:00:00Z, 60 s steps"), std::string::npos)
       << written.output;
+  ExpectLedgerHoldsTheWholeWindowsReport();
+}
+
+// Windows written one after another, by separate `ledger write`s (a daily job), whole or in
+// segments, carry the draws through the ledger as serve's cycles do.
+TEST_F(LedgerInPieces, ConsecutiveLedgerWritesWriteWhatOneAttributionGives) {
+  const auto write = [&](const std::string& window, const std::string& segment) {
+    const RunResult r = RunShell(kBinary + " ledger write " + ledger_ + " --prometheus " +
+                                 prometheus_->url() + " --window " + window + " --segment " +
+                                 segment + " --segment-samples 0 --price-per-gpu-hour 2.5 2>&1");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+  };
+  write("2026-10-01T00:00:00Z,2026-10-01T02:00:00Z", "0");
+  write("2026-10-01T02:00:00Z,2026-10-01T03:17:00Z", "0");
+  write("2026-10-01T03:17:00Z,2026-10-01T06:00:00Z", "1h");
   ExpectLedgerHoldsTheWholeWindowsReport();
 }
 
