@@ -12,8 +12,13 @@
 namespace gpucost {
 
 void HttpWorkers::enqueue(std::function<void()> fn) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::unique_lock<std::mutex> lock(mu_);
   if (stopping_) return;
+  if (jobs_.size() >= max_waiting_) {
+    if (on_full) on_full();
+    room_.wait(lock, [this] { return stopping_ || jobs_.size() < max_waiting_; });
+    if (stopping_) return;  // as any connection that comes while the server stops
+  }
   jobs_.push_back(std::move(fn));
   // A thread for each connection beyond those waiting for one.
   if (idle_ < jobs_.size() && threads_.size() < max_threads_) {
@@ -31,6 +36,7 @@ void HttpWorkers::shutdown() {
     threads.swap(threads_);
   }
   wake_.notify_all();
+  room_.notify_all();
   for (std::thread& t : threads) t.join();
 }
 
@@ -48,6 +54,7 @@ void HttpWorkers::Work() {
     if (jobs_.empty()) return;  // stopping, nothing left
     std::function<void()> job = std::move(jobs_.front());
     jobs_.pop_front();
+    room_.notify_one();
     lock.unlock();
     job();
     lock.lock();
@@ -103,9 +110,22 @@ void ServeHttpSafely(httplib::Server& server, size_t max_connections, int* liste
   server.set_payload_max_length(kHttpMaxPayload);
   server.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
     AnswerWithoutBrotli(req);
+    // Whole answers only: the library builds every range a client asks for in memory, and 2,700
+    // ranges of one file ("bytes=0-,0-,...", 8 KB of header) were a 222 MB answer.
+    const_cast<httplib::Request&>(req).ranges.clear();
     const std::string length = req.get_header_value("Content-Length");
     if ((length.empty() || length == "0") && !req.has_header("Transfer-Encoding")) {
-      return httplib::Server::HandlerResponse::Unhandled;
+      if (req.method == "GET" || req.method == "HEAD") {
+        return httplib::Server::HandlerResponse::Unhandled;
+      }
+      // Before the library reads a body: a POST without a length was read until the client
+      // closed, all of it kept.
+      res.status = 405;
+      res.set_header("Allow", "GET, HEAD");
+      res.set_content(StrCat("{\"error\":\"", req.method.size() <= 16 ? req.method : "this method",
+                             " is not answered here: every endpoint is GET\"}"),
+                      "application/json");
+      return httplib::Server::HandlerResponse::Handled;
     }
     res.status = 413;
     res.set_content("{\"error\":\"this server takes no request body\"}", "application/json");

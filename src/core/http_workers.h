@@ -30,28 +30,39 @@ inline constexpr size_t kHttpMaxConnections = 512;
 // A request body's bytes kept before it is refused (no endpoint takes one).
 inline constexpr size_t kHttpMaxPayload = 1024;
 
+// Connections that wait for a thread, past which the accepting thread waits too: the rest wait
+// in the kernel's accept queue, not as open descriptors of the process (a flood of connections
+// took every descriptor serve may open, and its scrapes and ledger with them).
+inline constexpr size_t kHttpMaxWaiting = 1024;
+
 class HttpWorkers final : public httplib::TaskQueue {
  public:
-  explicit HttpWorkers(size_t max_threads) : max_threads_(max_threads) {}
+  explicit HttpWorkers(size_t max_threads, size_t max_waiting = kHttpMaxWaiting)
+      : max_threads_(max_threads), max_waiting_(max_waiting) {}
   ~HttpWorkers() override { shutdown(); }
   HttpWorkers(const HttpWorkers&) = delete;
   HttpWorkers& operator=(const HttpWorkers&) = delete;
 
+  // Waits while `max_waiting` connections wait for a thread (`on_full`, for tests, is called
+  // when it starts to wait).
   void enqueue(std::function<void()> fn) override;
   // Runs what is queued, then joins every thread.
   void shutdown() override;
 
   size_t threads() const;
+  std::function<void()> on_full = nullptr;
 
  private:
   void Work();
 
   mutable std::mutex mu_;
   std::condition_variable wake_;
+  std::condition_variable room_;  // a waiting connection was taken
   std::deque<std::function<void()>> jobs_;
   std::vector<std::thread> threads_;
   size_t idle_ = 0;
   size_t max_threads_;
+  size_t max_waiting_;
   bool stopping_ = false;
 };
 

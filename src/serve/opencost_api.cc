@@ -287,6 +287,15 @@ Result<Window> ParseOpenCostWindow(std::string_view text, Instant now) {
                                           "2w), one with an offset (\"24h offset 48h\"), today, "
                                           "yesterday, week, lastweek, month or lastmonth"));
   }
+  // Bounded before it is multiplied: "30500568905w" wrapped around to a few hours (or none).
+  constexpr Duration kLongest = days(366 * 200);
+  const auto too_long = [&](const std::pair<int64_t, char>& d) {
+    return d.first > kLongest / OpenCostUnit(d.second);
+  };
+  if (too_long(*length) || too_long(*offset)) {
+    return Status::InvalidArgument(
+        StrCat("window \"", text, "\": a duration or offset of at most 200 years"));
+  }
   const Duration span = length->first * OpenCostUnit(length->second);
   if (offset_at != std::string_view::npos) {
     const Instant end = now - offset->first * OpenCostUnit(offset->second);
@@ -324,11 +333,13 @@ ApiResponse OpenCostAllocation(const std::string& ledger_path,
       ToLower(param("accumulateBy").empty() ? param("accumulate") : param("accumulateBy"));
   const bool by_period =
       period == "hour" || period == "day" || period == "week" || period == "month";
+  if (window->end <= window->start) return fail(400, "the window is empty");
   Duration step = window->end - window->start;
   if (!param("step").empty() && !Flag(param, "accumulate") && !by_period) {
     Result<Duration> s = ParseDuration(param("step"));
     if (!s.ok() || s->count() <= 0) return fail(400, "step: expected a duration (1h, 1d)");
-    step = *s;
+    // A step past the window is one set: never added past the largest instant.
+    step = std::min(*s, step);
   }
   if ((window->end - window->start) / step > 1000) return fail(400, "more than 1000 steps");
   Result<std::optional<Window>> rounded = OntoLedgerSteps(ledger_path, *window);

@@ -214,6 +214,22 @@ TEST_F(ServeHardening, RequestBodiesAndOtherMethodsAreRefusedUnread) {
     EXPECT_NE(r.find("Allow: GET, HEAD"), std::string::npos) << method << ": " << r;
     EXPECT_NE(r.find("{\"error\":\""), std::string::npos) << method << ": " << r;
   }
+  // A body without a length is refused before it is read (it was read, and kept, until the
+  // client closed): the answer comes while the client still holds the connection open.
+  for (const char* method : {"POST", "PUT", "PATCH"}) {
+    const std::string r = Exchange(
+        port, StrCat(method, " /api/v1/report HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                     std::string(4096, 'x')));
+    EXPECT_EQ(r.rfind("HTTP/1.1 405", 0), 0u) << method << ": " << r;
+  }
+  // Whole answers only: 2,700 ranges of one file were a 222 MB answer, built in memory.
+  std::string ranges = "bytes=0-";
+  for (int i = 0; i < 100; ++i) ranges += ",0-";
+  const std::string whole = Exchange(port, "GET /app.js HTTP/1.1\r\nHost: x\r\n\r\n");
+  const std::string ranged =
+      Exchange(port, StrCat("GET /app.js HTTP/1.1\r\nHost: x\r\nRange: ", ranges, "\r\n\r\n"));
+  EXPECT_EQ(ranged.rfind("HTTP/1.1 200", 0), 0u) << ranged.substr(0, 200);
+  EXPECT_EQ(ranged.size(), whole.size());
   EXPECT_EQ(Get(base_ + "/healthz").status, 200);
   // None of it took an API answer's turn.
   EXPECT_NE(Get(base_ + "/metrics").body.find("\ngpucost_api_busy_total 0\n"), std::string::npos);

@@ -407,6 +407,23 @@ TEST(OpenCostWindows, AsOpenCostCountsThem) {
   for (const char* bad : {"7x", "d", "0d", "7d offset", "7d offset x", "7d  offset 1h", ""}) {
     EXPECT_FALSE(ParseOpenCostWindow(bad, now).ok()) << bad;
   }
+  // Durations past 200 years are refused before they are multiplied: "30500568905w" wrapped
+  // around to a few hours, an empty window, and a division by zero that stopped serve.
+  for (const char* huge : {"30500568905w", "61001137810w", "99999999999h offset 99999999999w",
+                           "73201d", "1d offset 999999999999"}) {
+    EXPECT_FALSE(ParseOpenCostWindow(huge, now).ok()) << huge;
+  }
+  EXPECT_EQ(window("73200d").substr(21), "2026-10-08T00:00:00Z");
+}
+
+// A step longer than the window is one set (step=INT64_MAX ms overflowed the instant it was
+// added to and grew the answer without end); a window that crashed serve is a 400.
+TEST_F(OpenCostContract, StepsAndWindowsPastAnyInstantAreBounded) {
+  EXPECT_EQ(Ask("window=1d&step=9223372036854775807ms")["data"].size(), 1u);
+  EXPECT_EQ(Ask("window=1d&step=106751991167d")["data"].size(), 1u);
+  for (const char* query : {"window=30500568905w", "window=61001137810w&step=1h"}) {
+    EXPECT_EQ(Ask(query, 400)["code"], 400) << query;
+  }
 }
 
 // Idle capacity is named by the capacity it is on and carries the properties that capacity
