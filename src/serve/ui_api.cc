@@ -210,11 +210,17 @@ Result<std::string> LedgerInfoJson(const std::string& ledger_target) {
   GPUCOST_ASSIGN_OR_RETURN(std::vector<ledger::ScopeState> scopes, l->Scopes());
   json clusters = json::array();
   for (const ledger::ScopeState& s : scopes) clusters.push_back(s.cluster);
+  // Every team the ledger has counted (its running totals keep them past retention): the web UI
+  // gives each its colour from the whole list, so that a team is one colour on every page.
+  GPUCOST_ASSIGN_OR_RETURN(const ledger::LedgerTotals totals, l->Totals());
+  std::set<std::string> team_set;
+  for (const ledger::HolderTotal& t : totals.holders) team_set.insert(t.team);
   json window = nullptr;
   if (span) window = {{"start", FormatRfc3339(span->start)}, {"end", FormatRfc3339(span->end)}};
   return Dump({{"window", std::move(window)},
                {"step_s", std::chrono::duration_cast<std::chrono::seconds>(step).count()},
-               {"clusters", std::move(clusters)}});
+               {"clusters", std::move(clusters)},
+               {"teams", json(std::vector<std::string>(team_set.begin(), team_set.end()))}});
 }
 
 }  // namespace gpucost::serve

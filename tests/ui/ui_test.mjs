@@ -197,6 +197,10 @@ try {
     equal(await text(`[data-kpi=${k}]`), money(byTeam.totals[k]), `overview ${k}`);
     equal(money(cli.totals[k]), money(byTeam.totals[k]), `CLI and API ${k}`);
   }
+  // Each team's colour in the chart's legend, to compare with the fleet's map below.
+  const chartColors = await page.$$eval(".u-legend tr.u-series", (rows) => Object.fromEntries(rows
+    .filter((r) => r.querySelector(".u-marker"))
+    .map((r) => [r.querySelector(".u-label").textContent.trim(), getComputedStyle(r.querySelector(".u-marker")).borderTopColor])));
   const shown = await texts("table[data-table=cost-by-team] tbody td[data-col=allocated_usd]");
   equal(JSON.stringify(shown), JSON.stringify(byTeam.rows.map((r) => money(r.allocated_usd))), "overview rows");
   check(/,/.test(await text("[data-kpi=cost_usd]")), "thousands separators");
@@ -323,6 +327,13 @@ try {
   }
   equal((await page.$$("article.node .seen")).length, fleet.nodes.filter((n) => n.seen_fraction < 0.999).length,
     "nodes seen for part of the step");
+  // A team is one colour on every page: the fleet's legend and the overview's chart.
+  const mapColors = await page.$$eval('.legend[aria-label="Teams"] .swatch', (ss) => Object.fromEntries(ss
+    .filter((x) => !x.querySelector("i.idle"))
+    .map((x) => [x.textContent.trim(), getComputedStyle(x.querySelector("i")).backgroundColor])));
+  const common = Object.keys(mapColors).filter((t) => t in chartColors);
+  check(common.length >= 2, `teams on both the chart and the map: ${JSON.stringify(common)}`);
+  for (const t of common) equal(mapColors[t], chartColors[t], `${t}'s colour on the map and the chart`);
   await shot("fleet");
   await shot("fleet-full", true);
   await accessible("fleet");

@@ -50,6 +50,7 @@ export interface LedgerInfo {
   window: Window | null;
   step_s: number;
   clusters: string[];
+  teams: string[];  // every team the ledger has counted, for their colours
 }
 
 export interface ReportRow {

@@ -10,22 +10,31 @@ export const PALETTE = [
 ];
 export const IDLE_COLOR = "#9ca3af";
 
-// A colour for each name, the same on every page (the overview's chart, the fleet's map) for a
-// name whose hash picks a colour no other name on the page picks: the hash picks a colour of
-// PALETTE; of names that clash on one page, the later in sorted order takes the next free colour,
-// so such a name may be drawn in another colour on a page that shows other names.
+// Every team of the ledger (/api/v1/ledger's teams), set once a page's ledger is read: colours are
+// given over the whole list, so that a team is drawn in one colour on every page.
+let knownNames: string[] = [];
+export function setKnownNames(names: string[]): void {
+  knownNames = names;
+}
+
+// A colour for each name: the hash picks a colour of PALETTE; of names that clash, the later in
+// sorted order takes the next free colour (the palette's twelve are reused past twelve names).
+// Colours are given over the known names and the page's together, so a team is the same colour
+// on every page (the overview's chart, the fleet's map) whichever teams the page shows.
 export function colorsByName(names: Iterable<string>): Map<string, string> {
-  const out = new Map<string, string>();
+  const mine = new Set(names);
+  const all = new Map<string, string>();
   const used = new Set<number>();
-  for (const name of [...new Set(names)].sort()) {
+  for (const name of [...new Set([...knownNames, ...mine])].sort()) {
     let hash = 2166136261;
     for (let i = 0; i < name.length; i++) hash = Math.imul(hash ^ name.charCodeAt(i), 16777619) >>> 0;
+    if (used.size >= PALETTE.length) used.clear();  // every colour taken: a new round
     let at = hash % PALETTE.length;
-    for (let tries = 0; used.has(at) && tries < PALETTE.length; tries++) at = (at + 1) % PALETTE.length;
+    while (used.has(at)) at = (at + 1) % PALETTE.length;
     used.add(at);
-    out.set(name, PALETTE[at]);
+    all.set(name, PALETTE[at]);
   }
-  return out;
+  return new Map([...mine].map((n) => [n, all.get(n)!]));
 }
 
 // Axis ticks in UTC, as every window and API time is.

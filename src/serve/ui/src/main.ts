@@ -1,6 +1,7 @@
 // The gpucost web UI: one page at a time, chosen by the URL's fragment (state.ts), drawn from
 // serve's JSON APIs. A 401 asks for the bearer token (serve --token-file) and retries.
 import { ledgerInfo, NeedToken, setToken, token } from "./api";
+import { setKnownNames } from "./chart";
 import { h, message } from "./dom";
 import { current, href } from "./state";
 import { overview } from "./pages/overview";
@@ -52,6 +53,7 @@ async function render(): Promise<void> {
   try {
     const info = await ledgerInfo();
     if (me !== rendering) return;
+    setKnownNames(info.teams ?? []);
     // A cluster the ledger does not hold (a bookmark from another ledger, a typo) is said as
     // such, not as a page without costs.
     const unknown = (route.params.get("cluster") ?? "").split(",").filter((c) => c !== "" && !info.clusters.includes(c));
