@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -26,6 +27,7 @@
 #include "core/log.h"
 #include "core/strings.h"
 #include "ledger/ledger.h"
+#include "ledger/ledger_draws.h"
 #include "ledger/ledger_sink.h"
 #include "ledger/sql_db.h"
 #include "pipeline/report_pipeline.h"
@@ -107,39 +109,16 @@ std::vector<std::string> NodeClusters(const Inventory& inventory) {
   return {out.begin(), out.end()};
 }
 
-// Consecutive writes carry the pool draws, as serve's cycles and a segmented run do: a pod without
-// a device assignment that runs across the end of one write keeps the units it drew there
-// (docs/ledger.md, "Idempotent writes"), so writing day after day gives the effective money of
-// one write of all the days. The draws kept by the writes (or serve) of the clusters whose last
-// write ended where this window starts.
-Result<std::vector<KeyedDraw>> DrawsEndingAt(ledger::Ledger& l, Instant start) {
-  GPUCOST_ASSIGN_OR_RETURN(const std::vector<ledger::ScopeState> scopes, l.Scopes());
-  std::vector<std::string> ending_here;
-  for (const ledger::ScopeState& s : scopes) {
-    if (s.attributed_through == start) ending_here.push_back(s.cluster);
-  }
-  if (ending_here.empty()) return std::vector<KeyedDraw>();
-  return l.OpenDraws(ending_here);
+// A write carries the pool draws, as serve's cycles and a segmented run do: a pod without a device
+// assignment that runs across the start of this write keeps the units it held in the ledger's
+// step before it (docs/ledger.md, "Idempotent writes"), so writing day after day, or a day again,
+// gives the effective money of one write of all the days.
+Result<std::vector<KeyedDraw>> DrawsAtStart(ledger::Ledger& l, Instant start, Duration step) {
+  return ledger::DrawsHeldBefore(l, start, step, {});
 }
 
-// Keeps the draws open at the window's end for the next write, for each of `clusters` the ledger
-// has not attributed past it (a rewrite of an earlier window leaves a later end's draws alone).
-Status KeepDrawsAt(ledger::Ledger& l, const std::vector<std::string>& clusters, Instant end,
-                   std::span<const KeyedDraw> open) {
-  GPUCOST_ASSIGN_OR_RETURN(const std::vector<ledger::ScopeState> scopes, l.Scopes());
-  ledger::WriteScope scope;
-  for (const std::string& cluster : clusters) {
-    const auto it = std::find_if(scopes.begin(), scopes.end(),
-                                 [&](const ledger::ScopeState& s) { return s.cluster == cluster; });
-    if (it == scopes.end() || !it->attributed_through || *it->attributed_through <= end) {
-      scope.clusters.push_back(cluster);
-    }
-  }
-  if (scope.clusters.empty()) return Status::Ok();
-  return l.SetAttributedThrough(scope, end, open);
-}
-
-// The money in `window` as the ledger holds it, per cluster (held and idle) and per team (held).
+// The money in `window` as the ledger holds it, per cluster (held and idle) and per team of each
+// cluster (held), keyed "cluster" and "cluster\tteam".
 struct MoneyHeld {
   std::map<std::string, ledger::CostSum> clusters;
   std::map<std::string, ledger::CostSum> teams;
@@ -147,19 +126,24 @@ struct MoneyHeld {
 Result<MoneyHeld> ClusterMoney(ledger::Ledger& l, Window window) {
   MoneyHeld out;
   GPUCOST_ASSIGN_OR_RETURN(out.clusters, l.Costs(window, {}, ledger::CostGroup::kCluster));
-  GPUCOST_ASSIGN_OR_RETURN(out.teams, l.Costs(window, {}, ledger::CostGroup::kTeam));
+  GPUCOST_ASSIGN_OR_RETURN(out.teams, l.Costs(window, {}, ledger::CostGroup::kClusterTeam));
   return out;
 }
 
 // A write replaces its clusters' records in the window: where that changes money the ledger held
 // (a rewrite from other or shorter input, other prices, pods drawn onto other GPUs), it is said
-// per cluster and per team whose money moved, with the amounts.
-void SayChangedMoney(const MoneyHeld& before, const MoneyHeld& after, Window window) {
+// per cluster of the write and per team of those clusters whose money moved, with the amounts.
+void SayChangedMoney(const MoneyHeld& before, const MoneyHeld& after,
+                     const std::vector<std::string>& clusters, Window window) {
   const auto usd = [](double v, double other) {
     return std::abs(v - other) < 0.01 ? fmt::format("${:.6f}", v) : fmt::format("${:.2f}", v);
   };
   const auto differ = [](double a, double b) {
     return std::abs(a - b) > 1e-9 * std::max(1.0, std::abs(b));
+  };
+  const auto written = [&](std::string_view key) {
+    const std::string_view cluster = key.substr(0, key.find('\t'));
+    return std::binary_search(clusters.begin(), clusters.end(), cluster);
   };
   const std::string when =
       StrCat(" from ", FormatRfc3339(window.start), " to ", FormatRfc3339(window.end));
@@ -168,20 +152,29 @@ void SayChangedMoney(const MoneyHeld& before, const MoneyHeld& after, Window win
   for (const bool teams : {false, true}) {
     const auto& was_by = teams ? before.teams : before.clusters;
     const auto& now_by = teams ? after.teams : after.clusters;
-    for (const auto& [name, was] : was_by) {
-      const auto it = now_by.find(name);
-      const ledger::CostSum now = it == now_by.end() ? ledger::CostSum{} : it->second;
+    std::set<std::string> keys;
+    for (const auto& [key, sum] : was_by) keys.insert(key);
+    for (const auto& [key, sum] : now_by) keys.insert(key);
+    for (const std::string& key : keys) {
+      if (!written(key)) continue;
+      const auto was_it = was_by.find(key);
+      const auto now_it = now_by.find(key);
+      // A cluster or team new to the window is no change to money the ledger held.
+      if (was_it == was_by.end()) continue;
+      const ledger::CostSum& was = was_it->second;
+      const ledger::CostSum now = now_it == now_by.end() ? ledger::CostSum{} : now_it->second;
       const bool money = differ(now.usd, was.usd);
       const bool effective = differ(now.effective_usd, was.effective_usd);
-      const bool unpriced = std::abs(now.unpriced_gpu_hours - was.unpriced_gpu_hours) > 1e-9;
+      const bool unpriced = differ(now.unpriced_gpu_hours, was.unpriced_gpu_hours);
       if (!money && !effective && !unpriced) continue;
       if (teams && ++said > 5) {
         ++more;
         continue;
       }
       std::vector<std::string> parts;
-      if (money)
+      if (money) {
         parts.push_back(StrCat("allocated ", usd(was.usd, now.usd), " -> ", usd(now.usd, was.usd)));
+      }
       if (effective) {
         parts.push_back(StrCat("effective ", usd(was.effective_usd, now.effective_usd), " -> ",
                                usd(now.effective_usd, was.effective_usd)));
@@ -190,9 +183,12 @@ void SayChangedMoney(const MoneyHeld& before, const MoneyHeld& after, Window win
         parts.push_back(fmt::format("unpriced GPU-hours {:.2f} -> {:.2f}", was.unpriced_gpu_hours,
                                     now.unpriced_gpu_hours));
       }
-      const std::string text = StrCat("this write changed ", teams ? "team " : "cluster ", name,
-                                      "'s cost", when, ": ", Join(parts, ", "));
-      LogWarn(text + " (a write replaces its clusters' records in its window)");
+      const size_t tab = key.find('\t');
+      const std::string who = tab == std::string::npos ? StrCat("cluster ", key)
+                                                       : StrCat("team ", key.substr(tab + 1),
+                                                                " of cluster ", key.substr(0, tab));
+      LogWarn(StrCat("this write changed ", who, "'s cost", when, ": ", Join(parts, ", "),
+                     " (a write replaces its clusters' records in its window)"));
     }
   }
   if (more > 0) LogWarn(StrCat("and ", more, " more teams whose money this write changed"));
@@ -218,16 +214,15 @@ Status WriteInto(const LedgerWriteFlags& flags) {
     options.also = &writer;
     options.progress = flags.input.progress.wanted();
     options.after_segment = [&writer](Window segment) { return writer.Commit(segment); };
-    GPUCOST_ASSIGN_OR_RETURN(options.prior_draws, DrawsEndingAt(*l, settings.window.start));
+    GPUCOST_ASSIGN_OR_RETURN(options.prior_draws,
+                             DrawsAtStart(*l, settings.window.start, settings.step));
     GPUCOST_ASSIGN_OR_RETURN(const auto before, ClusterMoney(*l, settings.window));
     GPUCOST_ASSIGN_OR_RETURN(SegmentedRun run,
                              RunSegmentedReport(MakeSegmentLoader(flags.input, settings.step),
                                                 price, settings, units, options));
     PrintWarnings(run.warnings, run.run.summary, flags.input.max_warnings);
-    GPUCOST_RETURN_IF_ERROR(
-        KeepDrawsAt(*l, NodeClusters(units.inventory()), settings.window.end, run.open_draws));
     GPUCOST_ASSIGN_OR_RETURN(const auto after, ClusterMoney(*l, settings.window));
-    SayChangedMoney(before, after, settings.window);
+    SayChangedMoney(before, after, NodeClusters(units.inventory()), settings.window);
     return Finish(*l, settings, writer.written());
   }
   GPUCOST_ASSIGN_OR_RETURN(LoadedInput input, LoadInput(flags.input, window, settings.step));
@@ -244,7 +239,7 @@ Status WriteInto(const LedgerWriteFlags& flags) {
   }
   const LoadedTimeline& timeline = input.timeline;
   GPUCOST_ASSIGN_OR_RETURN(const std::vector<KeyedDraw> prior,
-                           DrawsEndingAt(*l, settings.window.start));
+                           DrawsAtStart(*l, settings.window.start, settings.step));
   settings.prior_draws = FindDraws(timeline.inventory, prior);
   ledger::LedgerSink sink(*l, timeline.inventory, settings.window, settings.step);
   GPUCOST_ASSIGN_OR_RETURN(ReportRun run, RunReport(timeline, price, settings, &sink));
@@ -252,10 +247,8 @@ Status WriteInto(const LedgerWriteFlags& flags) {
   const size_t written = sink.pending();
   GPUCOST_ASSIGN_OR_RETURN(const auto before, ClusterMoney(*l, settings.window));
   GPUCOST_RETURN_IF_ERROR(sink.Commit());
-  GPUCOST_RETURN_IF_ERROR(KeepDrawsAt(*l, NodeClusters(timeline.inventory), settings.window.end,
-                                      KeyDraws(timeline.inventory, run.summary.open_draws)));
   GPUCOST_ASSIGN_OR_RETURN(const auto after, ClusterMoney(*l, settings.window));
-  SayChangedMoney(before, after, settings.window);
+  SayChangedMoney(before, after, NodeClusters(timeline.inventory), settings.window);
   return Finish(*l, settings, written);
 }
 

@@ -239,8 +239,11 @@ Result<std::map<std::string, CostSum>> Ledger::Costs(Window window,
                                                            UnixMs(window.start), options, steps));
   // A team's money is its holders' (a holder's cluster is its node's); a cluster's is its nodes'
   // units', held or idle.
-  const bool teams = by == CostGroup::kTeam;
-  const std::string key = teams ? "COALESCE(NULLIF(h.team, ''), h.namespace)" : "n.cluster";
+  const bool teams = by != CostGroup::kCluster;
+  const std::string team_of = "COALESCE(NULLIF(h.team, ''), h.namespace)";
+  const std::string key = by == CostGroup::kTeam      ? team_of
+                          : by == CostGroup::kCluster ? "n.cluster"
+                                                      : StrCat("h.cluster || '\t' || ", team_of);
   const std::string join =
       teams ? "JOIN holders h ON h.id = r.holder_id"
             : "JOIN units u ON u.id = r.unit_id JOIN nodes n ON n.id = u.node_id";

@@ -61,12 +61,10 @@ struct CostSum {
   double effective_usd = 0;  // of the measured part
   double priced_gpu_hours = 0;
   double unpriced_gpu_hours = 0;
-  // Some hours priced, or none unpriced: the money is known, in part (money_known of HolderTotal).
-  bool money_known() const { return priced_gpu_hours > 0 || usd != 0 || unpriced_gpu_hours == 0; }
 };
-// What Ledger::Costs sums by: each team's held money (a holder's team, else its namespace), or
-// each cluster's held and idle money.
-enum class CostGroup : uint8_t { kTeam, kCluster };
+// What Ledger::Costs sums by: each team's held money (a holder's team, else its namespace), each
+// cluster's held and idle money, or each team's held money in each cluster ("cluster\tteam").
+enum class CostGroup : uint8_t { kTeam, kCluster, kClusterTeam };
 struct LedgerTotals {
   std::vector<HolderTotal> holders;
   std::vector<NodeIdleTotal> idle;

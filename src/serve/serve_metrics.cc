@@ -173,10 +173,14 @@ std::vector<TeamBudgetGauge> TeamBudgetGauges(ledger::Ledger& ledger,
     in.month_to_date_usd = month_cost.usd;
     in.recent_usd = recent_cost.usd;
     in.lookback = lookback;
-    // Unknown prices make money unknown, never 0: with some priced hours the amounts are the
-    // priced part (a floor, as `gpucost alerts` says), with none they are absent.
-    const bool known = month_cost.money_known() && recent_cost.money_known();
-    out.push_back({cluster, team, *budget, month_cost.money_known() ? month_cost.usd : NAN,
+    // Unknown prices make money unknown, never 0: as `gpucost alerts` (BudgetStatus::
+    // amounts_known) over the hours of the month and of the run rate together, with some priced
+    // hours the amounts are the priced part (a floor), with unpriced hours and none priced they
+    // are absent.
+    const bool known =
+        (month_cost.unpriced_gpu_hours == 0 && recent_cost.unpriced_gpu_hours == 0) ||
+        month_cost.priced_gpu_hours > 0 || recent_cost.priced_gpu_hours > 0;
+    out.push_back({cluster, team, *budget, known ? month_cost.usd : NAN,
                    known ? alerts::Forecast(in).forecast_usd : NAN, month_cost.unpriced_gpu_hours});
   }
   return out;

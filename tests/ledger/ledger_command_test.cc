@@ -139,7 +139,7 @@ TEST_F(LedgerCommand, WritingTheSameWindowTwiceChangesNothing) {
   const json once = Json("ledger info --format json " + ledger_);
   const RunResult again = Run("ledger write " + ledger_ + FromInput());
   ASSERT_EQ(again.exit_code, 0) << again.output;
-  EXPECT_FALSE(Contains(again.output, "this write replaced")) << again.output;
+  EXPECT_FALSE(Contains(again.output, "this write changed")) << again.output;
   const json twice = Json("ledger info --format json " + ledger_);
   EXPECT_EQ(once["records"], twice["records"]);
   EXPECT_EQ(twice["records"].get<int>(), 7 * 60);
@@ -170,7 +170,8 @@ TEST_F(LedgerCommand, ARewriteThatChangesMoneySaysWhereAndHowMuch) {
                        "this write changed cluster default's cost from 2026-10-01T00:00:00Z to "
                        "2026-10-01T01:00:00Z: allocated $12.00 -> $3.00, effective $"))
       << cheaper.output;
-  EXPECT_TRUE(Contains(cheaper.output, "this write changed team bu-a's cost")) << cheaper.output;
+  EXPECT_TRUE(Contains(cheaper.output, "this write changed team bu-a of cluster default's cost"))
+      << cheaper.output;
 }
 
 // docs/ledger.md's salvage of a SQLite ledger, pasted: what the shell reads comes back whole and

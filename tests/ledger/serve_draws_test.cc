@@ -151,17 +151,29 @@ TEST_F(LedgerInPieces, LedgerWriteInSegmentsWritesWhatOneAttributionGives) {
 }
 
 // Windows written one after another, by separate `ledger write`s (a daily job), whole or in
-// segments, carry the draws through the ledger as serve's cycles do.
+// segments, carry the draws through the ledger as serve's cycles do; written again one by one,
+// each takes the units its pods held in the step before it from the ledger.
 TEST_F(LedgerInPieces, ConsecutiveLedgerWritesWriteWhatOneAttributionGives) {
   const auto write = [&](const std::string& window, const std::string& segment) {
     const RunResult r = RunShell(kBinary + " ledger write " + ledger_ + " --prometheus " +
                                  prometheus_->url() + " --window " + window + " --segment " +
                                  segment + " --segment-samples 0 --price-per-gpu-hour 2.5 2>&1");
     EXPECT_EQ(r.exit_code, 0) << r.output;
+    // The same data written again changes no money (a late-data rerun of the same window).
+    EXPECT_EQ(r.output.find("this write changed"), std::string::npos) << window << "\n" << r.output;
   };
   write("2026-10-01T00:00:00Z,2026-10-01T02:00:00Z", "0");
   write("2026-10-01T02:00:00Z,2026-10-01T03:17:00Z", "0");
   write("2026-10-01T03:17:00Z,2026-10-01T06:00:00Z", "1h");
+  {
+    SCOPED_TRACE("written in order");
+    ExpectLedgerHoldsTheWholeWindowsReport();
+  }
+  write("2026-10-01T03:17:00Z,2026-10-01T06:00:00Z", "0");
+  write("2026-10-01T02:00:00Z,2026-10-01T03:17:00Z", "1h");
+  write("2026-10-01T00:00:00Z,2026-10-01T02:00:00Z", "0");
+  write("2026-10-01T01:00:00Z,2026-10-01T04:30:00Z", "0");
+  SCOPED_TRACE("written again, in another order");
   ExpectLedgerHoldsTheWholeWindowsReport();
 }
 
