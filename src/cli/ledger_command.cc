@@ -133,8 +133,16 @@ Result<MoneyHeld> ClusterMoney(ledger::Ledger& l, Window window) {
 // A write replaces its clusters' records in the window: where that changes money the ledger held
 // (a rewrite from other or shorter input, other prices, pods drawn onto other GPUs), it is said
 // per cluster of the write and per team of those clusters whose money moved, with the amounts.
-void SayChangedMoney(const MoneyHeld& before, const MoneyHeld& after,
+void SayChangedMoney(ledger::Ledger& l, const MoneyHeld& before,
                      const std::vector<std::string>& clusters, Window window) {
+  // The write is committed: a failed read of what it holds now is said, not the write's failure.
+  Result<MoneyHeld> read = ClusterMoney(l, window);
+  if (!read.ok()) {
+    LogWarn(StrCat("the write is done, but what it changed could not be read: ",
+                   read.status().ToString()));
+    return;
+  }
+  const MoneyHeld& after = *read;
   const auto usd = [](double v, double other) {
     return std::abs(v - other) < 0.01 ? fmt::format("${:.6f}", v) : fmt::format("${:.2f}", v);
   };
@@ -221,8 +229,7 @@ Status WriteInto(const LedgerWriteFlags& flags) {
                              RunSegmentedReport(MakeSegmentLoader(flags.input, settings.step),
                                                 price, settings, units, options));
     PrintWarnings(run.warnings, run.run.summary, flags.input.max_warnings);
-    GPUCOST_ASSIGN_OR_RETURN(const auto after, ClusterMoney(*l, settings.window));
-    SayChangedMoney(before, after, NodeClusters(units.inventory()), settings.window);
+    SayChangedMoney(*l, before, NodeClusters(units.inventory()), settings.window);
     return Finish(*l, settings, writer.written());
   }
   GPUCOST_ASSIGN_OR_RETURN(LoadedInput input, LoadInput(flags.input, window, settings.step));
@@ -247,8 +254,7 @@ Status WriteInto(const LedgerWriteFlags& flags) {
   const size_t written = sink.pending();
   GPUCOST_ASSIGN_OR_RETURN(const auto before, ClusterMoney(*l, settings.window));
   GPUCOST_RETURN_IF_ERROR(sink.Commit());
-  GPUCOST_ASSIGN_OR_RETURN(const auto after, ClusterMoney(*l, settings.window));
-  SayChangedMoney(before, after, NodeClusters(timeline.inventory), settings.window);
+  SayChangedMoney(*l, before, NodeClusters(timeline.inventory), settings.window);
   return Finish(*l, settings, written);
 }
 
