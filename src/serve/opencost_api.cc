@@ -341,7 +341,10 @@ ApiResponse OpenCostAllocation(const std::string& ledger_path,
     // A step past the window is one set: never added past the largest instant.
     step = std::min(*s, step);
   }
-  if ((window->end - window->start) / step > 1000) return fail(400, "more than 1000 steps");
+  if (const int64_t sets = (window->end - window->start) / step; sets > 1000) {
+    return fail(400, StrCat("step ", param("step"), " cuts the window into ", sets,
+                            " sets, at most 1000: a longer step or a shorter window"));
+  }
   Result<std::optional<Window>> rounded = OntoLedgerSteps(ledger_path, *window);
   if (!rounded.ok()) return failed(rounded.status());
   if (!*rounded) return fail(400, "window shorter than the ledger's step");
@@ -351,7 +354,10 @@ ApiResponse OpenCostAllocation(const std::string& ledger_path,
     for (Instant t = window->start; t < window->end;) {
       const Instant next = std::min(window->end, NextPeriod(t, period));
       sets.push_back(Window{t, next});
-      if (sets.size() > 1000) return fail(400, "more than 1000 periods");
+      if (sets.size() > 1000) {
+        return fail(400, StrCat("the window holds more than 1000 ", period,
+                                "s, at most 1000: a shorter window or a longer period"));
+      }
       t = next;
     }
   } else {

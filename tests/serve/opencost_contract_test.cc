@@ -424,6 +424,10 @@ TEST_F(OpenCostContract, StepsAndWindowsPastAnyInstantAreBounded) {
   for (const char* query : {"window=30500568905w", "window=61001137810w&step=1h"}) {
     EXPECT_EQ(Ask(query, 400)["code"], 400) << query;
   }
+  // Too many sets: the step is named, and what to ask instead.
+  EXPECT_EQ(
+      Ask("window=1d&step=1m", 400)["message"],
+      "step 1m cuts the window into 1440 sets, at most 1000: a longer step or a shorter window");
 }
 
 // Idle capacity is named by the capacity it is on and carries the properties that capacity
