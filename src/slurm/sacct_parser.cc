@@ -214,6 +214,8 @@ std::optional<Duration> ParseSlurmElapsed(std::string_view text) {
 Result<SacctParse> ParseSacct(std::string_view text, const SacctFormat& format,
                               std::string source) {
   GPUCOST_ASSIGN_OR_RETURN(LocalTimeZone tz, LocalTimeZone::Make(format.time_zone));
+  const Instant not_after = format.not_after.value_or(
+      std::chrono::floor<std::chrono::seconds>(SystemClock().Now() + std::chrono::hours(24)));
   SacctParse out;
   LineWarnings warn(out.warnings);
   std::optional<Header> header;
@@ -375,6 +377,12 @@ Result<SacctParse> ParseSacct(std::string_view text, const SacctFormat& format,
                 StrCat("\"", get(kStart), "\" is outside 2000-01-01 to 2100-01-01"));
       continue;
     }
+    if (job.start > not_after) {
+      malformed(
+          line_no, "Start",
+          StrCat("\"", get(kStart), "\" is in the future (after ", FormatRfc3339(not_after), ")"));
+      continue;
+    }
     if (!IsUnknownTime(get(kEnd))) {
       auto end = tz.ToInstant(get(kEnd));
       if (!end.ok()) {
@@ -384,6 +392,12 @@ Result<SacctParse> ParseSacct(std::string_view text, const SacctFormat& format,
       if (*end > kPlausibleSampleTimes.end) {
         malformed(line_no, "End",
                   StrCat("\"", get(kEnd), "\" is outside 2000-01-01 to 2100-01-01"));
+        continue;
+      }
+      if (*end > not_after) {
+        malformed(
+            line_no, "End",
+            StrCat("\"", get(kEnd), "\" is in the future (after ", FormatRfc3339(not_after), ")"));
         continue;
       }
       if (*end < job.start) {

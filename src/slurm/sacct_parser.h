@@ -22,6 +22,9 @@ struct SacctFormat {
   // first line that is not blank or a "#" comment is the header.
   std::vector<std::string> fields;
   std::string time_zone = "local";      // LocalTimeZone setting the Start/End times are read in
+  // Accounting records what happened: a Start or End after this is a corrupt row (End=2096 for
+  // 2026 billed 70 years of every node). Unset: the system clock's now plus a day.
+  std::optional<Instant> not_after;
 };
 
 // One step's GPU utilization as Slurm accounting reports it (gres/gpuutil, gpu/nvml plugin).
