@@ -107,20 +107,38 @@ TEST(UnitKindMetrics, NeuronSeriesCarryTheirUnitKindAndTheReportsDollars) {
 // Unknown is absent, never zero: the money counters of holders and of idle capacity whose hours
 // have no price are left out of /metrics, while their GPU-hours are there; with a price they hold
 // its money.
+// A SQLite ledger `name`.db in `dir` written by `gpucost ledger write FLAGS`, open, with its totals
+// and newest step.
+struct Written {
+  std::unique_ptr<ledger::Ledger> ledger;
+  ledger::LedgerTotals totals;
+  ledger::LedgerLatest latest;
+};
+Written WriteLedger(const TempDir& dir, const std::string& name, const std::string& flags) {
+  const std::string db = (dir.path() / (name + ".db")).string();
+  const RunResult wrote = RunShell(kBinary + " ledger write " + db + " " + flags + " 2>&1");
+  EXPECT_EQ(wrote.exit_code, 0) << wrote.output;
+  Written w;
+  Result<std::unique_ptr<ledger::Ledger>> l = ledger::Ledger::Open(db);
+  if (!l.ok()) {
+    ADD_FAILURE() << l.status().ToString();
+    return w;
+  }
+  w.ledger = std::move(*l);
+  Result<ledger::LedgerTotals> totals = w.ledger->Totals();
+  Result<ledger::LedgerLatest> latest = w.ledger->Latest();
+  EXPECT_TRUE(totals.ok() && latest.ok());
+  if (totals.ok()) w.totals = std::move(*totals);
+  if (latest.ok()) w.latest = std::move(*latest);
+  return w;
+}
+
 TEST(UnknownMoneyMetrics, CountersOfHoursWithoutAPriceAreAbsentNotZero) {
   TempDir dir;
   const std::string input = std::string(GPUCOST_SOURCE_DIR) + "/tests/golden/cases/whole_gpu/input";
   const auto metrics = [&](const std::string& name, const std::string& price) {
-    const std::string db = (dir.path() / (name + ".db")).string();
-    const RunResult wrote =
-        RunShell(kBinary + " ledger write " + db + " --input " + input + " " + price + " 2>&1");
-    EXPECT_EQ(wrote.exit_code, 0) << wrote.output;
-    Result<std::unique_ptr<ledger::Ledger>> l = ledger::Ledger::Open(db);
-    EXPECT_TRUE(l.ok());
-    Result<ledger::LedgerTotals> totals = (*l)->Totals();
-    Result<ledger::LedgerLatest> latest = (*l)->Latest();
-    EXPECT_TRUE(totals.ok() && latest.ok());
-    return ServeMetricsText(*totals, *latest, {}, ServeHealth{});
+    const Written w = WriteLedger(dir, name, "--input " + input + " " + price);
+    return ServeMetricsText(w.totals, w.latest, {}, ServeHealth{});
   };
   const std::string unpriced = metrics("unpriced", "");
   EXPECT_EQ(unpriced.find("\ngpucost_allocated_usd_total{"), std::string::npos) << unpriced;
@@ -149,20 +167,13 @@ TEST(UnknownMoneyMetrics, TeamMonthToDateSaysItsUnpricedHours) {
   Result<alerts::BudgetFile> budgets = alerts::ParseBudgets("budgets:\n  ml: 100\n", "budgets");
   ASSERT_TRUE(budgets.ok());
   const auto gauges = [&](const std::string& name, const std::string& price) {
-    const std::string db = (dir.path() / (name + ".db")).string();
-    const RunResult wrote = RunShell(kBinary + " ledger write " + db + " --input " + input +
-                                     " --window " + kWindow + " --step 60s " + price + " 2>&1");
-    EXPECT_EQ(wrote.exit_code, 0) << wrote.output;
-    Result<std::unique_ptr<ledger::Ledger>> l = ledger::Ledger::Open(db);
-    EXPECT_TRUE(l.ok());
-    Result<ledger::LedgerTotals> totals = (*l)->Totals();
-    Result<ledger::LedgerLatest> latest = (*l)->Latest();
-    EXPECT_TRUE(totals.ok() && latest.ok());
+    const Written w = WriteLedger(
+        dir, name, "--input " + input + " --window " + kWindow + " --step 60s " + price);
     const std::vector<TeamBudgetGauge> teams =
-        TeamBudgetGauges(**l, *budgets, std::chrono::hours(24), "c", *latest, {});
+        TeamBudgetGauges(*w.ledger, *budgets, std::chrono::hours(24), "c", w.latest, {});
     EXPECT_EQ(teams.size(), 1u);
     return std::pair(teams.empty() ? TeamBudgetGauge{} : teams[0],
-                     ServeMetricsText(*totals, *latest, teams, ServeHealth{}));
+                     ServeMetricsText(w.totals, w.latest, teams, ServeHealth{}));
   };
   const RunResult report =
       RunShell(kBinary + " report --input " + input + " --window " + kWindow +
