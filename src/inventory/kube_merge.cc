@@ -3,6 +3,7 @@
 // labels, ReplicaSet and Job owners, node labels and capacity); kube-state-metrics series keep
 // the history the API has forgotten (deleted pods, past phases), so a pod they show keeps its
 // series schedule and only takes its identity from the API.
+#include <cmath>
 #include <set>
 
 #include "core/strings.h"
@@ -114,6 +115,15 @@ void MergeOne(const KubeState& state, Assembly& a, std::set<std::string>& origin
     for (const auto& [res, v] : n.capacity) {
       const ResourceName rn = CanonicalResourceName(res);
       if (rn.kind == ResourceKind::kNotGpu || rn.kind == ResourceKind::kUnknownGpu) continue;
+      // A device count, as kube-state-metrics' is held to (KsmReader): 100,000,000 GPUs took
+      // all memory, and 65,537 cost $786k an hour.
+      if (rn.IsDevice() && !(v >= 0 && v <= kMaxNodeDevices && v == std::floor(v))) {
+        a.diag.Warn(StrCat("node-capacity:", cluster, "/", n.name, ":", rn.canonical), "", 0,
+                    StrCat("node ", n.name, ": status.capacity[", res, "] = ", v,
+                           " is not a device count (a whole number from 0 to ",
+                           static_cast<int64_t>(kMaxNodeDevices), "); ignored"));
+        continue;
+      }
       node.capacity[rn.canonical] = v;
       node.capacity_t[rn.canonical] = INT64_MAX;
     }

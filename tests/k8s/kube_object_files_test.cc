@@ -262,6 +262,45 @@ TEST(KubeObjectFilesTest, ReportPricesClaimsFromAnObjectsFile) {
   EXPECT_NEAR(doc["totals"]["cost_usd"].get<double>(), 36.0, 1e-9);
 }
 
+// A node's GPU capacity that is no device count (100,000,000 GPUs took all memory; 65,537 cost
+// $786k an hour; 0.5 added a GPU) is said and left out; the node's other figures stand.
+TEST(KubeObjectFilesTest, ANodeCapacityThatIsNoDeviceCountIsSaid) {
+  const auto node = [](const std::string& name, const std::string& gpus) {
+    return json{{"apiVersion", "v1"},
+                {"kind", "Node"},
+                {"metadata",
+                 {{"name", name},
+                  {"uid", "uid-" + name},
+                  {"creationTimestamp", "2026-09-01T00:00:00Z"},
+                  {"labels", {{"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB"}}}}},
+                {"status", {{"capacity", {{"nvidia.com/gpu", gpus}, {"cpu", "64"}}}}}};
+  };
+  json list = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", json::array()}};
+  for (const auto& [name, gpus] : std::vector<std::pair<std::string, std::string>>{
+           {"huge", "100000000"}, {"over", "65537"}, {"half", "500m"}, {"ok", "2"}}) {
+    list["items"].push_back(node(name, gpus));
+  }
+  TempDir dir;
+  const std::string path = (dir.path() / "nodes.json").string();
+  std::ofstream(path) << list.dump();
+  const auto r = testing_util::RunShell(
+      "ulimit -v 4000000; " + std::string(GPUCOST_BINARY) + " report --kube-objects " + path +
+      " --kube-objects-at 2026-10-01T02:00:00Z --accumulate --format json --price-per-gpu-hour 12"
+      " --window 2026-10-01T00:00:00Z,2026-10-01T01:00:00Z 2>&1 >/dev/null; echo rc=$?");
+  for (const char* said :
+       {"node huge: status.capacity[nvidia.com/gpu] = 1e+08 is not a device count",
+        "node over: status.capacity[nvidia.com/gpu] = 65537",
+        "node half: status.capacity[nvidia.com/gpu] = 0.5", "rc=0"}) {
+    EXPECT_NE(r.output.find(said), std::string::npos) << said << "\n" << r.output;
+  }
+  const auto report = testing_util::RunShell(
+      std::string(GPUCOST_BINARY) + " report --kube-objects " + path +
+      " --kube-objects-at 2026-10-01T02:00:00Z --accumulate --format json --price-per-gpu-hour 12"
+      " --window 2026-10-01T00:00:00Z,2026-10-01T01:00:00Z 2>/dev/null");
+  ASSERT_EQ(report.exit_code, 0) << report.output;
+  EXPECT_NEAR(json::parse(report.output)["totals"]["cost_usd"].get<double>(), 24, 1e-9);  // ok's 2
+}
+
 TEST(KubeObjectFilesTest, FileErrorsNameTheFileAndTheTimeDefaultsToItsModification) {
   TempDir dir;
   const std::string bad = (dir.path() / "bad.json").string();
