@@ -158,11 +158,24 @@ Result<KubeObjectFilesResult> ReadKubeObjectFiles(const std::vector<std::string>
                                        at >= text->size() ? " (it ends early: cut short?)" : "",
                                        " (kubectl get ... -o json writes it)"));
     }
+    if (!doc.is_object()) {
+      return Status::ParseError(StrCat("Kubernetes objects ", path,
+                                       ": not an object or a List of them (kubectl get ... -o "
+                                       "json writes one)"));
+    }
     const json* items = JsonField(doc, "items");
     if (items != nullptr && !items->is_array()) {
       return Status::ParseError(StrCat("Kubernetes objects ", path, ": items: not a list"));
     }
-    const size_t n = items != nullptr ? items->size() : 1;
+    const std::string doc_kind = JsonText(doc, "kind");
+    const bool list = items != nullptr || doc_kind == "List" || doc_kind.ends_with("List");
+    const size_t n = items != nullptr ? items->size() : list ? 0 : 1;
+    // An empty file of objects is no cluster: every claim and pod it should have held would be
+    // idle capacity without a word.
+    if (n == 0) {
+      out.warnings.push_back(StrCat("Kubernetes objects ", path,
+                                    ": holds no objects (an empty List); nothing is read from it"));
+    }
     for (size_t i = 0; i < n; ++i) {
       const json& item = items != nullptr ? (*items)[i] : doc;
       ++out.items;

@@ -330,6 +330,19 @@ TEST(KubeObjectFilesTest, FileErrorsNameTheFileAndTheTimeDefaultsToItsModificati
       << warned->warnings[0];
   EXPECT_NE(warned->warnings[1].find("kind \"pod\" is not \"Pod\""), std::string::npos)
       << warned->warnings[1];
+  // A List without items is said (its claims and pods would be idle capacity without a word);
+  // a file that is no object is refused.
+  const std::string empty = (dir.path() / "empty.json").string();
+  std::ofstream(empty) << R"({"apiVersion": "v1", "kind": "List", "items": null})";
+  auto nothing = ReadKubeObjectFiles({empty}, {}, std::nullopt);
+  ASSERT_TRUE(nothing.ok()) << nothing.status().ToString();
+  ASSERT_EQ(nothing->warnings.size(), 1u);
+  EXPECT_NE(nothing->warnings[0].find(empty + ": holds no objects"), std::string::npos);
+  const std::string array = (dir.path() / "array.json").string();
+  std::ofstream(array) << "[]";
+  auto refused = ReadKubeObjectFiles({array}, {}, std::nullopt);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(Message(refused.status()).find(array + ": not an object or a List"), std::string::npos);
   auto missing = ReadKubeObjectFiles({(dir.path() / "none.json").string()}, {}, std::nullopt);
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().ToString().find("none.json"), std::string::npos);
