@@ -58,6 +58,9 @@ void AlertSink::Consume(std::span<const CostRecord> records) {
         nf->first_unpriced_step = r.step;
       }
     }
+    if (nf != nullptr && r.unmeasured_gpu_hours <= 0 && std::isfinite(r.activity_gpu_hours)) {
+      nf->newest_measured_step = std::max(nf->newest_measured_step, r.step);
+    }
     if (r.is_idle() || r.holder >= inv.holders.size() || r.gpu_hours <= 0) continue;
     holder_node_[r.holder] = node;
     const bool measured = r.unmeasured_gpu_hours <= 0 && std::isfinite(r.activity_gpu_hours);

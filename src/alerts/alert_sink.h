@@ -37,6 +37,9 @@ struct NodeFacts {
   int64_t first_unpriced_step = -1;
   double last_step_held_gpu_hours = 0;  // held in the run's last step
   double last_step_unmeasured_gpu_hours = 0;  // of those, with no usage sample
+  // The newest step in which the node's units were measured (-1: none): what a ledger, which
+  // keeps steps and not samples, says of its telemetry.
+  int64_t newest_measured_step = -1;
 };
 
 struct TeamFacts {

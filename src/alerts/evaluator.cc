@@ -137,6 +137,10 @@ void NodeRules(const AlertSink& sink, const Usage& usage, std::vector<Alert>& ou
     // Held, and unmeasured in the last step: a sample still within the engine's staleness
     // measures the step, whatever its age.
     if (f.last_step_held_gpu_hours <= 0 || f.last_step_unmeasured_gpu_hours <= 0) continue;
+    // Without the samples (a ledger), the end of the newest measured step stands for the newest
+    // sample, as gpucost_node_last_usage_sample_timestamp_seconds says it.
+    const bool from_steps = newest[i] < w.start && f.newest_measured_step >= 0;
+    if (from_steps) newest[i] = sink.StepStart(f.newest_measured_step + 1);
     const bool never = newest[i] < w.start;
     const Instant since = never ? w.start : newest[i];
     const Duration silent = w.end - since;
@@ -145,8 +149,8 @@ void NodeRules(const AlertSink& sink, const Usage& usage, std::vector<Alert>& ou
     const std::string detail =
         never ? StrCat("No usage sample in the evaluated window (from ", FormatRfc3339(w.start),
                        "); ", Fixed2(gpus), " GPU-equivalents held.")
-              : StrCat("Newest usage sample at ", FormatRfc3339(newest[i]), "; ", Fixed2(gpus),
-                       " GPU-equivalents held.");
+              : StrCat(from_steps ? "Newest measured step ended at " : "Newest usage sample at ",
+                       FormatRfc3339(newest[i]), "; ", Fixed2(gpus), " GPU-equivalents held.");
     out.push_back(Make(kGpuTelemetryMissing, NodeLabels(n), Seconds(silent),
                        since + s.telemetry_missing_for, s, detail));
   }

@@ -48,7 +48,8 @@ constexpr std::array<MetricDef, 24> kCatalog = {{
     {kNodePriceKnown, G, kNodeLabels, "1 when the node's GPU price is known, 0 when unknown."},
     {kNodeAllocatedGpus, G, kNodeLabels, "GPU-equivalents held on the node in the last step."},
     {kNodeLastUsageSample, G, kNodeLabels,
-     "Unix time of the node's newest GPU usage sample; 0 when none was ever seen."},
+     "End of the newest step with a GPU usage sample on the node (the ledger keeps steps: up "
+     "to the staleness after the sample); 0 when none was ever seen."},
     {kTeamBudgetUsd, G, kTeamLabels, "The team's monthly GPU budget (USD)."},
     {kTeamMonthToDateUsd, G, kTeamLabels,
      "The team's allocated GPU cost this month (USD): the priced part; absent when no hour is "

@@ -111,6 +111,46 @@ TEST_F(AlertsCommand, EachRuleFiresOnItsCase) {
   }
 }
 
+// From a ledger, which keeps steps and not samples, the newest measured step's end stands for the
+// newest sample (as gpucost_node_last_usage_sample_timestamp_seconds says it): a node silent for
+// less than --telemetry-missing-for does not fire because the ledger has no samples.
+TEST_F(AlertsCommand, TelemetryMissingFromALedgerCountsFromTheNewestMeasuredStep) {
+  const std::string ledger = (dir_.path() / "costs.db").string();
+  const RunResult wrote = RunShell(kBinary + " ledger write " + ledger + " --input " + input_ +
+                                   " --prices " + prices_ + " --step 5m 2>&1");
+  ASSERT_EQ(wrote.exit_code, 0) << wrote.output;
+  std::string said;
+  const auto telemetry = [&](const std::string& flags) {
+    const RunResult r = RunShell(kBinary + " alerts " + flags + " --format json" + kNoTeamTargets +
+                                 " --idle-for 5h --notebook-idle-for 5h 2>/dev/null");
+    said = r.output;
+    std::vector<nlohmann::json> out;
+    const nlohmann::json doc = nlohmann::json::parse(r.output);
+    for (const auto& a : doc["alerts"]) {
+      if (a["alertname"] == "GpuTelemetryMissing") out.push_back(a);
+    }
+    return out;
+  };
+  const auto from_ledger = telemetry("--ledger " + ledger);
+  ASSERT_EQ(from_ledger.size(), 1u) << said;
+  EXPECT_EQ(from_ledger[0]["labels"]["node"], "od-h100");
+  // The newest sample is 01:55; the steps it measures (within the staleness) end at 02:05,
+  // evaluated at 04:00.
+  EXPECT_DOUBLE_EQ(from_ledger[0]["value"].get<double>(), 3600 + 55 * 60);
+  EXPECT_EQ(from_ledger[0]["starts_at"], "2026-10-01T02:20:00Z");
+  EXPECT_NE(from_ledger[0]["annotations"]["description"].get<std::string>().find(
+                "Newest measured step ended at 2026-10-01T02:05:00Z"),
+            std::string::npos)
+      << from_ledger[0].dump();
+  // 1h55m of silence by the steps, 2h5m by the samples: past 2h only the samples fire.
+  EXPECT_TRUE(telemetry("--ledger " + ledger + " --telemetry-missing-for 2h").empty()) << said;
+  EXPECT_EQ(telemetry("--input " + input_ + " --prices " + prices_ +
+                      " --step 5m --telemetry-missing-for 2h")
+                .size(),
+            1u)
+      << said;
+}
+
 TEST_F(AlertsCommand, NothingFiresBelowTheThresholds) {
   const std::string h100 = dir_.Write("prices-all.yaml",
                                       "prices:\n  - match: {gpu_model: \"*\"}\n"
