@@ -30,12 +30,16 @@ struct TeamBudget {
   std::optional<double> budget_usd;   // nullopt: no budget for the team (and no default)
   double month_to_date_usd = 0;       // the priced part
   double unpriced_gpu_hours = 0;      // month-to-date or run-rate hours with no price
+  double month_unpriced_gpu_hours = 0;  // of those, month-to-date
   double priced_gpu_hours = 0;        // month-to-date and run-rate hours with a price
   BudgetForecast forecast;            // over the priced part
   // Unknown prices make money unknown: with no priced hours at all the amounts are unknown; with
   // some, what is shown is a floor (the unpriced hours cost something more).
   bool amounts_known() const { return unpriced_gpu_hours == 0 || priced_gpu_hours > 0; }
   bool exact() const { return unpriced_gpu_hours == 0; }
+  // The month-to-date amount alone: exact when the month's hours are all priced (the run rate's
+  // may reach into a month that was not).
+  bool month_exact() const { return month_unpriced_gpu_hours == 0; }
   // Forecast above budget (a floor above it is over as well).
   bool over() const {
     return budget_usd && priced_gpu_hours > 0 && std::isfinite(forecast.forecast_usd) &&

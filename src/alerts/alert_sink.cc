@@ -103,6 +103,7 @@ void AlertSink::Consume(std::span<const CostRecord> records) {
         if (recent) team->recent_usd += r.allocated_usd;
       } else {
         team->unpriced_gpu_hours += r.gpu_hours;
+        if (in_month) team->month_unpriced_gpu_hours += r.gpu_hours;
       }
     }
   }

@@ -53,7 +53,8 @@ struct TeamFacts {
   double month_to_date_usd = 0;
   double recent_usd = 0;
   double priced_gpu_hours = 0;
-  double unpriced_gpu_hours = 0;
+  double unpriced_gpu_hours = 0;        // month-to-date or run-rate hours
+  double month_unpriced_gpu_hours = 0;  // of those, month-to-date
 };
 
 class AlertSink final : public CostSink {

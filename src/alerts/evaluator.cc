@@ -204,6 +204,7 @@ BudgetTable Budgets(const AlertSink& sink, const BudgetFile& file, std::vector<A
     b.month_to_date_usd = f.month_to_date_usd;
     b.priced_gpu_hours = f.priced_gpu_hours;
     b.unpriced_gpu_hours = f.unpriced_gpu_hours;
+    b.month_unpriced_gpu_hours = f.month_unpriced_gpu_hours;
     ForecastInput in;
     in.month = table.month;
     in.as_of = w.end;

@@ -27,9 +27,9 @@ std::string Fixed(double v, int decimals) {
   return buf;
 }
 
-std::string Money(const TeamBudget& b, double usd) {
+std::string Money(const TeamBudget& b, double usd, bool exact) {
   if (!b.amounts_known() || !std::isfinite(usd)) return "unknown";
-  return b.exact() ? FormatUsd(usd) : StrCat(FormatUsd(usd), " + unknown");
+  return exact ? FormatUsd(usd) : StrCat(FormatUsd(usd), " + unknown");
 }
 
 std::string BudgetState(const TeamBudget& b) {
@@ -73,8 +73,8 @@ void Text(const AlertReport& r, std::ostream& out) {
       ratio = Fixed(100 * b.forecast.forecast_usd / *b.budget_usd, 1) + "%";
     }
     rows.push_back({b.team, b.budget_usd ? FormatUsd(*b.budget_usd) : "-",
-                    Money(b, b.month_to_date_usd), Money(b, b.forecast.forecast_usd), ratio,
-                    BudgetState(b)});
+                    Money(b, b.month_to_date_usd, b.month_exact()),
+                    Money(b, b.forecast.forecast_usd, b.exact()), ratio, BudgetState(b)});
   }
   std::vector<size_t> width(rows.front().size(), 0);
   for (const auto& row : rows) {
@@ -133,6 +133,7 @@ void JsonOut(const AlertReport& r, const AlertSettings& settings, std::ostream& 
       j["partial_month"] = f.partial_month;
       j["prices_known"] = tb.exact();
       j["unpriced_gpu_hours"] = tb.unpriced_gpu_hours;
+      j["month_to_date_unpriced_gpu_hours"] = tb.month_unpriced_gpu_hours;
       j["over_budget"] = tb.over();
       teams.push_back(std::move(j));
     }

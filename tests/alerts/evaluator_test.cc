@@ -6,9 +6,11 @@
 
 #include <cmath>
 #include <memory>
+#include <sstream>
 #include <vector>
 
 #include "alerts/alert_sink.h"
+#include "alerts/render.h"
 #include "alerts/rule_catalog.h"
 
 namespace gpucost::alerts {
@@ -405,6 +407,45 @@ TEST(AlertsBudgets, TableAndRuleFromMonthToDateAndRunRate) {
   file.budgets_usd["ml"] = 1056;  // forecast exactly at budget: not over
   EXPECT_TRUE(Named(Evaluate(sink, Usage{}, &file), kGpuBudgetForecastOverrun).empty());
   EXPECT_TRUE(Named(Evaluate(sink, Usage{}, nullptr), kGpuBudgetForecastOverrun).empty());
+}
+
+// A run rate that reaches back into a month nothing priced leaves the month to date exact: maps
+// holds a GPU September 28 to October 3, unpriced in September and at $2/h in October.
+TEST(AlertsBudgets, AMonthToDateOfPricedHoursIsExactWhateverTheRunRateHolds) {
+  const Instant start = InstantFromUnixMs(1790553600000);  // 2026-09-28T00:00:00Z
+  const Duration step = hours(1);
+  Inventory inv = MakeInventory({Pod("maps", "tiles-0", "maps")});
+  std::vector<CostRecord> records;
+  for (int s = 0; s < 5 * 24; ++s) {
+    CostRecord r;
+    r.step = s;
+    r.unit = 0;
+    r.holder = 0;
+    r.gpu_hours = 1;
+    r.price_known = s >= 3 * 24;  // from October 1
+    r.allocated_usd = r.price_known ? 2.0 : NAN;
+    r.activity_gpu_hours = 0.5;
+    r.effective_usd = r.price_known ? 1.0 : NAN;
+    records.push_back(r);
+  }
+  AlertSettings settings;
+  AlertSink sink(inv, AlertRun{Window{start, start + step * (5 * 24)}, step, settings});
+  sink.Consume(records);
+  BudgetFile file;
+  file.default_usd = 5000;
+  const AlertReport r = Evaluate(sink, Usage{}, &file);
+  ASSERT_TRUE(r.budgets.has_value());
+  ASSERT_EQ(r.budgets->teams.size(), 1u);
+  const TeamBudget& maps = r.budgets->teams[0];
+  EXPECT_DOUBLE_EQ(maps.month_to_date_usd, 96);
+  EXPECT_DOUBLE_EQ(maps.month_unpriced_gpu_hours, 0);
+  EXPECT_DOUBLE_EQ(maps.unpriced_gpu_hours, 72);  // the run rate's September hours
+  EXPECT_TRUE(maps.month_exact());
+  EXPECT_FALSE(maps.exact());
+  std::ostringstream text;
+  RenderAlerts(r, settings, AlertFormat::kText, text);
+  EXPECT_NE(text.str().find("maps  $5,000.00  $96.00  "), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find(" + unknown"), std::string::npos) << text.str();  // the forecast
 }
 
 }  // namespace
