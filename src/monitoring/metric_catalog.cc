@@ -39,7 +39,7 @@ constexpr std::array<MetricDef, 24> kCatalog = {{
      "Allocated GPU cost rate in the last step (USD/h); absent while a price in it is unknown."},
     {kAllocatedGpus, G, kHolderLabels, "GPU-equivalents held in the last step."},
     {kUtilization, G, kHolderLabels,
-     "Utilization (activity / share, 0-1) in the last measured step."},
+     "Utilization (activity / share, 0-1) in the newest step; absent when it was unmeasured."},
     {kIdleUsdTotal, C, kNodeLabels, "Cost of node GPU capacity nobody held (USD)."},
     {kIdleGpuHoursTotal, C, kNodeLabels, "GPU-equivalent hours of capacity nobody held."},
     {kNodeGpus, G, kNodeLabels, "Physical GPUs of the node (never the replica count)."},

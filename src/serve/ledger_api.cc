@@ -89,7 +89,9 @@ Result<std::string> ReportJson(const ServeOptions& s, const QueryParam& param,
 
 Result<std::string> AlertsJson(const ServeOptions& s, const QueryParam& param) {
   GPUCOST_ASSIGN_OR_RETURN(const Window window, WindowOrLastWeek(s, param));
-  const alerts::AlertSettings cfg;
+  // The rules at their defaults, and serve's run-rate window, as its budget gauges take it.
+  alerts::AlertSettings cfg;
+  if (s.forecast_lookback.count() > 0) cfg.forecast_lookback = s.forecast_lookback;
   GPUCOST_ASSIGN_OR_RETURN(ReportSettings settings, AccumulatedSettings("60s", "team"));
   GPUCOST_ASSIGN_OR_RETURN(const LoadedInput input, LoadLedgerWindow(s, param, window));
   ApplyInput(input, settings);
