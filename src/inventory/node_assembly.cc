@@ -271,8 +271,20 @@ void BuildNodesAndUnits(Assembly& a) {
                                                                   : ProductModel(product);
     const std::string mig_strategy = StrLabel(l, "nvidia_com_mig_strategy");
     const std::string strategy = StrLabel(l, "nvidia_com_gpu_sharing_strategy");
-    const int gfd_count = IntLabel(l, "nvidia_com_gpu_count");
-    const int replicas_label = IntLabel(l, "nvidia_com_gpu_replicas");
+    // GFD's counts, held to what a node's capacity is (kMaxNodeDevices): gpu.count=100000000
+    // took all memory, and 70000 billed $840,000 in four hours.
+    const auto count_label = [&](const char* key, const char* name) {
+      const int v = IntLabel(l, key);
+      if (v > static_cast<int>(kMaxNodeDevices)) {
+        a.diag.Warn(StrCat("node-label:", node.cluster, "/", node.name, ":", name), "", 0,
+                    StrCat("node ", node.name, ": label ", name, "=", v, " is more than a node ",
+                           "has (at most ", static_cast<int>(kMaxNodeDevices), "); ignored"));
+        return -1;
+      }
+      return v;
+    };
+    const int gfd_count = count_label("nvidia_com_gpu_count", "nvidia.com/gpu.count");
+    const int replicas_label = count_label("nvidia_com_gpu_replicas", "nvidia.com/gpu.replicas");
     std::map<std::string, double> mig_capacity;  // profile -> count
     if (kn != nullptr) {
       for (const auto& [res, v] : kn->capacity) {
@@ -378,6 +390,15 @@ void BuildNodesAndUnits(Assembly& a) {
       physical = static_cast<int>(cap_amd);
     }
     if (amd && node.gpu_model.empty()) node.gpu_model = AmdModel(l);
+    // Replicas of every GPU are units too: as many as a node's capacity may count, at most.
+    if (physical > 0 && static_cast<int64_t>(physical) * node.replicas > kMaxNodeDevices) {
+      const int most = std::max(1, static_cast<int>(kMaxNodeDevices) / physical);
+      a.diag.Warn(StrCat("node-replicas:", node.cluster, "/", node.name), "", 0,
+                  StrCat("node ", node.name, ": ", physical, " GPUs x ", node.replicas,
+                         " replicas is more than a node has (at most ",
+                         static_cast<int>(kMaxNodeDevices), "); ", most, " replicas a GPU taken"));
+      node.replicas = most;
+    }
     node.physical_gpus = physical;
     a.inventory.nodes.push_back(node);
 

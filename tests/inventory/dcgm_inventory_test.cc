@@ -96,6 +96,35 @@ TEST(DcgmInventory, HostnameSpellingsAndKsmNodeJoin) {
   EXPECT_EQ(t.usage.devices.size(), 2u);
 }
 
+// GFD's counts are held to what a node may have (65,536 devices): gpu.count=100000000 took all
+// memory and 70000 billed $840,000 in four hours; replicas past it likewise.
+TEST(DcgmInventory, GfdCountsPastANodesDevicesAreSaidAndLeftOut) {
+  const auto load = [](const std::string& labels) {
+    return Load(
+        Every30s("kube_node_labels{node=\"n1\"," + labels +
+                     "} 1 %T\n"
+                     "DCGM_FI_PROF_GR_ENGINE_ACTIVE{gpu=\"0\",UUID=\"GPU-a\",Hostname=\"n1\"} "
+                     "0.1 %T\n",
+                 2));
+  };
+  const auto said = [](const auto& t, const std::string& what) {
+    for (const InputWarning& w : t.warnings) {
+      if (w.message.find(what) != std::string::npos) return true;
+    }
+    return false;
+  };
+  const auto count = load("label_nvidia_com_gpu_count=\"100000000\"");
+  ASSERT_EQ(count.inventory.nodes.size(), 1u);
+  EXPECT_EQ(count.inventory.nodes[0].physical_gpus, 1);  // dcgm's one GPU
+  EXPECT_TRUE(said(count, "label nvidia.com/gpu.count=100000000 is more than a node has"));
+  const auto replicas = load(
+      "label_nvidia_com_gpu_count=\"8\",label_nvidia_com_gpu_sharing_strategy=\"time-slicing\","
+      "label_nvidia_com_gpu_replicas=\"60000\"");
+  ASSERT_EQ(replicas.inventory.nodes.size(), 1u);
+  EXPECT_EQ(replicas.inventory.nodes[0].replicas, 8192);  // 65,536 units over 8 GPUs
+  EXPECT_TRUE(said(replicas, "8 GPUs x 60000 replicas is more than a node has"));
+}
+
 TEST(DcgmInventory, BlankSentinelsAreNoData) {
   const std::string text =
       "DCGM_FI_PROF_GR_ENGINE_ACTIVE{UUID=\"GPU-a\",Hostname=\"n1\"} 0.4 0\n"
