@@ -137,9 +137,9 @@ void NodeRules(const AlertSink& sink, const Usage& usage, std::vector<Alert>& ou
     // Held, and unmeasured in the last step: a sample still within the engine's staleness
     // measures the step, whatever its age.
     if (f.last_step_held_gpu_hours <= 0 || f.last_step_unmeasured_gpu_hours <= 0) continue;
-    // Without the samples (a ledger), the end of the newest measured step stands for the newest
-    // sample, as gpucost_node_last_usage_sample_timestamp_seconds says it.
-    const bool from_steps = newest[i] < w.start && f.newest_measured_step >= 0;
+    // Without any sample of the node (a ledger holds none), the end of the newest measured step
+    // stands for the newest sample, as gpucost_node_last_usage_sample_timestamp_seconds says it.
+    const bool from_steps = newest[i] == Instant::min() && f.newest_measured_step >= 0;
     if (from_steps) newest[i] = sink.StepStart(f.newest_measured_step + 1);
     const bool never = newest[i] < w.start;
     const Instant since = never ? w.start : newest[i];

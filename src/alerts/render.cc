@@ -28,7 +28,7 @@ std::string Fixed(double v, int decimals) {
 }
 
 std::string Money(const TeamBudget& b, double usd, bool exact) {
-  if (!b.amounts_known() || !std::isfinite(usd)) return "unknown";
+  if (!std::isfinite(usd) || (!exact && !b.amounts_known())) return "unknown";
   return exact ? FormatUsd(usd) : StrCat(FormatUsd(usd), " + unknown");
 }
 
@@ -124,7 +124,8 @@ void JsonOut(const AlertReport& r, const AlertSettings& settings, std::ostream& 
       Json j;
       j["team"] = tb.team;
       j["budget_usd"] = tb.budget_usd ? Json(*tb.budget_usd) : Json(nullptr);
-      j["month_to_date_usd"] = known ? Json(tb.month_to_date_usd) : Json(nullptr);
+      j["month_to_date_usd"] =
+          known || tb.month_exact() ? Json(tb.month_to_date_usd) : Json(nullptr);
       j["run_rate_usd_per_day"] = known ? Number(f.run_rate_usd_per_day) : Json(nullptr);
       j["forecast_usd"] = known ? Number(f.forecast_usd) : Json(nullptr);
       j["rate_window_start"] = FormatRfc3339(f.rate_window.start);

@@ -180,7 +180,9 @@ std::vector<TeamBudgetGauge> TeamBudgetGauges(ledger::Ledger& ledger,
     const bool known =
         (month_cost.unpriced_gpu_hours == 0 && recent_cost.unpriced_gpu_hours == 0) ||
         month_cost.priced_gpu_hours > 0 || recent_cost.priced_gpu_hours > 0;
-    out.push_back({cluster, team, *budget, known ? month_cost.usd : NAN,
+    // The month to date alone is exact when the month's hours are all priced.
+    const bool month_exact = month_cost.unpriced_gpu_hours == 0;
+    out.push_back({cluster, team, *budget, known || month_exact ? month_cost.usd : NAN,
                    known ? alerts::Forecast(in).forecast_usd : NAN, month_cost.unpriced_gpu_hours});
   }
   return out;

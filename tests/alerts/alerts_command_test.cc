@@ -142,6 +142,13 @@ TEST_F(AlertsCommand, TelemetryMissingFromALedgerCountsFromTheNewestMeasuredStep
                 "Newest measured step ended at 2026-10-01T02:05:00Z"),
             std::string::npos)
       << from_ledger[0].dump();
+  // A window that starts after the newest sample counts from its start, as before: the samples
+  // are there, the steps are not what is read.
+  const auto windowed = telemetry("--input " + input_ + " --prices " + prices_ +
+                                  " --step 5m --window 2026-10-01T02:00:00Z,2026-10-01T04:00:00Z"
+                                  " --telemetry-missing-for 1h58m");
+  ASSERT_EQ(windowed.size(), 1u) << said;
+  EXPECT_DOUBLE_EQ(windowed[0]["value"].get<double>(), 2 * 3600);
   // 1h55m of silence by the steps, 2h5m by the samples: past 2h only the samples fire.
   EXPECT_TRUE(telemetry("--ledger " + ledger + " --telemetry-missing-for 2h").empty()) << said;
   EXPECT_EQ(telemetry("--input " + input_ + " --prices " + prices_ +

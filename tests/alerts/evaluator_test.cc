@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <vector>
 
@@ -414,8 +415,20 @@ TEST(AlertsBudgets, TableAndRuleFromMonthToDateAndRunRate) {
 TEST(AlertsBudgets, AMonthToDateOfPricedHoursIsExactWhateverTheRunRateHolds) {
   const Instant start = InstantFromUnixMs(1790553600000);  // 2026-09-28T00:00:00Z
   const Duration step = hours(1);
-  Inventory inv = MakeInventory({Pod("maps", "tiles-0", "maps")});
+  Inventory inv = MakeInventory({Pod("maps", "tiles-0", "maps"), Pod("old", "gone-0", "old")});
   std::vector<CostRecord> records;
+  for (int s = 0; s < 3 * 24; ++s) {  // old: September only, unpriced
+    CostRecord r;
+    r.step = s;
+    r.unit = 1;
+    r.holder = 1;
+    r.gpu_hours = 1;
+    r.price_known = false;
+    r.allocated_usd = NAN;
+    r.activity_gpu_hours = 0.5;
+    r.effective_usd = NAN;
+    records.push_back(r);
+  }
   for (int s = 0; s < 5 * 24; ++s) {
     CostRecord r;
     r.step = s;
@@ -435,7 +448,7 @@ TEST(AlertsBudgets, AMonthToDateOfPricedHoursIsExactWhateverTheRunRateHolds) {
   file.default_usd = 5000;
   const AlertReport r = Evaluate(sink, Usage{}, &file);
   ASSERT_TRUE(r.budgets.has_value());
-  ASSERT_EQ(r.budgets->teams.size(), 1u);
+  ASSERT_EQ(r.budgets->teams.size(), 2u);
   const TeamBudget& maps = r.budgets->teams[0];
   EXPECT_DOUBLE_EQ(maps.month_to_date_usd, 96);
   EXPECT_DOUBLE_EQ(maps.month_unpriced_gpu_hours, 0);
@@ -446,6 +459,15 @@ TEST(AlertsBudgets, AMonthToDateOfPricedHoursIsExactWhateverTheRunRateHolds) {
   RenderAlerts(r, settings, AlertFormat::kText, text);
   EXPECT_NE(text.str().find("maps  $5,000.00  $96.00  "), std::string::npos) << text.str();
   EXPECT_NE(text.str().find(" + unknown"), std::string::npos) << text.str();  // the forecast
+  // old held nothing this month: its month to date is $0.00 exactly, its forecast unknown.
+  const TeamBudget& old = r.budgets->teams[1];
+  EXPECT_TRUE(old.month_exact());
+  EXPECT_FALSE(old.amounts_known());
+  std::ostringstream json;
+  RenderAlerts(r, settings, AlertFormat::kJson, json);
+  const nlohmann::json doc = nlohmann::json::parse(json.str());
+  EXPECT_EQ(doc["budgets"]["teams"][1]["month_to_date_usd"], 0.0) << json.str();
+  EXPECT_TRUE(doc["budgets"]["teams"][1]["forecast_usd"].is_null()) << json.str();
 }
 
 }  // namespace
