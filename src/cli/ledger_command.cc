@@ -117,6 +117,31 @@ Result<std::vector<KeyedDraw>> DrawsAtStart(ledger::Ledger& l, Instant start, Du
   return ledger::DrawsHeldBefore(l, start, step, {});
 }
 
+// Where the written window meets the ledger's steps on either side, a pod on other units than
+// the step beside it holds was drawn anew there (the other side written after this one, or an
+// earlier step missing): its effective money is not one attribution's. Said with the pods.
+void SayMovedAcross(ledger::Ledger& l, const std::vector<std::string>& clusters, Window window,
+                    Duration step) {
+  for (const Instant t : {window.start, window.end}) {
+    Result<std::vector<std::string>> moved = ledger::MovedAcross(l, t, step, clusters);
+    if (!moved.ok()) {
+      LogWarn(StrCat("the write is done, but its edge at ", FormatRfc3339(t),
+                     " could not be checked: ", moved.status().ToString()));
+      continue;
+    }
+    if (moved->empty()) continue;
+    std::vector<std::string> names(moved->begin(),
+                                   moved->begin() + std::min<size_t>(moved->size(), 5));
+    if (moved->size() > names.size()) names.push_back(StrCat(moved->size() - 5, " more"));
+    LogWarn(StrCat(moved->size(), moved->size() == 1 ? " pod holds" : " pods hold",
+                   " other GPU units after ", FormatRfc3339(t), " than before it (",
+                   Join(names, ", "),
+                   "): the steps on either side were attributed apart, so effective money may "
+                   "differ from one write of both; write the later window again (docs/ledger.md, "
+                   "\"Writes carry the pool draws\")"));
+  }
+}
+
 // The money in `window` as the ledger holds it, per cluster (held and idle) and per team of each
 // cluster (held), keyed "cluster" and "cluster\tteam".
 struct MoneyHeld {
@@ -230,6 +255,7 @@ Status WriteInto(const LedgerWriteFlags& flags) {
                                                 price, settings, units, options));
     PrintWarnings(run.warnings, run.run.summary, flags.input.max_warnings);
     SayChangedMoney(*l, before, NodeClusters(units.inventory()), settings.window);
+    SayMovedAcross(*l, NodeClusters(units.inventory()), settings.window, settings.step);
     return Finish(*l, settings, writer.written());
   }
   GPUCOST_ASSIGN_OR_RETURN(LoadedInput input, LoadInput(flags.input, window, settings.step));
@@ -255,6 +281,7 @@ Status WriteInto(const LedgerWriteFlags& flags) {
   GPUCOST_ASSIGN_OR_RETURN(const auto before, ClusterMoney(*l, settings.window));
   GPUCOST_RETURN_IF_ERROR(sink.Commit());
   SayChangedMoney(*l, before, NodeClusters(timeline.inventory), settings.window);
+  SayMovedAcross(*l, NodeClusters(timeline.inventory), settings.window, settings.step);
   return Finish(*l, settings, written);
 }
 

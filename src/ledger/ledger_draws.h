@@ -20,4 +20,11 @@ namespace gpucost::ledger {
 Result<std::vector<KeyedDraw>> DrawsHeldBefore(Ledger& ledger, Instant start, Duration step,
                                                std::span<const std::string> clusters);
 
+// The holders ("namespace/pod", sorted, each once) that hold other units of one resource on one
+// node in the ledger's step [t, t + step) than in [t - step, t): a pod drawn anew at t, which one
+// attribution of both sides never does (a write before the other side was written, a rewrite of
+// one side alone); empty when the ledger lacks either step.
+Result<std::vector<std::string>> MovedAcross(Ledger& ledger, Instant t, Duration step,
+                                             std::span<const std::string> clusters);
+
 }  // namespace gpucost::ledger

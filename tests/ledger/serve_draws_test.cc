@@ -177,5 +177,28 @@ TEST_F(LedgerInPieces, ConsecutiveLedgerWritesWriteWhatOneAttributionGives) {
   ExpectLedgerHoldsTheWholeWindowsReport();
 }
 
+// Windows written out of time order: the later one was attributed before the earlier existed, so
+// pods running across their edge were drawn anew there. The write that shows it says which pods,
+// and writing the later window again gives what one attribution gives.
+TEST_F(LedgerInPieces, AWriteBeforeItsEarlierWindowSaysWhichPodsMoved) {
+  const auto write = [&](const std::string& window) {
+    const RunResult r =
+        RunShell(kBinary + " ledger write " + ledger_ + " --prometheus " + prometheus_->url() +
+                 " --window " + window + " --segment 0 --price-per-gpu-hour 2.5 2>&1");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    return r.output;
+  };
+  EXPECT_EQ(write("2026-10-01T02:00:00Z,2026-10-01T06:00:00Z").find("GPU units"),
+            std::string::npos);
+  const std::string earlier = write("2026-10-01T00:00:00Z,2026-10-01T02:00:00Z");
+  EXPECT_NE(earlier.find("hold other GPU units after 2026-10-01T02:00:00Z than before it ("),
+            std::string::npos)
+      << earlier;
+  const std::string again = write("2026-10-01T02:00:00Z,2026-10-01T06:00:00Z");
+  EXPECT_EQ(again.find("GPU units"), std::string::npos) << again;
+  EXPECT_NE(again.find("this write changed"), std::string::npos) << again;  // effective moved
+  ExpectLedgerHoldsTheWholeWindowsReport();
+}
+
 }  // namespace
 }  // namespace gpucost
