@@ -13,6 +13,7 @@
 
 #include "core/log.h"
 #include "core/strings.h"
+#include "ledger/ledger_draws.h"
 #include "ledger/ledger_sink.h"
 #include "pipeline/report_pipeline.h"
 
@@ -322,8 +323,25 @@ Status ServeWriter::Resume() {
   unwatched_from_ = through;
   GPUCOST_ASSIGN_OR_RETURN(const std::optional<int64_t> grid, ledger_.GridOffset(s_.step));
   grid_offset_ = grid.value_or(0);
-  // The draws of the pods running where the run before stopped: they keep their units.
-  Result<std::vector<KeyedDraw>> draws = ledger_.OpenDraws(clusters_);
+  // The draws of the pods running where the run before stopped: they keep their units. A
+  // cluster whose ledger goes on past where its serve stopped (a `ledger write` back-filled it)
+  // takes them from the ledger's step before the resume point instead.
+  std::vector<std::string> kept;
+  std::vector<std::string> written_on;
+  for (const ledger::ScopeState& scope : scopes) {
+    if (std::find(clusters_.begin(), clusters_.end(), scope.cluster) == clusters_.end()) continue;
+    (through && scope.attributed_through == through ? kept : written_on).push_back(scope.cluster);
+  }
+  Result<std::vector<KeyedDraw>> draws = ledger_.OpenDraws(kept);
+  if (draws.ok() && through && !written_on.empty()) {
+    Result<std::vector<KeyedDraw>> held =
+        ledger::DrawsHeldBefore(ledger_, *through, s_.step, written_on);
+    if (held.ok()) {
+      draws->insert(draws->end(), held->begin(), held->end());
+    } else {
+      draws = held.status();
+    }
+  }
   if (draws.ok()) {
     draws_ = std::move(*draws);
   } else {

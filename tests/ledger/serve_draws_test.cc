@@ -139,6 +139,30 @@ TEST_F(LedgerInPieces, ServeKilledAndRestartedKeepsThePodsDraws) {
   ExpectLedgerHoldsTheWholeWindowsReport();
 }
 
+// A serve stopped at 03:10, the ledger written on to 04:30 by `ledger write`, and serve started
+// again: it resumes at 04:30 with the units its pods held in the ledger's step before, not the
+// draws it kept at 03:10.
+TEST_F(LedgerInPieces, ServeAfterALedgerWriteTakesTheDrawsOfTheLedgersLastStep) {
+  const int port = FreePort();
+  {
+    auto serve = Serve(port, kStart + 3 * 3600 + 600);
+    ASSERT_TRUE(WaitFor(Base(port) + "/readyz", 200, std::chrono::seconds(120))) << serve->Log();
+    EXPECT_EQ(serve->Terminate(), 0) << serve->Log();
+  }
+  const RunResult info = RunShell(kBinary + " ledger info --format json " + ledger_);
+  ASSERT_EQ(info.exit_code, 0) << info.output;
+  const std::string end = json::parse(info.output)["span"]["end"].get<std::string>();
+  const RunResult wrote = RunShell(
+      kBinary + " ledger write " + ledger_ + " --prometheus " + prometheus_->url() + " --window " +
+      end + ",2026-10-01T04:30:00Z --segment 0 --price-per-gpu-hour 2.5 2>&1");
+  ASSERT_EQ(wrote.exit_code, 0) << wrote.output;
+  EXPECT_EQ(wrote.output.find("GPU units"), std::string::npos) << wrote.output;
+  auto again = Serve(port, kEnd);
+  ASSERT_TRUE(WaitFor(Base(port) + "/readyz", 200, std::chrono::seconds(120))) << again->Log();
+  EXPECT_EQ(again->Terminate(), 0) << again->Log();
+  ExpectLedgerHoldsTheWholeWindowsReport();
+}
+
 TEST_F(LedgerInPieces, LedgerWriteInSegmentsWritesWhatOneAttributionGives) {
   const RunResult written = RunShell(
       kBinary + " ledger write " + ledger_ + " --prometheus " + prometheus_->url() +
