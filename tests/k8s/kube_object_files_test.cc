@@ -284,7 +284,7 @@ TEST(KubeObjectFilesTest, ANodeCapacityThatIsNoDeviceCountIsSaid) {
   const std::string path = (dir.path() / "nodes.json").string();
   std::ofstream(path) << list.dump();
   const auto r = testing_util::RunShell(
-      "ulimit -v 4000000; " + std::string(GPUCOST_BINARY) + " report --kube-objects " + path +
+      std::string(GPUCOST_BINARY) + " report --kube-objects " + path +
       " --kube-objects-at 2026-10-01T02:00:00Z --accumulate --format json --price-per-gpu-hour 12"
       " --window 2026-10-01T00:00:00Z,2026-10-01T01:00:00Z 2>&1 >/dev/null; echo rc=$?");
   for (const char* said :
