@@ -2,6 +2,7 @@
 // and the part of each device a pod the claim is reserved for holds (docs/k8s.md "Dynamic
 // Resource Allocation"). The units themselves come from node_assembly.cc.
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "core/strings.h"
@@ -91,13 +92,22 @@ std::map<DraDeviceKey, DraDeviceUnit> DeviceUnits(Assembly& a) {
 // The part of a device one allocation holds: all of it, or with consumable capacity the consumed
 // amount over the device's capacity, by memory where the device has it, else by the first
 // capacity both name.
-double ConsumedShare(const KubeDraDevice& d, const KubeDraAllocation& x) {
+double ConsumedShare(const KubeDraDevice& d, const KubeDraAllocation& x, Assembly& a,
+                     const std::string& what) {
   if (x.consumed.empty()) return 1.0;
   const auto part = [&](const std::string& key) -> double {
     auto c = x.consumed.find(key);
     auto cap = d.capacity.find(key);
     if (c == x.consumed.end() || cap == d.capacity.end() || cap->second <= 0) return -1;
-    return std::clamp(c->second / cap->second, 0.0, 1.0);
+    const double share = c->second / cap->second;
+    // The scheduler never allocates more than a device has, nor less than none: a claim that
+    // says so is said, and held to the device.
+    if (!(share >= 0 && share <= 1)) {
+      a.diag.Warn(StrCat("dra-consumed:", x.namespace_name, "/", x.claim, ":", key), "", 0,
+                  StrCat(what, " consumes ", c->second, " of its ", key, " capacity ", cap->second,
+                         "; taken as ", share > 1 ? "all of it" : "none of it"));
+    }
+    return std::isnan(share) ? 0.0 : std::clamp(share, 0.0, 1.0);
   };
   if (const double m = part("memory"); m >= 0) return m;
   for (const auto& [key, v] : x.consumed) {
@@ -144,7 +154,7 @@ std::map<DraClaimKey, DraClaimUnits> ResolveDraClaims(Assembly& a) {
     }
     // The pods using the claim share each device equally, as they come and go
     // (holding_assembly.cc).
-    const double share = ConsumedShare(*it->second.device, x) * it->second.part;
+    const double share = ConsumedShare(*it->second.device, x, a, what) * it->second.part;
     for (const UnitIndex u : it->second.units) claim.units.emplace_back(u, share);
   }
   return out;

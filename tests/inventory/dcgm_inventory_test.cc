@@ -125,6 +125,33 @@ TEST(DcgmInventory, GfdCountsPastANodesDevicesAreSaidAndLeftOut) {
   EXPECT_TRUE(said(replicas, "8 GPUs x 60000 replicas is more than a node has"));
 }
 
+// A device request that is not a whole number (the API server refuses "500m" of an extended
+// resource, kube-state-metrics writes 0.5) or past a node's devices is said with what is taken.
+TEST(DcgmInventory, DeviceRequestsThatAreNoWholeCountAreSaid) {
+  const auto load = [](const std::string& count) {
+    return Load(Every30s(
+        "kube_node_labels{node=\"n1\",label_nvidia_com_gpu_count=\"2\"} 1 %T\n"
+        "kube_pod_info{namespace=\"ml\",pod=\"p\",uid=\"u-p\",node=\"n1\"} 1 %T\n"
+        "kube_pod_status_phase{namespace=\"ml\",pod=\"p\",uid=\"u-p\",phase=\"Running\"} 1 %T\n"
+        "kube_pod_container_resource_requests{namespace=\"ml\",pod=\"p\",uid=\"u-p\","
+        "container=\"main\",node=\"n1\",resource=\"nvidia_com_gpu\",unit=\"integer\"} " +
+            count + " %T\n",
+        2));
+  };
+  const auto half = load("0.5");
+  ASSERT_EQ(half.inventory.holdings.size(), 1u);
+  EXPECT_EQ(half.inventory.holdings[0].request.count, 1);
+  EXPECT_TRUE(HasWarning(half,
+                         "pod ml/p container main asks for 0.5 of nvidia.com/gpu: not a "
+                         "whole number of devices up to 65536; 1 taken"));
+  const auto huge = load("1e30");
+  ASSERT_EQ(huge.inventory.holdings.size(), 1u);
+  EXPECT_EQ(huge.inventory.holdings[0].request.count, 65536);
+  const auto two = load("2");
+  ASSERT_EQ(two.inventory.holdings.size(), 1u);
+  EXPECT_FALSE(HasWarning(two, "asks for"));
+}
+
 TEST(DcgmInventory, BlankSentinelsAreNoData) {
   const std::string text =
       "DCGM_FI_PROF_GR_ENGINE_ACTIVE{UUID=\"GPU-a\",Hostname=\"n1\"} 0.4 0\n"

@@ -260,6 +260,25 @@ TEST(KubeObjectFilesTest, ReportPricesClaimsFromAnObjectsFile) {
   EXPECT_NEAR(allocated["of-pair-b"], 6.0, 1e-9);
   EXPECT_NEAR(allocated["of-slice"], 3.0, 1e-9);
   EXPECT_NEAR(doc["totals"]["cost_usd"].get<double>(), 36.0, 1e-9);
+
+  // A claim that consumes more than its device has (the scheduler never allocates it) is said,
+  // and held to the whole device.
+  for (json& item : list["items"]) {
+    if (item["kind"] == "ResourceClaim" && item["metadata"]["name"] == "of-slice") {
+      item["status"]["allocation"]["devices"]["results"][0]["consumedCapacity"]["memory"] =
+          "1000Gi";
+    }
+  }
+  std::ofstream(path, std::ios::trunc) << list.dump();
+  const auto over = testing_util::RunShell(
+      std::string(GPUCOST_BINARY) + " report --kube-objects " + path +
+      " --kube-objects-at 2026-10-01T02:00:00Z --by pod --accumulate --format json "
+      "--price-per-gpu-hour 12 --window 2026-10-01T00:00:00Z,2026-10-01T01:00:00Z 2>&1 >/dev/null");
+  EXPECT_NE(over.output.find("DRA claim ml/of-slice: device gpu-2 of driver gpu.nvidia.com pool "
+                             "of-dra-1 consumes 1073741824000 of its memory capacity"),
+            std::string::npos)
+      << over.output;
+  EXPECT_NE(over.output.find("; taken as all of it"), std::string::npos) << over.output;
 }
 
 // A node's GPU capacity that is no device count (100,000,000 GPUs took all memory; 65,537 cost
