@@ -1,6 +1,7 @@
 #include "inventory/agent_reader.h"
 
 #include <charconv>
+#include <cmath>
 
 #include "core/strings.h"
 #include "inventory/ksm_reader.h"
@@ -84,6 +85,12 @@ bool AgentReader::OnSample(const SampleView& s, int64_t t_ms, const std::string&
     if (series.first_line == 0) {
       series.source = source;
       series.first_line = s.line;
+    }
+    // A share of a GPU's time is 0 to 1: a value past it is said (the engine holds it to them).
+    if (!std::isnan(s.value) && !(s.value >= 0 && s.value <= 1 + 1e-6)) {
+      diag.Warn("agent-holder-ratio-range", source, s,
+                StrCat("gpucost_agent_holder_activity_ratio ", s.value,
+                       " is outside 0 to 1; taken as ", s.value < 0 ? "0" : "1"));
     }
     AddValue(series.points, s, t_ms, source, diag);
     return true;

@@ -366,17 +366,26 @@ TEST(AgentInventory, AgentActivityPreferredOverDcgmWhereItReports) {
 TEST(AgentInventory, MalformedAgentSeriesAreWarnedWithTheirLine) {
   const std::string text =
       "gpucost_agent_unit_activity_ratio{gpu_uuid=\"GPU-t\",source=\"gpm\"} 0.5 0\n"
-      "gpucost_agent_unit_activity_ratio{node=\"ts\",gpu_uuid=\"GPU-t\",gpu_instance_id=\"x\"} 0.5 0\n"
+      "gpucost_agent_unit_activity_ratio{node=\"ts\",gpu_uuid=\"GPU-t\",gpu_instance_id=\"x\"} 0.5 "
+      "0\n"
       "gpucost_agent_unit_activity_ratio{node=\"ts\",gpu_uuid=\"GPU-t\",source=\"gpm\"} 1.5 0\n"
-      "gpucost_agent_unit_activity_ratio{node=\"ts\",gpu_uuid=\"GPU-t\",source=\"utilization\"} 0.2 0\n"
-      "gpucost_agent_collections_total{node=\"ts\"} 7 0\n";
+      "gpucost_agent_unit_activity_ratio{node=\"ts\",gpu_uuid=\"GPU-t\",source=\"utilization\"} "
+      "0.2 0\n"
+      "gpucost_agent_collections_total{node=\"ts\"} 7 0\n"
+      "gpucost_agent_holder_activity_ratio{node=\"ts\",gpu_uuid=\"GPU-t\",namespace=\"ns\","
+      "pod=\"a\",container=\"main\"} 5 0\n"
+      "gpucost_agent_holder_activity_ratio{node=\"ts\",gpu_uuid=\"GPU-t\",namespace=\"ns\","
+      "pod=\"b\",container=\"main\"} -1 0\n";
   auto t = Load(text);
   EXPECT_TRUE(HasWarning(t, "t.prom:1: gpucost_agent_unit_activity_ratio without a node"));
+  EXPECT_TRUE(HasWarning(t,
+                         "t.prom:6: gpucost_agent_holder_activity_ratio 5 is outside 0 to 1; "
+                         "taken as 1"));
   EXPECT_TRUE(HasWarning(t, "t.prom:2: gpucost_agent_unit_activity_ratio: gpu_instance_id \"x\""));
   EXPECT_TRUE(HasWarning(t, "t.prom:3: gpucost_agent_unit_activity_ratio above 1 (1.5)"));
   // GPM wins over the utilization rate, clamped to 1.
   EXPECT_EQ(DeviceValues(t, "GPU-t"), (std::vector<double>{1.0}));
-  EXPECT_EQ(t.samples, 5u);
+  EXPECT_EQ(t.samples, 7u);
 }
 
 TEST(AgentInventory, SlurmJobSeriesAreKeptForTheSlurmSource) {
