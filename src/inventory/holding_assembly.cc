@@ -106,16 +106,12 @@ std::vector<ContainerRequest> ContainerRequests(const PodKey& key,
       cr.request.count = span.count;
       cr.intervals = span.intervals;
       if (cr.request.count <= 0 || cr.intervals.empty()) continue;
-      // Devices are whole (the API server refuses "500m" of an extended resource), and no node
-      // has more than kMaxNodeDevices: a count that is neither is said, and what is taken.
-      const double asked = cr.request.count;
-      if (asked != std::floor(asked) || asked > kMaxNodeDevices) {
-        cr.request.count = std::min(std::ceil(asked), kMaxNodeDevices);
-        a.diag.Warn(
-            StrCat("request-count:", PodName(key), "/", container, "/", rn.canonical), "", 0,
-            StrCat("pod ", PodName(key), " container ", container, " asks for ", asked, " of ",
-                   rn.canonical, ": not a whole number of devices up to ",
-                   static_cast<int64_t>(kMaxNodeDevices), "; ", cr.request.count, " taken"));
+      if (const double n = cr.request.count; n != std::floor(n) || n > kMaxNodeDevices) {
+        cr.request.count = std::min(std::ceil(n), kMaxNodeDevices);
+        const std::string who = StrCat("pod ", PodName(key), " container ", container);
+        a.diag.Warn(StrCat("request-count:", who), "", 0,
+                    StrCat(who, " asks for ", n, " of ", rn.canonical,
+                           ": not whole devices, at most 65536; ", cr.request.count, " taken"));
       }
       if (rn.kind == ResourceKind::kNvidiaGpuShared) shared = true;
       if (has_hami && rn.kind == ResourceKind::kNvidiaGpu) {

@@ -61,17 +61,16 @@ std::string_view BearerToken(std::string_view header) {
 
 }  // namespace
 
-std::string RepeatedParam(const httplib::Request& req) {
+std::string ParamProblem(const httplib::Request& req, std::span<const std::string_view> known) {
   for (auto it = req.params.begin(); it != req.params.end();
        it = req.params.upper_bound(it->first)) {
-    if (req.params.count(it->first) > 1) return it->first;
+    if (req.params.count(it->first) > 1) return StrCat(it->first, " is given more than once");
   }
-  return "";
-}
-
-std::string UnknownParam(const httplib::Request& req, std::span<const std::string_view> known) {
   for (const auto& [name, value] : req.params) {
-    if (std::find(known.begin(), known.end(), name) == known.end()) return name;
+    if (known.empty() || std::find(known.begin(), known.end(), name) != known.end()) continue;
+    std::string names;
+    for (std::string_view n : known) names += StrCat(names.empty() ? "" : ", ", n);
+    return StrCat("unknown parameter ", name, ": this path takes ", names);
   }
   return "";
 }

@@ -36,13 +36,10 @@ ApiError ApiErrorOf(const Status& s, std::string_view ledger);
 // JSON error that says why, as every other error is: never an empty body.
 void AnswerServerErrors(httplib::Server& server);
 
-// The first query parameter `req` gives more than once ("by=namespace&by=pod": which did the
-// client mean?), or "" when none is.
-std::string RepeatedParam(const httplib::Request& req);
-
-// The first query parameter of `req` that is not in `known` (a misspelt "clusters=east" would
-// answer for the whole fleet), or "" when all are.
-std::string UnknownParam(const httplib::Request& req, std::span<const std::string_view> known);
+// What is wrong with the query's parameters, for a 400; "" when nothing is: one given more than
+// once ("by=namespace&by=pod": which did the client mean?), or, where `known` is not empty, one
+// not in it (a misspelt "clusters=east" would answer for the whole fleet).
+std::string ParamProblem(const httplib::Request& req, std::span<const std::string_view> known);
 
 // Whether an Authorization header is "Bearer TOKEN" (the scheme in any case, RFC 7235) with
 // `token` serve's, compared in a time that does not depend on where they differ.

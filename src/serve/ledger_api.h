@@ -9,6 +9,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "core/result.h"
 #include "ledger/rollup_cache.h"
@@ -24,6 +25,13 @@ inline constexpr size_t kApiMaxRecords = 20'000'000;
 // Rows of one report answer: a month of a 1,000-node fleet by team per hour is ~36,000; a
 // per-minute series by pod of three days was ~1 M rows, half a gigabyte of JSON.
 inline constexpr size_t kApiMaxRows = 200'000;
+
+// The parameters each answer reads (ParseReportQuery; below): serve refuses any other with a 400.
+inline constexpr std::string_view kReportParams[] = {"window",  "by",   "accumulate",
+                                                     "rollups", "step", "cluster"};
+inline constexpr std::string_view kAlertsParams[] = {"window", "cluster"};
+inline constexpr std::string_view kRecommendationsParams[] = {"window", "cluster", "team"};
+inline constexpr std::string_view kFleetParams[] = {"cluster"};
 
 // ?window=START,END&by=team,workload&step=1h&accumulate=true&cluster=a,b; a report of more than
 // `max_rows` rows is a 400 that says what to ask instead.

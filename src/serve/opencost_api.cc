@@ -227,19 +227,6 @@ bool Flag(const std::function<std::string(const char*)>& param, const char* name
 
 namespace {
 
-// OpenCost's duration units: minutes, hours, days and weeks ("45m", "24h", "7d", "2w").
-std::optional<std::pair<int64_t, char>> OpenCostDuration(std::string_view text) {
-  if (text.size() < 2 || text.size() > 12) return std::nullopt;
-  const char unit = text.back();
-  if (unit != 'm' && unit != 'h' && unit != 'd' && unit != 'w') return std::nullopt;
-  int64_t n = 0;
-  for (const char c : text.substr(0, text.size() - 1)) {
-    if (c < '0' || c > '9') return std::nullopt;
-    n = n * 10 + (c - '0');
-  }
-  return std::make_pair(n, unit);
-}
-
 Duration OpenCostUnit(char unit) {
   switch (unit) {
     case 'm':
@@ -251,6 +238,21 @@ Duration OpenCostUnit(char unit) {
     default:
       return days(7);
   }
+}
+
+// OpenCost's duration units: minutes, hours, days and weeks ("45m", "24h", "7d", "2w"), of at
+// most 200 years: bounded before it is multiplied ("30500568905w" wrapped around to none).
+std::optional<std::pair<int64_t, char>> OpenCostDuration(std::string_view text) {
+  if (text.size() < 2 || text.size() > 12) return std::nullopt;
+  const char unit = text.back();
+  if (unit != 'm' && unit != 'h' && unit != 'd' && unit != 'w') return std::nullopt;
+  int64_t n = 0;
+  for (const char c : text.substr(0, text.size() - 1)) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + (c - '0');
+  }
+  if (n > days(366 * 200) / OpenCostUnit(unit)) return std::nullopt;
+  return std::make_pair(n, unit);
 }
 
 }  // namespace
@@ -284,17 +286,9 @@ Result<Window> ParseOpenCostWindow(std::string_view text, Instant now) {
   if (!length || !offset || length->first <= 0) {
     return Status::InvalidArgument(StrCat("window \"", text,
                                           "\": expected START,END, a duration (45m, 24h, 7d, "
-                                          "2w), one with an offset (\"24h offset 48h\"), today, "
-                                          "yesterday, week, lastweek, month or lastmonth"));
-  }
-  // Bounded before it is multiplied: "30500568905w" wrapped around to a few hours (or none).
-  constexpr Duration kLongest = days(366 * 200);
-  const auto too_long = [&](const std::pair<int64_t, char>& d) {
-    return d.first > kLongest / OpenCostUnit(d.second);
-  };
-  if (too_long(*length) || too_long(*offset)) {
-    return Status::InvalidArgument(
-        StrCat("window \"", text, "\": a duration or offset of at most 200 years"));
+                                          "2w; at most 200 years), one with an offset (\"24h "
+                                          "offset 48h\"), today, yesterday, week, lastweek, "
+                                          "month or lastmonth"));
   }
   const Duration span = length->first * OpenCostUnit(length->second);
   if (offset_at != std::string_view::npos) {

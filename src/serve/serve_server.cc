@@ -29,23 +29,6 @@
 
 namespace gpucost::serve {
 
-namespace {
-
-// The parameters each JSON API reads (ParseReportQuery, ledger_api.cc): any other is a 400.
-constexpr std::string_view kReportParams[] = {"window",  "by",   "accumulate",
-                                              "rollups", "step", "cluster"};
-constexpr std::string_view kAlertsParams[] = {"window", "cluster"};
-constexpr std::string_view kRecommendationsParams[] = {"window", "cluster", "team"};
-constexpr std::string_view kFleetParams[] = {"cluster"};
-
-std::string NamesOf(std::span<const std::string_view> names) {
-  std::string out;
-  for (std::string_view n : names) out += StrCat(out.empty() ? "" : ", ", n);
-  return out;
-}
-
-}  // namespace
-
 struct Server::Impl {
   Impl(ServeOptions options, std::unique_ptr<ledger::Ledger> l,
        std::unique_ptr<httplib::Server> http, std::unique_ptr<promsource::RemoteWriter> remote)
@@ -151,17 +134,9 @@ struct Server::Impl {
       handler = [this, known, inner = std::move(handler)](const httplib::Request& q,
                                                           httplib::Response& r) {
         if (!Authorized(q, r)) return;
-        if (const std::string twice = RepeatedParam(q); !twice.empty()) {
+        if (const std::string problem = ParamProblem(q, known); !problem.empty()) {
           r.status = 400;
-          r.set_content(JsonErrorBody(StrCat(twice, " is given more than once")),
-                        "application/json");
-          return;
-        }
-        if (const std::string other = UnknownParam(q, known); !known.empty() && !other.empty()) {
-          r.status = 400;
-          r.set_content(JsonErrorBody(StrCat("unknown parameter ", other, ": this path takes ",
-                                             NamesOf(known))),
-                        "application/json");
+          r.set_content(JsonErrorBody(problem), "application/json");
           return;
         }
         turns_.Run(r, [&] { inner(q, r); });

@@ -142,8 +142,8 @@ TEST(DcgmInventory, DeviceRequestsThatAreNoWholeCountAreSaid) {
   ASSERT_EQ(half.inventory.holdings.size(), 1u);
   EXPECT_EQ(half.inventory.holdings[0].request.count, 1);
   EXPECT_TRUE(HasWarning(half,
-                         "pod ml/p container main asks for 0.5 of nvidia.com/gpu: not a "
-                         "whole number of devices up to 65536; 1 taken"));
+                         "pod ml/p container main asks for 0.5 of nvidia.com/gpu: not whole "
+                         "devices, at most 65536; 1 taken"));
   const auto huge = load("1e30");
   ASSERT_EQ(huge.inventory.holdings.size(), 1u);
   EXPECT_EQ(huge.inventory.holdings[0].request.count, 65536);
