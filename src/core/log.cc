@@ -7,6 +7,7 @@
 
 #include "core/progress.h"
 #include "core/redact.h"
+#include "core/utf8.h"
 
 namespace gpucost {
 namespace {
@@ -22,15 +23,15 @@ void Log(LogLevel level, std::string_view message) {
   std::string line = "gpucost ";
   line += kNames[static_cast<int>(level)];
   line += ": ";
-  // Input echoed in a message (a label value, a line of a file) must not drive the terminal: its
-  // control characters other than newline and tab (an ESC that starts a colour or moves the
-  // cursor) are written as U+FFFD.
-  for (const char c : RedactUris(message)) {
-    const auto b = static_cast<unsigned char>(c);
-    if ((b < 0x20 && c != '\n' && c != '\t') || b == 0x7F) {
-      line += "\xEF\xBF\xBD";
-    } else {
-      line += c;
+  // Input echoed in a message (a label value, a line of a file) must not drive the terminal nor
+  // pass for a message of its own: its control characters other than newline and tab (an ESC
+  // that starts a colour or moves the cursor, a CR) are written as U+FFFD, and each line after
+  // the first is indented, so that a newline in a value cannot start a forged "gpucost ..." line.
+  const std::string text = PrintableLines(RedactUris(message));
+  for (size_t i = 0; i < text.size(); ++i) {
+    line += text[i];
+    if (text[i] == '\n' && (i + 1 == text.size() || (text[i + 1] != ' ' && text[i + 1] != '\t'))) {
+      line += "  ";
     }
   }
   line += '\n';

@@ -56,8 +56,8 @@ std::string Join(const std::vector<std::string>& parts, std::string_view sep) {
 }
 
 std::string CsvField(std::string_view s) {
-  const std::string text = ValidUtf8(s);
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  const std::string text = PrintableLines(s);
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
   std::string out = "\"";
   for (char c : text) {
     if (c == '"') out.push_back('"');

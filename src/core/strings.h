@@ -44,8 +44,9 @@ std::vector<std::string_view> Split(std::string_view s, char sep);
 std::vector<std::string> SplitList(std::string_view s, char sep = ',');
 std::string Join(const std::vector<std::string>& parts, std::string_view sep);
 std::string ToLower(std::string_view s);
-// One CSV field (RFC 4180): as is, or quoted with quotes doubled when it holds , " CR or LF;
-// bytes that are not UTF-8 are written as U+FFFD (core/utf8.h).
+// One CSV field (RFC 4180): as is, or quoted with quotes doubled when it holds , " or LF; bytes
+// that are not UTF-8 and control characters other than LF and tab (an ESC that would drive a
+// terminal showing the file, a CR) are written as U+FFFD (core/utf8.h, PrintableLines).
 std::string CsvField(std::string_view s);
 
 // Fast 64-bit hash (XXH3) of a byte string.

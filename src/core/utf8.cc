@@ -110,6 +110,13 @@ std::string PrintableText(std::string_view s) {
   return out;
 }
 
+std::string PrintableLines(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  AppendReplacing(out, s, [](uint32_t c) { return c == '\n' || c == '\t' || !IsControl(c); });
+  return out;
+}
+
 size_t Utf8Length(std::string_view s) {
   size_t n = 0;
   for (char c : s) n += (static_cast<uint8_t>(c) & 0xC0) != 0x80;

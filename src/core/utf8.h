@@ -28,6 +28,9 @@ void AppendValidUtf8(std::string& out, std::string_view s);
 // U+FFFD: text for a terminal, where a value must not break a table's line, move the cursor or
 // send an escape sequence.
 std::string PrintableText(std::string_view s);
+// PrintableText keeping line feeds and tabs: text of several lines (a CSV cell, a log message).
+// A carriage return goes too: it would let a value overwrite the line before it in a terminal.
+std::string PrintableLines(std::string_view s);
 
 // The code points of well-formed UTF-8 text (ValidUtf8's or PrintableText's): the columns it
 // takes in a terminal, wide characters aside.

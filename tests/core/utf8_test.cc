@@ -96,6 +96,17 @@ TEST(Utf8, CsvFieldsAreUtf8) {
   EXPECT_EQ(CsvField("caf\xc3\xa9"), "caf\xc3\xa9");
 }
 
+TEST(Utf8, CsvFieldsKeepLineBreaksAndTabsButNoOtherControlCharacters) {
+  // A team label with an escape sequence must not clear the screen of whoever cats the file.
+  EXPECT_EQ(CsvField("\x1b[2Jteam"), kFffd + "[2Jteam");
+  EXPECT_EQ(CsvField("a\x7f\xc2\x9b"), "a" + kFffd + kFffd);
+  // A CR would let the rest of a value overwrite its line; LF and tab are text, quoted.
+  EXPECT_EQ(CsvField("a\rb"), "a" + kFffd + "b");
+  EXPECT_EQ(CsvField("a\nb\tc"), "\"a\nb\tc\"");
+  EXPECT_EQ(CsvField("a\tb"), "a\tb");
+  EXPECT_EQ(PrintableLines("x\n\t\x1b\r"), "x\n\t" + kFffd + kFffd);
+}
+
 TEST(Utf8, ExportedLabelValuesAreUtf8AndEscaped) {
   std::string out;
   AppendExportedLabelValue(out, "a\"b\\c\nd\xff");
