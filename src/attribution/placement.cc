@@ -81,12 +81,13 @@ void DrawFromPool(const Inventory& inv, const AttributionOptions& options, Span 
                   const std::vector<UnitIndex>& node_units,
                   std::vector<std::pair<Span, uint32_t>>& requests,
                   const std::vector<std::vector<Span>>& presence,
-                  const std::vector<uint32_t>& exact_claims, Warnings& warnings,
+                  const std::vector<std::pair<uint32_t, bool>>& exact_claims, Warnings& warnings,
                   std::vector<ClaimSpan>& claims, std::vector<PoolDraw>* open_draws,
                   double& unplaced_gpu_hours) {
-  std::sort(requests.begin(), requests.end(), [](const auto& a, const auto& b) {
+  const auto by_start = [](const auto& a, const auto& b) {
     return std::tie(a.first.start, a.second) < std::tie(b.first.start, b.second);
-  });
+  };
+  std::sort(requests.begin(), requests.end(), by_start);
   // The holdable units of each resource, with the loads of the holdings drawn so far and the
   // exact assignments on them (known for their whole span: a pool draw avoids a unit that is
   // pinned to someone at any time the new holding runs, not only at its start).
@@ -94,6 +95,7 @@ void DrawFromPool(const Inventory& inv, const AttributionOptions& options, Span 
     std::vector<UnitIndex> units;
     std::vector<std::vector<ActiveLoad>> loads;  // parallel to units
     std::vector<std::vector<std::pair<Span, double>>> pinned;  // parallel to units
+    std::vector<std::vector<Span>> claimed;  // parallel to units: when DRA claims hold each
   };
   std::map<std::string, Pool, std::less<>> by_resource;
   for (UnitIndex u : node_units) {
@@ -102,16 +104,18 @@ void DrawFromPool(const Inventory& inv, const AttributionOptions& options, Span 
   for (auto& [resource, pool] : by_resource) {
     pool.loads.resize(pool.units.size());
     pool.pinned.resize(pool.units.size());
+    pool.claimed.resize(pool.units.size());
   }
-  for (uint32_t c : exact_claims) {
+  for (const auto& [c, dra] : exact_claims) {
     const GpuUnit& unit = inv.units[claims[c].unit];
     auto it = by_resource.find(unit.resource);
     if (it == by_resource.end()) continue;
     Pool& pool = it->second;
     const auto pos = std::find(pool.units.begin(), pool.units.end(), claims[c].unit);
     if (pos == pool.units.end()) continue;
-    pool.pinned[static_cast<size_t>(pos - pool.units.begin())].push_back(
-        {claims[c].span, claims[c].share});
+    const auto at = static_cast<size_t>(pos - pool.units.begin());
+    pool.pinned[at].push_back({claims[c].span, claims[c].share});
+    if (dra) pool.claimed[at].push_back(claims[c].span);
   }
   const Node& node = inv.nodes[n];
   // What a request asks of the pool: the resource (HAMi pods may leave nvidia.com/gpu implicit)
@@ -192,6 +196,45 @@ void DrawFromPool(const Inventory& inv, const AttributionOptions& options, Span 
     }
   };
 
+  // A GPU a DRA claim holds is its driver's, not the device plugin's to hand out (docs/k8s.md):
+  // a request draws from the GPUs no claim holds while it runs. One that a claim's time on a GPU
+  // of its pool begins or ends within is drawn in pieces cut there.
+  const auto claimed_during = [](const Pool& pool, uint32_t pos, Span span) {
+    return std::any_of(pool.claimed[pos].begin(), pool.claimed[pos].end(),
+                       [&](const Span& c) { return c.start < span.end && span.start < c.end; });
+  };
+  if (std::any_of(by_resource.begin(), by_resource.end(), [](const auto& rp) {
+        return std::any_of(rp.second.claimed.begin(), rp.second.claimed.end(),
+                           [](const auto& c) { return !c.empty(); });
+      })) {
+    std::vector<std::pair<Span, uint32_t>> pieces;
+    std::vector<int64_t> cuts;
+    for (const auto& [span, hi] : requests) {
+      cuts.clear();
+      if (const Pool* pool = ask(inv.holdings[hi], false).pool; pool != nullptr) {
+        for (const std::vector<Span>& spans : pool->claimed) {
+          for (const Span& c : spans) {
+            for (const int64_t t : {c.start, c.end}) {
+              if (t > span.start && t < span.end) cuts.push_back(t);
+            }
+          }
+        }
+      }
+      std::sort(cuts.begin(), cuts.end());
+      cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+      int64_t from = span.start;
+      for (const int64_t t : cuts) {
+        pieces.push_back({Span{from, t}, hi});
+        from = t;
+      }
+      pieces.push_back({Span{from, span.end}, hi});
+    }
+    if (pieces.size() != requests.size()) {
+      requests = std::move(pieces);
+      std::sort(requests.begin(), requests.end(), by_start);
+    }
+  }
+
   std::vector<bool> placed(requests.size(), false);
   std::vector<uint32_t> positions;
   if (!prior.empty()) {
@@ -207,7 +250,9 @@ void DrawFromPool(const Inventory& inv, const AttributionOptions& options, Span 
       for (UnitIndex u : (*draw)->units) {
         const auto pos = std::find(a.pool->units.begin(), a.pool->units.end(), u);
         if (pos == a.pool->units.end()) break;
-        positions.push_back(static_cast<uint32_t>(pos - a.pool->units.begin()));
+        const auto at = static_cast<uint32_t>(pos - a.pool->units.begin());
+        if (claimed_during(*a.pool, at, requests[r].first)) break;  // a claim's now: drawn anew
+        positions.push_back(at);
       }
       if (positions.size() != a.want) continue;
       take(holding, requests[r].first, a, positions);
@@ -239,6 +284,7 @@ void DrawFromPool(const Inventory& inv, const AttributionOptions& options, Span 
     candidates.clear();
     for (uint32_t i = 0; i < pool.units.size(); ++i) {
       const UnitIndex u = pool.units[i];
+      if (claimed_during(pool, i, span)) continue;  // a DRA claim's (above)
       std::vector<ActiveLoad>& l = pool.loads[i];
       const int64_t start = span.start;  // a structured binding cannot be captured (C++20)
       std::erase_if(l, [start](const ActiveLoad& x) { return x.end <= start; });
@@ -249,13 +295,29 @@ void DrawFromPool(const Inventory& inv, const AttributionOptions& options, Span 
       }
       candidates.push_back({!PresentAt(presence[u], span.start), load, u, i});
     }
-    std::partial_sort(candidates.begin(), candidates.begin() + static_cast<ptrdiff_t>(a.want),
+    size_t want = a.want;
+    if (candidates.size() < want) {
+      // Requested GPUs the claims leave none of: no evidence of a GPU, charged to nobody.
+      const size_t short_by = want - candidates.size();
+      warnings.Add(StrCat("node ", node.name, ": request ", RequestText(holding.request), " by ",
+                          HolderName(inv, holding.holder), ": ", short_by, " of its ", want,
+                          " units would be GPUs that DRA claims hold; ",
+                          candidates.empty() ? "nothing held" : "holding the others"));
+      const double fraction = a.hami ? HamiFraction(holding.request, node, options.hami_share,
+                                                    HolderName(inv, holding.holder), warnings)
+                                     : 1.0;
+      unplaced_gpu_hours +=
+          static_cast<double>(short_by) * fraction * Hours(Duration(span.end - span.start));
+      want = candidates.size();
+      if (want == 0) continue;
+    }
+    std::partial_sort(candidates.begin(), candidates.begin() + static_cast<ptrdiff_t>(want),
                       candidates.end(), [](const Candidate& x, const Candidate& y) {
                         return std::tie(x.absent, x.load, x.unit) <
                                std::tie(y.absent, y.load, y.unit);
                       });
     positions.clear();
-    for (size_t i = 0; i < a.want; ++i) positions.push_back(candidates[i].pos);
+    for (size_t i = 0; i < want; ++i) positions.push_back(candidates[i].pos);
     take(holding, span, a, positions);
   }
 }
@@ -314,6 +376,7 @@ Result<std::vector<ClaimSpan>> PlaceHoldings(const Inventory& inv,
                                              Warnings& warnings, std::vector<PoolDraw>* open_draws,
                                              double* unplaced_gpu_hours) {
   std::vector<ClaimSpan> claims;
+  std::vector<bool> from_dra;  // parallel to claims: held by a DRA claim
   double unplaced = 0;
   std::vector<std::vector<std::pair<Span, uint32_t>>> pool(inv.nodes.size());
   for (uint32_t i = 0; i < inv.holdings.size(); ++i) {
@@ -375,13 +438,14 @@ Result<std::vector<ClaimSpan>> PlaceHoldings(const Inventory& inv,
         continue;
       }
       claims.push_back({u, h.holder, span, unit.fraction * fraction * h.unit_share});
+      from_dra.push_back(h.request.resource.starts_with(kDraClaimPrefix));
     }
   }
   std::vector<std::vector<UnitIndex>> units_by_node(inv.nodes.size());
   for (UnitIndex u = 0; u < inv.units.size(); ++u) units_by_node[inv.units[u].node].push_back(u);
-  std::vector<std::vector<uint32_t>> exact_by_node(inv.nodes.size());
+  std::vector<std::vector<std::pair<uint32_t, bool>>> exact_by_node(inv.nodes.size());
   for (uint32_t c = 0; c < claims.size(); ++c) {
-    exact_by_node[inv.units[claims[c].unit].node].push_back(c);
+    exact_by_node[inv.units[claims[c].unit].node].emplace_back(c, from_dra[c]);
   }
   std::vector<std::vector<const PoolDraw*>> prior_by_node(inv.nodes.size());
   for (const PoolDraw& d : options.prior_draws) {

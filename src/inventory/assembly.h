@@ -80,6 +80,9 @@ struct DraClaimUnits {
   std::vector<std::pair<UnitIndex, double>> units;
 };
 
+// When each pod uses each DRA claim: (cluster, namespace, claim) -> one list of intervals per pod.
+using DraClaimUse = std::map<DraClaimKey, std::vector<std::vector<Interval>>>;
+
 struct Assembly {
   const TimelineOptions& options;
   PresenceOptions presence;
@@ -130,6 +133,10 @@ std::vector<std::string> KnownLabelKeys(const Assembly& a);
 // The units of each allocated DRA claim's devices and the part of each the claim holds; warns of
 // devices that match no unit (dra_assembly.cc). Runs after BuildNodesAndUnits.
 std::map<DraClaimKey, DraClaimUnits> ResolveDraClaims(Assembly& a);
+// Tells of each allocated claim holding an accelerator that no pod uses: its devices are held
+// from every other pod, yet nothing holds them in the model, so their cost is idle.
+void WarnUnusedDraClaims(Assembly& a, const std::map<DraClaimKey, DraClaimUnits>& claims,
+                         const DraClaimUse& uses);
 
 // Requests of a DeviceClass's devices by extended resource (kDraClass) become requests of the
 // units its devices are on the pod's node, or are dropped with a warning naming pod, node and

@@ -160,4 +160,29 @@ std::map<DraClaimKey, DraClaimUnits> ResolveDraClaims(Assembly& a) {
   return out;
 }
 
+void WarnUnusedDraClaims(Assembly& a, const std::map<DraClaimKey, DraClaimUnits>& claims,
+                         const DraClaimUse& uses) {
+  for (const auto& [key, claim] : claims) {
+    // Used: a pod holds it in the window (a pod that only waited, or ran before, holds nothing).
+    if (auto u = uses.find(key);
+        claim.units.empty() ||
+        (u != uses.end() && std::any_of(u->second.begin(), u->second.end(),
+                                        [](const auto& when) { return !when.empty(); }))) {
+      continue;
+    }
+    const auto& [cluster, namespace_name, name] = key;
+    std::set<std::string> nodes;
+    for (const auto& [u, share] : claim.units) {
+      nodes.insert(a.inventory.nodes[a.inventory.units[u].node].name);
+    }
+    a.diag.Warn(
+        StrCat("dra-claim-unused:", cluster, ":", namespace_name, "/", name), "", 0,
+        StrCat("DRA claim ", namespace_name, "/", name, " is allocated ",
+               claim.units.size() == 1 ? "a device" : "devices", " on node ",
+               Join({nodes.begin(), nodes.end()}, ", "),
+               " but no pod uses it over the window; what it holds is counted as idle, in no "
+               "namespace's money"));
+  }
+}
+
 }  // namespace gpucost

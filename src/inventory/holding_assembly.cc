@@ -205,9 +205,6 @@ void BuildPodTimelines(Assembly& a) {
 
 namespace {
 
-// When each pod uses each DRA claim: (cluster, namespace, claim) -> one list of intervals per pod.
-using DraClaimUse = std::map<DraClaimKey, std::vector<std::vector<Interval>>>;
-
 DraClaimUse DraClaimPods(const Assembly& a) {
   DraClaimUse out;
   for (const auto& [key, pt] : a.pods) {
@@ -387,6 +384,7 @@ void BuildHoldersAndHoldings(Assembly& a) {
   AddAgentPins(a, pins);
   const std::map<DraClaimKey, DraClaimUnits> dra_claims = ResolveDraClaims(a);
   const DraClaimUse dra_uses = DraClaimPods(a);
+  WarnUnusedDraClaims(a, dra_claims, dra_uses);
 
   for (const auto& [key, pt] : a.pods) {
     auto node_it = a.node_index.find({key.cluster, pt.node});

@@ -138,25 +138,47 @@ KnownGpus GatherKnownGpus(Assembly& a) {
              std::tie(y->first, y->second.node, y->second.name);
     });
     std::set<std::pair<NodeKey, std::string>> dra_numbered;  // GPUs whose instances DRA numbers
+    std::vector<const std::pair<std::string, KubeDraDevice>*> dynamic;  // DynamicMIG devices
     for (const auto* cd : devices) {
       const KubeDraDevice& d = cd->second;
       const NodeKey nk{cd->first, d.node};
       const bool mig = d.type == "mig";
       const std::string& uuid = mig ? d.parent_uuid : d.uuid;
       if (d.node.empty() || uuid.empty() || (!mig && d.type != "gpu")) continue;
+      if (mig && d.uuid.empty()) {  // an abstract MIG device: DynamicMIG
+        dynamic.push_back(cd);
+        continue;
+      }
       KnownGpu& g = node_gpus[nk][uuid];
       if (g.uuid.empty()) g.dra_only = true;
       g.uuid = uuid;
       if (g.model.empty()) g.model = d.product;
       if (!mig) continue;
-      if (d.uuid.empty()) {  // an abstract MIG device: DynamicMIG
-        g.dynamic_mig = true;
-        continue;
-      }
       if (g.instances.empty()) dra_numbered.insert({nk, uuid});
       if (!dra_numbered.contains({nk, uuid})) continue;
       const int gi = g.instances.empty() ? 0 : g.instances.rbegin()->first + 1;
       g.instances[gi] = MigInstance{d.profile, nullptr};
+    }
+    // A DynamicMIG device is a placement its GPU could make, not a GPU: the slice lists the GPU
+    // itself beside it. One whose parent no slice nor any telemetry names is no evidence of a
+    // GPU, and makes none (its claims match no unit, and are told so).
+    for (const auto* cd : dynamic) {
+      const KubeDraDevice& d = cd->second;
+      const NodeKey nk{cd->first, d.node};
+      auto gpus = node_gpus.find(nk);
+      auto g = gpus == node_gpus.end() ? nullptr : &gpus->second;
+      if (g == nullptr || !g->contains(d.parent_uuid)) {
+        a.diag.Warn(StrCat("dynamic-mig-parent:", nk.first, ":", nk.second, ":", d.parent_uuid), "",
+                    0,
+                    StrCat("node ", nk.second, ": DynamicMIG device ", d.name, " of driver ",
+                           d.driver, " names parent GPU ", d.parent_uuid,
+                           ", which no ResourceSlice lists as a GPU and no telemetry reports; "
+                           "it is not counted as a GPU"));
+        continue;
+      }
+      KnownGpu& parent = g->at(d.parent_uuid);
+      parent.dynamic_mig = true;
+      if (parent.model.empty()) parent.model = d.product;
     }
     for (auto& [nk, gpus] : node_gpus) {
       for (auto& [uuid, g] : gpus) {

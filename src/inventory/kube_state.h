@@ -13,6 +13,7 @@
 #include "core/time.h"
 #include "inventory/workload_identity.h"
 #include "model/capacity.h"
+#include "model/holder.h"
 
 namespace gpucost {
 
@@ -124,9 +125,7 @@ inline std::string DeviceClassResource(std::string_view name) {
   return std::string(kDeviceClassPrefix) + std::string(name);
 }
 
-// The resource by which a container's use of ResourceClaim `claim` (of its pod's namespace) is
-// spelled among its GPU resources: "resource.k8s.io/claim/<claim>".
-inline constexpr std::string_view kDraClaimPrefix = "resource.k8s.io/claim/";
+// The resource of a container's use of ResourceClaim `claim` (kDraClaimPrefix, model/holder.h).
 inline std::string DraClaimResource(std::string_view claim) {
   return std::string(kDraClaimPrefix) + std::string(claim);
 }

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/capacity.h"
@@ -27,6 +28,10 @@ struct Holder {
   // equivalents), so that a record's billing units are its gpu_hours times this. NaN: none.
   double billing_per_gpu_hour = NAN;
 };
+
+// The resource by which a container's use of ResourceClaim `claim` (of its pod's namespace) is
+// spelled among its GPU resources: "resource.k8s.io/claim/<claim>".
+inline constexpr std::string_view kDraClaimPrefix = "resource.k8s.io/claim/";
 
 // What a holding asks for when no device assignment is known.
 struct Request {

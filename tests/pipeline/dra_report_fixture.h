@@ -127,6 +127,7 @@ inline Money Attribute(const KubeState& k, const std::string& series = "") {
   Result<ReportRun> run = RunReport(*t, price, s);
   EXPECT_TRUE(run.ok()) << run.status().ToString();
   if (!run.ok()) return m;
+  for (const std::string& w : run->summary.warnings) m.warnings.push_back(w);
   for (const ReportRow& r : run->report.rows) {
     if (r.is_idle) {
       m.idle += r.idle_usd;

@@ -251,6 +251,32 @@ TEST(DraReport, DynamicMigDevicesArePartsOfTheirGpu) {
       << ::testing::PrintToString(instances.warnings);
 }
 
+// A DynamicMIG device is a placement of a GPU the slice lists, not a GPU: one whose parent no
+// slice lists and no telemetry reports (a hand-edited or damaged slice) adds no GPU-hours, and is
+// told; a claim of it matches no unit.
+TEST(DraReport, ADynamicMigDeviceOfAnUnknownGpuMakesNoGpu) {
+  KubeState k = OneDraNode();
+  KubeDraDevice small = Mig("n1", "gpu-0-mig-1g5gb-19-0", "GPU-a", "1g.5gb");
+  small.uuid.clear();
+  KubeDraDevice stray = Mig("n1", "gpu-0-mig-1g5gb-19-1", "GPU-dead", "1g.5gb");
+  stray.uuid.clear();
+  k.dra_devices = {Gpu("n1", "gpu-0", "GPU-a"), small, stray};
+  k.dra_allocations = {Allocation("small", "n1", small.name, {"nb-0"}),
+                       Allocation("stray", "n1", stray.name, {"nb-1"})};
+  k.pods = {Pod("nb-0", "n1", {{"main", "small"}}, 0, 3600),
+            Pod("nb-1", "n1", {{"main", "stray"}}, 0, 3600)};
+  Money m = Attribute(k);
+  EXPECT_NEAR(m.cost, kPrice, 1e-9);  // GPU-a alone, not two GPUs
+  EXPECT_NEAR(m.allocated["nb-0/main"], kPrice / 7, 1e-9);
+  EXPECT_EQ(m.allocated.count("nb-1/main"), 0u);
+  EXPECT_NEAR(m.idle, 6 * kPrice / 7, 1e-9);
+  EXPECT_TRUE(Told(m,
+                   "DynamicMIG device gpu-0-mig-1g5gb-19-1 of driver gpu.nvidia.com names "
+                   "parent GPU GPU-dead, which no ResourceSlice lists as a GPU"))
+      << ::testing::PrintToString(m.warnings);
+  EXPECT_TRUE(Told(m, "matches no unit of node n1")) << ::testing::PrintToString(m.warnings);
+}
+
 // Consumable capacity: two claims hold 10 GiB and 20 GiB of one 40 GiB device, a quarter and a
 // half of it; the rest is idle.
 TEST(DraReport, ConsumedCapacityIsTheShareOfTheDevice) {
@@ -310,6 +336,63 @@ TEST(DraReport, UnknownDevicesAndUnallocatedClaimsAreTold) {
   EXPECT_EQ(m.warnings.size(), 3u) << ::testing::PrintToString(m.warnings);
   EXPECT_NEAR(m.allocated["b/main"], kPrice, 1e-9);
   EXPECT_EQ(m.allocated.count("a/main"), 0u);
+}
+
+// A device-plugin request (nvidia.com/gpu, with no claim the API names for it) on a node whose
+// GPUs DRA hands out draws from the GPUs no claim holds while it runs; with none free it holds
+// nothing, and is told, rather than halve the claim's GPU.
+TEST(DraReport, ADevicePluginRequestDrawsFromTheGpusNoClaimHolds) {
+  KubeState k = OneDraNode();
+  k.dra_devices = {Gpu("n1", "gpu-0", "GPU-a")};
+  k.dra_allocations = {Allocation("c0", "n1", "gpu-0", {"dra-0"})};
+  KubePod plain = Pod("plain-0", "n1", {}, 0, 3600);
+  plain.resources.push_back({"main", "nvidia.com/gpu", 1, false, {}});
+  k.pods = {Pod("dra-0", "n1", {{"main", "c0"}}, 0, 3600), plain};
+  Money m = Attribute(k);
+  EXPECT_NEAR(m.allocated["dra-0/main"], kPrice, 1e-9);
+  EXPECT_EQ(m.allocated.count("plain-0/main"), 0u);
+  EXPECT_TRUE(Told(m,
+                   "request nvidia.com/gpu x1 by ml/plain-0/main: 1 of its 1 units would be "
+                   "GPUs that DRA claims hold; nothing held"))
+      << ::testing::PrintToString(m.warnings);
+  EXPECT_FALSE(Told(m, "oversubscribed"));
+
+  // The claim's pod runs the first half hour only: the request holds the GPU the second half,
+  // whole (drawn in pieces cut where the claim's time ends).
+  k.pods[0].active = {Interval{T(0), T(1800)}};
+  Money half = Attribute(k);
+  EXPECT_NEAR(half.allocated["dra-0/main"], 0.5 * kPrice, 1e-9);
+  EXPECT_NEAR(half.allocated["plain-0/main"], 0.5 * kPrice, 1e-9);
+  EXPECT_NEAR(half.idle, 0, 1e-9);
+  k.pods[0].active = {Interval{T(0), T(3600)}};
+
+  k.dra_devices.push_back(Gpu("n1", "gpu-1", "GPU-b"));  // a GPU no claim holds
+  Money free = Attribute(k);
+  EXPECT_NEAR(free.allocated["dra-0/main"], kPrice, 1e-9);
+  EXPECT_NEAR(free.allocated["plain-0/main"], kPrice, 1e-9);
+  EXPECT_NEAR(free.idle, 0, 1e-9);
+}
+
+// A claim allocated a GPU that no pod uses (made by hand and never referenced, or its pods gone)
+// keeps the GPU from every other pod, yet holds it for no one: its cost is idle, and the report
+// says which claim that is, whatever its reservedFor names.
+TEST(DraReport, AClaimNoPodUsesIsTold) {
+  KubeState k = OneDraNode();
+  k.dra_devices = {Gpu("n1", "gpu-0", "GPU-a"), Gpu("n1", "gpu-1", "GPU-b")};
+  k.dra_allocations = {Allocation("held", "n1", "gpu-0", {}),
+                       Allocation("stale", "n1", "gpu-1", {"gone"})};
+  Money m = Attribute(k);
+  EXPECT_NEAR(m.idle, 2 * kPrice, 1e-9);
+  EXPECT_TRUE(Told(m, "DRA claim ml/held is allocated a device on node n1 but no pod uses it"))
+      << ::testing::PrintToString(m.warnings);
+  EXPECT_TRUE(Told(m, "DRA claim ml/stale is allocated"));
+  EXPECT_FALSE(Told(m, "the input holds no"));  // the API's nodes and slices are its data
+
+  k.pods = {Pod("train", "n1", {{"main", "held"}}, 0, 1800)};  // used, if for half the hour
+  Money used = Attribute(k);
+  EXPECT_NEAR(used.allocated["train/main"], 0.5 * kPrice, 1e-9);
+  EXPECT_FALSE(Told(used, "DRA claim ml/held is allocated"));
+  EXPECT_TRUE(Told(used, "DRA claim ml/stale is allocated"));
 }
 
 // The sharing mode says where claims hand the GPUs out: "dra" on a node a DRA driver publishes
