@@ -71,6 +71,10 @@ struct ParseIssue {
   // Compressed input that is damaged or cut short: not one malformed line but the file's, said
   // apart from the lines (a CRC error at a member's end comes after the damaged part's garbage).
   bool damaged = false;
+  // The input looks cut short (an unterminated last line that does not parse, an OpenMetrics
+  // file without "# EOF", compressed input that stops early): what it lacks is unknown, so
+  // nothing may be read from an absence in it (a process the node agent did not list).
+  bool cut_short = false;
 };
 
 class ExpositionHandler {

@@ -51,7 +51,7 @@ class Driver {
  private:
   // Reports a malformed line. Returns an error in strict mode; sets stop_ when the handler
   // asks to stop.
-  Status Issue(uint64_t line, std::string message, bool damaged = false);
+  Status Issue(uint64_t line, std::string message, bool damaged = false, bool cut_short = false);
   Status ContentAfterEof(uint64_t line);
   Status Line(const char* begin, const char* end);
   Status Grow(size_t needed);
@@ -63,14 +63,18 @@ class Driver {
   ParseStats stats_;
   bool stop_ = false;
   bool after_eof_ = false;
+  bool at_unterminated_end_ = false;  // parsing the input's last line, which has no line feed
   std::unique_ptr<char[]> buf_;
   size_t cap_ = 0;
 };
 
-Status Driver::Issue(uint64_t line, std::string message, bool damaged) {
+Status Driver::Issue(uint64_t line, std::string message, bool damaged, bool cut_short) {
   ++stats_.errors;
   if (options_.strict) return Status::ParseError(StrCat(options_.source_name, ":", line, ": ", message));
-  if (!handler_.OnError(ParseIssue{line, std::move(message), damaged})) stop_ = true;
+  if (!handler_.OnError(
+          ParseIssue{line, std::move(message), damaged, cut_short || at_unterminated_end_})) {
+    stop_ = true;
+  }
   return Status::Ok();
 }
 
@@ -167,7 +171,8 @@ Result<ParseStats> Driver::Run() {
       // the line it cuts is dropped, and the cut is reported like a malformed line.
       input_done = true;
       cut = true;
-      GPUCOST_RETURN_IF_ERROR(Issue(stats_.lines + 1, std::string(got.status().message()), true));
+      GPUCOST_RETURN_IF_ERROR(
+          Issue(stats_.lines + 1, std::string(got.status().message()), true, true));
       break;
     }
     if (!got.ok()) return std::move(got).status();
@@ -179,18 +184,22 @@ Result<ParseStats> Driver::Run() {
     }
   }
   if (!stop_ && !skipping && !cut && begin < end) {
+    // A last line without its line feed: an error in it is most likely where the input was cut.
+    at_unterminated_end_ = true;
     GPUCOST_RETURN_IF_ERROR(Line(buf_.get() + begin, buf_.get() + end));
+    at_unterminated_end_ = false;
   }
   if (!stop_ && options_.format == ExpositionFormat::kOpenMetrics && !stats_.saw_eof_marker) {
     GPUCOST_RETURN_IF_ERROR(Issue(stats_.lines == 0 ? 1 : stats_.lines,
-                                  "OpenMetrics input must end with \"# EOF\""));
+                                  "OpenMetrics input must end with \"# EOF\"", false, true));
   } else if (!stop_ && options_.format == ExpositionFormat::kAuto && !stats_.saw_eof_marker &&
              stats_.lines > 0 && NamedOpenMetrics(options_.source_name)) {
     // An OpenMetrics file ends with "# EOF": one without it was most likely cut short (a copy or
     // a download that stopped). Its lines are read; the loss of the rest is said.
     GPUCOST_RETURN_IF_ERROR(Issue(stats_.lines,
                                   "OpenMetrics file without \"# EOF\" at its end: it may be cut "
-                                  "short (its lines are read)"));
+                                  "short (its lines are read)",
+                                  false, true));
   }
   stats_.samples = lines_.samples();
   return stats_;

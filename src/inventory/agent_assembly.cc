@@ -306,8 +306,16 @@ void BuildAgentUsage(Assembly& a) {
       // Only instants where the agent also measured every process of the GPU.
       std::set<int64_t> measured;
       if (auto pm = a.agent.process_measured.find(key); pm != a.agent.process_measured.end()) {
+        // Not where an input cut short said so: the processes' lines may be what it lost.
+        static const std::vector<std::pair<int64_t, int64_t>> kNone;
+        auto unsure = a.agent.process_unsure.find(key);
+        const auto& cut = unsure == a.agent.process_unsure.end() ? kNone : unsure->second;
         for (const Point& p : pm->second.points()) {
-          if (p.v >= 0.5) measured.insert(p.t_ms);
+          if (p.v >= 0.5 && std::none_of(cut.begin(), cut.end(), [&](const auto& span) {
+                return p.t_ms >= span.first && p.t_ms <= span.second;
+              })) {
+            measured.insert(p.t_ms);
+          }
         }
       }
       std::vector<int64_t> instants;

@@ -1,5 +1,6 @@
 #include "inventory/agent_reader.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -68,7 +69,22 @@ bool AgentReader::OnSample(const SampleView& s, int64_t t_ms, const std::string&
     if (LabelValue(s, "call") != "nvmlDeviceGetProcessUtilization") return true;
     AgentGpuKey key;
     if (!GpuKey(s, source, diag, key)) return true;
-    AddValue(data_.process_measured[std::move(key)], s, t_ms, source, diag);
+    auto it = data_.process_measured.try_emplace(std::move(key)).first;
+    AddValue(it->second, s, t_ms, source, diag);
+    // The times of the samples each source gave, for a source found cut short (Finish).
+    if (source != last_source_) {
+      last_source_ = source;
+      auto at = std::find(sources_.begin(), sources_.end(), source);
+      source_index_ = static_cast<uint32_t>(at - sources_.begin());
+      if (at == sources_.end()) sources_.push_back(source);
+    }
+    std::vector<SourceSpan>& spans = measured_spans_[&it->first];
+    if (spans.empty() || spans.back().source != source_index_) {
+      spans.push_back({source_index_, t_ms, t_ms});
+    } else {
+      spans.back().first = std::min(spans.back().first, t_ms);
+      spans.back().last = std::max(spans.back().last, t_ms);
+    }
     return true;
   }
   if (name == "gpucost_agent_holder_activity_ratio") {
@@ -175,6 +191,23 @@ void AgentReader::Finish(Diagnostics& diag) {
   for (auto& [k, h] : data_.holders) finish(h.points);
   for (auto& [k, a] : data_.assignments) a.seen.Finish();
   for (auto& [k, p] : data_.process_measured) finish(p);
+  std::map<std::string, std::set<const AgentGpuKey*>> unsure_gpus;  // cut source -> its GPUs
+  for (const auto& [key, spans] : measured_spans_) {
+    for (const SourceSpan& span : spans) {
+      if (!cut_sources_.contains(sources_[span.source])) continue;
+      data_.process_unsure[*key].emplace_back(span.first, span.last);
+      unsure_gpus[sources_[span.source]].insert(key);
+    }
+  }
+  for (const auto& [source, gpus] : unsure_gpus) {
+    diag.Warn(StrCat("agent-cut:", source), source, 0,
+              StrCat("the input looks cut short, so the node agent's word that it measured every "
+                     "process of ",
+                     gpus.size(), gpus.size() == 1 ? " GPU" : " GPUs",
+                     " in it does not stand: a pod without a sample of its own there is not "
+                     "counted as measured idle"));
+  }
+  measured_spans_.clear();
 }
 
 }  // namespace gpucost

@@ -9,7 +9,9 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ingest/exposition.h"
@@ -138,6 +140,9 @@ struct AgentData {
   // gpucost_agent_nvml_supported{call="nvmlDeviceGetProcessUtilization"} per GPU: where it is 1
   // the agent measured every process, so a holder without a series used nothing.
   std::map<AgentGpuKey, PointSeries> process_measured;
+  // Per GPU, the times [first, last] of process_measured samples read from an input cut short:
+  // instants at which a holder without a sample is not known to have run nothing.
+  std::map<AgentGpuKey, std::vector<std::pair<int64_t, int64_t>>> process_unsure;
   // Filled by the inventory builder from the holder series that name a Slurm job.
   std::vector<AgentJobActivity> slurm_jobs;
 };
@@ -148,6 +153,10 @@ class AgentReader {
       : default_cluster_(std::move(default_cluster)) {}
   // Returns false when the sample is not a series this reader consumes.
   bool OnSample(const SampleView& s, int64_t t_ms, const std::string& source, Diagnostics& diag);
+  // The input `source` looks cut short (ParseIssue::cut_short): its lines that say the agent
+  // measured every process of a GPU do not stand for the instants they cover, since the lines of
+  // those processes may be what was cut.
+  void SourceCutShort(const std::string& source) { cut_sources_.insert(source); }
   // Sorts every series and warns of the conflicting samples sorting finds. Call once, after the
   // last sample.
   void Finish(Diagnostics& diag);
@@ -162,6 +171,18 @@ class AgentReader {
   std::string default_cluster_;
   AgentData data_;
   ConflictWarnings conflicts_;
+  // Per process_measured series, the first and last time of the samples each source gave (one
+  // entry per run of samples from one source).
+  struct SourceSpan {
+    uint32_t source = 0;  // in sources_
+    int64_t first = 0;
+    int64_t last = 0;
+  };
+  std::unordered_map<const AgentGpuKey*, std::vector<SourceSpan>> measured_spans_;
+  std::vector<std::string> sources_;
+  std::string last_source_;
+  uint32_t source_index_ = 0;
+  std::set<std::string> cut_sources_;
 };
 
 }  // namespace gpucost

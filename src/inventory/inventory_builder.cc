@@ -1,6 +1,7 @@
 #include "inventory/inventory_builder.h"
 
 #include <algorithm>
+#include <set>
 
 #include "core/strings.h"
 #include "inventory/assembly.h"
@@ -36,6 +37,7 @@ void InventoryBuilder::BeginSource(std::string name, SeriesIds ids) {
 void InventoryBuilder::OnMetadata(const MetadataView& metadata) { dcgm_.OnMetadata(metadata); }
 
 bool InventoryBuilder::OnError(const ParseIssue& issue) {
+  if (issue.cut_short) agent_.SourceCutShort(source_);
   if (issue.damaged) {
     // The file's, never folded into its malformed lines: damage found at a gzip member's end (its
     // check) comes after the damaged part was read, whose lines may have parsed into wrong values.
@@ -123,16 +125,32 @@ Result<LoadedTimeline> InventoryBuilder::Build() {
       presence.default_learned = true;
     }
   }
-  // With no samples at all, the span is the API's: its GPU pods' lifetimes. With samples it is
-  // theirs alone (a pod running for weeks must not stretch a report of an hour's files).
+  // With no samples at all, the span is the API's: its GPU pods' lifetimes, or without any (GPUs
+  // that nothing ran on are still the API's data) its GPU nodes' within the window asked for;
+  // without a window such nodes give none (a node made years ago must not cost years). With
+  // samples it is theirs alone (a pod running for weeks must not stretch a report of an hour's
+  // files).
+  const auto widen = [&](const std::vector<Interval>& intervals) {
+    for (const Interval& iv : intervals) {
+      if (iv.end <= iv.start) continue;
+      min_t_ms_ = std::min(min_t_ms_, UnixMs(iv.start));
+      max_t_ms_ = std::max(max_t_ms_, UnixMs(iv.end) - 1);
+    }
+  };
   if (max_t_ms_ < min_t_ms_) {
     for (const KubeState& k : kube_) {
       for (const KubePod& p : k.pods) {
-        for (const Interval& iv : p.active) {
-          if (p.resources.empty() || iv.end <= iv.start) continue;
-          min_t_ms_ = std::min(min_t_ms_, UnixMs(iv.start));
-          max_t_ms_ = std::max(max_t_ms_, UnixMs(iv.end) - 1);
-        }
+        if (!p.resources.empty()) widen(p.active);
+      }
+    }
+  }
+  if (max_t_ms_ < min_t_ms_ && options_.window) {
+    for (const KubeState& k : kube_) {
+      std::set<std::string> dra_nodes;
+      for (const KubeDraDevice& d : k.dra_devices) dra_nodes.insert(d.node);
+      for (const KubeNode& n : k.nodes) {
+        if (n.capacity.empty() && !dra_nodes.contains(n.name)) continue;
+        widen(ClipIntervals(n.present, *options_.window));
       }
     }
   }

@@ -228,6 +228,39 @@ TEST(AgentInventory, HoldersPlacedOnAGpuWithoutAProcessAreMeasuredIdle) {
   EXPECT_TRUE(HolderValues(t, "free", "GPU-t").empty());
 }
 
+// An input cut short (its last line has no line feed and does not parse) may have lost the lines
+// of the processes the agent listed: its word that it measured every process stands for nothing
+// there, so a holder without a sample is not measured idle. A malformed line that is whole is
+// only that line's loss.
+TEST(AgentInventory, NoZeroFillFromAnInputCutShort) {
+  const std::string text =
+      Every30s(kTsNode + GpuInfo("ts", "GPU-t", 0) + Pod("a", "ts") + Pod("b", "ts") +
+                   UnitActivity("ts", "GPU-t", 0.5),
+               4) +
+      Every30s(HolderActivity("ts", "GPU-t", "pod_uid=\"uid-a\",container_id=\"aa\"", 0.3), 4) +
+      Every30s(HolderActivity("ts", "GPU-t", "pod_uid=\"uid-b\",container_id=\"bb\"", 0.2), 2);
+  const std::string cut_line = "gpucost_agent_holder_activity_ratio{node=\"ts\",gpu_uuid=\"GP";
+  // Read by the real parser (the tests' Feed reads only well-formed lines).
+  const auto parsed = [](const std::string& input) {
+    InventoryBuilder b(TimelineOptions{});
+    EXPECT_TRUE(b.AddText(input, "agent.prom").ok());
+    Result<LoadedTimeline> t = b.Build();
+    EXPECT_TRUE(t.ok()) << t.status().ToString();
+    return t.ok() ? std::move(*t) : LoadedTimeline{};
+  };
+  auto cut = parsed(text + cut_line);
+  EXPECT_EQ(HolderValues(cut, "a", "GPU-t"), (std::vector<double>{0.3, 0.3, 0.3, 0.3}));
+  EXPECT_EQ(HolderValues(cut, "b", "GPU-t"), (std::vector<double>{0.2, 0.2}));
+  EXPECT_EQ(WarningsWith(cut,
+                         "looks cut short, so the node agent's word that it measured every "
+                         "process of 1 GPU in it does not stand"),
+            1u);
+
+  auto whole = parsed(text + cut_line + "\n");
+  EXPECT_EQ(HolderValues(whole, "b", "GPU-t"), (std::vector<double>{0.2, 0.2, 0, 0}));
+  EXPECT_EQ(WarningsWith(whole, "cut short"), 0u);
+}
+
 TEST(AgentInventory, NoZeroFillWhereTheUnitIsNotReported) {
   // The unit series stops after two scrapes: later instants are unmeasured, not idle.
   std::string text = Every30s(kTsNode + GpuInfo("ts", "GPU-t", 0) + Pod("b", "ts"), 4) +
