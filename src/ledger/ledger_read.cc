@@ -7,6 +7,7 @@
 #include <numeric>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -365,7 +366,9 @@ Result<LedgerWindow> Ledger::ReadSnapshot(std::optional<Window> window,
   return out;
 }
 
-// The periods' roll-ups summed per (unit, holder), in the order first seen.
+// The periods' roll-ups summed per (unit, holder, price source), in the order first seen: a pair
+// whose price changed source between periods keeps one entry per source, so that the report's
+// hours by source stay exact.
 RolledPeriod Ledger::MergeRolled(const std::vector<std::pair<RolledPeriod, int64_t>>& periods) {
   struct Merged {
     RowAccumulator acc;
@@ -374,8 +377,9 @@ RolledPeriod Ledger::MergeRolled(const std::vector<std::pair<RolledPeriod, int64
   };
   std::vector<StoredRollup> ids;  // ids of each merged pair
   std::vector<Merged> merged;
-  // Per unit id, its pairs (a unit has one holder or a few): (holder id, index in `merged`).
-  std::vector<std::vector<std::pair<int64_t, size_t>>> by_unit;
+  // Per unit id, its pairs (a unit has one holder or a few): (holder id, price source, index in
+  // `merged`).
+  std::vector<std::vector<std::tuple<int64_t, int, size_t>>> by_unit;
   // Oversubscribed steps are the unit's, on each of its rows of a period: counted once a period.
   std::vector<int64_t> over;
   std::vector<size_t> over_period;
@@ -387,15 +391,28 @@ RolledPeriod Ledger::MergeRolled(const std::vector<std::pair<RolledPeriod, int64
         over.resize(u + 1, 0);
         over_period.resize(u + 1, SIZE_MAX);
       }
+      // Without priced hours its source is no matter: it joins the pair's first entry.
+      const int source = s.rolled.sums.priced_hours > 0 ? s.rolled.price_source : -2;
       size_t i = SIZE_MAX;
-      for (const auto& [holder, index] : by_unit[u]) {
-        if (holder == s.holder_id) i = index;
+      for (const auto& [holder, src, index] : by_unit[u]) {
+        if (holder == s.holder_id && (src == source || source == -2 || src == -2)) {
+          i = index;
+          break;
+        }
       }
       if (i == SIZE_MAX) {
         i = merged.size();
-        by_unit[u].emplace_back(s.holder_id, i);
+        by_unit[u].emplace_back(s.holder_id, source, i);
         merged.emplace_back();
         ids.push_back({s.unit_id, s.holder_id, {}});
+        ids.back().rolled.price_source = source == -2 ? 0 : source;
+      } else if (source != -2) {
+        for (auto& [holder, src, index] : by_unit[u]) {
+          if (index == i && src == -2) {  // the entry had no priced hours so far
+            src = source;
+            ids[i].rolled.price_source = source;
+          }
+        }
       }
       Merged& m = merged[i];
       m.acc.AddSums(s.rolled.sums);

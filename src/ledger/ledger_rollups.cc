@@ -26,6 +26,20 @@ constexpr int64_t kHasEffective = 1;
 constexpr int64_t kHasIdleMoney = 2;
 constexpr int64_t kRolledEstimated = 4;
 constexpr int64_t kRolledOversubscribed = 8;
+// Bits 4-7: the one price source of the priced records it sums, plus one; 0 where they had
+// several (or the roll-up is older than this field). Keeps a report from roll-ups saying which
+// prices its money came from, as one from the records does.
+constexpr int kSourceShift = 4;
+constexpr int64_t kSourceMask = 15;
+
+// `into` (-2: none yet, -1: several) with the price source `s` of more priced hours.
+void MergeSource(int& into, int s) {
+  if (into == -2) {
+    into = s;
+  } else if (into != s) {
+    into = -1;
+  }
+}
 
 int64_t FloorTo(int64_t ms, int64_t period) {
   const int64_t r = ms % period;
@@ -37,6 +51,7 @@ struct Pending {
   RowAccumulator acc;
   int64_t records = 0;
   int64_t unpriced_records = 0;
+  int source = -2;  // MergeSource's
 };
 
 constexpr int kRollupColumns = 18;
@@ -137,6 +152,7 @@ Status Ledger::RollPeriod(int64_t period_ms, int64_t start_ms,
       p.acc.AddSums(r.sums);
       p.records += r.records;
       p.unpriced_records += r.unpriced_records;
+      if (r.sums.priced_hours > 0) MergeSource(p.source, r.price_source);
       if (r.unit_oversubscribed_steps > 0) {
         int64_t& steps_over = over[{q.Int(0), q.Int(16)}];
         steps_over = std::max(steps_over, r.unit_oversubscribed_steps);
@@ -170,6 +186,10 @@ Status Ledger::RollPeriod(int64_t period_ms, int64_t start_ms,
       }
       ++p.records;
       if (!r.price_known || !std::isfinite(r.allocated_usd)) ++p.unpriced_records;
+      // As a report from the records counts a price's hours (Aggregator::Consume).
+      if (r.price_known && std::isfinite(r.allocated_usd)) {
+        MergeSource(p.source, static_cast<int>(r.price_source));
+      }
       if (r.oversubscribed) over_steps.insert({q.Int(0), q.Int(2)});
     }
     for (const auto& [unit, step] : over_steps) ++oversubscribed[unit];
@@ -243,9 +263,14 @@ Status Ledger::RollPeriod(int64_t period_ms, int64_t start_ms,
     const int b = batched ? static_cast<int>(in_batch) * kRollupColumns : 0;
     const RowSums s = p.acc.Sums();
     const auto over = oversubscribed.find(key.first);
+    // The source field: none priced is kUnknown's; several (or one past the field) is 0.
+    const int source = p.source == -2 ? static_cast<int>(PriceSource::kUnknown) : p.source;
+    const int64_t source_field =
+        source >= 0 && source < static_cast<int>(kPriceSourceCount) ? source + 1 : 0;
     const int64_t flags =
         (s.has_effective ? kHasEffective : 0) | (s.has_idle_money ? kHasIdleMoney : 0) |
-        (s.estimated ? kRolledEstimated : 0) | (s.oversubscribed ? kRolledOversubscribed : 0);
+        (s.estimated ? kRolledEstimated : 0) | (s.oversubscribed ? kRolledOversubscribed : 0) |
+        (source_field << kSourceShift);
     put->Bind(b + 1, period_ms)
         .Bind(b + 2, start_ms)
         .Bind(b + 3, key.first)
@@ -301,6 +326,8 @@ RolledRecord Ledger::RolledFromRow(const Statement& q, int col) {
   s.has_idle_money = (flags & kHasIdleMoney) != 0;
   s.estimated = (flags & kRolledEstimated) != 0;
   s.oversubscribed = (flags & kRolledOversubscribed) != 0;
+  r.price_source = static_cast<int>((flags >> kSourceShift) & kSourceMask) - 1;
+  if (r.price_source >= static_cast<int>(kPriceSourceCount)) r.price_source = -1;
   return r;
 }
 

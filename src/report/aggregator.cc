@@ -205,10 +205,21 @@ void Aggregator::ConsumeRolled(std::span<const RolledRecord> rolled) {
       if (count_holders) CountHolder(bucket, info.scope, r.holder, cell);
     }
     if (r.unpriced_records > 0) any_unpriced_ = true;
+    // Its hours by price source, as its records' would be: the priced ones of its one source,
+    // the rest unknown. A roll-up of several sources (or older than the field) has none.
+    if (r.sums.unpriced_hours > 0) {
+      source_hours_[static_cast<size_t>(PriceSource::kUnknown)].Add(r.sums.unpriced_hours);
+    }
+    if (r.sums.priced_hours > 0) {
+      if (r.price_source >= 0) {
+        source_hours_[static_cast<size_t>(r.price_source)].Add(r.sums.priced_hours);
+      } else {
+        sources_known_ = false;
+      }
+    }
     kind_hours_[static_cast<size_t>(inventory_->units[r.unit].kind())].Add(r.sums.priced_hours +
                                                                            r.sums.unpriced_hours);
   }
-  if (!rolled.empty()) sources_known_ = false;
 }
 
 Report Aggregator::Finish() const {

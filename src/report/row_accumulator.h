@@ -49,6 +49,9 @@ struct RolledRecord {
   // Steps of the period in which the unit was oversubscribed (the same on every holder's entry).
   int64_t unit_oversubscribed_steps = 0;
   RowSums sums;
+  // The price source of every priced record it sums (PriceSource), or -1 where they differ or it
+  // is not known (a roll-up made before it was kept).
+  int price_source = -1;
 
   bool is_idle() const { return holder == kNoIndex; }
 };
