@@ -34,7 +34,8 @@ Result<Window> WindowOrLastWeek(const ServeOptions& s, const QueryParam& param) 
   }
   GPUCOST_ASSIGN_OR_RETURN(std::unique_ptr<ledger::Ledger> l, ledger::Ledger::Open(s.ledger));
   GPUCOST_ASSIGN_OR_RETURN(std::optional<Window> span, l->Span());
-  if (!span) return Status::InvalidArgument("the ledger holds no records yet");
+  // As every read of an empty ledger answers (ApiErrorOf: 503, not the caller's fault).
+  if (!span) return Status::NotFound(StrCat(s.ledger, ": ", ledger::kNoCostRecords));
   return Window{std::max(span->start, span->end - std::chrono::hours(24 * 7)), span->end};
 }
 

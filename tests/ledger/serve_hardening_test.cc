@@ -306,9 +306,13 @@ TEST_F(ServeHardening, ReadyzSaysALedgerHoldsNoRecordYet) {
   ASSERT_TRUE(WaitFor(base_ + "/readyz", 200, std::chrono::seconds(60))) << serve->Log();
   EXPECT_EQ(Get(base_ + "/readyz").body,
             "ready (read-only); the ledger holds no cost records yet\n");
-  const auto [status, message] = Error("/api/v1/report?by=namespace");
-  EXPECT_EQ(status, 503);
-  EXPECT_NE(message.find("holds no cost records yet"), std::string::npos) << message;
+  // Every path that reads the ledger answers it alike.
+  for (const char* path :
+       {"/api/v1/report?by=namespace", "/api/v1/alerts", "/api/v1/recommendations"}) {
+    const auto [status, message] = Error(path);
+    EXPECT_EQ(status, 503) << path;
+    EXPECT_NE(message.find("holds no cost records yet"), std::string::npos) << path << message;
+  }
 }
 
 // A second serve on a port one already listens on is refused, never let in to share its

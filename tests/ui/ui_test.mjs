@@ -205,6 +205,28 @@ try {
   equal(JSON.stringify(shown), JSON.stringify(byTeam.rows.map((r) => money(r.allocated_usd))), "overview rows");
   check(/,/.test(await text("[data-kpi=cost_usd]")), "thousands separators");
   check(await page.$(".uplot") !== null, "the chart is drawn");
+  // A month of a large fleet's money fits its tile, on a laptop's screen too.
+  for (const width of [1400, 1024]) {
+    await page.setViewport({ width, height: 900 });
+    const clipped = await page.$$eval("[data-kpi]", (es) => es.filter((e) => {
+      const was = e.textContent;
+      e.textContent = "$12,345,678.90";
+      const tile = e.closest(".kpi");
+      const over = tile.scrollWidth > tile.clientWidth || e.getBoundingClientRect().right > tile.getBoundingClientRect().right;
+      e.textContent = was;
+      return over;
+    }).map((e) => e.dataset.kpi));
+    equal(JSON.stringify(clipped), "[]", `tiles that clip $12,345,678.90 at ${width} px`);
+  }
+  await page.setViewport({ width: 1280, height: 800 });
+  // A table's CSV is named for the window it holds, so that two downloads are told apart.
+  const csvFile = await page.evaluate(() => new Promise((resolve) => {
+    const click = HTMLAnchorElement.prototype.click;
+    HTMLAnchorElement.prototype.click = function () { HTMLAnchorElement.prototype.click = click; resolve(this.download); };
+    document.querySelector("table[data-table=cost-by-team]").closest("section").querySelector("button.csv").click();
+  }));
+  const [ws, we] = w.split(",").map((t) => t.replace(/:00Z$/, "Z").replace(/:/g, ""));
+  equal(csvFile, `cost-by-team_${ws}_${we}.csv`, "the overview's CSV file name");
   await shot("overview");
   await accessible("overview");
   // The last 12 hours against the 12 before: the total cost (the capacity's) and the allocated.
@@ -270,6 +292,11 @@ try {
   await go("#/overview?from=2099-01-01T00:00:00Z&to=2099-01-02T00:00:00Z");
   equal(await page.$eval("#window", (e) => e.value), "7d", "a range without data shows the last 7 days");
   check((await text(".window-note")).includes("holds none of the ledger's data"), "and says so");
+  // A backwards range, or one that is not dates, is told as what it is.
+  await go(`#/overview?from=${info.window.end}&to=${info.window.start}`);
+  check((await text(".window-note")).includes("ends before it starts"), "a backwards range is said: " + await text(".window-note"));
+  await go("#/overview?from=abc&to=def");
+  check((await text(".window-note")).includes("needs a From and a To that are dates"), "a range of no dates is said: " + await text(".window-note"));
 
   phase("drill-down");
   // Drill-down: team → namespace → workload, each level the API's rows for its path.
@@ -305,6 +332,10 @@ try {
     JSON.stringify(tnw.map((r) => money(r.allocated_usd))), "drill-down workloads");
   check((await texts("table[data-table=drill-workload] tbody td[data-col=measured]")).every((t) => /measured/.test(t)),
     "each workload says how it was measured");
+  // A group with nothing in the window is measured no way.
+  await go("#/drill?team=nosuchteam");
+  equal(await text("table[data-table=drill-namespace] tfoot td[data-col=measured]"), "–", "an empty group's total says how measured");
+  await go(`#/drill?team=${encodeURIComponent(team)}&namespace=${encodeURIComponent(ns)}`);
   await shot("drill");
   await accessible("drill-down");
 
@@ -366,6 +397,27 @@ try {
   const roundingCents = cents(cb[0].allocated_usd) - shownCents;
   if (roundingCents === 0) check(await page.$("[data-rounding]") === null, "no rounding line where the lines add up");
   else check((await text("[data-rounding]")).startsWith(`Rounding: ${money(roundingCents / 100)}`), "the rounding line: " + await text("[data-rounding]"));
+  // A month the ledger covers part of says so, as `gpucost chargeback` does; the months offered
+  // are those the ledger holds some of.
+  const covered = (await api("/api/v1/report", { window: mw, by: "team" })).covered;
+  const whole = Date.parse(covered.start) <= Date.parse(mw.split(",")[0]) && Date.parse(covered.end) >= Date.parse(mw.split(",")[1]);
+  check(!whole, "the simulated ledger holds part of its month: " + JSON.stringify(covered));
+  check((await text("[data-coverage]")).includes(`covers ${covered.start.slice(0, 16).replace("T", " ")} to ${covered.end.slice(0, 16).replace("T", " ")} UTC of this month only; the rest is not charged`),
+    "the month's coverage is said: " + await text("[data-coverage]"));
+  const offered = await page.$$eval("#month option", (es) => es.map((e) => e.value));
+  for (const o of offered) {
+    const [oy, om] = o.split("-").map(Number);
+    check(Date.UTC(oy, om, 1) > Date.parse(info.window.start) && Date.UTC(oy, om - 1, 1) < Date.parse(info.window.end),
+      `month ${o} is one the ledger holds some of (${info.window.start} to ${info.window.end})`);
+  }
+  // Printed on Letter paper (740 px across), every column of the statement is on the page.
+  await page.setViewport({ width: 740, height: 1000 });
+  await page.emulateMediaType("print");
+  const cut = await page.$$eval("table[data-table^=statement-]", (ts) => ts.filter((t) => t.scrollWidth > t.parentElement.clientWidth + 1 ||
+    t.getBoundingClientRect().right > document.documentElement.clientWidth + 1).map((t) => t.dataset.table));
+  equal(JSON.stringify(cut), "[]", "statement tables cut off in print");
+  await page.emulateMediaType(null);
+  await page.setViewport({ width: 1280, height: 800 });
   // A month the ledger holds nothing of is said, not silently replaced.
   await go("#/chargeback?month=1999-01");
   check((await text("[data-month-note]")).includes("holds nothing of 1999-01"), "an absent month is said");

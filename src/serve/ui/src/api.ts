@@ -77,6 +77,8 @@ export interface Report {
   accumulated: boolean;
   rows: ReportRow[];
   totals: ReportRow & { cost_usd: number | null; prices_known: boolean };
+  // What the ledger's data covers of the window: a window longer than the data costs only this.
+  covered?: { start: string; end: string; hours: number; complete: boolean };
   // Hours of capacity by unit kind, present only when some capacity is not GPUs.
   unit_kind_hours?: Record<string, number>;
 }

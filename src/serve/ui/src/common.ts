@@ -75,6 +75,18 @@ export function moneyOf(v: number | null | undefined, r: { unpriced_gpu_hours?: 
   return text !== NONE && (r.unpriced_gpu_hours ?? 0) > 1e-9 ? text + " + unknown" : text;
 }
 
+// Marks the idle rows of `rows` (grouped `by`) with their hours of no known price, and returns
+// those hours in all: the idle figures are of the priced part.
+export function markIdleUnpriced(rows: ReportRow[], by: string[]): number {
+  let sum = 0;
+  for (const r of rows) {
+    if (!isIdle(r, by)) continue;
+    r.idle_unpriced_gpu_hours = r.unpriced_gpu_hours ?? 0;
+    sum += r.unpriced_gpu_hours ?? 0;
+  }
+  return sum;
+}
+
 // What the note under a page's figures says of capacity without a known price; "" when none.
 export function unpricedNote(unpriced: number, words: HoursWords): string {
   return unpriced > 1e-9
@@ -92,7 +104,10 @@ export function moneyColumns(words: HoursWords = hoursWords([]), unpriced = fals
     // Capacity nobody held (or a row's share of it, with shared idle); a held GPU left idle is
     // waste. Named apart from the CLI statement's "idle cost", which is held hours under the
     // idle threshold.
-    { label: "Idle capacity", key: "idle_usd", num: true, text: (r) => money(r.idle_usd), raw: (r) => r.idle_usd,
+    // Idle hours without a known price (`idle_unpriced_gpu_hours`, set on idle and total rows by
+    // markIdleUnpriced) are in no figure: "+ unknown", never a bare $0.00.
+    { label: "Idle capacity", key: "idle_usd", num: true,
+      text: (r) => moneyOf(r.idle_usd, { unpriced_gpu_hours: Number(r.idle_unpriced_gpu_hours ?? 0) }), raw: (r) => r.idle_usd,
       title: IDLE_CAPACITY },
     { label: "Efficiency", key: "efficiency", num: true, text: (r) => percent(r.efficiency), raw: (r) => r.efficiency },
     // Short headers, the unit in the tooltip: a long header clipped the table on a laptop.
@@ -126,7 +141,8 @@ export function totalRow(rows: ReportRow[], key: string): ReportRow {
 // How a row's utilization was measured (docs/report.md): every hour sampled, partly, none, or
 // split from a shared GPU's activity by shares.
 export function measuredAs(r: ReportRow): string {
-  if (r.gpu_hours > 0 && r.unmeasured_gpu_hours >= r.gpu_hours - 1e-9) return "unmeasured";
+  if (!(r.gpu_hours > 0)) return NONE;  // nothing held: nothing to measure
+  if (r.unmeasured_gpu_hours >= r.gpu_hours - 1e-9) return "unmeasured";
   const part = r.unmeasured_gpu_hours > 1e-9 ? "partly measured" : "measured";
   return r.estimated ? part + ", estimated share" : part;
 }

@@ -30,6 +30,15 @@ export interface Column<R> {
   title?: string;                     // the header's tooltip: what the column counts
 }
 
+// A table's CSV file name says the window the page shows (its "data-window", the API's
+// START,END), so that two downloads of one table are told apart: "cost-by-team_2026-10-01T0000Z_
+// 2026-10-04T0000Z.csv". A name that already holds its month keeps it alone.
+export function csvName(file: string): string {
+  const win = document.querySelector("[data-window]")?.getAttribute("data-window") ?? "";
+  const parts = win.split(",").map((t) => t.replace(/:\d{2}(\.\d+)?Z$/, "Z").replace(/:/g, ""));
+  return /\d{4}-\d{2}/.test(file) || parts.length !== 2 ? file + ".csv" : `${file}_${parts[0]}_${parts[1]}.csv`;
+}
+
 // A table with a caption and a "Download CSV" button that writes the rows at full precision.
 export function table<R>(caption: string, file: string, cols: Column<R>[], rows: R[],
                          foot?: R): HTMLElement {
@@ -43,7 +52,7 @@ export function table<R>(caption: string, file: string, cols: Column<R>[], rows:
   const body = rows.map((r) => h("tr", {}, cols.map((c, i) => cell(r, c, i === 0 ? "th" : "td"))));
   const csvButton = h("button", {
     type: "button", class: "csv",
-    onclick: () => download(file + ".csv", csv(cols.map((c) => c.key),
+    onclick: () => download(csvName(file), csv(cols.map((c) => c.key),
       rows.map((r) => cols.map((c) => (c.raw ? c.raw(r) : c.text(r)))))),
   }, "Download CSV");
   return h("section", { class: "card table-card" },
@@ -80,7 +89,8 @@ export function windowControls(params: URLSearchParams, w: { start: string; end:
   const to = h("input", { type: "datetime-local", id: "to", value: local(w.end), "aria-label": "To (UTC)" });
   const apply = h("button", {
     type: "button", onclick: () =>
-      update({ window: "", from: from.value + ":00Z", to: to.value + ":00Z" }),
+      // An emptied box is no date: the page says so rather than read a range from nothing.
+      update({ window: "", from: from.value ? from.value + ":00Z" : "-", to: to.value ? to.value + ":00Z" : "-" }),
   }, "Apply");
   return h("div", { class: "control" },
     h("label", { for: "window" }, "Window"), select,

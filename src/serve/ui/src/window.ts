@@ -31,18 +31,28 @@ export function resolve(info: LedgerInfo, params: URLSearchParams): ResolvedWind
   const from = params.get("from");
   const to = params.get("to");
   const stepMs = Math.max(1, info.step_s) * 1000;
-  if (from && to && !Number.isNaN(Date.parse(from)) && !Number.isNaN(Date.parse(to))) {
-    // On the ledger's steps, which a read must start and end on (a date picker gives minutes):
-    // the steps the range touches.
-    const a = lo + Math.floor((Math.max(lo, Date.parse(from)) - lo) / stepMs) * stepMs;
-    const b = Math.min(hi, lo + Math.ceil((Date.parse(to) - lo) / stepMs) * stepMs);
-    if (b > a) return { start: iso(a), end: iso(b) };
-  }
   let note: string | undefined;
-  if (from || to) note = `The range asked for holds none of the ledger's data (${info.window.start} to ${info.window.end}): the last 7 days are shown.`;
+  const ranged = params.has("from") || params.has("to");
+  if (ranged) {
+    const f = Date.parse(from ?? "");
+    const t = Date.parse(to ?? "");
+    // What is wrong with a range is said as it is: not dates, backwards, or outside the data.
+    if (Number.isNaN(f) || Number.isNaN(t)) {
+      note = `A custom range needs a From and a To that are dates (from "${from ?? ""}", to "${to ?? ""}"): the last 7 days are shown.`;
+    } else if (t <= f) {
+      note = `The range asked for ends before it starts (${from} to ${to}): the last 7 days are shown.`;
+    } else {
+      // On the ledger's steps, which a read must start and end on (a date picker gives
+      // minutes): the steps the range touches.
+      const a = lo + Math.floor((Math.max(lo, f) - lo) / stepMs) * stepMs;
+      const b = Math.min(hi, lo + Math.ceil((t - lo) / stepMs) * stepMs);
+      if (b > a) return { start: iso(a), end: iso(b) };
+      note = `The range asked for holds none of the ledger's data (${info.window.start} to ${info.window.end}): the last 7 days are shown.`;
+    }
+  }
   const named = PRESETS.find((p) => p[0] === (params.get("window") ?? "7d"));
   if (!named && !note) note = `No window named "${params.get("window")}": the last 7 days are shown.`;
-  const preset = (from || to) ? PRESETS[1] : named ?? PRESETS[1];
+  const preset = ranged ? PRESETS[1] : named ?? PRESETS[1];
   const DAY = 86400 * 1000;
   const days = preset[2] % 86400 === 0 && preset[2] > 0 ? preset[2] / 86400 : 0;
   // Whole days: from the midnight (UTC) days - 1 days before the newest data's day.

@@ -1,10 +1,10 @@
 // Chargeback: each team's cost for a calendar month (UTC), and a team's statement — its lines by
 // GPU model and capacity type and its workloads — as a page to print or save as PDF, every table
 // as CSV.
-import { LedgerInfo, report, ReportRow } from "../api";
-import { clusterParam, groupName, hoursWords, moneyColumns, moneyOf, reportHoursWords, totalRow } from "../common";
+import { LedgerInfo, Report, report, ReportRow } from "../api";
+import { clusterParam, groupName, hoursWords, markIdleUnpriced, moneyColumns, moneyOf, reportHoursWords, totalRow } from "../common";
 import { h, message, present, select, table } from "../dom";
-import { hours, money, percent, roundUnits } from "../format";
+import { hours, instant, money, percent, roundUnits } from "../format";
 import { href, update } from "../state";
 
 function months(info: LedgerInfo): string[] {
@@ -13,11 +13,24 @@ function months(info: LedgerInfo): string[] {
   const end = new Date(Date.parse(info.window.end) - 1);
   let d = new Date(Date.UTC(end.getUTCFullYear(), end.getUTCMonth(), 1));
   const lo = Date.parse(info.window.start);
-  while (d.getTime() + 31 * 86400e3 > lo && out.length < 36) {
+  // A month is offered while it ends after the ledger starts: one that ends at its first step
+  // holds nothing of it.
+  while (Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) > lo && out.length < 36) {
     out.push(d.toISOString().slice(0, 7));
     d = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - 1, 1));
   }
   return out;
+}
+
+// A month the ledger covers only part of is charged for that part: said, as `gpucost chargeback`
+// says it, so that a statement of four days does not pass for a month's.
+function coverageNote(r: Report, month: string): HTMLElement | null {
+  const c = r.covered;
+  const [start, end] = month.split(",").map((t) => Date.parse(t));
+  if (!c || (Date.parse(c.start) <= start && Date.parse(c.end) >= end)) return null;
+  return h("p", { class: "window-note", "data-coverage": "" }, c.hours > 0
+    ? `The ledger's data covers ${instant(c.start)} to ${instant(c.end)} UTC of this month only; the rest is not charged.`
+    : "The ledger has no data in this month: nothing is charged.");
 }
 
 function monthWindow(m: string): string {
@@ -65,14 +78,14 @@ export async function chargeback(main: HTMLElement, info: LedgerInfo, params: UR
     main.replaceChildren(...present(
       h("div", { class: "page-head" }, h("h1", {}, `Chargeback ${month}`),
         h("p", { class: "window", "data-window": win }, "Calendar month, UTC · each team's allocated cost")),
-      head, fellBack,
+      head, fellBack, coverageNote(r, win),
       table(`Teams, ${month}`, `chargeback-${month}`,
         [{ label: "Team", key: "team", text: (x: ReportRow) => String(x.team),
           link: (x: ReportRow) => href("chargeback", { month, team: String(x.team), cluster: params.get("cluster") ?? "" }) },
           ...moneyColumns(reportHoursWords(r), r.totals.unpriced_gpu_hours > 1e-9)],
         teams, totalRow(teams, "team")),
       h("p", { class: "note" }, "Idle capacity nobody held this month: ",
-        h("strong", { "data-idle": "" }, money(r.totals.idle_usd)), " · total cost ",
+        h("strong", { "data-idle": "" }, moneyOf(r.totals.idle_usd, { unpriced_gpu_hours: markIdleUnpriced(r.rows, ["team"]) })), " · total cost ",
         h("strong", { "data-cost": "" }, moneyOf(r.totals.cost_usd, r.totals))),
     ));
     return;
@@ -99,7 +112,7 @@ export async function chargeback(main: HTMLElement, info: LedgerInfo, params: UR
       h("p", { class: "no-print" }, h("a", { href: href("chargeback", { month, cluster: params.get("cluster") ?? "" }) }, "‹ All teams")),
       h("h1", {}, `Statement: team ${team}, ${month}`),
       h("p", { class: "window", "data-window": win }, "Calendar month, UTC")),
-    head, fellBack,
+    head, fellBack, coverageNote(lines, win),
     h("section", { class: "statement card" },
       h("p", { class: "amount" }, "Amount due ", h("strong", { "data-amount": "" }, moneyOf(total, { unpriced_gpu_hours: unpriced }))),
       h("p", { "data-hours": "" }, `${hours(gh)} ${hoursWord} · efficiency ${percent(total !== null && total > 0 ? eff / total : null)}`),

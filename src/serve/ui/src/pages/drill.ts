@@ -2,7 +2,7 @@
 // their GPU-hours, money and how they were measured; a chosen group shows its allocated and
 // effective cost and utilization over time. The path is the URL's team=, namespace=, workload=.
 import uPlot from "uplot";
-import { utc, utcTicks } from "../chart";
+import { fromZero, utc, utcTicks } from "../chart";
 import { LedgerInfo, report, ReportRow } from "../api";
 import { clusterControl, clusterParam, groupName, measuredAs, moneyColumns, moneyOf, reportHoursWords, unpricedNote } from "../common";
 import { h, kpi, message, present, table, windowControls } from "../dom";
@@ -23,7 +23,7 @@ function utilizationChart(el: HTMLElement, rows: ReportRow[]): void {
   const width = () => Math.max(280, el.clientWidth - 2);
   const chart = new uPlot({
     width: width(), height: 240,
-    scales: { x: { time: true }, pct: { range: [0, 100] } },
+    scales: { x: { time: true }, y: { range: fromZero }, pct: { range: [0, 100] } },
     tzDate: utc,
     axes: [
       { stroke: "#4b5563", space: 90, values: utcTicks },

@@ -3,7 +3,7 @@
 // the table of groups.
 import { LedgerInfo, report, ReportRow } from "../api";
 import { colorsByName, IDLE_COLOR, PALETTE, Stack, stackedChart } from "../chart";
-import { clusterControl, clusterParam, DIMENSIONS, dimensionLabel, IDLE_CAPACITY, dimensionWords, groupName, isIdle, moneyColumns, moneyOf, reportHoursWords, unpricedNote, WASTE } from "../common";
+import { clusterControl, clusterParam, DIMENSIONS, dimensionLabel, IDLE_CAPACITY, dimensionWords, groupName, isIdle, markIdleUnpriced, moneyColumns, moneyOf, reportHoursWords, unpricedNote, WASTE } from "../common";
 import { h, kpi, message, select, table, windowControls } from "../dom";
 import { hours, instant, money, percent } from "../format";
 import { href, update } from "../state";
@@ -50,6 +50,7 @@ export async function overview(main: HTMLElement, info: LedgerInfo, params: URLS
   ]);
   const t = acc.totals;
   const words = reportHoursWords(acc);
+  const idleUnpriced = markIdleUnpriced(acc.rows, [by]);
 
   const groups = acc.rows.filter((r) => !isIdle(r, [by])).map((r) => groupName(r, [by]));
   const top = groups.slice(0, TOP);
@@ -96,7 +97,7 @@ export async function overview(main: HTMLElement, info: LedgerInfo, params: URLS
       kpi("Allocated", moneyOf(t.allocated_usd, t), "allocated_usd"),
       kpi("Effective", money(t.effective_usd), "effective_usd"),
       kpi("Waste", money(t.waste_usd), "waste_usd", WASTE),
-      kpi("Idle capacity", money(t.idle_usd), "idle_usd", IDLE_CAPACITY),
+      kpi("Idle capacity", moneyOf(t.idle_usd, { unpriced_gpu_hours: idleUnpriced }), "idle_usd", IDLE_CAPACITY),
       kpi("Efficiency", percent(t.efficiency), "efficiency"),
       kpi(words.hours, hours(t.gpu_hours), "gpu_hours", "Hours of all capacity in the window: held and idle"),
       kpi("Unmeasured " + words.short, hours(t.unmeasured_gpu_hours), "unmeasured_gpu_hours")),
@@ -106,7 +107,7 @@ export async function overview(main: HTMLElement, info: LedgerInfo, params: URLS
     table(`By ${dimensionWords(by)}`, `cost-by-${by}`,
       [{ label: dimensionLabel(by), key: by, text: (r: ReportRow) => groupName(r, [by]), raw: (r: ReportRow) => (r[by] as string) ?? "", link: drill },
         ...moneyColumns(words, t.unpriced_gpu_hours > 1e-9)],
-      acc.rows, { ...t, [by]: "total" } as ReportRow),
+      acc.rows, { ...t, [by]: "total", idle_unpriced_gpu_hours: idleUnpriced } as ReportRow),
   );
   const per = step >= 3600 ? step / 3600 + " h" : step >= 60 ? step / 60 + " min" : step + " s";
   if (xs.length > 1) stackedChart(chartBox, xs, stacks, `USD per hour, in ${per} buckets`, "/h");
