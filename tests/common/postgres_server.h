@@ -83,10 +83,13 @@ class PostgresServer {
       if (::chown(dir_.c_str(), uid_, gid_) != 0) return Failed("chown of the temp folder failed");
     }
     const std::string data = (dir_ / "data").string();
-    const int initdb = Wait(Spawn({bin_ + "/initdb", "-D", data, "-U", "postgres", "-A", "trust",
-                                   "-E", "UTF8", "--locale=C", "--no-sync"},
-                                  (dir_ / "initdb.log").string()));
-    if (initdb != 0) return Failed("initdb failed: " + ReadFile(dir_ / "initdb.log"));
+    if (!FromTemplate(data)) {
+      const int initdb = Wait(Spawn({bin_ + "/initdb", "-D", data, "-U", "postgres", "-A", "trust",
+                                     "-E", "UTF8", "--locale=C", "--no-sync"},
+                                    (dir_ / "initdb.log").string()));
+      if (initdb != 0) return Failed("initdb failed: " + ReadFile(dir_ / "initdb.log"));
+      KeepAsTemplate(data);
+    }
     port_ = FreePort();
     // Durability is not what these tests are about: no fsync, so they run fast.
     pid_ = Spawn({bin_ + "/postgres", "-D", data, "-p", std::to_string(port_), "-c",
@@ -148,6 +151,57 @@ class PostgresServer {
   }
 
  private:
+  // Each test is a process of its own and starts its own server: initdb, a second of the
+  // start's, runs once per build. Its fresh cluster is kept (copied while no server runs on it)
+  // in the folder GPUCOST_PG_TEMPLATE_DIR names, one per PostgreSQL version, and later starts
+  // copy it, which takes a third of that (docs/perf.md, "CI"). Without the folder, initdb each
+  // time.
+  std::filesystem::path TemplatePath() const {
+#ifdef GPUCOST_PG_TEMPLATE_DIR
+    return std::filesystem::path(GPUCOST_PG_TEMPLATE_DIR) /
+           ("pg-" + std::filesystem::path(bin_).parent_path().filename().string());
+#else
+    return {};
+#endif
+  }
+  bool FromTemplate(const std::string& data) {
+    const std::filesystem::path from = TemplatePath();
+    std::error_code ec;
+    if (from.empty() || !std::filesystem::exists(from / "PG_VERSION", ec)) return false;
+    std::filesystem::copy(from, data, std::filesystem::copy_options::recursive, ec);
+    if (!ec && OwnedByServer(data)) return true;
+    std::filesystem::remove_all(data, ec);
+    return false;
+  }
+  // The copy is made beside the template and renamed into place, so that a test started at the
+  // same time never copies half of one; of two made at once, one stays.
+  void KeepAsTemplate(const std::string& data) const {
+    const std::filesystem::path to = TemplatePath();
+    std::error_code ec;
+    if (to.empty() || std::filesystem::exists(to, ec)) return;
+    std::filesystem::create_directories(to.parent_path(), ec);
+    const std::filesystem::path part = to.string() + ".part-" + std::to_string(::getpid());
+    std::filesystem::copy(data, part, std::filesystem::copy_options::recursive, ec);
+    if (ec) {
+      std::filesystem::remove_all(part, ec);
+      return;
+    }
+    std::filesystem::rename(part, to, ec);
+    if (ec) std::filesystem::remove_all(part, ec);
+  }
+  // The server refuses a data folder that is not its user's own, or that others may read.
+  bool OwnedByServer(const std::string& data) const {
+    std::error_code ec;
+    std::filesystem::permissions(data, std::filesystem::perms::owner_all, ec);
+    if (ec) return false;
+    if (::getuid() != 0) return true;
+    if (::lchown(data.c_str(), uid_, gid_) != 0) return false;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(data, ec)) {
+      if (::lchown(e.path().c_str(), uid_, gid_) != 0) return false;
+    }
+    return !ec;
+  }
+
   bool Failed(std::string why) {
     error_ = std::move(why);
     return false;
