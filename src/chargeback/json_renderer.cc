@@ -48,9 +48,9 @@ Json StatementJson(const StatementSet& set, const Statement& s) {
   const ChargebackSettings& cfg = set.settings;
   Json j;
   j["team"] = s.team;
-  j["total_usd"] = t.any_priced() ? Cents(r.total_cents) : Json(nullptr);
+  j["total_usd"] = s.total_known() ? Cents(r.total_cents) : Json(nullptr);
   // The total less the lines' amounts, each rounded to the cent on its own.
-  j["rounding_usd"] = t.any_priced() ? Cents(r.rounding_cents) : Json(nullptr);
+  j["rounding_usd"] = s.total_known() ? Cents(r.rounding_cents) : Json(nullptr);
   j["shared_idle_usd"] = s.shared_idle_usd;
   j["prices_known"] = t.prices_known();
   PutTotals(t, j);

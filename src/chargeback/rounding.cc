@@ -71,7 +71,7 @@ RoundedStatement RoundStatement(const Statement& s) {
     r.line_hours_decimals.push_back(d);
     r.line_cents.push_back(cents);
   }
-  if (t.any_priced()) r.rounding_cents = r.total_cents - lines_cents - r.shared_idle_cents;
+  if (s.total_known()) r.rounding_cents = r.total_cents - lines_cents - r.shared_idle_cents;
 
   if (std::isfinite(t.waste_usd())) {
     r.effective_cents = RoundUnits(t.effective_usd, 2);

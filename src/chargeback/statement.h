@@ -50,6 +50,10 @@ struct Statement {
   double shared_idle_usd = 0;
   std::vector<WorkloadUsage> workloads;  // by priced money, then GPU-hours, descending; then name
   std::vector<DayUsage> days;            // one per UTC day of the period
+
+  // The total has a known part where some of the team's hours have a price or it is charged
+  // shared idle (then a team none of whose own hours is priced owes "$X + unknown").
+  bool total_known() const { return totals.any_priced() || shared_idle_usd != 0; }
 };
 
 // One part of the cluster's cost: its priced money, and whether some or all of its hours had no

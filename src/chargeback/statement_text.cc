@@ -76,7 +76,7 @@ StatementText DescribeStatement(const StatementSet& set, const Statement& s) {
     out.rounding = StrCat(r.rounding_cents > 0 ? "+" : "", FormatCents(r.rounding_cents));
   }
   out.total = FormatCents(r.total_cents);
-  if (!t.any_priced()) {
+  if (!s.total_known()) {
     out.total = StrCat("unknown (no price for ", out.hours, ")");
   } else if (!t.prices_known()) {
     out.total +=

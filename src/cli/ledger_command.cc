@@ -171,6 +171,12 @@ void SayChangedMoney(ledger::Ledger& l, const MoneyHeld& before,
   const auto usd = [](double v, double other) {
     return std::abs(v - other) < 0.01 ? fmt::format("${:.6f}", v) : fmt::format("${:.2f}", v);
   };
+  // Money of hours none of which is priced is unknown, never $0; of hours some of which are
+  // not, the priced part "+ unknown".
+  const auto money = [&](const ledger::CostSum& sum, double v, double other) {
+    if (sum.unpriced_gpu_hours > 0 && !(sum.priced_gpu_hours > 0)) return std::string("unknown");
+    return StrCat(usd(v, other), sum.unpriced_gpu_hours > 0 ? " + unknown" : "");
+  };
   const auto differ = [](double a, double b) {
     return std::abs(a - b) > 1e-9 * std::max(1.0, std::abs(b));
   };
@@ -196,21 +202,22 @@ void SayChangedMoney(ledger::Ledger& l, const MoneyHeld& before,
       if (was_it == was_by.end()) continue;
       const ledger::CostSum& was = was_it->second;
       const ledger::CostSum now = now_it == now_by.end() ? ledger::CostSum{} : now_it->second;
-      const bool money = differ(now.usd, was.usd);
+      const bool moved = differ(now.usd, was.usd);
       const bool effective = differ(now.effective_usd, was.effective_usd);
       const bool unpriced = differ(now.unpriced_gpu_hours, was.unpriced_gpu_hours);
-      if (!money && !effective && !unpriced) continue;
+      if (!moved && !effective && !unpriced) continue;
       if (teams && ++said > 5) {
         ++more;
         continue;
       }
       std::vector<std::string> parts;
-      if (money) {
-        parts.push_back(StrCat("allocated ", usd(was.usd, now.usd), " -> ", usd(now.usd, was.usd)));
+      if (moved) {
+        parts.push_back(StrCat("allocated ", money(was, was.usd, now.usd), " -> ",
+                               money(now, now.usd, was.usd)));
       }
       if (effective) {
-        parts.push_back(StrCat("effective ", usd(was.effective_usd, now.effective_usd), " -> ",
-                               usd(now.effective_usd, was.effective_usd)));
+        parts.push_back(StrCat("effective ", money(was, was.effective_usd, now.effective_usd),
+                               " -> ", money(now, now.effective_usd, was.effective_usd)));
       }
       if (unpriced) {
         parts.push_back(fmt::format("unpriced GPU-hours {:.2f} -> {:.2f}", was.unpriced_gpu_hours,

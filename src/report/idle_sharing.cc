@@ -37,6 +37,10 @@ void ShareIdle(IdlePolicy policy, std::vector<Aggregator::Cell>& cells) {
     }
     if (!(total_weight > 0)) continue;  // nobody to share to: the idle row stays
     for (size_t i : scope.idle) {
+      // Idle with no known price has no money to share: it stays in its idle row, unknown, and
+      // the holders receive nothing (not $0.00, which would make a holder whose own hours have
+      // no price read as costing nothing).
+      if (!cells[i].acc.has_idle_money()) continue;
       const double idle = cells[i].acc.idle_usd();
       for (size_t k = 0; k < scope.holders.size(); ++k) {
         if (weights[k] > 0)

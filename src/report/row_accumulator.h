@@ -77,6 +77,7 @@ class RowAccumulator {
 
   double own_allocated_usd() const { return allocated_.value(); }
   double idle_usd() const { return idle_.value(); }
+  bool has_idle_money() const { return has_idle_money_; }
   double gpu_hours() const { return priced_hours_.value() + unpriced_hours_.value(); }
   bool has_priced() const { return priced_hours_.value() > 0 || received_idle_; }
   bool empty() const { return gpu_hours() <= 0 && !received_idle_ && !has_idle_money_; }

@@ -32,6 +32,17 @@ std::string FormatPercent(double ratio) {
   return FormatUnits(tenths, 1) + "%";
 }
 
+// A money figure that leaves out hours with no known price reads "X + unknown", as the cost_usd
+// line and chargeback do: a holder's money where some of its GPU-hours have no price, and a total
+// over such rows or over rows whose money is unknown. A holder row's idle received comes from
+// priced idle only, so it is whole; an idle row's money is its idle (and waste), never allocated.
+constexpr std::string_view kInPart = " + unknown";
+bool MoneyInPart(const ReportRow& r, const MetricColumn& m) {
+  if (!(r.unpriced_gpu_hours > 0)) return false;
+  if (r.is_idle) return m.row == &ReportRow::idle_usd || m.row == &ReportRow::waste_usd;
+  return m.row != &ReportRow::idle_usd;
+}
+
 struct Column {
   std::string header;
   bool numeric = false;
@@ -70,22 +81,25 @@ void RenderTable(const Report& report, std::ostream& out) {
       c.cells.push_back(FormatPercent(totals.*m.total));
     } else {
       int64_t sum = 0;
+      bool total_in_part = false;
       for (const ReportRow& r : rows) {
         const double v = r.*m.row;
+        const bool in_part = m.kind == ColumnKind::kUsd && MoneyInPart(r, m);
+        total_in_part = total_in_part || in_part;
         if (std::isnan(v)) {
           c.cells.emplace_back(kNull);
           continue;
         }
         const int64_t units = RoundUnits(v, kDecimals);
         sum = AddUnits(sum, units);
-        c.cells.push_back(FormatUnits(units, kDecimals));
+        c.cells.push_back(StrCat(FormatUnits(units, kDecimals), in_part ? kInPart : ""));
       }
       const double total = totals.*m.total;
       if (std::isnan(total)) {
         c.cells.emplace_back(kNull);
       } else {
         const int64_t units = RoundUnits(total, kDecimals);
-        c.cells.push_back(FormatUnits(units, kDecimals));
+        c.cells.push_back(StrCat(FormatUnits(units, kDecimals), total_in_part ? kInPart : ""));
         if (sum != units) rounding.push_back(StrCat(m.name, " ", FormatUnits(sum, kDecimals)));
       }
     }

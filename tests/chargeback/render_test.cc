@@ -83,7 +83,7 @@ TEST(CsvRenderer, OneRowPerLineAndAmountsAddUp) {
     ASSERT_GE(f.size(), 8u) << l;
     if (f[7].empty()) {
       EXPECT_NE(l.find("HBM3"), std::string::npos) << l;  // the unpriced line: no amount
-      EXPECT_EQ(l.substr(l.size() - 6), ",false") << l;
+      EXPECT_EQ(l.substr(l.size() - 13), ",false,charge") << l;
     } else {
       ml_cents += std::llround(std::stod(f[7]) * 100);
     }
@@ -143,6 +143,53 @@ TEST(JsonRenderer, AnUnpricedTeamsIdleCostIsZeroWithoutIdleHoursAndUnknownWithTh
   const std::string text = RenderStatementsToString(*set, StatementFormat::kText);
   EXPECT_NE(text.find("idle cost $0.00"), std::string::npos) << text;
   EXPECT_NE(text.find("idle cost unknown"), std::string::npos) << text;
+}
+
+// A team charged shared idle owes it whether or not its own hours are priced: "$0.50 + unknown",
+// the report's allocated_usd, never "unknown"; and in CSV the shared idle and the rounding line
+// are rows of their own, so that a team's amounts add up to its total.
+TEST(Formats, SharedIdleIsOwedWithoutPricedHoursAndItsOwnCsvRow) {
+  StatementBuilder b(October(), {});
+  b.Add(Labels("dark", "d", "NVIDIA H100 80GB HBM3", "on_demand"), Amounts(Day(3), 2, NAN, 0.5));
+  b.Add(Labels("lit", "l", "Tesla T4", "spot"), Amounts(Day(4), 3, 1.004 / 3, 0.5));
+  auto set = b.Finish({});
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  set->cluster = ClusterSummary{};
+  set->cluster->idle_policy = "even";
+  for (Statement& st : set->statements) st.shared_idle_usd = 0.504;
+
+  const std::string text = RenderStatementsToString(*set, StatementFormat::kText);
+  EXPECT_NE(text.find("Total: $0.50 + unknown (2.00 hrs have no price)"), std::string::npos)
+      << text;
+  const nlohmann::json doc =
+      nlohmann::json::parse(RenderStatementsToString(*set, StatementFormat::kJson));
+  std::map<std::string, nlohmann::json> team;
+  for (const nlohmann::json& st : doc["statements"]) team[st["team"].get<std::string>()] = st;
+  ASSERT_TRUE(team["dark"]["total_usd"].is_number()) << team["dark"].dump();
+  EXPECT_DOUBLE_EQ(team["dark"]["total_usd"].get<double>(), 0.5);
+  EXPECT_FALSE(team["dark"]["prices_known"].get<bool>());
+  EXPECT_TRUE(team["dark"]["allocated_usd"].is_null());
+
+  const std::vector<std::string> lines =
+      Lines(RenderStatementsToString(*set, StatementFormat::kCsv));
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines[0].substr(lines[0].size() - 17), ",price_known,line") << lines[0];
+  std::map<std::string, int64_t> cents;
+  std::map<std::string, std::vector<std::string>> kinds;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    std::vector<std::string> f;
+    std::istringstream in(lines[i]);
+    for (std::string field; std::getline(in, field, ',');) f.push_back(field);
+    ASSERT_EQ(f.size(), 17u) << lines[i];
+    kinds[f[0]].push_back(f[16]);
+    if (!f[7].empty()) cents[f[0]] += std::llround(std::stod(f[7]) * 100);
+  }
+  EXPECT_EQ(kinds["dark"], (std::vector<std::string>{"charge", "idle_shared"}));
+  EXPECT_EQ(cents["dark"], 50);
+  // lit: $1.004 of T4 and $0.504 of idle make $1.51, printed as 1.00 + 0.50 + 0.01 rounding.
+  EXPECT_EQ(kinds["lit"], (std::vector<std::string>{"charge", "idle_shared", "rounding"}));
+  EXPECT_EQ(cents["lit"], 151);
+  EXPECT_DOUBLE_EQ(team["lit"]["total_usd"].get<double>(), 1.51);
 }
 
 // Tags outside <style>, in order, must nest: every opened element is closed, except void ones.

@@ -172,6 +172,12 @@ TEST_F(LedgerCommand, ARewriteThatChangesMoneySaysWhereAndHowMuch) {
       << cheaper.output;
   EXPECT_TRUE(Contains(cheaper.output, "this write changed team bu-a of cluster default's cost"))
       << cheaper.output;
+  // Money that no price covers any more is unknown, never $0.00.
+  const RunResult unpriced =
+      Run("ledger write " + ledger_ + " --input " + input_ + " --no-catalog");
+  ASSERT_EQ(unpriced.exit_code, 0) << unpriced.output;
+  EXPECT_TRUE(Contains(unpriced.output, "allocated $3.00 -> unknown, ")) << unpriced.output;
+  EXPECT_FALSE(Contains(unpriced.output, "-> $0.00")) << unpriced.output;
 }
 
 // docs/ledger.md's salvage of a SQLite ledger, pasted: what the shell reads comes back whole and

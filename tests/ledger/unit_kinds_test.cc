@@ -200,8 +200,8 @@ TEST_F(UnitKinds, AStatementOfGpusAndNeuronDevicesSaysBothAndChargesTheReportsDo
 
   const std::string csv =
       Run("chargeback --ledger " + ledger_ + " --window " + kWindow + " --team ml --format csv");
-  EXPECT_NE(csv.find(",price_known,unit_kind\n"), std::string::npos) << csv;
-  EXPECT_NE(csv.find(",neuron_device\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",price_known,unit_kind,line\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",neuron_device,charge\n"), std::string::npos) << csv;
 }
 
 TEST(UnitKindStatements, AStatementOfNeuronDevicesOnlySaysAcceleratorHours) {

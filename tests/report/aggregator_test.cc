@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/strings.h"
 #include "report/report_test_util.h"
 
 namespace gpucost {
@@ -385,6 +386,34 @@ TEST(IdleRows, IdleLeftAfterSharingKeepsItsCapacityValues) {
   const Report even = Aggregate(inv, o, SharingCase());
   EXPECT_TRUE(IdleRowsOf(even).empty());
   EXPECT_NEAR(even.totals.cost_usd, 19.0, 1e-9);
+}
+
+// Idle with no known price has no money to share: a holder none of whose own hours is priced
+// stays unknown (null) under every policy and scope, never $0.00, and the unpriced idle stays in
+// its idle row. A holder with priced hours receives nothing from it either.
+TEST(IdleRows, UnpricedIdleSharesNoMoneyAndLeavesAnUnpricedHolderUnknown) {
+  const Inventory inv = FourNodes();
+  const std::vector<CostRecord> records = {Unpriced(Held(0, 0, 0, 0.5, 0, 0.5)),
+                                           Held(0, 1, 1, 0.5, 2.0, 1.0),
+                                           Unpriced(Idle(0, 2, 1.0, NAN))};
+  for (const IdlePolicy policy : {IdlePolicy::kEven, IdlePolicy::kProportional}) {
+    for (const IdleScope scope : {IdleScope::kCluster, IdleScope::kNode}) {
+      AggregatorOptions o = Options("namespace");
+      o.idle = {policy, scope};
+      const Report report = Aggregate(inv, o, records);
+      const std::string what = StrCat(IdlePolicyName(policy), "/", IdleScopeName(scope));
+      const ReportRow* a = FindRow(report, {"a"});
+      const ReportRow* b = FindRow(report, {"b"});
+      ASSERT_NE(a, nullptr) << what;
+      ASSERT_NE(b, nullptr) << what;
+      EXPECT_TRUE(std::isnan(a->allocated_usd)) << what << ": " << a->allocated_usd;
+      EXPECT_DOUBLE_EQ(b->allocated_usd, 2.0) << what;
+      const auto idle = IdleRowsOf(report);
+      ASSERT_EQ(idle.size(), 1u) << what;
+      EXPECT_TRUE(std::isnan(idle[0].second)) << what;
+      EXPECT_NEAR(report.totals.cost_usd, 2.0, 1e-12) << what;
+    }
+  }
 }
 
 TEST(IdleRows, RolledUpIdleGivesTheSameRows) {

@@ -126,6 +126,34 @@ TEST(TableRenderer, NullsPrintAsDashAndColumnsAlign) {
   EXPECT_NE(text.find("0.50 GPU-hours had no usage sample"), std::string::npos) << text;
 }
 
+// Money that leaves out hours with no known price says so in its cell, as the cost_usd line does:
+// the holder with some unpriced hours, the unpriced idle row's total, and every money total; a
+// holder whose hours are all priced, and a holder's idle received, print plain.
+TEST(TableRenderer, MoneyThatLeavesOutUnpricedHoursReadsPlusUnknown) {
+  const Inventory inv = FourNodes();
+  const Report report =
+      Aggregate(inv, Options("namespace"),
+                {Held(0, 0, 0, 0.5, 2.0, 0.5), Unpriced(Held(0, 1, 0, 0.5, 0, 0.5)),
+                 Held(0, 0, 1, 0.25, 1.0, 1.0), Unpriced(Idle(0, 2, 1.0, NAN))});
+  const std::string text = RenderToString(report, OutputFormat::kTable);
+  const std::vector<std::string> lines = Lines(text);
+  ASSERT_GE(lines.size(), 6u) << text;
+  // namespace gpu_hours allocated effective waste idle ...
+  const auto cell = [&](size_t line, std::string_view column) {
+    const size_t end = lines[0].find(column) + column.size();
+    const size_t start = lines[line].rfind("  ", end - 1);
+    return std::string(Trim(lines[line].substr(start, end - start)));
+  };
+  EXPECT_EQ(cell(1, "allocated_usd"), "2.00 + unknown") << text;  // a: half its hours unpriced
+  EXPECT_EQ(cell(1, "effective_usd"), "1.00 + unknown") << text;
+  EXPECT_EQ(cell(1, "idle_usd"), "0.00") << text;       // idle received: priced idle only
+  EXPECT_EQ(cell(2, "allocated_usd"), "1.00") << text;  // b: all priced
+  EXPECT_EQ(cell(3, "idle_usd"), "-") << text;          // the unpriced idle row
+  EXPECT_EQ(cell(5, "allocated_usd"), "3.00 + unknown") << text;
+  EXPECT_EQ(cell(5, "idle_usd"), "0.00 + unknown") << text;
+  EXPECT_NE(text.find("cost_usd: 3.00 USD + unknown"), std::string::npos) << text;
+}
+
 Report SmallBucketedReport() {
   const Inventory inv = FourNodes();
   AggregatorOptions o = Options("namespace,label:app", /*accumulate=*/false);
