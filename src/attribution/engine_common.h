@@ -3,6 +3,7 @@
 // other exactly) and a capped warning collector. Value types, thread-compatible.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -27,9 +28,13 @@ class Warnings {
  public:
   static constexpr size_t kMax = 200;
 
+  // A message already kept is not kept again: one request drawn in pieces, or sized in several
+  // places, tells its trouble once.
   void Add(std::string message) {
     if (list_.size() < kMax) {
-      list_.push_back(std::move(message));
+      if (std::find(list_.begin(), list_.end(), message) == list_.end()) {
+        list_.push_back(std::move(message));
+      }
     } else {
       ++dropped_;
     }

@@ -175,14 +175,17 @@ void DrawFromPool(const Inventory& inv, const AttributionOptions& options, Span 
     }
     return a;
   };
+  // The part of each unit drawn that the holding holds: all of it, or a HAMi request's fraction.
+  const auto fraction_of = [&](const Holding& holding, const Ask& a) {
+    return a.hami ? HamiFraction(holding.request, node, options.hami_share,
+                                 HolderName(inv, holding.holder), warnings)
+                  : 1.0;
+  };
   // Claims `units` (positions in the pool) for the holding over `span`.
   std::vector<UnitIndex> drawn_units;
   const auto take = [&](const Holding& holding, Span span, const Ask& a,
                         const std::vector<uint32_t>& positions) {
-    const double fraction =
-        a.hami ? HamiFraction(holding.request, node, options.hami_share,
-                              HolderName(inv, holding.holder), warnings)
-               : 1.0;
+    const double fraction = fraction_of(holding, a);
     drawn_units.clear();
     for (uint32_t pos : positions) {
       const UnitIndex u = a.pool->units[pos];
@@ -274,10 +277,8 @@ void DrawFromPool(const Inventory& inv, const AttributionOptions& options, Span 
     const Ask a = ask(holding, true);
     if (a.missing > 0) {
       // Requested GPU-equivalents no unit holds: charged to nobody (no evidence of a GPU), said.
-      const double fraction = a.hami ? HamiFraction(holding.request, node, options.hami_share,
-                                                    HolderName(inv, holding.holder), warnings)
-                                     : 1.0;
-      unplaced_gpu_hours += a.missing * fraction * Hours(Duration(span.end - span.start));
+      unplaced_gpu_hours +=
+          a.missing * fraction_of(holding, a) * Hours(Duration(span.end - span.start));
     }
     if (a.pool == nullptr || a.want == 0) continue;
     Pool& pool = *a.pool;
@@ -303,11 +304,8 @@ void DrawFromPool(const Inventory& inv, const AttributionOptions& options, Span 
                           HolderName(inv, holding.holder), ": ", short_by, " of its ", want,
                           " units would be GPUs that DRA claims hold; ",
                           candidates.empty() ? "nothing held" : "holding the others"));
-      const double fraction = a.hami ? HamiFraction(holding.request, node, options.hami_share,
-                                                    HolderName(inv, holding.holder), warnings)
-                                     : 1.0;
-      unplaced_gpu_hours +=
-          static_cast<double>(short_by) * fraction * Hours(Duration(span.end - span.start));
+      unplaced_gpu_hours += static_cast<double>(short_by) * fraction_of(holding, a) *
+                            Hours(Duration(span.end - span.start));
       want = candidates.size();
       if (want == 0) continue;
     }
