@@ -486,6 +486,11 @@ try {
     if (hash) await go(hash);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     check(overflow <= 0, `the ${name} page fits a phone's width (overflows by ${overflow}px)`);
+    // Each table row is a card of its own: every cell on the screen, named by its column.
+    const offscreen = await page.$$eval("table[data-table] tbody td, table[data-table] tbody th", (cells) =>
+      cells.filter((c) => c.getBoundingClientRect().right > window.innerWidth + 1 ||
+        getComputedStyle(c, "::before").content !== `"${c.getAttribute("data-label")}"`).length);
+    check(offscreen === 0, `every table cell of the ${name} page is on a phone's screen, after its column's name (${offscreen} are not)`);
     await shot(name + "-phone");
   }
 

@@ -46,7 +46,7 @@ export function table<R>(caption: string, file: string, cols: Column<R>[], rows:
   const cell = (r: R, c: Column<R>, tag: "td" | "th", isFoot = false) => {
     const text = c.text(r);
     const target = isFoot ? null : c.link?.(r);
-    return h(tag, { class: c.num ? "num" : "", "data-col": c.key, ...(tag === "th" ? { scope: "row" } : {}) },
+    return h(tag, { class: c.num ? "num" : "", "data-col": c.key, "data-label": c.label, ...(tag === "th" ? { scope: "row" } : {}) },
       target ? h("a", { href: target }, text) : text);
   };
   const body = rows.map((r) => h("tr", {}, cols.map((c, i) => cell(r, c, i === 0 ? "th" : "td"))));
@@ -58,7 +58,7 @@ export function table<R>(caption: string, file: string, cols: Column<R>[], rows:
   return h("section", { class: "card table-card" },
     h("div", { class: "card-head" }, h("h2", {}, caption), csvButton),
     h("div", { class: "scroll", tabindex: "0", role: "region", "aria-label": caption },
-      h("table", { "data-table": file },
+      h("table", { "data-table": file, class: "cards" },
         h("thead", {}, h("tr", {}, cols.map((c) => h("th", { scope: "col", class: c.num ? "num" : "", ...(c.title ? { title: c.title } : {}) }, c.label)))),
         h("tbody", {}, body),
         foot ? h("tfoot", {}, h("tr", { class: "total" }, cols.map((c, i) => cell(foot, c, i === 0 ? "th" : "td", true)))) : null)));
