@@ -7,7 +7,11 @@
 # So the ASan build runs beside the dev tests and the fuzz build beside the ASan tests, at the
 # lowest CPU priority (nice 19): they take the cycles the tests leave and yield the rest at once.
 # Each build is waited for before its tests run; the time spent waiting is its step "wait-NAME"
-# (docs/perf.md, "CI"). A failed step stops the build beside it and fails the whole.
+# (docs/perf.md, "CI"). A failed step stops the build beside it and fails the whole. The build
+# stays in this script's session and process group: a new session (setsid) would get a
+# scheduling group of its own where the kernel groups by session (sched_autogroup, on by
+# default), and take half the cores whatever its nice; and whoever stops this run's process
+# group stops the build too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 phase=scripts/phase.sh
@@ -15,18 +19,26 @@ jobs="${JOBS:-$(nproc)}"
 fuzz_seconds="${FUZZ_SECONDS:-12}"
 logs=$(mktemp -d)
 beside=""
+# The build's processes, parents before children, all stopped at once.
+tree() {
+  local child
+  echo "$1"
+  for child in $(pgrep -P "$1"); do tree "$child"; done
+}
 stop_beside() {
-  [ -n "$beside" ] && kill -- "-$beside" 2>/dev/null
+  if [ -n "$beside" ]; then
+    # shellcheck disable=SC2046  # one pid per word
+    kill $(tree "$beside") 2>/dev/null || true
+  fi
   rm -rf "$logs"
 }
 trap stop_beside EXIT
 
-# Starts a build beside what follows, in a process group of its own (setsid) so that a failure
-# can stop all of it; its output goes to a log that is printed when it fails.
+# Starts a build beside what follows; its output goes to a log that is printed when it fails.
 start_beside() {
   local name="$1"
   shift
-  setsid nice -n 19 "$phase" "$name" "$@" >"$logs/$name.log" 2>&1 </dev/null &
+  nice -n 19 "$phase" "$name" "$@" >"$logs/$name.log" 2>&1 </dev/null &
   beside=$!
 }
 # Waits for the build beside, timed as wait-NAME; prints its phase line, or its log's end and

@@ -3,9 +3,9 @@
 // other exactly) and a capped warning collector. Value types, thread-compatible.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -29,12 +29,12 @@ class Warnings {
   static constexpr size_t kMax = 200;
 
   // A message already kept is not kept again: one request drawn in pieces, or sized in several
-  // places, tells its trouble once.
+  // places, tells its trouble once. Past the cap, each message not kept is counted.
   void Add(std::string message) {
+    if (kept_.contains(message)) return;
     if (list_.size() < kMax) {
-      if (std::find(list_.begin(), list_.end(), message) == list_.end()) {
-        list_.push_back(std::move(message));
-      }
+      kept_.insert(message);
+      list_.push_back(std::move(message));
     } else {
       ++dropped_;
     }
@@ -46,11 +46,13 @@ class Warnings {
       list_.push_back("... and " + std::to_string(dropped_) + " more warnings");
       dropped_ = 0;
     }
-    return std::move(list_);
+    kept_.clear();
+    return std::exchange(list_, {});
   }
 
  private:
   std::vector<std::string> list_;
+  std::unordered_set<std::string> kept_;  // the messages in list_
   int64_t dropped_ = 0;
 };
 

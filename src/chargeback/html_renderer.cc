@@ -110,8 +110,10 @@ void RenderStatement(const StatementSet& set, const Statement& s, std::ostream& 
   if (!s.totals.any_priced()) {
     // Every bar would be $0 on an axis of nothing: no cost chart, and why.
     out << "<p class=\"nochart\">No cost charts: none of the team's " << t.hours
-        << " has a price, so its money is unknown. Add a price rule or --price-per-gpu-hour "
-           "(docs/pricing.md).</p>\n";
+        << " has a price, so "
+        << (s.shared_idle_usd != 0 ? "their money is unknown (the total is the idle shared to it)"
+                                   : "its money is unknown")
+        << ". Add a price rule or --price-per-gpu-hour (docs/pricing.md).</p>\n";
     RenderConsumers(t, QualifiedWorkloadLabels(s), out);
     out << "</section>\n";
     return;

@@ -56,7 +56,8 @@ Json StatementJson(const StatementSet& set, const Statement& s) {
   PutTotals(t, j);
   j["idle_ratio"] = JsonNumber(t.idle_ratio());
   j["spot_ratio"] = JsonNumber(t.spot_ratio());
-  j["efficiency_met"] = std::isfinite(t.efficiency()) && t.efficiency() > cfg.efficiency_target;
+  j["efficiency_met"] =
+      std::isfinite(t.efficiency()) ? Json(t.efficiency() > cfg.efficiency_target) : Json(nullptr);
   j["spot_ratio_met"] =
       std::isfinite(t.spot_ratio()) ? Json(t.spot_ratio() > cfg.spot_ratio_target) : Json(nullptr);
   const std::vector<std::string> labels = LineLabels(s);

@@ -12,9 +12,10 @@
 namespace gpucost::chargeback {
 namespace {
 
+// An unknown value (nothing measured) is not rated: it neither meets a target nor misses it.
 std::string Target(double value, double target) {
-  const bool met = std::isfinite(value) && value > target;
-  return StrCat("(target > ", FormatTarget(target), met ? ")" : ", missed)");
+  if (!std::isfinite(value)) return StrCat("(target > ", FormatTarget(target), ", not rated)");
+  return StrCat("(target > ", FormatTarget(target), value > target ? ")" : ", missed)");
 }
 
 // Priced money, and a note when part of it has no price.

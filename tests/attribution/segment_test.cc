@@ -8,6 +8,7 @@
 
 #include "attribution/attributor.h"
 #include "attribution/cluster_builder.h"
+#include "attribution/engine_common.h"
 #include "attribution/inventory_union.h"
 
 namespace gpucost {
@@ -232,6 +233,22 @@ TEST(InventoryUnionTest, SummariesAddUpAndSayEachWarningOnce) {
   EXPECT_EQ(whole.warnings,
             (std::vector<std::string>{"w1", "w2", "w3", "... and 5 more warnings"}));
   EXPECT_TRUE(whole.open_draws.empty()) << "the last segment's draws";
+}
+
+// Within one attribution too: a request drawn in pieces, or sized in several places, tells its
+// trouble once; past the cap, warnings are counted.
+TEST(Warnings, AMessageAlreadyKeptIsNotKeptAgain) {
+  attribution::Warnings w;
+  w.Add("node n1: request by a: nothing held");
+  w.Add("node n2: other");
+  w.Add("node n1: request by a: nothing held");
+  EXPECT_EQ(w.Take(),
+            (std::vector<std::string>{"node n1: request by a: nothing held", "node n2: other"}));
+  attribution::Warnings many;
+  for (size_t i = 0; i < attribution::Warnings::kMax + 3; ++i) many.Add(std::to_string(i));
+  const std::vector<std::string> kept = many.Take();
+  ASSERT_EQ(kept.size(), attribution::Warnings::kMax + 1);
+  EXPECT_EQ(kept.back(), "... and 3 more warnings");
 }
 
 }  // namespace

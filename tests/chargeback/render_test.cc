@@ -192,6 +192,24 @@ TEST(Formats, SharedIdleIsOwedWithoutPricedHoursAndItsOwnCsvRow) {
   EXPECT_DOUBLE_EQ(team["lit"]["total_usd"].get<double>(), 1.51);
 }
 
+// Efficiency of a team nothing of which was measured is unknown: not rated, never "missed".
+TEST(Formats, AnUnknownEfficiencyIsNotRated) {
+  StatementBuilder b(October(), {});
+  b.Add(Labels("blind", "x", "Tesla T4", "spot"), Amounts(Day(3), 2, 0.35, NAN));
+  b.Add(Labels("seen", "y", "Tesla T4", "spot"), Amounts(Day(3), 2, 0.35, 0.5));
+  auto set = b.Finish({});
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  const std::string text = RenderStatementsToString(*set, StatementFormat::kText);
+  EXPECT_NE(text.find("efficiency unknown (target > 80%, not rated)"), std::string::npos) << text;
+  EXPECT_NE(text.find("efficiency 50.0% (target > 80%, missed)"), std::string::npos) << text;
+  const nlohmann::json doc =
+      nlohmann::json::parse(RenderStatementsToString(*set, StatementFormat::kJson));
+  std::map<std::string, nlohmann::json> team;
+  for (const nlohmann::json& st : doc["statements"]) team[st["team"].get<std::string>()] = st;
+  EXPECT_TRUE(team["blind"]["efficiency_met"].is_null()) << team["blind"].dump();
+  EXPECT_EQ(team["seen"]["efficiency_met"], false);
+}
+
 // Tags outside <style>, in order, must nest: every opened element is closed, except void ones.
 // (A hand scan rather than std::regex, whose GCC 12 implementation trips -Wmaybe-uninitialized
 // in the sanitizer build.)

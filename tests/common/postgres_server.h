@@ -158,8 +158,13 @@ class PostgresServer {
   // time.
   std::filesystem::path TemplatePath() const {
 #ifdef GPUCOST_PG_TEMPLATE_DIR
+    // One per PostgreSQL version (/usr/lib/postgresql/15/bin: "15") and per initdb flags below
+    // ("-1": change it with them).
+    std::error_code ec;
+    const std::filesystem::path bin = std::filesystem::weakly_canonical(bin_, ec);
     return std::filesystem::path(GPUCOST_PG_TEMPLATE_DIR) /
-           ("pg-" + std::filesystem::path(bin_).parent_path().filename().string());
+           ("pg-" + (ec ? std::filesystem::path(bin_) : bin).parent_path().filename().string() +
+            "-1");
 #else
     return {};
 #endif

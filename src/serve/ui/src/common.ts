@@ -99,8 +99,9 @@ export function moneyColumns(words: HoursWords = hoursWords([]), unpriced = fals
   return [
     { label: words.hours, key: "gpu_hours", num: true, text: (r) => hours(r.gpu_hours), raw: (r) => r.gpu_hours },
     { label: "Allocated", key: "allocated_usd", num: true, text: (r) => moneyOf(r.allocated_usd, r), raw: (r) => r.allocated_usd },
-    { label: "Effective", key: "effective_usd", num: true, text: (r) => money(r.effective_usd), raw: (r) => r.effective_usd },
-    { label: "Waste", key: "waste_usd", num: true, text: (r) => money(r.waste_usd), raw: (r) => r.waste_usd, title: WASTE },
+    // Money that leaves out hours with no price says so, as the CLI's table does.
+    { label: "Effective", key: "effective_usd", num: true, text: (r) => moneyOf(r.effective_usd, r), raw: (r) => r.effective_usd },
+    { label: "Waste", key: "waste_usd", num: true, text: (r) => moneyOf(r.waste_usd, r), raw: (r) => r.waste_usd, title: WASTE },
     // Capacity nobody held (or a row's share of it, with shared idle); a held GPU left idle is
     // waste. Named apart from the CLI statement's "idle cost", which is held hours under the
     // idle threshold.
