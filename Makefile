@@ -42,11 +42,8 @@ check-all: build
 	@ctest --preset dev
 
 # Everything CI runs: dev tests, the same tests under ASan+UBSan (clang), and each fuzz target on
-# its committed corpus and then for FUZZ_SECONDS of new inputs; the sanitizer builds run beside
-# the tests before them, at the lowest CPU priority (scripts/test-all.sh). `make test-dev`,
-# `make asan` and `make fuzz` run one part.
-test: build
-	@JOBS=$(JOBS) FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/test-all.sh
+# its committed corpus and then for FUZZ_SECONDS of new inputs.
+test: test-dev asan fuzz
 
 test-dev: build
 	@scripts/seed-test-costs.sh dev
