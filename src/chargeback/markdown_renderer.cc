@@ -18,7 +18,7 @@ std::string Cell(const std::string& s) {
   return out;
 }
 
-void RenderOne(const StatementText& t, std::ostream& out) {
+void RenderOneMarkdown(const StatementText& t, std::ostream& out) {
   out << "## " << Cell(t.title) << "\n\n";
   out << "Period: " << t.period << "\n\n";
   out << "| " << t.thing << " and capacity | " << t.hours_heading << " | rate | amount |\n";
@@ -49,7 +49,7 @@ void RenderOne(const StatementText& t, std::ostream& out) {
 }  // namespace
 
 void RenderMarkdown(const StatementSet& set, std::ostream& out) {
-  WriteEachStatement(set, out, &RenderOne);
+  WriteEachStatement(set, out, &RenderOneMarkdown);
   if (!set.cluster) return;
   const ClusterText c = DescribeCluster(set);
   out << "\n## " << Cell(c.title) << "\n\n| part | amount |\n|---|--:|\n";

@@ -18,7 +18,7 @@ std::string PadLeft(const std::string& s, size_t width) {
   return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
 }
 
-void RenderOne(const StatementText& t, std::ostream& out) {
+void RenderOneText(const StatementText& t, std::ostream& out) {
   out << t.title << "\n";
   out << "Period: " << t.period << "\n";
   out << t.hours_heading << " consumed: " << t.hours << "\n";
@@ -72,7 +72,7 @@ void RenderCluster(const ClusterText& c, std::ostream& out) {
 }  // namespace
 
 void RenderText(const StatementSet& set, std::ostream& out) {
-  WriteEachStatement(set, out, &RenderOne);
+  WriteEachStatement(set, out, &RenderOneText);
   if (set.cluster) RenderCluster(DescribeCluster(set), out);
 }
 

@@ -57,7 +57,7 @@ struct SimulateFlags {
   std::string kube_objects_out;
 };
 
-Result<simulate::SimOptions> Options(const SimulateFlags& f) {
+Result<simulate::SimOptions> SimOptionsOf(const SimulateFlags& f) {
   simulate::SimOptions o;
   o.nodes = f.nodes;
   GPUCOST_ASSIGN_OR_RETURN(o.gpu_models, simulate::ParseMix(f.gpu_models, "--gpu-models"));
@@ -247,7 +247,7 @@ Status Serve(const SimulateFlags& f, const simulate::SimOptions& o) {
 }
 
 int RunSimulate(const SimulateFlags& f) {
-  auto o = Options(f);
+  auto o = SimOptionsOf(f);
   Status s = o.status();
   if (s.ok() && !f.serve.empty() && !f.kube_objects_out.empty()) {
     s = Status::InvalidArgument("--kube-objects-out writes a window's objects: not with --serve");

@@ -79,10 +79,10 @@ TEST(PricesCommand, ReportTotalsFollowThePriceBook) {
       RunShell(kBinary + " report --input " + (dir.path() / "ksm.prom").string() + " --prices " +
                (dir.path() / "prices.yaml").string() + " --window 2026-10-01T00:00:00Z,2026-10-01T01:00:00Z --accumulate --format json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const auto json = nlohmann::json::parse(r.output);
+  const auto doc = nlohmann::json::parse(r.output);
   // One hour: 8 GPUs at $55.04/8 less 31 %, and 4 GPUs at $4.6016/4 less 55 %.
   const double expected = 55.04 * 0.69 + 4.6016 * 0.45;
-  EXPECT_NEAR(json["totals"]["cost_usd"].get<double>(), expected, 1e-9) << r.output;
+  EXPECT_NEAR(doc["totals"]["cost_usd"].get<double>(), expected, 1e-9) << r.output;
 
   // Without the catalog and with nothing else, the price is unknown, never zero.
   const RunResult off = RunShell(kBinary + " report --input " +
@@ -156,10 +156,10 @@ TEST(BillPricing, ReportGpuCostEqualsTheBillToTheCent) {
   const RunResult r = RunShell(kBinary + " report --input " + (dir.path() / "ksm.prom").string() +
                                " --bill " + kCur + kWindow3h + " --accumulate --format json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const auto json = nlohmann::json::parse(r.output);
+  const auto doc = nlohmann::json::parse(r.output);
   // tests/billing/data/README.md: the 14 instance charges' effective cost is 300.3164, the
   // second p5 billed for half of its first hour.
-  EXPECT_NEAR(json["totals"]["cost_usd"].get<double>(), 300.3164, 1e-9) << r.output;
+  EXPECT_NEAR(doc["totals"]["cost_usd"].get<double>(), 300.3164, 1e-9) << r.output;
 }
 
 // The FOCUS export of the bill-priced cluster names the bill's accounts (payer and usage

@@ -95,11 +95,11 @@ TEST_F(ProgressOnATerminal, ReportDrawsTheLineOnStderrAndKeepsStdoutClean) {
   // Cleared at the end: the last thing on the terminal is a blank line's carriage return.
   ASSERT_FALSE(run.terminal.empty());
   EXPECT_EQ(run.terminal.back(), '\r');
-  const std::string json = testing_util::RunShell("cat " + out).output;
-  EXPECT_FALSE(Contains(json, "\r"));
-  const nlohmann::json doc = nlohmann::json::parse(json, nullptr, false);
-  EXPECT_FALSE(doc.is_discarded()) << json.substr(0, 300);
-  EXPECT_TRUE(doc.contains("totals")) << json.substr(0, 300);
+  const std::string written = testing_util::RunShell("cat " + out).output;
+  EXPECT_FALSE(Contains(written, "\r"));
+  const nlohmann::json doc = nlohmann::json::parse(written, nullptr, false);
+  EXPECT_FALSE(doc.is_discarded()) << written.substr(0, 300);
+  EXPECT_TRUE(doc.contains("totals")) << written.substr(0, 300);
 }
 
 TEST_F(ProgressOnATerminal, NoProgressMeansNone) {

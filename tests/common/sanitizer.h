@@ -1,9 +1,12 @@
-// Whether the test is built with AddressSanitizer (GCC says so with __SANITIZE_ADDRESS__, clang
-// with __has_feature). That build checks memory, not speed: it runs several times slower, so the
-// tests that take long do fewer rounds there and the full count in the optimised build.
+// Whether the test is built with AddressSanitizer. The build says so (GPUCOST_TEST_UNDER_ASAN,
+// tests/CMakeLists.txt), since the tests' own code is compiled without the sanitizers there; GCC
+// and clang say so too when it is not (__SANITIZE_ADDRESS__, __has_feature). That build checks
+// memory, not speed: it runs several times slower, so the tests that take long do fewer rounds
+// there and the full count in the optimised build.
 #pragma once
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(GPUCOST_TEST_UNDER_ASAN)
+#elif defined(__SANITIZE_ADDRESS__)
 #define GPUCOST_TEST_UNDER_ASAN 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)

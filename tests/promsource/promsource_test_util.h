@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <deque>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -75,6 +77,14 @@ inline std::string FromHex(std::string_view hex) {
     }
   }
   return out;
+}
+
+// A file of tests/promsource/data/, whole.
+inline std::string ReadData(const std::string& name) {
+  std::ifstream in(std::string(GPUCOST_SOURCE_DIR) + "/tests/promsource/data/" + name);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 }  // namespace gpucost::promsource::testing

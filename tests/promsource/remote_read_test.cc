@@ -21,18 +21,12 @@ namespace {
 
 using testing::Answer;
 using testing::FromHex;
+using testing::ReadData;
 using testing::RecordingHandler;
 using testing::ScriptedTransport;
 
 constexpr int64_t kT0 = 1790812800000;  // 2026-10-01T00:00:00Z
 const Window kAllTime{InstantFromUnixMs(0), InstantFromUnixMs(int64_t{1} << 50)};
-
-std::string ReadData(const std::string& name) {
-  std::ifstream in(std::string(GPUCOST_SOURCE_DIR) + "/tests/promsource/data/" + name);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 void AddLabels(google::protobuf::RepeatedPtrField<prompb::Label>* out,
                std::vector<std::pair<std::string, std::string>> labels) {

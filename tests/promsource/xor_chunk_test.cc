@@ -21,14 +21,8 @@ namespace gpucost::promsource {
 namespace {
 
 using testing::FromHex;
+using testing::ReadData;
 using testing::RecordingHandler;
-
-std::string ReadData(const std::string& name) {
-  std::ifstream in(std::string(GPUCOST_SOURCE_DIR) + "/tests/promsource/data/" + name);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::vector<XorSample> DecodeAll(std::string_view chunk, Status* status = nullptr) {
   std::vector<XorSample> out;
@@ -49,10 +43,10 @@ void ExpectSameSamples(const std::vector<XorSample>& got, const std::vector<XorS
 }
 
 // What Prometheus' query API said the chunk holds.
-std::vector<XorSample> FromQueryApi(const std::string& json) {
+std::vector<XorSample> FromQueryApi(const std::string& body) {
   RecordingHandler h;
   const Window all{InstantFromUnixMs(0), InstantFromUnixMs(int64_t{1} << 50)};
-  auto r = StreamMatrix(json, all, "x", h);
+  auto r = StreamMatrix(body, all, "x", h);
   EXPECT_TRUE(r.ok()) << r.status().ToString();
   std::vector<XorSample> out;
   for (const auto& s : h.samples) out.push_back({s.t_ms, s.value});
