@@ -213,7 +213,7 @@ void AddSegmentSummary(AttributionSummary& whole, AttributionSummary segment) {
     }
     whole.warnings.push_back(std::move(w));
   }
-  if (more > 0) whole.warnings.push_back(StrCat(kMorePrefix, more, " more warnings"));
+  if (more > 0) whole.warnings.push_back(attribution::MoreWarnings(more));
 }
 
 }  // namespace gpucost

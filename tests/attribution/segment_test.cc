@@ -246,9 +246,15 @@ TEST(Warnings, AMessageAlreadyKeptIsNotKeptAgain) {
             (std::vector<std::string>{"node n1: request by a: nothing held", "node n2: other"}));
   attribution::Warnings many;
   for (size_t i = 0; i < attribution::Warnings::kMax + 3; ++i) many.Add(std::to_string(i));
+  // Past the cap, a message left out and said again is one more, not two.
+  many.Add(std::to_string(attribution::Warnings::kMax + 1));
+  many.Add("0");  // kept already
   const std::vector<std::string> kept = many.Take();
   ASSERT_EQ(kept.size(), attribution::Warnings::kMax + 1);
   EXPECT_EQ(kept.back(), "... and 3 more warnings");
+  // Take starts afresh: what was left out before is counted again.
+  for (size_t i = 0; i < attribution::Warnings::kMax + 1; ++i) many.Add(std::to_string(i));
+  EXPECT_EQ(many.Take().back(), "... and 1 more warning");
 }
 
 }  // namespace

@@ -646,11 +646,20 @@ try {
         (await fetch("api/v1/report?" + new URLSearchParams({ window: w, by: "team" }))).json(), dw);
       check(!drep.totals.prices_known && drep.totals.unpriced_gpu_hours > 0, "the DRA ledger has unpriced hours");
       equal(await text("[data-kpi=cost_usd]"), money(drep.totals.cost_usd) + " + unknown", "the total cost's unknown part");
+      equal(await text("[data-kpi=effective_usd]"), money(drep.totals.effective_usd) + " + unknown", "the effective cost's unknown part");
+      equal(await text("[data-kpi=waste_usd]"), money(drep.totals.waste_usd) + " + unknown", "the waste's unknown part");
       equal(JSON.stringify(await texts("table[data-table=cost-by-team] tbody td[data-col=unpriced_gpu_hours]")),
         JSON.stringify(drep.rows.map((r) => hoursText(r.unpriced_gpu_hours))), "each team's unpriced hours");
+      // An idle row held nothing: its allocated money is whole and its unpriced hours are in its
+      // idle capacity, as the CLI's table prints it.
+      const idleRow = (r) => r.idle === true || r.team === "__idle__";
+      check(drep.rows.some((r) => idleRow(r) && r.unpriced_gpu_hours > 1e-9), "the DRA ledger has unpriced idle capacity");
       equal(JSON.stringify(await texts("table[data-table=cost-by-team] tbody td[data-col=allocated_usd]")),
         JSON.stringify(drep.rows.map((r) => money(r.allocated_usd) +
-          (r.allocated_usd !== null && r.unpriced_gpu_hours > 1e-9 ? " + unknown" : ""))), "each team's priced part + unknown");
+          (!idleRow(r) && r.allocated_usd !== null && r.unpriced_gpu_hours > 1e-9 ? " + unknown" : ""))), "each team's priced part + unknown");
+      equal(JSON.stringify(await texts("table[data-table=cost-by-team] tbody td[data-col=idle_usd]")),
+        JSON.stringify(drep.rows.map((r) => money(r.idle_usd) +
+          (idleRow(r) && r.idle_usd !== null && r.unpriced_gpu_hours > 1e-9 ? " + unknown" : ""))), "the idle row's priced idle + unknown");
       check((await text("[data-change]")).includes(`${hoursText(drep.totals.unpriced_gpu_hours)} GPU- and accelerator-hours had no known price`),
         "the overview says how many hours had no price: " + await text("[data-change]"));
       await shot("overview-unpriced");

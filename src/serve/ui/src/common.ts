@@ -75,12 +75,18 @@ export function moneyOf(v: number | null | undefined, r: { unpriced_gpu_hours?: 
   return text !== NONE && (r.unpriced_gpu_hours ?? 0) > 1e-9 ? text + " + unknown" : text;
 }
 
+// Money of what a row held: an idle row held nothing, so none of its unpriced hours is in it.
+function heldMoneyOf(v: number | null | undefined, r: ReportRow): string {
+  return r.idle === true ? money(v) : moneyOf(v, r);
+}
+
 // Marks the idle rows of `rows` (grouped `by`) with their hours of no known price, and returns
 // those hours in all: the idle figures are of the priced part.
 export function markIdleUnpriced(rows: ReportRow[], by: string[]): number {
   let sum = 0;
   for (const r of rows) {
     if (!isIdle(r, by)) continue;
+    r.idle = true;
     r.idle_unpriced_gpu_hours = r.unpriced_gpu_hours ?? 0;
     sum += r.unpriced_gpu_hours ?? 0;
   }
@@ -98,9 +104,11 @@ export function unpricedNote(unpriced: number, words: HoursWords): string {
 export function moneyColumns(words: HoursWords = hoursWords([]), unpriced = false): Column<ReportRow>[] {
   return [
     { label: words.hours, key: "gpu_hours", num: true, text: (r) => hours(r.gpu_hours), raw: (r) => r.gpu_hours },
-    { label: "Allocated", key: "allocated_usd", num: true, text: (r) => moneyOf(r.allocated_usd, r), raw: (r) => r.allocated_usd },
-    // Money that leaves out hours with no price says so, as the CLI's table does.
-    { label: "Effective", key: "effective_usd", num: true, text: (r) => moneyOf(r.effective_usd, r), raw: (r) => r.effective_usd },
+    // Money that leaves out hours with no price says so, as the CLI's table does. An idle row
+    // (marked by markIdleUnpriced) holds nothing: its allocated and effective money are whole,
+    // and its unpriced hours are in its idle capacity and waste.
+    { label: "Allocated", key: "allocated_usd", num: true, text: (r) => heldMoneyOf(r.allocated_usd, r), raw: (r) => r.allocated_usd },
+    { label: "Effective", key: "effective_usd", num: true, text: (r) => heldMoneyOf(r.effective_usd, r), raw: (r) => r.effective_usd },
     { label: "Waste", key: "waste_usd", num: true, text: (r) => moneyOf(r.waste_usd, r), raw: (r) => r.waste_usd, title: WASTE },
     // Capacity nobody held (or a row's share of it, with shared idle); a held GPU left idle is
     // waste. Named apart from the CLI statement's "idle cost", which is held hours under the

@@ -95,8 +95,9 @@ export async function overview(main: HTMLElement, info: LedgerInfo, params: URLS
     h("section", { class: "kpis", "aria-label": "Totals for the window" },
       kpi("Total cost", moneyOf(t.cost_usd, t), "cost_usd", change(t, before?.totals ?? null)),
       kpi("Allocated", moneyOf(t.allocated_usd, t), "allocated_usd"),
-      kpi("Effective", money(t.effective_usd), "effective_usd"),
-      kpi("Waste", money(t.waste_usd), "waste_usd", WASTE),
+      // Of the priced hours, as the CLI's totals row says: "+ unknown" when some had no price.
+      kpi("Effective", moneyOf(t.effective_usd, t), "effective_usd"),
+      kpi("Waste", moneyOf(t.waste_usd, t), "waste_usd", WASTE),
       kpi("Idle capacity", moneyOf(t.idle_usd, { unpriced_gpu_hours: idleUnpriced }), "idle_usd", IDLE_CAPACITY),
       kpi("Efficiency", percent(t.efficiency), "efficiency"),
       kpi(words.hours, hours(t.gpu_hours), "gpu_hours", "Hours of all capacity in the window: held and idle"),
