@@ -3,7 +3,7 @@
 .PHONY: deps demo serve-demo build release image check check-all test-dev test asan fuzz bench format clean
 
 JOBS ?= $(shell nproc)
-FUZZ_SECONDS ?= 12
+FUZZ_SECONDS ?= 8
 GPUCOST_WERROR ?= $(if $(CI),ON,OFF)
 export GPUCOST_WERROR
 # Each step of `make test` says how long it took ("phase NAME: N s"); .ci/run sums them.

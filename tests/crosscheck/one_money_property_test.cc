@@ -28,7 +28,6 @@
 
 #include "cli/cli_test_util.h"
 #include "common/child_process.h"
-#include "common/sanitizer.h"
 #include "ledger/serve_test_util.h"
 
 namespace gpucost {
@@ -101,7 +100,7 @@ class OneMoneyProperty : public ::testing::Test {
     if (!fs::exists("/usr/bin/prometheus") || !fs::exists("/usr/bin/promtool")) return;
     tmp_ = new testing_util::TempDir();
     std::mt19937_64 rng(static_cast<uint64_t>(EnvInt("GPUCOST_PROPERTY_SEED", 3)));
-    const int n = EnvInt("GPUCOST_PROPERTY_CLUSTERS", testing_util::kUnderAsan ? 3 : 6);
+    const int n = EnvInt("GPUCOST_PROPERTY_CLUSTERS", 6);
     const fs::path tsdb = tmp_->path() / "tsdb";
     for (int i = 0; i < n; ++i) {
       Case c = RandomCase(i, rng);
