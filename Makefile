@@ -42,8 +42,10 @@ check-all: build
 	@ctest --preset dev
 
 # Everything CI runs: dev tests, the same tests under ASan+UBSan (clang), and each fuzz target on
-# its committed corpus and then for FUZZ_SECONDS of new inputs.
-test: test-dev asan fuzz
+# its committed corpus and then for FUZZ_SECONDS of new inputs; the fuzz build runs in the
+# background meanwhile, at the lowest priority (scripts/test.sh).
+test: deps
+	@scripts/test.sh $(FUZZ_SECONDS)
 
 test-dev: build
 	@scripts/seed-test-costs.sh dev

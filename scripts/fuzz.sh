@@ -10,7 +10,9 @@ if [ "${GPUCOST_FUZZ_RUN:-}" != 1 ]; then
   cmake --preset fuzz >/dev/null
   # Build only the fuzz targets (and what they link), not the whole project again with clang.
   mapfile -t names < <(cd fuzz && ls *_fuzz.cc | sed 's/\.cc$//')
-  $phase fuzz-build cmake --build --preset fuzz -j "$(nproc)" --target "${names[@]}"
+  $phase "${GPUCOST_FUZZ_BUILD_PHASE:-fuzz-build}" \
+    cmake --build --preset fuzz -j "$(nproc)" --target "${names[@]}"
+  [ "${GPUCOST_FUZZ_BUILD_ONLY:-}" != 1 ] || exit 0
 fi
 shopt -s nullglob
 targets=(build/fuzz/fuzz/*_fuzz)

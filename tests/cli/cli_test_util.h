@@ -10,6 +10,8 @@
 #include <sstream>
 #include <string>
 
+#include "common/sanitizer.h"
+
 namespace gpucost {
 
 #ifdef GPUCOST_BINARY
@@ -26,7 +28,7 @@ struct RunResult {
 
 inline RunResult RunShell(const std::string& command) {
   RunResult r;
-  FILE* p = ::popen(command.c_str(), "r");
+  FILE* p = ::popen(OneShotCommand(command).c_str(), "r");
   if (p == nullptr) return r;
   std::array<char, 4096> buf;
   size_t n;

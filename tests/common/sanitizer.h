@@ -5,6 +5,8 @@
 // there and the full count in the optimised build.
 #pragma once
 
+#include <string>
+
 #if defined(GPUCOST_TEST_UNDER_ASAN)
 #elif defined(__SANITIZE_ADDRESS__)
 #define GPUCOST_TEST_UNDER_ASAN 1
@@ -21,5 +23,16 @@ inline constexpr bool kUnderAsan = true;
 #else
 inline constexpr bool kUnderAsan = false;
 #endif
+
+// `command` for /bin/sh, run as a one-shot child (gpucost report, ledger write, ...). Under ASan
+// it runs without LeakSanitizer's check at its exit: that check scans the runtime's 10 MB of
+// globals page by page and took about 50 ms of every child's 230 (docs/perf.md, "CI"), and memory
+// a one-shot command still holds when it exits goes back with it. ASan and UBSan still check every
+// access the child makes; the test binaries and the long-running children (serve, the agent,
+// started as a ChildProcess) keep the leak check.
+inline std::string OneShotCommand(const std::string& command) {
+  if (!kUnderAsan) return command;
+  return "export ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0\"; " + command;
+}
 
 }  // namespace gpucost::testing_util

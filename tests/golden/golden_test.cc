@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "common/sanitizer.h"
+
 namespace fs = std::filesystem;
 using nlohmann::json;
 
@@ -41,7 +43,7 @@ struct RunResult {
 
 RunResult RunCommand(const std::string& command) {
   RunResult r;
-  FILE* pipe = ::popen(command.c_str(), "r");
+  FILE* pipe = ::popen(gpucost::testing_util::OneShotCommand(command).c_str(), "r");
   if (!pipe) return r;
   char buf[65536];
   size_t n;

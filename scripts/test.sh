@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# `make test`: everything CI runs. The dev build and its tests, the same tests under ASan+UBSan
+# (clang), and each fuzz target on its committed corpus and then for N seconds of new inputs:
+# scripts/test.sh N.
+#
+# The fuzz build needs nothing the other steps make, so it starts at once, in the background and
+# at the lowest CPU priority (nice 19): it takes the CPU the tests leave while they wait on their
+# servers and child processes, and little of what they use (docs/perf.md, "CI"). Its log is
+# printed when it is needed, after the ASan tests; then the fuzzers run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-8}"
+phase=scripts/phase.sh
+fuzz_log=$(mktemp)
+# In its own process group (job control, set -m), so that a failing step can end the whole build
+# with it; not in a session of its own (setsid): where the kernel groups processes by session for
+# scheduling (autogroup), a new session would get an equal share of the CPU whatever its nice.
+set -m
+GPUCOST_FUZZ_BUILD_ONLY=1 GPUCOST_FUZZ_BUILD_PHASE=fuzz-build-bg nice -n 19 scripts/fuzz.sh \
+  >"$fuzz_log" 2>&1 &
+fuzz_build=$!
+set +m
+trap 'kill -- "-$fuzz_build" 2>/dev/null || true; rm -f "$fuzz_log"' EXIT
+make --no-print-directory test-dev asan
+# How long the run waited for the fuzz build once the other steps were done.
+$phase fuzz-wait tail --pid="$fuzz_build" -f /dev/null
+fuzz_rc=0
+wait "$fuzz_build" || fuzz_rc=$?
+cat "$fuzz_log"
+if [ "$fuzz_rc" -ne 0 ]; then
+  echo "the fuzz build failed (exit $fuzz_rc)" >&2
+  exit "$fuzz_rc"
+fi
+GPUCOST_FUZZ_RUN=1 $phase fuzz-run scripts/fuzz.sh "$seconds"
