@@ -3,15 +3,23 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <functional>
+#include <string_view>
 
 #include "core/status.h"
 
 namespace gpucost::cli {
 
-// The whole gpucost command tree on `app` (its name, --version, the footer, every subcommand).
-void AddGpucostCommands(CLI::App& app, int& exit_code);
+// The whole gpucost command tree on `app` (its name, --version, the footer, every subcommand);
+// with `only` set, every top-level setting and that one command (CommandToBuild).
+void AddGpucostCommands(CLI::App& app, int& exit_code, std::string_view only = {});
+
+// The command a command line runs, when the tree it parses against needs no other: argv[1] when
+// it names a command other than `config` and `completion` (they look at the other commands) and
+// no --help-all follows; "" (the whole tree) for anything else: no command, a flag first, a
+// misspelt command (the error lists the commands). Building one command's flags instead of every
+// command's takes a third off a start under the sanitizers (docs/perf.md, "CI").
+std::string_view CommandToBuild(int argc, const char* const* argv);
 
 // The usual callback: runs `run`; an error is logged and exits 2, success exits 0.
 void SetStatusCallback(CLI::App& cmd, int& exit_code, std::function<Status()> run);

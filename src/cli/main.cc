@@ -8,7 +8,7 @@
 int main(int argc, char** argv) {
   CLI::App app{"gpucost: exact GPU cost attribution for shared Kubernetes and Slurm clusters"};
   int exit_code = 0;
-  gpucost::cli::AddGpucostCommands(app, exit_code);
+  gpucost::cli::AddGpucostCommands(app, exit_code, gpucost::cli::CommandToBuild(argc, argv));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -18,13 +18,15 @@ struct ParseAnswer {
   std::string err;
 };
 
-// Parses `args` (after "gpucost") as main.cc does and answers a parse error as it does.
+// Parses `args` (after "gpucost") as main.cc does, against the tree main.cc builds for them, and
+// answers a parse error as it does.
 inline ParseAnswer ParseGpucost(const std::vector<std::string>& args) {
   CLI::App app{"gpucost"};
   int exit_code = 0;
-  cli::AddGpucostCommands(app, exit_code);
   std::vector<const char*> argv = {"gpucost"};
   for (const std::string& a : args) argv.push_back(a.c_str());
+  cli::AddGpucostCommands(app, exit_code,
+                          cli::CommandToBuild(static_cast<int>(argv.size()), argv.data()));
   ParseAnswer answer;
   std::ostringstream out;
   std::ostringstream err;
