@@ -48,16 +48,12 @@ test: deps
 	@scripts/test.sh $(FUZZ_SECONDS)
 
 test-dev: build
-	@scripts/seed-test-costs.sh dev
-	@$(PHASE) dev-tests ctest --preset dev
-	@scripts/slowest-tests.sh dev
+	@scripts/run-tests.sh dev
 
 asan: deps
 	@cmake --preset asan >/dev/null
 	@$(PHASE) asan-build cmake --build --preset asan -j $(JOBS)
-	@scripts/seed-test-costs.sh asan
-	@$(PHASE) asan-tests ctest --preset asan
-	@scripts/slowest-tests.sh asan
+	@scripts/run-tests.sh asan
 
 fuzz: deps
 	@scripts/fuzz.sh $(FUZZ_SECONDS)

@@ -20,6 +20,8 @@ GPUCOST_FUZZ_BUILD_ONLY=1 GPUCOST_FUZZ_BUILD_PHASE=fuzz-build-bg nice -n 19 scri
   >"$fuzz_log" 2>&1 &
 fuzz_build=$!
 set +m
+# The tests that time their server's answers stop it while they run (scripts/run-tests.sh).
+export GPUCOST_BACKGROUND_PGID="$fuzz_build"
 trap 'kill -- "-$fuzz_build" 2>/dev/null || true; rm -f "$fuzz_log"' EXIT
 make --no-print-directory test-dev asan
 # How long the run waited for the fuzz build once the other steps were done.

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Runs a build's tests as `make test` does: scripts/run-tests.sh dev|asan. The tests that time
+# their server's answers (the modules of GPUCOST_SERIAL_TEST_MODULES, tests/CMakeLists.txt, which
+# ctest runs alone: RUN_SERIAL) run first. When scripts/test.sh builds in the background
+# (GPUCOST_BACKGROUND_PGID, that build's process group), the build is stopped while they run, so
+# that they time the server and not the compiler beside it. Then every other test, and the
+# slowest of both runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+preset="$1"
+phase=scripts/phase.sh
+alone='^chaos$'  # the labels of GPUCOST_SERIAL_TEST_MODULES
+temp="build/$preset/Testing/Temporary"
+background() {
+  [ -z "${GPUCOST_BACKGROUND_PGID:-}" ] || kill -"$1" -- "-$GPUCOST_BACKGROUND_PGID" 2>/dev/null ||
+    true
+}
+scripts/seed-test-costs.sh "$preset"
+status=0
+trap 'background CONT' EXIT
+background STOP
+$phase "$preset-tests-alone" ctest --preset "$preset" -L "$alone" || status=$?
+background CONT
+cp "$temp/LastTest.log" "$temp/LastTest-alone.log"
+$phase "$preset-tests" ctest --preset "$preset" -LE "$alone" || status=$?
+scripts/slowest-tests.sh "$preset"
+exit "$status"
