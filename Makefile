@@ -1,6 +1,7 @@
 # Entry points. `make demo` and `make test` work on a fresh Debian 12 machine: they install what
 # they need first (scripts/install-deps.sh, idempotent).
-.PHONY: deps demo serve-demo build release image check check-all test-dev test asan fuzz bench format clean
+.PHONY: deps demo serve-demo build release image check check-all test-dev test-optimised test asan fuzz bench \
+	format clean
 
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 8
@@ -41,14 +42,23 @@ check: deps
 check-all: build
 	@ctest --preset dev
 
-# Everything CI runs: dev tests, the same tests under ASan+UBSan (clang), and each fuzz target on
-# its committed corpus and then for FUZZ_SECONDS of new inputs; the fuzz build runs in the
-# background meanwhile, at the lowest priority (scripts/test.sh).
+# Everything CI runs: the tests of the optimised binary in the dev build (test-optimised), every
+# other test under ASan+UBSan (clang), and each fuzz target on its committed corpus and then for
+# FUZZ_SECONDS of new inputs; the fuzz build runs in the background meanwhile, at the lowest
+# priority (scripts/test.sh).
 test: deps
 	@scripts/test.sh $(FUZZ_SECONDS)
 
+# Every dev test.
 test-dev: build
 	@scripts/run-tests.sh dev
+
+# The dev build's binaries, its benchmarks and the tests that check the optimised binary
+# (GPUCOST_OPTIMISED_TEST_MODULES, tests/CMakeLists.txt): what `make test` runs in the dev build.
+test-optimised: deps
+	@cmake --preset dev >/dev/null
+	@$(PHASE) dev-build cmake --build --preset dev -j $(JOBS) --target optimised_tests benchmarks
+	@scripts/run-tests.sh dev --optimised
 
 asan: deps
 	@cmake --preset asan >/dev/null

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# `make test`: everything CI runs. The dev build and its tests, the same tests under ASan+UBSan
-# (clang), and each fuzz target on its committed corpus and then for N seconds of new inputs:
-# scripts/test.sh N.
+# `make test`: everything CI runs. The dev build's binaries and benchmarks, with the tests that
+# check the optimised binary (make test-optimised); the tests of every module under ASan+UBSan
+# (clang); and each fuzz target on its committed corpus and then for N seconds of new inputs:
+# scripts/test.sh N. Each test runs once, in the build where it checks most (docs/perf.md, "CI");
+# `make test-dev` runs every test in the dev build.
 #
 # The fuzz build needs nothing the other steps make, so it starts at once, in the background and
 # at the lowest CPU priority (nice 19): it takes the CPU the tests leave while they wait on their
@@ -23,7 +25,7 @@ set +m
 # The tests that time their server's answers stop it while they run (scripts/run-tests.sh).
 export GPUCOST_BACKGROUND_PGID="$fuzz_build"
 trap 'kill -- "-$fuzz_build" 2>/dev/null || true; rm -f "$fuzz_log"' EXIT
-make --no-print-directory test-dev asan
+make --no-print-directory test-optimised asan
 # How long the run waited for the fuzz build once the other steps were done.
 $phase fuzz-wait tail --pid="$fuzz_build" -f /dev/null
 fuzz_rc=0

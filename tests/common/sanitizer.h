@@ -2,7 +2,8 @@
 // tests/CMakeLists.txt), since the tests' own code is compiled without the sanitizers there; GCC
 // and clang say so too when it is not (__SANITIZE_ADDRESS__, __has_feature). That build checks
 // memory, not speed: it runs several times slower, so the tests that take long do fewer rounds
-// there and the full count in the optimised build.
+// there and the full count in the optimised build (`ctest --preset dev`; `make test` runs their
+// modules under ASan only, tests/CMakeLists.txt).
 #pragma once
 
 #include <string>
