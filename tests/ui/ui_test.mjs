@@ -151,6 +151,9 @@ try {
   }
   const text = (sel) => page.$eval(sel, (e) => e.textContent.trim());
   const texts = (sel) => page.$$eval(sel, (es) => es.map((e) => e.textContent.trim()));
+  // The chart's legend: each entry's label and value.
+  const legendValues = () => page.$$eval(".u-legend tr.u-series", (rows) => Object.fromEntries(rows
+    .map((r) => [r.querySelector(".u-label").textContent.trim(), r.querySelector(".u-value").textContent.trim()])));
   async function accessible(name) {
     await page.addScriptTag({ content: axe.source });
     const r = await page.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
@@ -203,6 +206,15 @@ try {
     .map((r) => [r.querySelector(".u-label").textContent.trim(), getComputedStyle(r.querySelector(".u-marker")).borderTopColor])));
   const shown = await texts("table[data-table=cost-by-team] tbody td[data-col=allocated_usd]");
   equal(JSON.stringify(shown), JSON.stringify(byTeam.rows.map((r) => money(r.allocated_usd))), "overview rows");
+  // With the cursor off the chart, its legend holds each team's money over the window, as the
+  // table does, and the idle capacity's, as its tile does; never a label with nothing after it.
+  const legend = await legendValues();
+  equal(legend["time (UTC)"], "window total", "the chart legend's time off the chart");
+  equal(legend.idle, await text("[data-kpi=idle_usd]"), "the chart legend's idle capacity");
+  for (const r of byTeam.rows.filter((r) => r.team !== "__idle__" && r.idle !== true && r.team in legend)) {
+    equal(legend[r.team], money(r.allocated_usd), `the chart legend's ${r.team}`);
+  }
+  check(byTeam.rows.filter((r) => r.team in legend).length >= 3, "the chart legend names the teams: " + JSON.stringify(legend));
   check(/,/.test(await text("[data-kpi=cost_usd]")), "thousands separators");
   check(await page.$(".uplot") !== null, "the chart is drawn");
   // A month of a large fleet's money fits its tile, on a laptop's screen too.
@@ -660,6 +672,14 @@ try {
       equal(JSON.stringify(await texts("table[data-table=cost-by-team] tbody td[data-col=idle_usd]")),
         JSON.stringify(drep.rows.map((r) => money(r.idle_usd) +
           (idleRow(r) && r.idle_usd !== null && r.unpriced_gpu_hours > 1e-9 ? " + unknown" : ""))), "the idle row's priced idle + unknown");
+      // The chart's legend off the chart says the same "+ unknown" as the table and the tile.
+      const dlegend = await legendValues();
+      equal(dlegend.idle, await text("[data-kpi=idle_usd]"), "the chart legend's idle capacity, unpriced");
+      for (const r of drep.rows.filter((r) => !idleRow(r) && r.team in dlegend)) {
+        equal(dlegend[r.team], money(r.allocated_usd) +
+          (r.allocated_usd !== null && r.unpriced_gpu_hours > 1e-9 ? " + unknown" : ""), `the chart legend's ${r.team}, unpriced`);
+      }
+      check(Object.values(dlegend).some((v) => v.endsWith(" + unknown")), "the legend has unknown money: " + JSON.stringify(dlegend));
       check((await text("[data-change]")).includes(`${hoursText(drep.totals.unpriced_gpu_hours)} GPU- and accelerator-hours had no known price`),
         "the overview says how many hours had no price: " + await text("[data-change]"));
       await shot("overview-unpriced");

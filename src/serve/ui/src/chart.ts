@@ -1,6 +1,6 @@
 // Stacked area charts of money over time with uPlot: each series is drawn as the running sum of
-// the groups below it, filled, so the top line is the total; the legend and tooltips show each
-// group's own value.
+// the groups below it, filled, so the top line is the total; the legend shows each group's own
+// value at the cursor, and its money over the whole window while the cursor is off the chart.
 import uPlot from "uplot";
 import { money } from "./format";
 
@@ -44,7 +44,12 @@ export interface Stack {
   label: string;
   values: number[];  // per x, this group's own value
   color: string;
+  total: string;  // the group's money over the window, as the page's table writes it
 }
+
+// The time's legend entry while the cursor is off the chart, where the groups' entries are their
+// totals.
+export const WINDOW_TOTAL = "window total";
 
 // Time ticks in UTC as the rest of the page writes times: "11-28 15:00" where the day changes (and
 // on the first tick), "15:05" after it; days alone ("11-28") when ticks are a day or more apart.
@@ -85,7 +90,7 @@ export function stackedChart(el: HTMLElement, xs: number[], stacks: Stack[], yLa
     ],
     legend: { live: true },
     series: [
-      { label: "time (UTC)", value: (_u, v) => (v == null ? "" : new Date(v * 1000).toISOString().slice(0, 16).replace("T", " ")) },
+      { label: "time (UTC)", value: (_u, v) => (v == null ? WINDOW_TOTAL : new Date(v * 1000).toISOString().slice(0, 16).replace("T", " ")) },
       ...order.map((i) => ({
         label: stacks[i].label,
         stroke: stacks[i].color,
@@ -93,7 +98,7 @@ export function stackedChart(el: HTMLElement, xs: number[], stacks: Stack[], yLa
         width: 1,
         points: { show: false },
         value: (_u: uPlot, _v: number, _s: number, idx: number | null) =>
-          idx == null ? "" : money(stacks[i].values[idx]) + suffix,
+          idx == null ? stacks[i].total : money(stacks[i].values[idx]) + suffix,
       })),
     ],
   };

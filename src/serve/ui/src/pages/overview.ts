@@ -61,6 +61,7 @@ export async function overview(main: HTMLElement, info: LedgerInfo, params: URLS
   }
   // Each bucket's money as a rate (USD per hour): the last bucket of a window is often shorter
   // than the others, and its money alone would draw as a drop that is not there.
+  // Its legend's total is the window's rows' (the table's figures), "+ unknown" as the table has it.
   const band = (label: string, color: string, pick: (r: ReportRow) => number | null): Stack => {
     const values = xs.map(() => 0);
     for (const r of series.rows) {
@@ -68,7 +69,17 @@ export async function overview(main: HTMLElement, info: LedgerInfo, params: URLS
       const hoursOf = (Date.parse(r.end ?? r.start!) - Date.parse(r.start!)) / 3.6e6;
       if (v !== null && hoursOf > 0) values[index.get(r.start!)!] += v / hoursOf;
     }
-    return { label, color, values };
+    let sum: number | null = null;  // none while no row's money is known
+    let unpriced = 0;
+    for (const r of acc.rows) {
+      const v = pick(r);
+      if (v === null) continue;
+      if (r.allocated_usd !== null && r.allocated_usd !== undefined) sum = (sum ?? 0) + v;
+      unpriced += r.unpriced_gpu_hours ?? 0;
+    }
+    const total = label === "idle" ? moneyOf(t.idle_usd, { unpriced_gpu_hours: idleUnpriced })
+      : moneyOf(sum, { unpriced_gpu_hours: unpriced });
+    return { label, color, values, total };
   };
   // Teams keep their colour on every page (the fleet's map too); other groups go by rank.
   const colors = by === "team" ? colorsByName(top) : new Map(top.map((g, i) => [g, PALETTE[i % PALETTE.length]]));
