@@ -17,10 +17,7 @@ fi
 phase=scripts/phase.sh
 alone='^chaos$'  # the labels of GPUCOST_SERIAL_TEST_MODULES
 temp="build/$preset/Testing/Temporary"
-background() {
-  [ -z "${GPUCOST_BACKGROUND_PGID:-}" ] || kill -"$1" -- "-$GPUCOST_BACKGROUND_PGID" 2>/dev/null ||
-    true
-}
+source scripts/background.sh
 scripts/seed-test-costs.sh "$preset"
 status=0
 rm -f "$temp/LastTest-alone.log"

@@ -24,12 +24,14 @@ fuzz_build=$!
 set +m
 # The tests that time their server's answers stop it while they run (scripts/run-tests.sh).
 export GPUCOST_BACKGROUND_PGID="$fuzz_build"
-trap 'kill -- "-$fuzz_build" 2>/dev/null || true; rm -f "$fuzz_log"' EXIT
+source scripts/background.sh
+trap 'background TERM; background CONT; rm -f "$fuzz_log"' EXIT
 make --no-print-directory test-optimised asan
 # How long the run waited for the fuzz build once the other steps were done.
 $phase fuzz-wait tail --pid="$fuzz_build" -f /dev/null
 fuzz_rc=0
 wait "$fuzz_build" || fuzz_rc=$?
+unset GPUCOST_BACKGROUND_PGID  # ended: its number may be another process's now
 cat "$fuzz_log"
 if [ "$fuzz_rc" -ne 0 ]; then
   echo "the fuzz build failed (exit $fuzz_rc)" >&2
