@@ -61,8 +61,9 @@ export async function overview(main: HTMLElement, info: LedgerInfo, params: URLS
   }
   // Each bucket's money as a rate (USD per hour): the last bucket of a window is often shorter
   // than the others, and its money alone would draw as a drop that is not there.
-  // Its legend's total is the window's rows' (the table's figures), "+ unknown" as the table has it.
-  const band = (label: string, color: string, pick: (r: ReportRow) => number | null): Stack => {
+  // Its legend's total is `total`, or the sum of the window's rows (the table's figures), with
+  // "+ unknown" as the table has it.
+  const band = (label: string, color: string, pick: (r: ReportRow) => number | null, total?: string): Stack => {
     const values = xs.map(() => 0);
     for (const r of series.rows) {
       const v = pick(r);
@@ -77,9 +78,7 @@ export async function overview(main: HTMLElement, info: LedgerInfo, params: URLS
       if (r.allocated_usd !== null && r.allocated_usd !== undefined) sum = (sum ?? 0) + v;
       unpriced += r.unpriced_gpu_hours ?? 0;
     }
-    const total = label === "idle" ? moneyOf(t.idle_usd, { unpriced_gpu_hours: idleUnpriced })
-      : moneyOf(sum, { unpriced_gpu_hours: unpriced });
-    return { label, color, values, total };
+    return { label, color, values, total: total ?? moneyOf(sum, { unpriced_gpu_hours: unpriced }) };
   };
   // Teams keep their colour on every page (the fleet's map too); other groups go by rank.
   const colors = by === "team" ? colorsByName(top) : new Map(top.map((g, i) => [g, PALETTE[i % PALETTE.length]]));
@@ -89,7 +88,8 @@ export async function overview(main: HTMLElement, info: LedgerInfo, params: URLS
     const rest = new Set(groups.slice(TOP));
     stacks.push(band("other", "#6b7280", (r) => (!isIdle(r, [by]) && rest.has(groupName(r, [by])) ? r.allocated_usd ?? 0 : null)));
   }
-  stacks.push(band("idle", IDLE_COLOR, (r) => (isIdle(r, [by]) ? r.idle_usd ?? 0 : null)));
+  stacks.push(band("idle", IDLE_COLOR, (r) => (isIdle(r, [by]) ? r.idle_usd ?? 0 : null),
+    moneyOf(t.idle_usd, { unpriced_gpu_hours: idleUnpriced })));
 
   const chartBox = h("div", { class: "chart", role: "img", "aria-label": `Cost per ${dimensionLabel(by)} over time` });
   const drill = (r: ReportRow) => (isIdle(r, [by]) || !["team", "namespace", "workload"].includes(by)
